@@ -1,0 +1,169 @@
+"""Per-call time of rigidiff's dynamics through Python, next to Pinocchio and MuJoCo in the same run.
+
+    python benchmarks/bench_dynamics.py [--robots panda solo12 talos] [--quick]
+
+Prints a table of medians (us) and the ratios rigidiff / peer (< 1: rigidiff is faster). Peers:
+Pinocchio (rnea, aba, crba, aba + integrate as a step) and MuJoCo (mj_step with the Euler integrator,
+meshes stripped, constraints and contacts disabled). Also compares a 1000-step rollout against 1000
+single world.step calls. States alternate between two values so that no library can skip work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import site
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+import rigidiff as rd
+
+ROBOTS = {
+    "panda": ("panda_description/urdf/panda.urdf", False),
+    "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
+    "solo12": ("solo_description/robots/solo12.urdf", True),
+    "anymal": ("anymal_b_simple_description/robots/anymal.urdf", True),
+    "talos": ("talos_data/robots/talos_reduced.urdf", True),
+}
+
+
+def robots_dir() -> Path:
+    for p in sys.path + site.getsitepackages():
+        cand = Path(p) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
+        if cand.is_dir():
+            return cand
+    raise SystemExit("example-robot-data is not installed: pip install example-robot-data")
+
+
+def median_time(fn, args_a, args_b, repeat: int) -> float:
+    """Median per-call time in us over `repeat` batches, alternating two argument sets."""
+    n = 200
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(n // 2):
+            fn(*args_a)
+            fn(*args_b)
+        samples.append((time.perf_counter() - t0) / n)
+    return 1e6 * float(np.median(samples))
+
+
+def mujoco_model(urdf_path: Path, floating: bool):
+    """MuJoCo model of a URDF with meshes stripped, Euler integrator, constraints off."""
+    import mujoco
+
+    text = urdf_path.read_text()
+    text = re.sub(r"<visual.*?</visual>", "", text, flags=re.S)
+    text = re.sub(r"<collision.*?</collision>", "", text, flags=re.S)
+    text = re.sub(r"<mimic[^>]*/>", "", text)
+    spec = mujoco.MjSpec.from_string(text)
+    if floating:
+        spec.worldbody.first_body().add_freejoint()
+    spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
+    spec.option.timestep = 1e-3
+    spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT) | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
+    model = spec.compile()
+    model.dof_damping[:] = 0.0
+    model.dof_frictionloss[:] = 0.0
+    model.dof_armature[:] = 0.0
+    return model
+
+
+def bench_robot(name: str, quick: bool) -> dict:
+    rel, floating = ROBOTS[name]
+    root = robots_dir()
+    path = root / rel
+    repeat = 15 if quick else 41
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = rd.load_urdf(path, floating_base=floating, package_dirs=[root], load_geometry=False)
+    world = rd.World(dt=1e-3)
+    world.add_skeleton(sk)
+    rng = np.random.default_rng(0)
+    states = []
+    for _ in range(2):
+        q = world.random_configuration(rng)
+        states.append((q, 0.1 * rng.normal(size=world.nv), 0.1 * rng.normal(size=world.nv)))
+    (qa, va, ta), (qb, vb, tb) = states
+    res = {"nv": world.nv}
+    res["rd rnea"] = median_time(world.inverse_dynamics, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd aba"] = median_time(world.forward_dynamics, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd crba"] = median_time(world.mass_matrix, (qa,), (qb,), repeat)
+    res["rd step"] = median_time(world.step, (qa, va, ta), (qb, vb, tb), repeat)
+    # rollout of 1000 steps (small torques) against 1000 single calls
+    taus = np.zeros((1000, world.nv))
+    t0 = time.perf_counter()
+    for _ in range(3 if quick else 10):
+        world.rollout(qa, va, taus)
+    res["rd rollout/step"] = 1e6 * (time.perf_counter() - t0) / (1000 * (3 if quick else 10))
+
+    def loop():
+        q, v = qa, va
+        for k in range(1000):
+            q, v = world.step(q, v, taus[k])
+
+    t0 = time.perf_counter()
+    for _ in range(3 if quick else 10):
+        loop()
+    res["rd loop/step"] = 1e6 * (time.perf_counter() - t0) / (1000 * (3 if quick else 10))
+
+    try:
+        import pinocchio as pin
+    except ImportError:
+        pin = None
+    if pin is not None:
+        pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer()) if floating else pin.buildModelFromUrdf(
+            str(path))
+        pdata = pm.createData()
+        if pm.nq == world.nq:
+            res["pin rnea"] = median_time(lambda q, v, a: pin.rnea(pm, pdata, q, v, a), (qa, va, ta), (qb, vb, tb),
+                                          repeat)
+            res["pin aba"] = median_time(lambda q, v, t: pin.aba(pm, pdata, q, v, t), (qa, va, ta), (qb, vb, tb),
+                                         repeat)
+            res["pin crba"] = median_time(lambda q: pin.crba(pm, pdata, q), (qa,), (qb,), repeat)
+
+            def pin_step(q, v, t):
+                v2 = v + 1e-3 * pin.aba(pm, pdata, q, v, t)
+                return pin.integrate(pm, q, 1e-3 * v2), v2
+
+            res["pin aba+integrate"] = median_time(pin_step, (qa, va, ta), (qb, vb, tb), repeat)
+    try:
+        import mujoco
+    except ImportError:
+        mujoco = None
+    if mujoco is not None:
+        mm = mujoco_model(path, floating)
+        md = mujoco.MjData(mm)
+        qpos = [mm.qpos0.copy(), mm.qpos0.copy()]
+        qpos[1][: mm.nq] += 0.01
+
+        def mj(i):
+            md.qpos[:] = qpos[i]
+            mujoco.mj_step(mm, md)
+
+        res["mj_step"] = median_time(mj, (0,), (1,), repeat)
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--robots", nargs="+", default=["panda", "solo12", "talos"], choices=sorted(ROBOTS))
+    ap.add_argument("--quick", action="store_true", help="fewer repetitions")
+    args = ap.parse_args(argv)
+    pairs = [("rd rnea", "pin rnea"), ("rd aba", "pin aba"), ("rd crba", "pin crba"),
+             ("rd step", "pin aba+integrate"), ("rd step", "mj_step"), ("rd rollout/step", "rd loop/step")]
+    print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<16} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
+    for name in args.robots:
+        res = bench_robot(name, args.quick)
+        for a, b in pairs:
+            if a in res and b in res:
+                print(f"{name:<8} {res['nv']:>3}  {a:<16} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   {res[a] / res[b]:5.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

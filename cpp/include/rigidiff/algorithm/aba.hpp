@@ -1,0 +1,20 @@
+// Articulated-body algorithm (forward dynamics) and the inverse of the joint-space inertia.
+#pragma once
+
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+/// ddq = (M + diag(extra_diag))^-1 (tau - C v - g + sum J^T fext), armature included in M.
+/// \param[in] q (model.nq), v (model.nv), tau (model.nv)
+/// \param[in] with_fext use data.fext (per-joint wrenches in joint frames)
+/// \param[in] extra_diag (model.nv) added to M's diagonal, or nullptr (the step's implicit terms)
+/// \return data.ddq (model.nv). Throws runtime_error if an articulated inertia is singular.
+const VecX& aba(const Model& model, Data& data, const double* q, const double* v, const double* tau, bool with_fext,
+                const double* extra_diag = nullptr);
+
+/// Fills data.Minv (both triangles) with the inverse of M(q) (armature included) without forming M,
+/// in O(nv^2) (Carpentier & Mansard 2018).
+const MatX& computeMinverse(const Model& model, Data& data, const double* q);
+
+}  // namespace rigidiff

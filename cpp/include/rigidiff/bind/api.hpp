@@ -1,0 +1,65 @@
+// The C++ surface seen by Cython: plain pointers and sizes, no Eigen types. Every function checks
+// its inputs (finite values, unit quaternions, indices) and throws: invalid_argument -> ValueError,
+// out_of_range -> IndexError, runtime_error -> RuntimeError.
+#pragma once
+
+#include <string>
+
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+// ---- model building
+/// placement: 12 numbers, R row-major then p; axes: axis (3) then axis2 (3);
+/// inertia: mass, com (3), rotational inertia about the com (xx, xy, xz, yy, yz, zz).
+int addJoint(Model& model, int parent, int type, const double* placement, const double* axes, const double* inertia,
+             const std::string& name);
+/// Per-dof passive terms and limits of joint j: lower, upper, rest (nq); damping, stiffness, armature,
+/// friction, effort, velocity (nv).
+void setJointParameters(Model& model, int j, const double* lower, const double* upper, const double* rest,
+                        const double* damping, const double* stiffness, const double* armature, const double* friction,
+                        const double* effort, const double* velocity);
+void appendInertia(Model& model, int j, const double* inertia);
+int addFrame(Model& model, const std::string& name, int j, const double* placement);
+void setGravity(Model& model, const double* g);
+void getGravity(const Model& model, double* g);
+
+// ---- algorithms (outputs are caller-allocated arrays)
+void inverseDynamics(const Model& m, Data& d, const double* q, const double* v, const double* a, const double* fext,
+                     double* tau);
+void forwardDynamics(const Model& m, Data& d, const double* q, const double* v, const double* tau, const double* fext,
+                     double* ddq);
+void massMatrix(const Model& m, Data& d, const double* q, double* M);
+void massMatrixInverse(const Model& m, Data& d, const double* q, double* Minv);
+void biasForces(const Model& m, Data& d, const double* q, const double* v, double* b);
+/// (nframes x 16) row-major 4x4 world poses of every frame.
+void framePoses(const Model& m, Data& d, const double* q, double* poses);
+/// (nframes x 6) spatial velocities (linear, angular) of every frame; local = frame axes, else world axes.
+void frameVelocities(const Model& m, Data& d, const double* q, const double* v, bool local, double* out);
+/// (nframes x 6) spatial accelerations (gravity excluded) of every frame.
+void frameAccelerations(const Model& m, Data& d, const double* q, const double* v, const double* a, bool local,
+                        double* out);
+/// (6 x nv) row-major Jacobian of frame f; local = frame axes, else world-aligned at the frame origin.
+void frameJacobian(const Model& m, Data& d, const double* q, int f, bool local, double* J);
+void frameJacobianTimeVariation(const Model& m, Data& d, const double* q, const double* v, int f, bool local,
+                                double* dJ);
+/// com (3) and, if Jcom is not null, its (3 x nv) row-major Jacobian; returns the total mass.
+double centerOfMass(const Model& m, Data& d, const double* q, double* com, double* Jcom);
+double kineticEnergy(const Model& m, Data& d, const double* q, const double* v);
+double potentialEnergy(const Model& m, Data& d, const double* q);
+void integrate(const Model& m, const double* q, const double* dv, double* out);
+void difference(const Model& m, const double* q0, const double* q1, double* out);
+void neutral(const Model& m, double* q);
+void normalize(const Model& m, double* q);
+
+// ---- time stepping
+void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
+          double* q_out, double* v_out);
+void rollout(const Model& m, const double* q0, const double* v0, const double* taus, int T, double dt, double* Q,
+             double* V);
+void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
+               double* Qout, double* Vout);
+
+}  // namespace bind
+}  // namespace rigidiff

@@ -1,0 +1,51 @@
+// Data: every buffer and result of the algorithms for one Model, sized once at construction so
+// that no algorithm allocates. One Data per thread.
+#pragma once
+
+#include <vector>
+
+#include "rigidiff/multibody/model.hpp"
+
+namespace rigidiff {
+
+struct Data {
+  explicit Data(const Model& model);
+
+  // kinematics (per joint, index 0 = world)
+  std::vector<SE3> liMi;   ///< joint i in its parent joint frame
+  std::vector<SE3> oMi;    ///< joint i in the world
+  std::vector<Vec6> v;     ///< spatial velocity of joint i, in frame i
+  std::vector<Vec6> a;     ///< spatial acceleration of joint i, in frame i (gravity excluded)
+  std::vector<Vec6> a_gf;  ///< spatial acceleration with -gravity added at the root, in frame i
+  std::vector<Vec6> vJ;    ///< joint velocity S qdot, in frame i
+  std::vector<Vec6> c;     ///< bias acceleration c_J + v x vJ, in frame i
+  std::vector<Vec6> f;     ///< spatial force transmitted by joint i, in frame i
+  std::vector<Vec6> fext;  ///< external wrench on joint i's body, in frame i
+  Mat6X S;                 ///< (6, nv) motion subspaces, columns at idx_v, child frames
+
+  // dynamics
+  std::vector<Mat6> Yaba;      ///< articulated inertias
+  std::vector<Vec6> pA;        ///< articulated bias forces
+  std::vector<Mat6> Dinv;      ///< inverse of the joint-space articulated inertia (top-left nv_i block)
+  std::vector<Inertia> Ycrb;   ///< composite rigid-body inertias, frame i
+  std::vector<Mat6X> Fcol;     ///< (6, nv) per joint: force columns (crba, M^-1 passes)
+  Mat6X U;                     ///< (6, nv) Yaba S columns
+  Mat6X Ftmp;                  ///< (6, nv) scratch rows
+  VecX u;                      ///< (nv) ABA joint-space bias
+  VecX tau;                    ///< (nv) rnea output
+  VecX ddq;                    ///< (nv) aba output
+  MatX M;                      ///< (nv, nv) joint-space inertia (full, armature included)
+  MatX Minv;                   ///< (nv, nv) its inverse
+
+  // jacobians and centre of mass
+  Mat6X J;                     ///< (6, nv) joint jacobians in the world frame (spatial, at the world origin)
+  Mat6X dJ;                    ///< (6, nv) their time derivative
+  std::vector<double> mass_sub;  ///< subtree masses
+  std::vector<Vec3> com_sub;     ///< subtree centres of mass, world frame
+  Eigen::Matrix<double, 3, Eigen::Dynamic> Jcom;  ///< (3, nv)
+
+  // scratch of the step
+  VecX tau_eff, extra_diag, dq_tmp, v_tmp;
+};
+
+}  // namespace rigidiff

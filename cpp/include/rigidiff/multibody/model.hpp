@@ -1,0 +1,57 @@
+// Model: the immutable description of a kinematic tree (joints, placements, inertias, passive
+// terms, frames). Built once, then shared read-only by any number of Data objects and threads.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "rigidiff/multibody/joint.hpp"
+#include "rigidiff/spatial/inertia.hpp"
+
+namespace rigidiff {
+
+/// A named frame rigidly attached to a joint (a user body, merged bodies included).
+struct Frame {
+  std::string name;
+  int joint = 0;                  ///< supporting joint (0: the world)
+  SE3 placement = SE3::Identity();  ///< pose of the frame in the joint frame
+};
+
+/// Joints are indexed 1..njoints-1 in depth-first order (0 is the world); a subtree's velocity
+/// coordinates are contiguous: [idx_v, idx_v + subtree_nv).
+struct Model {
+  int nq = 0;
+  int nv = 0;
+  int njoints = 1;
+
+  std::vector<JointModel> joints{JointModel()};   ///< (njoints)
+  std::vector<int> parents{0};                    ///< (njoints) parent joint index
+  std::vector<SE3> jointPlacements{SE3()};        ///< (njoints) joint frame in the parent joint frame
+  std::vector<Inertia> inertias{Inertia()};       ///< (njoints) body inertia in the joint frame
+  std::vector<std::string> names{"universe"};     ///< (njoints)
+  std::vector<int> subtreeNv{0};                  ///< (njoints) dofs of the joint's subtree, itself included
+  std::vector<int> dofJoint;                      ///< (nv) joint owning each velocity coordinate
+  std::vector<Frame> frames;                      ///< user bodies, in user order
+
+  VecX damping, stiffness, armature, friction, effortLimit, velocityLimit;  ///< (nv) per dof
+  VecX lowerLimit, upperLimit, restPosition;                                ///< (nq)
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+
+  /// Appends a joint (depth-first: parent must be the last joint or one of its ancestors).
+  /// Returns the new joint index. Passive terms default to zero, limits to +-inf.
+  int addJoint(int parent, JointType type, const SE3& placement, const Vec3& axis, const Vec3& axis2,
+               const Inertia& inertia, const std::string& name);
+  /// Adds a rigidly attached body's inertia (expressed in the joint frame) to joint j.
+  void appendInertia(int j, const Inertia& inertia);
+  /// Adds a frame attached to joint j. Returns its index.
+  int addFrame(const std::string& name, int j, const SE3& placement);
+
+  /// True if joint a is joint b or one of its ancestors.
+  bool supports(int a, int b) const {
+    const JointModel& ja = joints[a];
+    const JointModel& jb = joints[b];
+    return a == 0 || (jb.idx_v >= ja.idx_v && jb.idx_v < ja.idx_v + subtreeNv[a]);
+  }
+};
+
+}  // namespace rigidiff

@@ -1,0 +1,62 @@
+// Rigid-body spatial inertia: mass, centre of mass and rotational inertia about the centre of mass.
+#pragma once
+
+#include "rigidiff/spatial/se3.hpp"
+
+namespace rigidiff {
+
+/// Inertia of a rigid body expressed in some frame f: mass m, centre of mass c (in f) and the
+/// rotational inertia Ic about c (in f's axes).
+struct Inertia {
+  double mass = 0.0;
+  Vec3 com = Vec3::Zero();
+  Mat3 Ic = Mat3::Zero();
+
+  Inertia() = default;
+  Inertia(double m, const Vec3& c, const Mat3& I) : mass(m), com(c), Ic(I) {}
+  static Inertia Zero() { return Inertia(); }
+
+  /// Momentum (f, n) of the motion (v, w) at the frame origin.
+  Vec6 operator*(const Vec6& m) const {
+    Vec6 h;
+    h.head<3>() = mass * (m.head<3>() - com.cross(m.tail<3>()));
+    h.tail<3>() = Ic * m.tail<3>() + com.cross(h.head<3>());
+    return h;
+  }
+
+  /// 6x6 matrix form.
+  Mat6 matrix() const {
+    Mat6 M;
+    const Mat3 C = skew(com);
+    M.topLeftCorner<3, 3>() = mass * Mat3::Identity();
+    M.topRightCorner<3, 3>() = -mass * C;
+    M.bottomLeftCorner<3, 3>() = mass * C;
+    M.bottomRightCorner<3, 3>() = Ic - mass * C * C;
+    return M;
+  }
+
+  /// The same inertia expressed in frame a, given aMf.
+  Inertia transformed(const SE3& aMf) const {
+    return Inertia(mass, aMf.actPoint(com), aMf.R * Ic * aMf.R.transpose());
+  }
+
+  /// Sum of two inertias expressed in the same frame.
+  Inertia& operator+=(const Inertia& o) {
+    const double m = mass + o.mass;
+    if (m <= 0.0) {
+      *this = Inertia();
+      return *this;
+    }
+    const Vec3 c = (mass * com + o.mass * o.com) / m;
+    const Mat3 d1 = skew(com - c), d2 = skew(o.com - c);
+    Ic = Ic - mass * d1 * d1 + o.Ic - o.mass * d2 * d2;
+    com = c;
+    mass = m;
+    return *this;
+  }
+
+  /// Kinetic energy 0.5 m^T I m of the motion m.
+  double kineticEnergy(const Vec6& m) const { return 0.5 * m.dot((*this) * m); }
+};
+
+}  // namespace rigidiff

@@ -1,0 +1,30 @@
+// Time stepping: semi-implicit Euler with linearly implicit joint damping and springs.
+#pragma once
+
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+/// One step of length dt (docs/conventions.md):
+///   tau_c = clip(tau, +-effortLimit)
+///   (M + dt D + dt^2 K) (v' - v) = dt (tau_c - b(q, v) - D v - K (d + dt v) + J^T f)
+///   q' = integrate(q, dt v')
+/// with D, K the joint damping and stiffness (diagonal), d = difference(restPosition, q) and b the
+/// bias forces; damping and springs are thus implicit (stable for any dt), as in MuJoCo's Euler.
+/// \param[in] q (model.nq), v (model.nv), tau (model.nv)
+/// \param[in] frame_wrenches (nframes x 6) world-axes wrenches at the frame origins, or nullptr
+/// \param[out] q_out (model.nq), v_out (model.nv); may not alias the inputs
+/// Throws runtime_error if the new state is not finite.
+void step(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+          const double* frame_wrenches, double* q_out, double* v_out);
+
+/// T steps from (q0, v0) under taus (T x nv, row-major); writes Q (T+1 x nq) and V (T+1 x nv).
+void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,
+             double* Q, double* V);
+
+/// N independent steps (rows of Q, V, TAU) on `threads` threads, one Data each; results do not
+/// depend on the thread count.
+void stepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
+               double* Qout, double* Vout);
+
+}  // namespace rigidiff

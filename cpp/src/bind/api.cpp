@@ -1,0 +1,274 @@
+#include "rigidiff/bind/api.hpp"
+
+#include <cmath>
+
+#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/center_of_mass.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/crba.hpp"
+#include "rigidiff/algorithm/energy.hpp"
+#include "rigidiff/algorithm/jacobian.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/algorithm/rnea.hpp"
+#include "rigidiff/macros.hpp"
+#include "rigidiff/world/step.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+namespace {
+
+SE3 readPlacement(const double* x) {
+  checkFinite(x, 12, "placement");
+  Mat3 R;
+  R << x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8];
+  RD_CHECK_ARG((R.transpose() * R - Mat3::Identity()).norm() < 1e-6 && R.determinant() > 0.0,
+               "placement rotation is not a proper rotation matrix");
+  return SE3(R, Vec3(x[9], x[10], x[11]));
+}
+
+Inertia readInertia(const double* x) {
+  checkFinite(x, 10, "inertia");
+  RD_CHECK_ARG(x[0] >= 0.0, "mass must be >= 0, got " << x[0]);
+  Mat3 I;
+  I << x[4], x[5], x[6], x[5], x[7], x[8], x[6], x[8], x[9];
+  return Inertia(x[0], Vec3(x[1], x[2], x[3]), I);
+}
+
+void checkState(const Model& m, const double* q, const double* v) {
+  checkConfiguration(m, q);
+  if (v) checkFinite(v, m.nv, "v");
+}
+
+void checkFrame(const Model& m, int f) {
+  if (f < 0 || f >= static_cast<int>(m.frames.size()))
+    RD_THROW(std::out_of_range, "frame index " << f << " out of range [0, " << m.frames.size() << ")");
+}
+
+// prepares data.fext from frame wrenches (nframes x 6) or reports that there are none
+bool prepareWrenches(const Model& m, Data& d, const double* q, const double* fext) {
+  if (!fext) return false;
+  checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+  forwardKinematics(m, d, q);
+  externalWrenchesFromFrames(m, d, fext);
+  return true;
+}
+
+}  // namespace
+
+int addJoint(Model& model, int parent, int type, const double* placement, const double* axes, const double* inertia,
+             const std::string& name) {
+  RD_CHECK_ARG(type >= 1 && type <= 7, "joint " << name << ": unknown joint type code " << type);
+  checkFinite(axes, 6, "axes");
+  return model.addJoint(parent, static_cast<JointType>(type), readPlacement(placement), Vec3(axes[0], axes[1], axes[2]),
+                        Vec3(axes[3], axes[4], axes[5]), readInertia(inertia), name);
+}
+
+void setJointParameters(Model& model, int j, const double* lower, const double* upper, const double* rest,
+                        const double* damping, const double* stiffness, const double* armature, const double* friction,
+                        const double* effort, const double* velocity) {
+  if (j < 1 || j >= model.njoints) RD_THROW(std::out_of_range, "joint index " << j << " out of range");
+  const JointModel& jm = model.joints[j];
+  for (int k = 0; k < jm.nq; ++k) {
+    model.lowerLimit[jm.idx_q + k] = lower[k];
+    model.upperLimit[jm.idx_q + k] = upper[k];
+    model.restPosition[jm.idx_q + k] = rest[k];
+  }
+  checkFinite(rest, jm.nq, "rest_position");
+  for (int k = 0; k < jm.nv; ++k) {
+    const int i = jm.idx_v + k;
+    RD_CHECK_ARG(damping[k] >= 0 && stiffness[k] >= 0 && armature[k] >= 0 && friction[k] >= 0 &&
+                     std::isfinite(damping[k] + stiffness[k] + armature[k] + friction[k]),
+                 "joint " << model.names[j] << ": damping, stiffness, armature and friction must be finite and >= 0");
+    RD_CHECK_ARG(effort[k] >= 0 && velocity[k] >= 0, "joint " << model.names[j] << ": limits must be >= 0");
+    model.damping[i] = damping[k];
+    model.stiffness[i] = stiffness[k];
+    model.armature[i] = armature[k];
+    model.friction[i] = friction[k];
+    model.effortLimit[i] = effort[k];
+    model.velocityLimit[i] = velocity[k];
+  }
+}
+
+void appendInertia(Model& model, int j, const double* inertia) { model.appendInertia(j, readInertia(inertia)); }
+
+int addFrame(Model& model, const std::string& name, int j, const double* placement) {
+  return model.addFrame(name, j, readPlacement(placement));
+}
+
+void setGravity(Model& model, const double* g) {
+  checkFinite(g, 3, "gravity");
+  model.gravity = Vec3(g[0], g[1], g[2]);
+}
+
+void getGravity(const Model& model, double* g) {
+  for (int k = 0; k < 3; ++k) g[k] = model.gravity[k];
+}
+
+void inverseDynamics(const Model& m, Data& d, const double* q, const double* v, const double* a, const double* fext,
+                     double* tau) {
+  checkState(m, q, v);
+  checkFinite(a, m.nv, "a");
+  const bool w = prepareWrenches(m, d, q, fext);
+  Eigen::Map<VecX>(tau, m.nv) = rnea(m, d, q, v, a, w);
+}
+
+void forwardDynamics(const Model& m, Data& d, const double* q, const double* v, const double* tau, const double* fext,
+                     double* ddq) {
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  const bool w = prepareWrenches(m, d, q, fext);
+  Eigen::Map<VecX>(ddq, m.nv) = aba(m, d, q, v, tau, w);
+}
+
+void massMatrix(const Model& m, Data& d, const double* q, double* M) {
+  checkState(m, q, nullptr);
+  Eigen::Map<MatX>(M, m.nv, m.nv) = crba(m, d, q);  // symmetric: row/column order is irrelevant
+}
+
+void massMatrixInverse(const Model& m, Data& d, const double* q, double* Minv) {
+  checkState(m, q, nullptr);
+  const MatX& Mi = computeMinverse(m, d, q);
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(Minv, m.nv, m.nv) = Mi;
+}
+
+void biasForces(const Model& m, Data& d, const double* q, const double* v, double* b) {
+  checkState(m, q, v);
+  Eigen::Map<VecX>(b, m.nv) = nonLinearEffects(m, d, q, v);
+}
+
+void framePoses(const Model& m, Data& d, const double* q, double* poses) {
+  checkState(m, q, nullptr);
+  forwardKinematics(m, d, q);
+  for (std::size_t f = 0; f < m.frames.size(); ++f) {
+    const SE3 M = framePlacement(m, d, static_cast<int>(f));
+    Eigen::Map<Eigen::Matrix<double, 4, 4, Eigen::RowMajor>> P(poses + 16 * f);
+    P.setIdentity();
+    P.topLeftCorner<3, 3>() = M.R;
+    P.topRightCorner<3, 1>() = M.p;
+  }
+}
+
+namespace {
+// motion of joint frame -> frame f, in frame axes (local) or world axes at the frame origin
+Vec6 motionAtFrame(const Model& m, const Data& d, int f, const Vec6& joint_motion, bool local) {
+  const Frame& fr = m.frames[f];
+  const Vec6 mf = fr.placement.actInv(joint_motion);
+  if (local) return mf;
+  const Mat3 R = d.oMi[fr.joint].R * fr.placement.R;
+  Vec6 out;
+  out.head<3>() = R * mf.head<3>();
+  out.tail<3>() = R * mf.tail<3>();
+  return out;
+}
+}  // namespace
+
+void frameVelocities(const Model& m, Data& d, const double* q, const double* v, bool local, double* out) {
+  checkState(m, q, v);
+  forwardKinematics(m, d, q, v);
+  for (std::size_t f = 0; f < m.frames.size(); ++f) {
+    const int j = m.frames[f].joint;
+    Eigen::Map<Vec6>(out + 6 * f) = j == 0 ? Vec6::Zero() : motionAtFrame(m, d, static_cast<int>(f), d.v[j], local);
+  }
+}
+
+void frameAccelerations(const Model& m, Data& d, const double* q, const double* v, const double* a, bool local,
+                        double* out) {
+  checkState(m, q, v);
+  checkFinite(a, m.nv, "a");
+  forwardKinematics(m, d, q, v, a);
+  for (std::size_t f = 0; f < m.frames.size(); ++f) {
+    const int j = m.frames[f].joint;
+    Eigen::Map<Vec6>(out + 6 * f) = j == 0 ? Vec6::Zero() : motionAtFrame(m, d, static_cast<int>(f), d.a[j], local);
+  }
+}
+
+void frameJacobian(const Model& m, Data& d, const double* q, int f, bool local, double* J) {
+  checkState(m, q, nullptr);
+  checkFrame(m, f);
+  computeJointJacobians(m, d, q);
+  // the core writes column-major 6 x nv; hand Python row-major
+  Mat6X& tmp = d.Ftmp;
+  rigidiff::frameJacobian(m, d, f, local ? ReferenceFrame::Local : ReferenceFrame::LocalWorldAligned, tmp.data());
+  Eigen::Map<Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>>(J, 6, m.nv) = tmp;
+}
+
+void frameJacobianTimeVariation(const Model& m, Data& d, const double* q, const double* v, int f, bool local,
+                                double* dJ) {
+  checkState(m, q, v);
+  checkFrame(m, f);
+  computeJointJacobiansTimeVariation(m, d, q, v);
+  Mat6X& tmp = d.Ftmp;
+  rigidiff::frameJacobianTimeVariation(m, d, f, local ? ReferenceFrame::Local : ReferenceFrame::LocalWorldAligned,
+                                       tmp.data());
+  Eigen::Map<Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>>(dJ, 6, m.nv) = tmp;
+}
+
+double centerOfMass(const Model& m, Data& d, const double* q, double* com, double* Jcom) {
+  checkState(m, q, nullptr);
+  if (Jcom) {
+    jacobianCenterOfMass(m, d, q);
+    Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>(Jcom, 3, m.nv) = d.Jcom;
+  } else {
+    rigidiff::centerOfMass(m, d, q);
+  }
+  for (int k = 0; k < 3; ++k) com[k] = d.com_sub[0][k];
+  return d.mass_sub[0];
+}
+
+double kineticEnergy(const Model& m, Data& d, const double* q, const double* v) {
+  checkState(m, q, v);
+  return rigidiff::kineticEnergy(m, d, q, v);
+}
+
+double potentialEnergy(const Model& m, Data& d, const double* q) {
+  checkState(m, q, nullptr);
+  return rigidiff::potentialEnergy(m, d, q);
+}
+
+void integrate(const Model& m, const double* q, const double* dv, double* out) {
+  checkState(m, q, nullptr);
+  checkFinite(dv, m.nv, "dv");
+  rigidiff::integrate(m, q, dv, out);
+}
+
+void difference(const Model& m, const double* q0, const double* q1, double* out) {
+  checkConfiguration(m, q0);
+  checkConfiguration(m, q1);
+  rigidiff::difference(m, q0, q1, out);
+}
+
+void neutral(const Model& m, double* q) { neutralConfiguration(m, q); }
+
+void normalize(const Model& m, double* q) {
+  checkFinite(q, m.nq, "q");
+  normalizeConfiguration(m, q);
+}
+
+void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
+          double* q_out, double* v_out) {
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+  rigidiff::step(m, d, q, v, tau, dt, fext, q_out, v_out);
+}
+
+void rollout(const Model& m, const double* q0, const double* v0, const double* taus, int T, double dt, double* Q,
+             double* V) {
+  checkState(m, q0, v0);
+  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
+  Data d(m);
+  rigidiff::rollout(m, d, q0, v0, taus, T, dt, Q, V);
+}
+
+void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
+               double* Qout, double* Vout) {
+  for (int s = 0; s < N; ++s) {
+    checkState(m, Q + static_cast<long>(s) * m.nq, V + static_cast<long>(s) * m.nv);
+    checkFinite(TAU + static_cast<long>(s) * m.nv, m.nv, "TAU");
+  }
+  rigidiff::stepBatch(m, Q, V, TAU, N, dt, threads, Qout, Vout);
+}
+
+}  // namespace bind
+}  // namespace rigidiff

@@ -1,0 +1,41 @@
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+Data::Data(const Model& model) {
+  const std::size_t n = static_cast<std::size_t>(model.njoints);
+  const Eigen::Index nv = model.nv;
+  liMi.assign(n, SE3());
+  oMi.assign(n, SE3());
+  v.assign(n, Vec6::Zero());
+  a.assign(n, Vec6::Zero());
+  a_gf.assign(n, Vec6::Zero());
+  vJ.assign(n, Vec6::Zero());
+  c.assign(n, Vec6::Zero());
+  f.assign(n, Vec6::Zero());
+  fext.assign(n, Vec6::Zero());
+  S = Mat6X::Zero(6, nv);
+  Yaba.assign(n, Mat6::Zero());
+  pA.assign(n, Vec6::Zero());
+  Dinv.assign(n, Mat6::Zero());
+  Ycrb.assign(n, Inertia());
+  Fcol.assign(n, Mat6X::Zero(6, nv));
+  U = Mat6X::Zero(6, nv);
+  Ftmp = Mat6X::Zero(6, nv);
+  u = VecX::Zero(nv);
+  tau = VecX::Zero(nv);
+  ddq = VecX::Zero(nv);
+  M = MatX::Zero(nv, nv);
+  Minv = MatX::Zero(nv, nv);
+  J = Mat6X::Zero(6, nv);
+  dJ = Mat6X::Zero(6, nv);
+  mass_sub.assign(n, 0.0);
+  com_sub.assign(n, Vec3::Zero());
+  Jcom = Eigen::Matrix<double, 3, Eigen::Dynamic>::Zero(3, nv);
+  tau_eff = VecX::Zero(nv);
+  extra_diag = VecX::Zero(nv);
+  dq_tmp = VecX::Zero(nv);
+  v_tmp = VecX::Zero(nv);
+}
+
+}  // namespace rigidiff

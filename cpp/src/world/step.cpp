@@ -1,0 +1,79 @@
+#include "rigidiff/world/step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+void step(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+          const double* frame_wrenches, double* q_out, double* v_out) {
+  const int nv = model.nv;
+  Eigen::Map<const VecX> vv(v, nv), tt(tau, nv);
+  // spring displacement from the rest configuration, in the tangent space
+  difference(model, model.restPosition.data(), q, data.dq_tmp.data());
+  data.tau_eff = tt.cwiseMax(-model.effortLimit).cwiseMin(model.effortLimit);
+  data.tau_eff.array() -= model.damping.array() * vv.array() +
+                          model.stiffness.array() * (data.dq_tmp.array() + dt * vv.array());
+  data.extra_diag = dt * model.damping + (dt * dt) * model.stiffness;
+  const bool with_fext = frame_wrenches != nullptr;
+  if (with_fext) {
+    forwardKinematics(model, data, q);
+    externalWrenchesFromFrames(model, data, frame_wrenches);
+  }
+  const VecX& ddq = aba(model, data, q, v, data.tau_eff.data(), with_fext, data.extra_diag.data());
+  Eigen::Map<VecX> vn(v_out, nv);
+  vn = vv + dt * ddq;
+  data.v_tmp = dt * vn;
+  integrate(model, q, data.v_tmp.data(), q_out);
+  for (int k = 0; k < nv; ++k)
+    if (!std::isfinite(v_out[k]))
+      RD_THROW(std::runtime_error, "the step diverged: v[" << k << "] became " << v_out[k]
+                                                           << " (state too energetic for dt = " << dt << "?)");
+}
+
+void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,
+             double* Q, double* V) {
+  const int nq = model.nq, nv = model.nv;
+  std::copy(q0, q0 + nq, Q);
+  std::copy(v0, v0 + nv, V);
+  for (int t = 0; t < T; ++t)
+    step(model, data, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
+}
+
+void stepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
+               double* Qout, double* Vout) {
+  const int nq = model.nq, nv = model.nv;
+  threads = std::max(1, std::min(threads, N));
+  std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](int w) {
+    try {
+      Data data(model);
+      const int begin = static_cast<int>(static_cast<long>(N) * w / threads);
+      const int end = static_cast<int>(static_cast<long>(N) * (w + 1) / threads);
+      for (int s = begin; s < end; ++s)
+        step(model, data, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
+    } catch (...) {
+      errors[w] = std::current_exception();
+    }
+  };
+  if (threads == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int w = 0; w < threads; ++w) pool.emplace_back(work, w);
+    for (auto& th : pool) th.join();
+  }
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace rigidiff

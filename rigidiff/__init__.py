@@ -1,0 +1,55 @@
+"""rigidiff: a differentiable physics engine with an exact articulated-body core.
+
+Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
+"""
+
+from rigidiff._version import __version__
+from rigidiff.config import show_config
+from rigidiff.inertia import Inertia
+from rigidiff.joints import (
+    BallJoint,
+    FixedJoint,
+    FreeJoint,
+    Joint,
+    PlanarJoint,
+    PrismaticJoint,
+    RevoluteJoint,
+    TranslationalJoint,
+    UniversalJoint,
+)
+from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
+from rigidiff.skeleton import Body, ShapeInstance, Skeleton
+from rigidiff.transform import Transform
+from rigidiff.world import JointInfo, World
+from rigidiff.io.urdf import load_urdf
+from rigidiff import models
+
+__all__ = [
+    "__version__",
+    "show_config",
+    "Inertia",
+    "Joint",
+    "FixedJoint",
+    "RevoluteJoint",
+    "PrismaticJoint",
+    "BallJoint",
+    "FreeJoint",
+    "PlanarJoint",
+    "UniversalJoint",
+    "TranslationalJoint",
+    "Shape",
+    "Box",
+    "Sphere",
+    "Capsule",
+    "Cylinder",
+    "Plane",
+    "Mesh",
+    "Skeleton",
+    "Body",
+    "ShapeInstance",
+    "Transform",
+    "World",
+    "JointInfo",
+    "load_urdf",
+    "models",
+]

@@ -1,0 +1,62 @@
+# Fast argument checks: a float64 C-contiguous ndarray of the right shape passes through untouched;
+# anything else is converted once, and a wrong shape or type raises ValueError naming the argument.
+cimport numpy as cnp
+import numpy as np
+
+cnp.import_array()
+
+
+cdef inline bint _is_f64(object x):
+    return (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
+            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x))
+
+
+cdef cnp.ndarray _convert(object x, str name, str shape):
+    try:
+        return np.ascontiguousarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a float64 array of shape {shape}: {exc}") from None
+
+
+cdef inline cnp.ndarray _vec(object x, Py_ssize_t n, str name):
+    """x as a float64 (n,) array."""
+    if _is_f64(x) and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1 and cnp.PyArray_DIM(<cnp.ndarray>x, 0) == n:
+        return <cnp.ndarray>x
+    cdef cnp.ndarray arr = _convert(x, name, f"({n},)")
+    if cnp.PyArray_NDIM(arr) != 1 or cnp.PyArray_DIM(arr, 0) != n:
+        raise ValueError(f"{name} must have shape ({n},), got {np.shape(arr)}")
+    return arr
+
+
+cdef inline cnp.ndarray _mat(object x, Py_ssize_t n, Py_ssize_t m, str name):
+    """x as a float64 (n, m) array; n < 0 accepts any number of rows."""
+    cdef str shape = f"({'N' if n < 0 else n}, {m})"
+    cdef cnp.ndarray arr = <cnp.ndarray>x if _is_f64(x) else _convert(x, name, shape)
+    if cnp.PyArray_NDIM(arr) != 2 or (n >= 0 and cnp.PyArray_DIM(arr, 0) != n) or cnp.PyArray_DIM(arr, 1) != m:
+        raise ValueError(f"{name} must have shape {shape}, got {np.shape(arr)}")
+    return arr
+
+
+cdef inline double* _ptr(cnp.ndarray a):
+    return <double*>cnp.PyArray_DATA(a)
+
+
+cdef inline cnp.ndarray _empty1(Py_ssize_t n):
+    cdef cnp.npy_intp dims[1]
+    dims[0] = n
+    return cnp.PyArray_EMPTY(1, dims, cnp.NPY_DOUBLE, 0)
+
+
+cdef inline cnp.ndarray _empty2(Py_ssize_t n, Py_ssize_t m):
+    cdef cnp.npy_intp dims[2]
+    dims[0] = n
+    dims[1] = m
+    return cnp.PyArray_EMPTY(2, dims, cnp.NPY_DOUBLE, 0)
+
+
+cdef inline cnp.ndarray _empty3(Py_ssize_t n, Py_ssize_t m, Py_ssize_t k):
+    cdef cnp.npy_intp dims[3]
+    dims[0] = n
+    dims[1] = m
+    dims[2] = k
+    return cnp.PyArray_EMPTY(3, dims, cnp.NPY_DOUBLE, 0)

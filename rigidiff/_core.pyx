@@ -1,0 +1,21 @@
+# cython: language_level=3
+# distutils: language = c++
+"""rigidiff._core: the one compiled extension. Thin: validate, call C++, return numpy arrays."""
+
+cdef extern from *:
+    """
+    #ifndef RIGIDIFF_EIGEN_VERSION
+    #define RIGIDIFF_EIGEN_VERSION "unknown"
+    #endif
+    #ifndef RIGIDIFF_COMPILE_FLAGS
+    #define RIGIDIFF_COMPILE_FLAGS "unknown"
+    #endif
+    """
+    const char* RIGIDIFF_EIGEN_VERSION
+    const char* RIGIDIFF_COMPILE_FLAGS
+
+include "_arrays.pxi"
+include "_world_core.pxi"
+
+EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
+COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()

@@ -1,0 +1,57 @@
+# Declarations of the C++ surface in cpp/include/rigidiff/bind/api.hpp (no Eigen types here).
+from libcpp cimport bool
+from libcpp.string cimport string
+
+
+cdef extern from "rigidiff/multibody/model.hpp" namespace "rigidiff" nogil:
+    cdef cppclass Model:
+        Model() except +
+        int nq
+        int nv
+        int njoints
+
+
+cdef extern from "rigidiff/multibody/data.hpp" namespace "rigidiff" nogil:
+    cdef cppclass Data:
+        Data(const Model&) except +
+
+
+cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
+    int addJoint(Model&, int parent, int type, const double* placement, const double* axes, const double* inertia,
+                 const string& name) except +
+    void setJointParameters(Model&, int j, const double* lower, const double* upper, const double* rest,
+                            const double* damping, const double* stiffness, const double* armature,
+                            const double* friction, const double* effort, const double* velocity) except +
+    void appendInertia(Model&, int j, const double* inertia) except +
+    int addFrame(Model&, const string& name, int j, const double* placement) except +
+    void setGravity(Model&, const double* g) except +
+    void getGravity(const Model&, double* g) except +
+
+    void inverseDynamics(const Model&, Data&, const double* q, const double* v, const double* a, const double* fext,
+                         double* tau) except +
+    void forwardDynamics(const Model&, Data&, const double* q, const double* v, const double* tau,
+                         const double* fext, double* ddq) except +
+    void massMatrix(const Model&, Data&, const double* q, double* M) except +
+    void massMatrixInverse(const Model&, Data&, const double* q, double* Minv) except +
+    void biasForces(const Model&, Data&, const double* q, const double* v, double* b) except +
+    void framePoses(const Model&, Data&, const double* q, double* poses) except +
+    void frameVelocities(const Model&, Data&, const double* q, const double* v, bool local, double* out) except +
+    void frameAccelerations(const Model&, Data&, const double* q, const double* v, const double* a, bool local,
+                            double* out) except +
+    void frameJacobian(const Model&, Data&, const double* q, int f, bool local, double* J) except +
+    void frameJacobianTimeVariation(const Model&, Data&, const double* q, const double* v, int f, bool local,
+                                    double* dJ) except +
+    double centerOfMass(const Model&, Data&, const double* q, double* com, double* Jcom) except +
+    double kineticEnergy(const Model&, Data&, const double* q, const double* v) except +
+    double potentialEnergy(const Model&, Data&, const double* q) except +
+    void integrate(const Model&, const double* q, const double* dv, double* out) except +
+    void difference(const Model&, const double* q0, const double* q1, double* out) except +
+    void neutral(const Model&, double* q) except +
+    void normalize(const Model&, double* q) except +
+
+    void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
+              const double* fext, double* q_out, double* v_out) except +
+    void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,
+                 double* Q, double* V) except +
+    void stepBatch(const Model&, const double* Q, const double* V, const double* TAU, int N, double dt,
+                   int threads, double* Qout, double* Vout) except +

@@ -1,0 +1,48 @@
+"""Argument checks shared by the Python layer: every error names the argument and the expected shape."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def as_array(x, shape: tuple, name: str, *, finite: bool = True) -> np.ndarray:
+    """Return ``x`` as a float64 array of ``shape`` or raise ValueError naming ``name``.
+
+    A ``-1`` entry in ``shape`` matches any length on that axis.
+    """
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be convertible to a float64 array of shape {_fmt(shape)}: {exc}") from None
+    if arr.ndim != len(shape) or any(s != -1 and s != n for s, n in zip(shape, arr.shape)):
+        raise ValueError(f"{name} must have shape {_fmt(shape)}, got {arr.shape}")
+    if finite and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {arr}")
+    return arr
+
+
+def as_scalar(x, name: str, *, minimum=None, strict: bool = False, allow_none: bool = False):
+    """Return ``x`` as a finite float, optionally bounded below (``strict``: strictly above ``minimum``)."""
+    if x is None and allow_none:
+        return None
+    if isinstance(x, bool) or not isinstance(x, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a real number, got {x!r}")
+    v = float(x)
+    if not np.isfinite(v):
+        raise ValueError(f"{name} must be finite, got {v}")
+    if minimum is not None and (v < minimum or (strict and v == minimum)):
+        raise ValueError(f"{name} must be {'>' if strict else '>='} {minimum}, got {v}")
+    return v
+
+
+def as_name(x, what: str) -> str:
+    """Return ``x`` if it is a non-empty string, else raise ValueError naming ``what``."""
+    if not isinstance(x, str) or not x:
+        raise ValueError(f"{what} must be a non-empty string, got {x!r}")
+    return x
+
+
+def _fmt(shape: tuple) -> str:
+    return "(" + ", ".join("N" if s == -1 else str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"

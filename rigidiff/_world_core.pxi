@@ -1,0 +1,332 @@
+# WorldCore: the compiled C++ Model + Data of a World, and its hot functional calls. rigidiff.World
+# subclasses it, so a call such as world.step(q, v, tau) goes straight from Python into C.
+from cython.operator cimport dereference as deref
+from libcpp.memory cimport unique_ptr
+
+from rigidiff._cpp cimport api
+
+
+cdef class WorldCore:
+    """Compiled core of a World (see rigidiff.World, which adds building, names and documentation).
+
+    Single-state calls share one C++ Data and hold the GIL (they take microseconds, and this keeps
+    them thread-safe); rollouts and batches release the GIL and use Data of their own.
+    """
+
+    cdef unique_ptr[api.Model] _model
+    cdef unique_ptr[api.Data] _data
+    cdef int _nq
+    cdef int _nv
+    cdef int _nframes
+    cdef bint _ready
+    cdef double _dt_c
+
+    def __cinit__(self, *args, **kwargs):
+        self._model.reset(new api.Model())
+        self._nq = self._nv = self._nframes = 0
+        self._ready = False
+        self._dt_c = 1e-3
+
+    # ---- building (used by World._compile)
+    def _core_reset(self):
+        self._data.reset()
+        self._model.reset(new api.Model())
+        self._ready = False
+
+    def _core_add_joint(self, int parent, int type_code, placement, axes, inertia, str name):
+        cdef cnp.ndarray P = _vec(placement, 12, "placement")
+        cdef cnp.ndarray A = _vec(axes, 6, "axes")
+        cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
+        return api.addJoint(deref(self._model), parent, type_code, _ptr(P), _ptr(A), _ptr(I), name.encode())
+
+    def _core_set_joint_parameters(self, int j, lower, upper, rest, damping, stiffness, armature, friction,
+                                   effort, velocity):
+        arrs = [np.ascontiguousarray(x, dtype=np.float64) for x in
+                (lower, upper, rest, damping, stiffness, armature, friction, effort, velocity)]
+        api.setJointParameters(deref(self._model), j, _ptr(arrs[0]), _ptr(arrs[1]), _ptr(arrs[2]), _ptr(arrs[3]),
+                               _ptr(arrs[4]), _ptr(arrs[5]), _ptr(arrs[6]), _ptr(arrs[7]), _ptr(arrs[8]))
+
+    def _core_append_inertia(self, int j, inertia):
+        cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
+        api.appendInertia(deref(self._model), j, _ptr(I))
+
+    def _core_add_frame(self, str name, int j, placement):
+        cdef cnp.ndarray P = _vec(placement, 12, "placement")
+        return api.addFrame(deref(self._model), name.encode(), j, _ptr(P))
+
+    def _core_set_gravity(self, g):
+        cdef cnp.ndarray G = _vec(g, 3, "gravity")
+        api.setGravity(deref(self._model), _ptr(G))
+
+    def _core_finalize(self, int nframes):
+        self._nq = deref(self._model).nq
+        self._nv = deref(self._model).nv
+        self._nframes = nframes
+        self._data.reset(new api.Data(deref(self._model)))
+        self._ready = True
+
+    cdef inline int _ensure(self) except -1:
+        if not self._ready:
+            self._compile()
+        return 0
+
+    cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
+        if f_ext is None:
+            return NULL
+        if isinstance(f_ext, dict):
+            f_ext = self._fext_from_dict(f_ext)
+        cdef cnp.ndarray F = _mat(f_ext, self._nframes, 6, "f_ext")
+        keep.append(F)
+        return _ptr(F)
+
+    # ---- dynamics
+    def inverse_dynamics(self, q, v, a, f_ext=None):
+        """Joint torques tau = M(q) a + C(q, v) v + g(q) - sum_b J_b^T f_b (RNEA).
+
+        Args:
+            q: (nq,) configuration; v, a: (nv,) velocity and acceleration.
+            f_ext: external wrenches (force, torque) on bodies, in world axes at each body origin: an
+                (nbodies, 6) array in body_names order, or a {body name: (6,)} dict.
+        Returns:
+            (nv,) tau: rigid-body terms with armature (damping and springs act only in step()).
+        """
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray A = _vec(a, self._nv, "a")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
+        cdef cnp.ndarray out = _empty1(self._nv)
+        api.inverseDynamics(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), fx, _ptr(out))
+        return out
+
+    def forward_dynamics(self, q, v, tau, f_ext=None):
+        """Joint accelerations a = M(q)^-1 (tau - C(q, v) v - g(q) + sum_b J_b^T f_b) (ABA).
+
+        Arguments as in inverse_dynamics; returns (nv,) a. RuntimeError if a moving body has no inertia.
+        """
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
+        cdef cnp.ndarray out = _empty1(self._nv)
+        api.forwardDynamics(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), fx, _ptr(out))
+        return out
+
+    def mass_matrix(self, q):
+        """(nv, nv) joint-space inertia M(q), both triangles, armature on the diagonal (CRBA)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray out = _empty2(self._nv, self._nv)
+        api.massMatrix(deref(self._model), deref(self._data), _ptr(Q), _ptr(out))
+        return out
+
+    def mass_matrix_inverse(self, q):
+        """(nv, nv) M(q)^-1, computed in O(nv^2) without forming M."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray out = _empty2(self._nv, self._nv)
+        api.massMatrixInverse(deref(self._model), deref(self._data), _ptr(Q), _ptr(out))
+        return out
+
+    def bias_forces(self, q, v):
+        """(nv,) C(q, v) v + g(q): Coriolis, centrifugal and gravity terms."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray out = _empty1(self._nv)
+        api.biasForces(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(out))
+        return out
+
+    # ---- kinematics
+    def body_poses(self, q):
+        """(nbodies, 4, 4) world poses of every body, in body_names order."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray out = _empty3(self._nframes, 4, 4)
+        api.framePoses(deref(self._model), deref(self._data), _ptr(Q), _ptr(out))
+        return out
+
+    def _core_body_velocities(self, q, v, bint local):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray out = _empty2(self._nframes, 6)
+        api.frameVelocities(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), local, _ptr(out))
+        return out
+
+    def _core_body_accelerations(self, q, v, a, bint local):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray A = _vec(a, self._nv, "a")
+        cdef cnp.ndarray out = _empty2(self._nframes, 6)
+        api.frameAccelerations(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), local, _ptr(out))
+        return out
+
+    def _core_body_jacobian(self, q, int f, bint local):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray out = _empty2(6, self._nv)
+        api.frameJacobian(deref(self._model), deref(self._data), _ptr(Q), f, local, _ptr(out))
+        return out
+
+    def _core_body_jacobian_time_variation(self, q, v, int f, bint local):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray out = _empty2(6, self._nv)
+        api.frameJacobianTimeVariation(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), f, local,
+                                       _ptr(out))
+        return out
+
+    def _core_center_of_mass(self, q, bint jacobian):
+        """(com, total mass) or (com, total mass, Jcom)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray com = _empty1(3)
+        cdef cnp.ndarray J
+        cdef double mass
+        if jacobian:
+            J = _empty2(3, self._nv)
+            mass = api.centerOfMass(deref(self._model), deref(self._data), _ptr(Q), _ptr(com), _ptr(J))
+            return com, mass, J
+        mass = api.centerOfMass(deref(self._model), deref(self._data), _ptr(Q), _ptr(com), NULL)
+        return com, mass
+
+    def kinetic_energy(self, q, v):
+        """0.5 v^T M(q) v (armature included)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        return api.kineticEnergy(deref(self._model), deref(self._data), _ptr(Q), _ptr(V))
+
+    def potential_energy(self, q):
+        """Gravitational potential energy, zero at the world origin (springs excluded)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        return api.potentialEnergy(deref(self._model), deref(self._data), _ptr(Q))
+
+    def integrate(self, q, dv):
+        """q (+) dv on the configuration manifold (quaternions through the exponential map); (nq,)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray D = _vec(dv, self._nv, "dv")
+        cdef cnp.ndarray out = _empty1(self._nq)
+        api.integrate(deref(self._model), _ptr(Q), _ptr(D), _ptr(out))
+        return out
+
+    def difference(self, q0, q1):
+        """The tangent vector d (nv,) with integrate(q0, d) == q1."""
+        self._ensure()
+        cdef cnp.ndarray A = _vec(q0, self._nq, "q0")
+        cdef cnp.ndarray B = _vec(q1, self._nq, "q1")
+        cdef cnp.ndarray out = _empty1(self._nv)
+        api.difference(deref(self._model), _ptr(A), _ptr(B), _ptr(out))
+        return out
+
+    def neutral_configuration(self):
+        """(nq,) zeros, with identity quaternions (0, 0, 0, 1) for ball and free joints."""
+        self._ensure()
+        cdef cnp.ndarray out = _empty1(self._nq)
+        api.neutral(deref(self._model), _ptr(out))
+        return out
+
+    def normalize(self, q):
+        """A copy of q with every quaternion normalised (ValueError for a zero quaternion)."""
+        self._ensure()
+        cdef cnp.ndarray out = np.array(_vec(q, self._nq, "q"), dtype=np.float64, copy=True)
+        api.normalize(deref(self._model), _ptr(out))
+        return out
+
+    # ---- stepping
+    def step(self, q, v, tau, f_ext=None):
+        """One time step of length dt: semi-implicit Euler, damping and springs implicit, tau clipped to
+        effort limits (docs/conventions.md). Pure: the world's own state is untouched.
+
+        Args:
+            q: (nq,), v: (nv,), tau: (nv,); f_ext: body wrenches as in inverse_dynamics.
+        Returns:
+            (q_next, v_next). RuntimeError if the state diverges.
+        """
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
+        cdef cnp.ndarray qn = _empty1(self._nq)
+        cdef cnp.ndarray vn = _empty1(self._nv)
+        api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn),
+                 _ptr(vn))
+        return qn, vn
+
+    def rollout(self, q0, v0, taus):
+        """T steps in one C++ call, with the GIL released.
+
+        Args:
+            q0: (nq,), v0: (nv,), taus: (T, nv) torques per step.
+        Returns:
+            Q (T+1, nq) and V (T+1, nv), starting with q0 and v0.
+        """
+        self._ensure()
+        cdef cnp.ndarray Q0 = _vec(q0, self._nq, "q0")
+        cdef cnp.ndarray V0 = _vec(v0, self._nv, "v0")
+        cdef cnp.ndarray T = _mat(taus, -1, self._nv, "taus")
+        cdef int n = <int>cnp.PyArray_DIM(T, 0)
+        cdef cnp.ndarray Q = _empty2(n + 1, self._nq)
+        cdef cnp.ndarray V = _empty2(n + 1, self._nv)
+        cdef double* pq0 = _ptr(Q0)
+        cdef double* pv0 = _ptr(V0)
+        cdef double* pt = _ptr(T)
+        cdef double* pQ = _ptr(Q)
+        cdef double* pV = _ptr(V)
+        cdef double dt = self._dt_c
+        with nogil:
+            api.rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+        return Q, V
+
+    def _core_step_batch(self, Qs, Vs, TAUs, int threads):
+        self._ensure()
+        cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
+        cdef int n = <int>cnp.PyArray_DIM(Q, 0)
+        cdef cnp.ndarray V = _mat(Vs, n, self._nv, "V")
+        cdef cnp.ndarray T = _mat(TAUs, n, self._nv, "TAU")
+        cdef cnp.ndarray Qn = _empty2(n, self._nq)
+        cdef cnp.ndarray Vn = _empty2(n, self._nv)
+        cdef double* pq = _ptr(Q)
+        cdef double* pv = _ptr(V)
+        cdef double* pt = _ptr(T)
+        cdef double* pqn = _ptr(Qn)
+        cdef double* pvn = _ptr(Vn)
+        cdef double dt = self._dt_c
+        with nogil:
+            api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+        return Qn, Vn
+
+    # ---- sizes and settings
+    def _core_set_dt(self, double dt):
+        self._dt_c = dt
+
+    @property
+    def nq(self):
+        """Size of the configuration vector q."""
+        self._ensure()
+        return self._nq
+
+    @property
+    def nv(self):
+        """Size of the velocity vector v (and of tau)."""
+        self._ensure()
+        return self._nv
+
+    @property
+    def nbodies(self):
+        """Number of bodies (welded ones included)."""
+        self._ensure()
+        return self._nframes
+
+    def _core_is_ready(self):
+        return self._ready

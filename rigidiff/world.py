@@ -1,0 +1,414 @@
+"""The World: skeletons compiled into one C++ model, with functional dynamics and time stepping.
+
+Every dynamics function is pure: it takes numpy float64 arrays (q of size nq, v of size nv) and
+returns new arrays. The stateful ``world.q`` / ``world.v`` / ``world.advance`` are a convenience on
+top. Layout and frames: docs/conventions.md.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from rigidiff import _core
+from rigidiff._validate import as_array, as_scalar
+from rigidiff.inertia import Inertia
+from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
+from rigidiff.skeleton import Body, Skeleton
+from rigidiff.transform import Transform
+
+__all__ = ["World", "JointInfo"]
+
+_FRAMES = ("world", "local")
+
+
+@dataclass(frozen=True)
+class JointInfo:
+    """Where a joint's coordinates sit in the world's q and v, with its type and limits."""
+
+    name: str
+    type: str
+    q_index: int
+    nq: int
+    v_index: int
+    nv: int
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity_limit: np.ndarray
+    effort_limit: np.ndarray
+    damping: np.ndarray
+    stiffness: np.ndarray
+    armature: np.ndarray
+    friction: np.ndarray
+    body: str
+    joint: Joint
+
+
+def _placement(T: Transform) -> np.ndarray:
+    return np.concatenate([T.rotation.ravel(), T.translation])
+
+
+def _inertia10(I: Inertia) -> np.ndarray:
+    J = I.rotational_inertia
+    return np.array([I.mass, *I.com, J[0, 0], J[0, 1], J[0, 2], J[1, 1], J[1, 2], J[2, 2]])
+
+
+def _random_quaternion(rng) -> np.ndarray:
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    return q if q[3] >= 0 else -q
+
+
+class World(_core.WorldCore):
+    """A simulated world: skeletons, gravity and a time step.
+
+    Args:
+        dt: time step in seconds (> 0).
+        gravity: (3,) gravity acceleration in m/s^2 (z is up).
+
+    Example::
+
+        world = rd.World(dt=1e-3)
+        world.add_skeleton(rd.load_urdf(rd.models.path("cartpole")))
+        q, v = world.neutral_configuration(), np.zeros(world.nv)
+        q, v = world.step(q, v, np.zeros(world.nv))
+    """
+
+    def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81)):
+        self.dt = dt
+        self._gravity = as_array(gravity, (3,), "gravity").copy()
+        self._skeletons: list[Skeleton] = []
+        self._frames: list[tuple[Skeleton, Body]] = []
+        self._joint_table: list[tuple[Skeleton, Body, int, int]] = []
+        self._q = None
+        self._v = None
+        self.time = 0.0
+
+    # ------------------------------------------------------------------ building
+    @property
+    def dt(self) -> float:
+        """Time step in seconds."""
+        return self._dt
+
+    @dt.setter
+    def dt(self, value):
+        self._dt = as_scalar(value, "dt", minimum=0.0, strict=True)
+        self._core_set_dt(self._dt)
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """(3,) gravity acceleration."""
+        return self._gravity.copy()
+
+    @gravity.setter
+    def gravity(self, value):
+        self._gravity = as_array(value, (3,), "gravity").copy()
+        self._core_set_gravity(self._gravity)
+
+    @property
+    def skeletons(self) -> list[Skeleton]:
+        return list(self._skeletons)
+
+    def add_skeleton(self, skeleton: Skeleton) -> Skeleton:
+        """Add a skeleton; its coordinates follow those of the skeletons added before it."""
+        if not isinstance(skeleton, Skeleton):
+            raise ValueError(f"add_skeleton expects a rigidiff.Skeleton, got {type(skeleton).__name__}")
+        if any(s is skeleton for s in self._skeletons):
+            raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
+        if any(s.name == skeleton.name for s in self._skeletons):
+            raise ValueError(f"the world already has a skeleton named {skeleton.name!r}; give each skeleton its own name")
+        if not skeleton.bodies:
+            raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
+        self._skeletons.append(skeleton)
+        self.rebuild()
+        return skeleton
+
+    def add_ground(self, height: float = 0.0, friction: float = 0.5, restitution: float = 0.0) -> Skeleton:
+        """Add a static ground plane z = height (a skeleton "ground" with one welded body)."""
+        from rigidiff.shapes import Plane
+
+        height = as_scalar(height, "height")
+        ground = Skeleton("ground")
+        body = ground.add_body("ground", joint=FixedJoint("ground_weld"))
+        body.add_shape(Plane(normal=(0.0, 0.0, 1.0), offset=height), friction=friction, restitution=restitution,
+                       name="ground/plane")
+        return self.add_skeleton(ground)
+
+    def rebuild(self) -> None:
+        """Recompile the model (call after editing a skeleton that is already in the world)."""
+        self._core_reset()
+        self._q = self._v = None
+
+    def _compile(self):
+        if not self._skeletons:
+            raise RuntimeError("the world has no skeleton yet: add one with world.add_skeleton(...)")
+        self._core_reset()
+        h = self
+        h._core_set_gravity(self._gravity)
+        frames: list[tuple[Skeleton, Body]] = []
+        joints: list[tuple[Skeleton, Body, int, int]] = []  # skeleton, body, q_index, v_index
+        nq = nv = 0
+        # each body maps to (supporting core joint, pose of the body in that joint's frame)
+        support: dict[int, tuple[int, Transform]] = {}
+        for sk in self._skeletons:
+            for body in sk.ordered_bodies():
+                if body.parent is None:
+                    parent_joint, parent_pose = 0, Transform()
+                else:
+                    parent_joint, parent_pose = support[id(body.parent)]
+                placement = parent_pose @ body.joint_origin
+                j = body.joint
+                joints.append((sk, body, nq, nv))
+                if j.nv == 0:  # weld: merge the body into its support
+                    support[id(body)] = (parent_joint, placement)
+                    if body.inertia.mass > 0:
+                        h._core_append_inertia(parent_joint, _inertia10(body.inertia.transformed(placement)))
+                else:
+                    idx = h._core_add_joint(parent_joint, JOINT_CODES[j.type], _placement(placement), j._axis_data(),
+                                      _inertia10(body.inertia), f"{sk.name}/{j.name}")
+                    h._core_set_joint_parameters(idx, j.lower, j.upper, j.rest_position, j.damping, j.stiffness,
+                                           j.armature, j.friction, j.effort_limit, j.velocity_limit)
+                    support[id(body)] = (idx, Transform())
+                    nq += j.nq
+                    nv += j.nv
+                fj, fpose = support[id(body)]
+                h._core_add_frame(f"{sk.name}/{body.name}", fj, _placement(fpose))
+                frames.append((sk, body))
+        h._core_finalize(len(frames))
+        self._frames = frames
+        self._joint_table = joints
+        self._body_index = self._name_table([(sk, b.name) for sk, b in frames])
+        self._joint_index = self._name_table([(sk, b.joint.name) for sk, b, _, _ in joints])
+
+    @staticmethod
+    def _name_table(entries) -> dict:
+        """Names -> index: 'skeleton/name' always, plain 'name' where it is unique in the world."""
+        table, counts = {}, {}
+        for _, name in entries:
+            counts[name] = counts.get(name, 0) + 1
+        for i, (sk, name) in enumerate(entries):
+            table[f"{sk.name}/{name}"] = i
+            if counts[name] == 1:
+                table[name] = i
+        return table
+
+    # ------------------------------------------------------------------ queries
+
+    def _ensure_compiled(self):
+        if not self._core_is_ready():
+            self._compile()
+
+    def _display_names(self, entries) -> list[str]:
+        counts = {}
+        for _, n in entries:
+            counts[n] = counts.get(n, 0) + 1
+        return [n if counts[n] == 1 else f"{sk.name}/{n}" for sk, n in entries]
+
+    @property
+    def body_names(self) -> list[str]:
+        """Every body, skeletons in order, bodies depth-first; qualified as 'skeleton/body' when ambiguous."""
+        self._ensure_compiled()
+        return self._display_names([(sk, b.name) for sk, b in self._frames])
+
+    @property
+    def joint_names(self) -> list[str]:
+        """The moving joints (nv > 0) in q / v order; qualified as 'skeleton/joint' when ambiguous."""
+        self._ensure_compiled()
+        names = self._display_names([(sk, b.joint.name) for sk, b, _, _ in self._joint_table])
+        return [n for n, (_, b, _, _) in zip(names, self._joint_table) if b.joint.nv > 0]
+
+    def body_index(self, body) -> int:
+        """Index of a body (name, 'skeleton/name' or Body) in body_names; IndexError if unknown."""
+        self._ensure_compiled()
+        if isinstance(body, Body):
+            for i, (_, b) in enumerate(self._frames):
+                if b is body:
+                    return i
+            raise IndexError(f"body {body.name!r} is not in this world")
+        if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
+            if not 0 <= body < len(self._frames):
+                raise IndexError(f"body index {body} out of range [0, {len(self._frames)})")
+            return int(body)
+        try:
+            return self._body_index[body]
+        except (KeyError, TypeError):
+            raise IndexError(f"no body named {body!r}; bodies: {self.body_names}") from None
+
+    def body(self, name) -> Body:
+        """The Body object called ``name``."""
+        return self._frames[self.body_index(name)][1]
+
+    def joint(self, name: str) -> JointInfo:
+        """Layout and limits of the joint called ``name`` (fixed joints have nq = nv = 0)."""
+        self._ensure_compiled()
+        try:
+            i = self._joint_index[name]
+        except (KeyError, TypeError):
+            raise IndexError(f"no joint named {name!r}; joints: {self.joint_names}") from None
+        sk, body, qi, vi = self._joint_table[i]
+        j = body.joint
+        jtype = "continuous" if getattr(j, "continuous", False) else j.type
+        return JointInfo(j.name, jtype, qi, j.nq, vi, j.nv, j.lower.copy(), j.upper.copy(), j.velocity_limit.copy(),
+                         j.effort_limit.copy(), j.damping.copy(), j.stiffness.copy(), j.armature.copy(),
+                         j.friction.copy(), body.name, j)
+
+    @property
+    def total_mass(self) -> float:
+        """Mass of every body in the world, welded ones included."""
+        return self._core_center_of_mass(self.neutral_configuration(), False)[1]
+
+    def random_configuration(self, rng=None) -> np.ndarray:
+        """A random q within the joint limits: unlimited angles in [-pi, pi], unlimited translations in
+        [-1, 1], uniformly random orientations for ball and free joints.
+
+        Args:
+            rng: a numpy Generator, a seed, or None.
+        """
+        rng = np.random.default_rng(rng)
+        q = self.neutral_configuration()
+        for _, body, qi, _ in self._joint_table:
+            j = body.joint
+            if j.nq == 0:
+                continue
+            lo, hi = j.lower, j.upper
+            if j.type in ("revolute", "universal"):
+                default = (-np.pi, np.pi)
+            else:
+                default = (-1.0, 1.0)
+            vals = np.empty(j.nq)
+            span = default[1] - default[0]
+            for k in range(j.nq):
+                # a one-sided limit keeps the default span on its side of the limit
+                a, b = lo[k], hi[k]
+                if not np.isfinite(a) and not np.isfinite(b):
+                    a, b = default
+                elif not np.isfinite(a):
+                    a = b - span
+                elif not np.isfinite(b):
+                    b = a + span
+                vals[k] = rng.uniform(a, b)
+            if j.type == "planar" and not (np.isfinite(lo[2]) or np.isfinite(hi[2])):
+                vals[2] = rng.uniform(-np.pi, np.pi)
+            if j.type == "ball":
+                vals = _random_quaternion(rng)
+            elif j.type == "free":
+                vals[3:] = _random_quaternion(rng)
+            q[qi:qi + j.nq] = vals
+        return q
+
+    # ------------------------------------------------------------------ external wrenches
+    def _fext_from_dict(self, f_ext: dict) -> np.ndarray:
+        """(nbodies, 6) world-axes wrenches at body origins from a {body: (6,)} dict."""
+        F = np.zeros((self.nbodies, 6))
+        for name, w in f_ext.items():
+            F[self.body_index(name)] += as_array(w, (6,), f"f_ext[{name!r}]")
+        return F
+
+    # ------------------------------------------------------------------ dynamics
+
+    def gravity_forces(self, q) -> np.ndarray:
+        """(nv,) g(q), the generalized gravity force."""
+        return self.bias_forces(q, np.zeros(self.nv))
+
+    # ------------------------------------------------------------------ kinematics
+
+    def body_pose(self, q, body) -> np.ndarray:
+        """(4, 4) world pose of one body."""
+        return self.body_poses(q)[self.body_index(body)]
+
+    @staticmethod
+    def _frame(frame: str) -> bool:
+        if frame not in _FRAMES:
+            raise ValueError(f"frame must be 'world' or 'local', got {frame!r}")
+        return frame == "local"
+
+    def body_velocities(self, q, v, frame: str = "world") -> np.ndarray:
+        """(nbodies, 6) (linear, angular) velocity of each body origin: world axes or body axes ("local")."""
+        return self._core_body_velocities(q, v, self._frame(frame))
+
+    def body_accelerations(self, q, v, a, frame: str = "world") -> np.ndarray:
+        """(nbodies, 6) spatial accelerations (dv/dt of the body-fixed spatial velocity, gravity excluded).
+
+        The classical acceleration of a body origin is the linear part plus omega x v (see docs/conventions.md).
+        """
+        return self._core_body_accelerations(q, v, a, self._frame(frame))
+
+    def body_jacobian(self, q, body, frame: str = "world") -> np.ndarray:
+        """(6, nv) Jacobian of a body, rows (linear, angular).
+
+        frame="world": velocity of the body origin and angular velocity, in world axes (Pinocchio's
+        LOCAL_WORLD_ALIGNED). frame="local": the same in the body's own axes (Pinocchio's LOCAL).
+        """
+        local = self._frame(frame)
+        return self._core_body_jacobian(q, self.body_index(body), local)
+
+    def body_jacobian_time_variation(self, q, v, body, frame: str = "world") -> np.ndarray:
+        """(6, nv) time derivative dJ/dt of body_jacobian along v."""
+        local = self._frame(frame)
+        return self._core_body_jacobian_time_variation(q, v, self.body_index(body), local)
+
+    def center_of_mass(self, q) -> np.ndarray:
+        """(3,) world centre of mass of all bodies (welded ones included)."""
+        return self._core_center_of_mass(q, False)[0]
+
+    def center_of_mass_jacobian(self, q) -> np.ndarray:
+        """(3, nv) Jacobian of the centre of mass: d com / dt = J v."""
+        return self._core_center_of_mass(q, True)[2]
+
+    # ------------------------------------------------------------------ stepping
+
+    def step_batch(self, Q, V, TAU, threads: int | None = None):
+        """N independent steps: rows of Q (N, nq), V (N, nv), TAU (N, nv). Runs on ``threads`` C++ threads
+        (default: all cores) with the GIL released; results equal a Python loop over step()."""
+        if threads is None:
+            threads = os.cpu_count() or 1
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        return self._core_step_batch(Q, V, TAU, int(threads))
+
+    # ------------------------------------------------------------------ stateful convenience
+    @property
+    def q(self) -> np.ndarray:
+        """Current configuration (starts at the neutral configuration)."""
+        if self._q is None:
+            self._q = self.neutral_configuration()
+        return self._q.copy()
+
+    @q.setter
+    def q(self, value):
+        q = as_array(value, (self.nq,), "q").copy()
+        self.integrate(q, np.zeros(self.nv))  # validates quaternions
+        self._q = q
+
+    @property
+    def v(self) -> np.ndarray:
+        """Current velocity (starts at zero)."""
+        if self._v is None:
+            self._v = np.zeros(self.nv)
+        return self._v.copy()
+
+    @v.setter
+    def v(self, value):
+        self._v = as_array(value, (self.nv,), "v").copy()
+
+    def advance(self, tau=None, n_steps: int = 1):
+        """Step the world's own state n_steps times under constant tau (zeros if None); returns (q, v)."""
+        if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
+            raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
+        tau = np.zeros(self.nv) if tau is None else as_array(tau, (self.nv,), "tau")
+        Q, V = self.rollout(self.q, self.v, np.broadcast_to(tau, (int(n_steps), self.nv)))
+        self._q, self._v = Q[-1].copy(), V[-1].copy()
+        self.time += n_steps * self._dt
+        return self.q, self.v
+
+    def summary(self) -> str:
+        """Skeletons, dofs and masses in a readable form."""
+        lines = [f"World(dt={self._dt}, gravity={self._gravity.tolist()}, nq={self.nq}, nv={self.nv})"]
+        lines += [sk.summary() for sk in self._skeletons]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        names = [s.name for s in self._skeletons]
+        return f"World(dt={self._dt}, skeletons={names})"

@@ -96,6 +96,7 @@ HEADERS_MTIME = max((p.stat().st_mtime for p in (ROOT / "cpp" / "include").rglob
 
 
 def extensions():
+    import Cython
     import numpy
     from Cython.Build import cythonize
 
@@ -111,7 +112,9 @@ def extensions():
         extra_compile_args=flags,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
                        ("RIGIDIFF_EIGEN_VERSION", f'"{eigen_version(eigen)}"'),
-                       ("RIGIDIFF_COMPILE_FLAGS", '"' + " ".join(flags) + '"')],
+                       ("RIGIDIFF_COMPILE_FLAGS", '"' + " ".join(flags) + '"'),
+                       ("RIGIDIFF_CYTHON_VERSION", f'"{Cython.__version__}"'),
+                       ("RIGIDIFF_NUMPY_BUILD_VERSION", f'"{numpy.__version__}"')],
     )
     debug = os.environ.get("RIGIDIFF_DEBUG") == "1"
     return cythonize(

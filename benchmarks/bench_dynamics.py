@@ -161,7 +161,8 @@ def main(argv=None) -> int:
         res = bench_robot(name, args.quick)
         for a, b in pairs:
             if a in res and b in res:
-                print(f"{name:<8} {res['nv']:>3}  {a:<16} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   {res[a] / res[b]:5.2f}")
+                print(f"{name:<8} {res['nv']:>3}  {a:<16} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   "
+                      f"{res[a] / res[b]:5.2f}")
     return 0
 
 

@@ -3,9 +3,11 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
+from rigidiff import models
 from rigidiff._version import __version__
 from rigidiff.config import show_config
 from rigidiff.inertia import Inertia
+from rigidiff.io.urdf import load_urdf
 from rigidiff.joints import (
     BallJoint,
     FixedJoint,
@@ -21,8 +23,6 @@ from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
 from rigidiff.skeleton import Body, ShapeInstance, Skeleton
 from rigidiff.transform import Transform
 from rigidiff.world import JointInfo, World
-from rigidiff.io.urdf import load_urdf
-from rigidiff import models
 
 __all__ = [
     "__version__",

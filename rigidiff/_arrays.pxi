@@ -12,10 +12,14 @@ cdef inline bint _is_f64(object x):
 
 
 cdef cnp.ndarray _convert(object x, str name, str shape):
+    # only real numbers convert: strings, bytes, times, objects and complex values are refused
     try:
-        return np.ascontiguousarray(x, dtype=np.float64)
+        arr = np.asarray(x)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be a float64 array of shape {shape}: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a real-valued array of shape {shape}, got dtype {arr.dtype}")
+    return np.ascontiguousarray(arr, dtype=np.float64)
 
 
 cdef inline cnp.ndarray _vec(object x, Py_ssize_t n, str name):

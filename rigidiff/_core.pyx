@@ -10,12 +10,22 @@ cdef extern from *:
     #ifndef RIGIDIFF_COMPILE_FLAGS
     #define RIGIDIFF_COMPILE_FLAGS "unknown"
     #endif
+    #ifndef RIGIDIFF_CYTHON_VERSION
+    #define RIGIDIFF_CYTHON_VERSION "unknown"
+    #endif
+    #ifndef RIGIDIFF_NUMPY_BUILD_VERSION
+    #define RIGIDIFF_NUMPY_BUILD_VERSION "unknown"
+    #endif
     """
     const char* RIGIDIFF_EIGEN_VERSION
     const char* RIGIDIFF_COMPILE_FLAGS
+    const char* RIGIDIFF_CYTHON_VERSION
+    const char* RIGIDIFF_NUMPY_BUILD_VERSION
 
 include "_arrays.pxi"
 include "_world_core.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
 COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()
+CYTHON_VERSION = RIGIDIFF_CYTHON_VERSION.decode()
+NUMPY_BUILD_VERSION = RIGIDIFF_NUMPY_BUILD_VERSION.decode()

@@ -13,19 +13,13 @@ def show_config(file=None) -> dict:
     from rigidiff import _core
     from rigidiff._version import __version__
 
-    try:
-        import Cython
-
-        cython_version = Cython.__version__
-    except ImportError:  # Cython is a build-time dependency only
-        cython_version = "not installed (build-time only)"
     info = {
         "rigidiff": __version__,
         "python": sys.version.split()[0],
         "platform": platform.platform(),
-        "numpy": numpy.__version__,
+        "numpy": f"{numpy.__version__} (built against {_core.NUMPY_BUILD_VERSION})",
         "eigen": _core.EIGEN_VERSION,
-        "cython": cython_version,
+        "cython": _core.CYTHON_VERSION,
         "compile_flags": _core.COMPILE_FLAGS,
         "extension": _core.__file__,
     }

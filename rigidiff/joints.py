@@ -115,6 +115,12 @@ class Joint:
         else:
             self.rest_position = as_array(np.atleast_1d(np.asarray(rest_position, dtype=float)), (nq,),
                                           f"joint {name!r} rest_position")
+            quat = self._quaternion_slice()
+            if quat is not None:
+                norm = np.linalg.norm(self.rest_position[quat])
+                if abs(norm - 1.0) > 1e-6:
+                    raise ValueError(f"joint {name!r} rest_position: the quaternion (x, y, z, w) must have unit "
+                                     f"norm, got norm {norm:g}")
 
     # geometry-specific data sent to the C++ core: up to 6 floats (axes)
     def _axis_data(self) -> np.ndarray:
@@ -123,6 +129,10 @@ class Joint:
     def neutral(self) -> np.ndarray:
         """Neutral configuration of this joint (zeros; identity quaternion for ball and free joints)."""
         return np.zeros(self.nq)
+
+    def _quaternion_slice(self):
+        """Where the joint's quaternion sits in its q, or None."""
+        return {"ball": slice(0, 4), "free": slice(3, 7)}.get(self.type)
 
     @property
     def has_position_limits(self) -> bool:

@@ -110,7 +110,8 @@ class Skeleton:
         if name in self._bodies:
             raise ValueError(f"skeleton {self.name!r} already has a body named {name!r}")
         if not isinstance(joint, Joint):
-            raise ValueError(f"body {name!r}: joint must be a rigidiff joint (e.g. rd.RevoluteJoint(...)), got {joint!r}")
+            raise ValueError(f"body {name!r}: joint must be a rigidiff joint (e.g. rd.RevoluteJoint(...)), "
+                             f"got {joint!r}")
         if joint.name in self._joints:
             raise ValueError(f"skeleton {self.name!r} already has a joint named {joint.name!r}")
         if any(b.joint is joint for b in self._bodies.values()):
@@ -151,14 +152,16 @@ class Skeleton:
         try:
             return self._bodies[name]
         except KeyError:
-            raise IndexError(f"skeleton {self.name!r} has no body named {name!r}; bodies: {list(self._bodies)}") from None
+            raise IndexError(
+                f"skeleton {self.name!r} has no body named {name!r}; bodies: {list(self._bodies)}") from None
 
     def joint(self, name: str) -> Joint:
         """The joint called ``name``; IndexError if there is none."""
         try:
             return self._joints[name]
         except KeyError:
-            raise IndexError(f"skeleton {self.name!r} has no joint named {name!r}; joints: {list(self._joints)}") from None
+            raise IndexError(
+                f"skeleton {self.name!r} has no joint named {name!r}; joints: {list(self._joints)}") from None
 
     def ordered_bodies(self) -> list[Body]:
         """Bodies depth-first in declaration order (the q / v layout order, docs/conventions.md)."""

@@ -118,7 +118,8 @@ class World(_core.WorldCore):
         if any(s is skeleton for s in self._skeletons):
             raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
         if any(s.name == skeleton.name for s in self._skeletons):
-            raise ValueError(f"the world already has a skeleton named {skeleton.name!r}; give each skeleton its own name")
+            raise ValueError(
+                f"the world already has a skeleton named {skeleton.name!r}; give each skeleton its own name")
         if not skeleton.bodies:
             raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
         self._skeletons.append(skeleton)
@@ -145,8 +146,7 @@ class World(_core.WorldCore):
         if not self._skeletons:
             raise RuntimeError("the world has no skeleton yet: add one with world.add_skeleton(...)")
         self._core_reset()
-        h = self
-        h._core_set_gravity(self._gravity)
+        self._core_set_gravity(self._gravity)
         frames: list[tuple[Skeleton, Body]] = []
         joints: list[tuple[Skeleton, Body, int, int]] = []  # skeleton, body, q_index, v_index
         nq = nv = 0
@@ -164,19 +164,19 @@ class World(_core.WorldCore):
                 if j.nv == 0:  # weld: merge the body into its support
                     support[id(body)] = (parent_joint, placement)
                     if body.inertia.mass > 0:
-                        h._core_append_inertia(parent_joint, _inertia10(body.inertia.transformed(placement)))
+                        self._core_append_inertia(parent_joint, _inertia10(body.inertia.transformed(placement)))
                 else:
-                    idx = h._core_add_joint(parent_joint, JOINT_CODES[j.type], _placement(placement), j._axis_data(),
-                                      _inertia10(body.inertia), f"{sk.name}/{j.name}")
-                    h._core_set_joint_parameters(idx, j.lower, j.upper, j.rest_position, j.damping, j.stiffness,
-                                           j.armature, j.friction, j.effort_limit, j.velocity_limit)
+                    idx = self._core_add_joint(parent_joint, JOINT_CODES[j.type], _placement(placement),
+                                               j._axis_data(), _inertia10(body.inertia), f"{sk.name}/{j.name}")
+                    self._core_set_joint_parameters(idx, j.lower, j.upper, j.rest_position, j.damping, j.stiffness,
+                                                    j.armature, j.friction, j.effort_limit, j.velocity_limit)
                     support[id(body)] = (idx, Transform())
                     nq += j.nq
                     nv += j.nv
                 fj, fpose = support[id(body)]
-                h._core_add_frame(f"{sk.name}/{body.name}", fj, _placement(fpose))
+                self._core_add_frame(f"{sk.name}/{body.name}", fj, _placement(fpose))
                 frames.append((sk, body))
-        h._core_finalize(len(frames))
+        self._core_finalize(len(frames))
         self._frames = frames
         self._joint_table = joints
         self._body_index = self._name_table([(sk, b.name) for sk, b in frames])
@@ -364,8 +364,8 @@ class World(_core.WorldCore):
         (default: all cores) with the GIL released; results equal a Python loop over step()."""
         if threads is None:
             threads = os.cpu_count() or 1
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-            raise ValueError(f"threads must be a positive integer, got {threads!r}")
+        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 4096:
+            raise ValueError(f"threads must be an integer in [1, 4096], got {threads!r}")
         return self._core_step_batch(Q, V, TAU, int(threads))
 
     # ------------------------------------------------------------------ stateful convenience

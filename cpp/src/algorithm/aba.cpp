@@ -1,157 +1,96 @@
 #include "rigidiff/algorithm/aba.hpp"
 
-#include <cmath>
-
+#include "rigidiff/algorithm/aba_detail.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
-#include "rigidiff/macros.hpp"
 
 namespace rigidiff {
 
-namespace {
-
-// D^-1 of joint i from U = Yaba S (columns of data.U); returns false when D is singular.
-bool invertJointInertia(const Model& model, Data& data, int i, const double* extra_diag) {
-  const JointModel& jm = model.joints[i];
-  const int n = jm.nv;
-  const auto S = data.S.middleCols(jm.idx_v, n);
-  auto U = data.U.middleCols(jm.idx_v, n);
-  U.noalias() = data.Yaba[i] * S;
-  if (n == 1) {
-    double D = S.col(0).dot(U.col(0)) + model.armature[jm.idx_v];
-    if (extra_diag) D += extra_diag[jm.idx_v];
-    if (!(D > 1e-14 * (1.0 + std::abs(U.col(0).norm())))) return false;
-    data.Dinv[i](0, 0) = 1.0 / D;
-    return true;
-  }
-  MatJJ D(n, n);
-  D.noalias() = S.transpose() * U;
-  D.diagonal() += model.armature.segment(jm.idx_v, n);
-  if (extra_diag) D.diagonal() += Eigen::Map<const VecX>(extra_diag + jm.idx_v, n);
-  Eigen::LLT<MatJJ> llt(D);
-  if (llt.info() != Eigen::Success) return false;
-  data.Dinv[i].topLeftCorner(n, n) = llt.solve(MatJJ::Identity(n, n));
-  return true;
-}
-
-[[noreturn]] void singular(const Model& model, int i) {
-  RD_THROW(std::runtime_error, "articulated inertia of joint '" << model.names[i]
-                                   << "' is singular: the bodies it moves have no mass or inertia along its axes");
-}
-
-}  // namespace
-
+// The passes run in the world frame (all quantities at the world origin, world axes), as in
+// Featherstone's fixed-frame formulation: articulated inertias then accumulate without any
+// transform, which saves most of the cost of the local-frame version.
 const VecX& aba(const Model& model, Data& data, const double* q, const double* v, const double* tau, bool with_fext,
                 const double* extra_diag) {
-  forwardKinematics(model, data, q, v);
+  forwardKinematics(model, data, q);
+  Mat6X& oS = data.J;  // world-frame motion subspaces (the joint Jacobians)
   for (int i = 1; i < model.njoints; ++i) {
-    const Inertia& I = model.inertias[i];
-    data.Yaba[i] = I.matrix();
-    data.pA[i] = crossForce(data.v[i], I * data.v[i]);
-    if (with_fext) data.pA[i] -= data.fext[i];
+    const JointModel& jm = model.joints[i];
+    const int n = jm.nv, c0 = jm.idx_v;
+    const int p = model.parents[i];
+    const SE3& oMi = data.oMi[i];
+    Vec6 ovJ;
+    if (n == 1) {
+      oS.col(c0) = oMi.act(Vec6(data.S.col(c0)));
+      ovJ = oS.col(c0) * v[c0];
+    } else {
+      oMi.actCols(data.S.middleCols(c0, n), oS.middleCols(c0, n));
+      ovJ.noalias() = oS.middleCols(c0, n) * Eigen::Map<const VecX>(v + c0, n);
+    }
+    data.ov[i] = (p == 0) ? ovJ : Vec6(data.ov[p] + ovJ);
+    data.oc[i] = crossMotion(data.ov[i], ovJ);
+    if (jm.variableSubspace()) data.oc[i] += oMi.act(jointBias(jm, q + jm.idx_q, v + c0));
+    const Inertia oI = model.inertias[i].transformed(oMi);
+    data.Yaba[i] = oI.matrix();
+    data.pA[i] = crossForce(data.ov[i], oI * data.ov[i]);
+    if (with_fext) data.pA[i] -= oMi.actForce(data.fext[i]);
   }
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
-    const int n = jm.nv;
-    if (!invertJointInertia(model, data, i, extra_diag)) singular(model, i);
-    const auto S = data.S.middleCols(jm.idx_v, n);
-    const auto U = data.U.middleCols(jm.idx_v, n);
-    auto u = data.u.segment(jm.idx_v, n);
-    u.noalias() = Eigen::Map<const VecX>(tau + jm.idx_v, n) - S.transpose() * data.pA[i];
+    const int n = jm.nv, c0 = jm.idx_v;
     const int p = model.parents[i];
-    if (p == 0) continue;
-    Mat6 Ia = data.Yaba[i];
-    Vec6 pa = data.pA[i];
+    Mat6& Ia = data.Yaba[i];
+    Vec6& pa = data.pA[i];
     if (n == 1) {
-      const double dinv = data.Dinv[i](0, 0);
-      Ia.noalias() -= dinv * U.col(0) * U.col(0).transpose();
-      pa.noalias() += Ia * data.c[i] + U.col(0) * (dinv * u[0]);
+      // one-dof joints (most of a robot): fixed-size vectors only
+      const Vec6 s = oS.col(c0);
+      const Vec6 U = Ia * s;
+      const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
+      if (!(D > 0.0)) detail::throwSingular(model, i);
+      const double dinv = 1.0 / D;
+      data.U.col(c0) = U;
+      data.Dinv[i](0, 0) = dinv;
+      const double u = tau[c0] - s.dot(pa);
+      data.u[c0] = u;
+      if (p == 0) continue;
+      Ia.noalias() -= (dinv * U) * U.transpose();
+      pa.noalias() += Ia * data.oc[i];
+      pa += U * (dinv * u);
     } else {
-      const auto Dinv = data.Dinv[i].topLeftCorner(n, n);
+      if (!detail::invertJointInertia(model, data, oS, i, extra_diag)) detail::throwSingular(model, i);
+      const auto U = data.U.middleCols(c0, n);
+      auto u = data.u.segment(c0, n);
+      u = Eigen::Map<const VecX>(tau + c0, n);
+      u.noalias() -= oS.middleCols(c0, n).transpose() * pa;
+      if (p == 0) continue;
       Mat6J UD(6, n);
-      UD.noalias() = U * Dinv;
+      UD.noalias() = U * data.Dinv[i].topLeftCorner(n, n);
       Ia.noalias() -= UD * U.transpose();
-      pa.noalias() += Ia * data.c[i] + UD * u;
+      pa.noalias() += Ia * data.oc[i];
+      pa.noalias() += UD * u;
     }
-    addTransformedInertia(data.liMi[i], Ia, data.Yaba[p]);
-    data.pA[p] += data.liMi[i].actForce(pa);
+    data.Yaba[p] += Ia;
+    data.pA[p] += pa;
   }
   Vec6 a_world = Vec6::Zero();
   a_world.head<3>() = -model.gravity;
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
-    const int n = jm.nv;
+    const int n = jm.nv, c0 = jm.idx_v;
     const int p = model.parents[i];
-    data.a_gf[i] = data.liMi[i].actInv(p == 0 ? a_world : data.a_gf[p]) + data.c[i];
-    auto qdd = data.ddq.segment(jm.idx_v, n);
-    const auto U = data.U.middleCols(jm.idx_v, n);
+    Vec6& oa = data.oa_gf[i];
+    oa = (p == 0 ? a_world : data.oa_gf[p]) + data.oc[i];
     if (n == 1) {
-      qdd[0] = data.Dinv[i](0, 0) * (data.u[jm.idx_v] - U.col(0).dot(data.a_gf[i]));
+      const double qdd = data.Dinv[i](0, 0) * (data.u[c0] - data.U.col(c0).dot(oa));
+      data.ddq[c0] = qdd;
+      oa += oS.col(c0) * qdd;
     } else {
-      VecJ r = data.u.segment(jm.idx_v, n) - U.transpose() * data.a_gf[i];
+      auto qdd = data.ddq.segment(c0, n);
+      VecJ r = data.u.segment(c0, n);
+      r.noalias() -= data.U.middleCols(c0, n).transpose() * oa;
       qdd.noalias() = data.Dinv[i].topLeftCorner(n, n) * r;
+      oa.noalias() += oS.middleCols(c0, n) * qdd;
     }
-    data.a_gf[i].noalias() += data.S.middleCols(jm.idx_v, n) * qdd;
   }
   return data.ddq;
-}
-
-const MatX& computeMinverse(const Model& model, Data& data, const double* q) {
-  forwardKinematics(model, data, q);
-  for (int i = 1; i < model.njoints; ++i) {
-    data.Yaba[i] = model.inertias[i].matrix();
-    data.Fcol[i].setZero();
-  }
-  // backward pass: rows of the "pre" inverse, Minv_pre[i, subtree(i)] = Dinv (E_i - S^T F_i)
-  for (int i = model.njoints - 1; i > 0; --i) {
-    const JointModel& jm = model.joints[i];
-    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i];
-    if (!invertJointInertia(model, data, i, nullptr)) singular(model, i);
-    const auto S = data.S.middleCols(c0, n);
-    const auto U = data.U.middleCols(c0, n);
-    const auto Dinv = data.Dinv[i].topLeftCorner(n, n);
-    auto rows = data.Minv.block(c0, c0, n, nc);
-    rows.setZero();
-    rows.leftCols(n) = Dinv;
-    if (nc > n) {
-      auto tmp = data.Ftmp.topLeftCorner(n, nc - n);
-      tmp.noalias() = S.transpose() * data.Fcol[i].middleCols(c0 + n, nc - n);
-      rows.rightCols(nc - n).noalias() -= Dinv * tmp;
-    }
-    const int p = model.parents[i];
-    if (p == 0) continue;
-    // carry F_i + U Minv_pre[i, :] to the parent
-    auto Fi = data.Fcol[i].middleCols(c0, nc);
-    Fi.noalias() += U * rows;
-    auto Fp = data.Fcol[p].middleCols(c0, nc);
-    for (int k = 0; k < nc; ++k) Fp.col(k) += data.liMi[i].actForce(Vec6(Fi.col(k)));
-    Mat6J UD(6, n);
-    UD.noalias() = U * Dinv;
-    Mat6 Ia = data.Yaba[i];
-    Ia.noalias() -= UD * U.transpose();
-    addTransformedInertia(data.liMi[i], Ia, data.Yaba[p]);
-  }
-  // forward pass: A_i = X^-1 A_parent, Minv[i, :] = Minv_pre[i, :] - Dinv U^T A_i, A_i += S Minv[i, :]
-  const int nv = model.nv;
-  for (int i = 1; i < model.njoints; ++i) {
-    const JointModel& jm = model.joints[i];
-    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i];
-    const int p = model.parents[i];
-    Mat6X& A = data.Fcol[i];
-    auto rows = data.Minv.middleRows(c0, n);
-    // entries outside the subtree start from zero (set here because the backward pass only wrote the subtree)
-    rows.leftCols(c0).setZero();
-    rows.rightCols(nv - c0 - nc).setZero();
-    if (p == 0) {
-      A.setZero();
-    } else {
-      for (int k = 0; k < nv; ++k) A.col(k) = data.liMi[i].actInv(Vec6(data.Fcol[p].col(k)));
-      auto tmp = data.Ftmp.topRows(n);
-      tmp.noalias() = data.U.middleCols(c0, n).transpose() * A;
-      rows.noalias() -= data.Dinv[i].topLeftCorner(n, n) * tmp;
-    }
-    A.noalias() += data.S.middleCols(c0, n) * rows;
-  }
-  return data.Minv;
 }
 
 }  // namespace rigidiff

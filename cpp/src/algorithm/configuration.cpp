@@ -40,13 +40,13 @@ void checkFinite(const double* x, long n, const char* what) {
     RD_CHECK_ARG(std::isfinite(x[k]), what << "[" << k << "] is not finite (" << x[k] << ")");
 }
 
-void checkConfiguration(const Model& model, const double* q, double tol) {
-  checkFinite(q, model.nq, "q");
+void checkConfiguration(const Model& model, const double* q, double tol, const char* what) {
+  checkFinite(q, model.nq, what);
   for (int i = 1; i < model.njoints; ++i) {
     const int o = quaternionOffset(model.joints[i]);
     if (o < 0) continue;
     const double n = std::sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3]);
-    RD_CHECK_ARG(std::abs(n - 1.0) <= tol, "q[" << o << ":" << o + 4 << "], the quaternion of joint '" << model.names[i]
+    RD_CHECK_ARG(std::abs(n - 1.0) <= tol, what << "[" << o << ":" << o + 4 << "], the quaternion of joint '" << model.names[i]
                                                 << "', has norm " << n << "; expected a unit quaternion (x, y, z, w)");
   }
 }

@@ -4,52 +4,43 @@
 
 namespace rigidiff {
 
-namespace {
-
-// One-dof joint: F = Ycrb s is a single force, carried up the support.
-void fillColumnSingle(const Model& model, Data& data, int i) {
-  const int col = model.joints[i].idx_v;
-  Vec6 F = data.Ycrb[i] * Vec6(data.S.col(col));
-  data.M(col, col) = data.S.col(col).dot(F);
-  for (int j = i; model.parents[j] != 0;) {
-    F = data.liMi[j].actForce(F);
-    j = model.parents[j];
-    const JointModel& jp = model.joints[j];
-    for (int k = jp.idx_v; k < jp.idx_v + jp.nv; ++k) data.M(k, col) = data.M(col, k) = data.S.col(k).dot(F);
-  }
-}
-
-// Multi-dof joint: F has one column per dof.
-void fillColumnsMulti(const Model& model, Data& data, int i) {
-  const JointModel& jm = model.joints[i];
-  const int nvi = jm.nv;
-  Mat6J F(6, nvi);
-  for (int k = 0; k < nvi; ++k) F.col(k) = data.Ycrb[i] * Vec6(data.S.col(jm.idx_v + k));
-  data.M.block(jm.idx_v, jm.idx_v, nvi, nvi).noalias() = data.S.middleCols(jm.idx_v, nvi).transpose() * F;
-  for (int j = i; model.parents[j] != 0;) {
-    data.liMi[j].actForceCols(F, F);
-    j = model.parents[j];
-    const JointModel& jp = model.joints[j];
-    auto blk = data.M.block(jp.idx_v, jm.idx_v, jp.nv, nvi);
-    blk.noalias() = data.S.middleCols(jp.idx_v, jp.nv).transpose() * F;
-    data.M.block(jm.idx_v, jp.idx_v, nvi, jp.nv) = blk.transpose();
-  }
-}
-
-}  // namespace
-
+// World-frame composite rigid-body algorithm: with every subspace and composite inertia expressed
+// at the world origin, M(j, i) = S_j^T (Ycrb_i S_i) for every ancestor j of i, with no transforms.
 const MatX& crba(const Model& model, Data& data, const double* q) {
   forwardKinematics(model, data, q);
-  // entries between joints on different branches stay structurally zero
-  data.M.setZero();
-  for (int i = 1; i < model.njoints; ++i) data.Ycrb[i] = model.inertias[i];
+  Mat6X& oS = data.J;
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& jm = model.joints[i];
+    data.oMi[i].actCols(data.S.middleCols(jm.idx_v, jm.nv), oS.middleCols(jm.idx_v, jm.nv));
+    data.Yaba[i] = model.inertias[i].transformed(data.oMi[i]).matrix();  // composite inertia, world frame
+  }
+  data.M.setZero();  // entries between joints on different branches stay zero
   for (int i = model.njoints - 1; i > 0; --i) {
-    if (model.joints[i].nv == 1)
-      fillColumnSingle(model, data, i);
-    else
-      fillColumnsMulti(model, data, i);
+    const JointModel& jm = model.joints[i];
+    const int c0 = jm.idx_v;
+    if (jm.nv == 1) {
+      const Vec6 F = data.Yaba[i] * Vec6(oS.col(c0));
+      data.M(c0, c0) = oS.col(c0).dot(F);
+      for (int j = model.parents[i]; j != 0; j = model.parents[j]) {
+        const JointModel& jp = model.joints[j];
+        for (int k = jp.idx_v; k < jp.idx_v + jp.nv; ++k) data.M(k, c0) = data.M(c0, k) = oS.col(k).dot(F);
+      }
+    } else {
+      Mat6J F(6, jm.nv);
+      F.noalias() = data.Yaba[i] * oS.middleCols(c0, jm.nv);
+      auto diag = data.M.block(c0, c0, jm.nv, jm.nv);
+      diag.noalias() = oS.middleCols(c0, jm.nv).transpose() * F;
+      for (int r = 0; r < jm.nv; ++r)  // exact symmetry
+        for (int c = 0; c < r; ++c) diag(r, c) = diag(c, r) = 0.5 * (diag(r, c) + diag(c, r));
+      for (int j = model.parents[i]; j != 0; j = model.parents[j]) {
+        const JointModel& jp = model.joints[j];
+        auto blk = data.M.block(jp.idx_v, c0, jp.nv, jm.nv);
+        blk.noalias() = oS.middleCols(jp.idx_v, jp.nv).transpose() * F;
+        data.M.block(c0, jp.idx_v, jm.nv, jp.nv) = blk.transpose();
+      }
+    }
     const int p = model.parents[i];
-    if (p != 0) data.Ycrb[p] += data.Ycrb[i].transformed(data.liMi[i]);
+    if (p != 0) data.Yaba[p] += data.Yaba[i];
   }
   data.M.diagonal() += model.armature;
   return data.M;

@@ -8,7 +8,8 @@ inline void placeJoint(const Model& model, Data& data, int i, const double* q) {
   data.liMi[i] = model.jointPlacements[i] * jointTransform(jm, q + jm.idx_q);
   const int p = model.parents[i];
   data.oMi[i] = (p == 0) ? data.liMi[i] : data.oMi[p] * data.liMi[i];
-  jointSubspace(jm, q + jm.idx_q, data.S.data() + 6 * jm.idx_v);
+  // constant subspaces are filled once, when the Data is built
+  if (jm.variableSubspace()) jointSubspace(jm, q + jm.idx_q, data.S.data() + 6 * jm.idx_v);
 }
 }  // namespace
 
@@ -21,8 +22,12 @@ void forwardKinematics(const Model& model, Data& data, const double* q, const do
     placeJoint(model, data, i, q);
     const JointModel& jm = model.joints[i];
     const int p = model.parents[i];
-    Eigen::Map<const VecX> qd(v + jm.idx_v, jm.nv);
-    data.vJ[i].noalias() = data.S.middleCols(jm.idx_v, jm.nv) * qd;
+    if (jm.nv == 1) {
+      data.vJ[i] = Vec6(data.S.col(jm.idx_v)) * v[jm.idx_v];
+    } else {
+      Eigen::Map<const VecX> qd(v + jm.idx_v, jm.nv);
+      data.vJ[i].noalias() = data.S.middleCols(jm.idx_v, jm.nv) * qd;
+    }
     data.v[i] = (p == 0) ? data.vJ[i] : Vec6(data.liMi[i].actInv(data.v[p]) + data.vJ[i]);
     data.c[i] = crossMotion(data.v[i], data.vJ[i]);
     if (jm.variableSubspace()) data.c[i] += jointBias(jm, q + jm.idx_q, v + jm.idx_v);
@@ -34,9 +39,13 @@ void forwardKinematics(const Model& model, Data& data, const double* q, const do
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
     const int p = model.parents[i];
-    Eigen::Map<const VecX> qdd(a + jm.idx_v, jm.nv);
     data.a[i] = data.c[i];
-    data.a[i].noalias() += data.S.middleCols(jm.idx_v, jm.nv) * qdd;
+    if (jm.nv == 1) {
+      data.a[i] += Vec6(data.S.col(jm.idx_v)) * a[jm.idx_v];
+    } else {
+      Eigen::Map<const VecX> qdd(a + jm.idx_v, jm.nv);
+      data.a[i].noalias() += data.S.middleCols(jm.idx_v, jm.nv) * qdd;
+    }
     if (p != 0) data.a[i] += data.liMi[i].actInv(data.a[p]);
   }
 }

@@ -15,16 +15,24 @@ const VecX& rneaImpl(const Model& model, Data& data, const double* q, const doub
     const int p = model.parents[i];
     data.a_gf[i] = data.c[i] + data.liMi[i].actInv(p == 0 ? a_world : data.a_gf[p]);
     if (a != nullptr) {
-      Eigen::Map<const VecX> qdd(a + jm.idx_v, jm.nv);
-      data.a_gf[i].noalias() += data.S.middleCols(jm.idx_v, jm.nv) * qdd;
+      if (jm.nv == 1) {
+        data.a_gf[i] += Vec6(data.S.col(jm.idx_v)) * a[jm.idx_v];
+      } else {
+        Eigen::Map<const VecX> qdd(a + jm.idx_v, jm.nv);
+        data.a_gf[i].noalias() += data.S.middleCols(jm.idx_v, jm.nv) * qdd;
+      }
     }
-    const Inertia& I = model.inertias[i];
-    data.f[i] = I * data.a_gf[i] + crossForce(data.v[i], I * data.v[i]);
+    const Mat6& I = model.inertiaMatrices[i];
+    data.f[i].noalias() = I * data.a_gf[i];
+    data.f[i] += crossForce(data.v[i], I * data.v[i]);
     if (with_fext) data.f[i] -= data.fext[i];
   }
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
-    data.tau.segment(jm.idx_v, jm.nv).noalias() = data.S.middleCols(jm.idx_v, jm.nv).transpose() * data.f[i];
+    if (jm.nv == 1)
+      data.tau[jm.idx_v] = data.S.col(jm.idx_v).dot(data.f[i]);
+    else
+      data.tau.segment(jm.idx_v, jm.nv).noalias() = data.S.middleCols(jm.idx_v, jm.nv).transpose() * data.f[i];
     const int p = model.parents[i];
     if (p != 0) data.f[p] += data.liMi[i].actForce(data.f[i]);
   }

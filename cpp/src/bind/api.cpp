@@ -35,9 +35,17 @@ Inertia readInertia(const double* x) {
   return Inertia(x[0], Vec3(x[1], x[2], x[3]), I);
 }
 
-void checkState(const Model& m, const double* q, const double* v) {
-  checkConfiguration(m, q);
-  if (v) checkFinite(v, m.nv, "v");
+void checkState(const Model& m, const double* q, const double* v, const char* qname = "q", const char* vname = "v") {
+  checkConfiguration(m, q, 1e-6, qname);
+  if (v) checkFinite(v, m.nv, vname);
+}
+
+// Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.
+void checkResult(const double* x, long n, const char* what) {
+  for (long k = 0; k < n; ++k)
+    if (!std::isfinite(x[k]))
+      RD_THROW(std::runtime_error, what << " produced a non-finite value (" << x[k]
+                                        << ") : the inputs are too large for double precision");
 }
 
 void checkFrame(const Model& m, int f) {
@@ -111,6 +119,7 @@ void inverseDynamics(const Model& m, Data& d, const double* q, const double* v, 
   checkFinite(a, m.nv, "a");
   const bool w = prepareWrenches(m, d, q, fext);
   Eigen::Map<VecX>(tau, m.nv) = rnea(m, d, q, v, a, w);
+  checkResult(tau, m.nv, "inverse_dynamics");
 }
 
 void forwardDynamics(const Model& m, Data& d, const double* q, const double* v, const double* tau, const double* fext,
@@ -119,22 +128,26 @@ void forwardDynamics(const Model& m, Data& d, const double* q, const double* v, 
   checkFinite(tau, m.nv, "tau");
   const bool w = prepareWrenches(m, d, q, fext);
   Eigen::Map<VecX>(ddq, m.nv) = aba(m, d, q, v, tau, w);
+  checkResult(ddq, m.nv, "forward_dynamics");
 }
 
 void massMatrix(const Model& m, Data& d, const double* q, double* M) {
   checkState(m, q, nullptr);
   Eigen::Map<MatX>(M, m.nv, m.nv) = crba(m, d, q);  // symmetric: row/column order is irrelevant
+  checkResult(M, static_cast<long>(m.nv) * m.nv, "mass_matrix");
 }
 
 void massMatrixInverse(const Model& m, Data& d, const double* q, double* Minv) {
   checkState(m, q, nullptr);
   const MatX& Mi = computeMinverse(m, d, q);
   Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(Minv, m.nv, m.nv) = Mi;
+  checkResult(Minv, static_cast<long>(m.nv) * m.nv, "mass_matrix_inverse");
 }
 
 void biasForces(const Model& m, Data& d, const double* q, const double* v, double* b) {
   checkState(m, q, v);
   Eigen::Map<VecX>(b, m.nv) = nonLinearEffects(m, d, q, v);
+  checkResult(b, m.nv, "bias_forces");
 }
 
 void framePoses(const Model& m, Data& d, const double* q, double* poses) {
@@ -147,6 +160,7 @@ void framePoses(const Model& m, Data& d, const double* q, double* poses) {
     P.topLeftCorner<3, 3>() = M.R;
     P.topRightCorner<3, 1>() = M.p;
   }
+  checkResult(poses, 16 * static_cast<long>(m.frames.size()), "body_poses");
 }
 
 namespace {
@@ -170,6 +184,7 @@ void frameVelocities(const Model& m, Data& d, const double* q, const double* v, 
     const int j = m.frames[f].joint;
     Eigen::Map<Vec6>(out + 6 * f) = j == 0 ? Vec6::Zero() : motionAtFrame(m, d, static_cast<int>(f), d.v[j], local);
   }
+  checkResult(out, 6 * static_cast<long>(m.frames.size()), "body_velocities");
 }
 
 void frameAccelerations(const Model& m, Data& d, const double* q, const double* v, const double* a, bool local,
@@ -181,6 +196,7 @@ void frameAccelerations(const Model& m, Data& d, const double* q, const double* 
     const int j = m.frames[f].joint;
     Eigen::Map<Vec6>(out + 6 * f) = j == 0 ? Vec6::Zero() : motionAtFrame(m, d, static_cast<int>(f), d.a[j], local);
   }
+  checkResult(out, 6 * static_cast<long>(m.frames.size()), "body_accelerations");
 }
 
 void frameJacobian(const Model& m, Data& d, const double* q, int f, bool local, double* J) {
@@ -191,6 +207,7 @@ void frameJacobian(const Model& m, Data& d, const double* q, int f, bool local, 
   Mat6X& tmp = d.Ftmp;
   rigidiff::frameJacobian(m, d, f, local ? ReferenceFrame::Local : ReferenceFrame::LocalWorldAligned, tmp.data());
   Eigen::Map<Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>>(J, 6, m.nv) = tmp;
+  checkResult(J, 6L * m.nv, "body_jacobian");
 }
 
 void frameJacobianTimeVariation(const Model& m, Data& d, const double* q, const double* v, int f, bool local,
@@ -202,6 +219,7 @@ void frameJacobianTimeVariation(const Model& m, Data& d, const double* q, const 
   rigidiff::frameJacobianTimeVariation(m, d, f, local ? ReferenceFrame::Local : ReferenceFrame::LocalWorldAligned,
                                        tmp.data());
   Eigen::Map<Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>>(dJ, 6, m.nv) = tmp;
+  checkResult(dJ, 6L * m.nv, "body_jacobian_time_variation");
 }
 
 double centerOfMass(const Model& m, Data& d, const double* q, double* com, double* Jcom) {
@@ -213,29 +231,37 @@ double centerOfMass(const Model& m, Data& d, const double* q, double* com, doubl
     rigidiff::centerOfMass(m, d, q);
   }
   for (int k = 0; k < 3; ++k) com[k] = d.com_sub[0][k];
+  checkResult(com, 3, "center_of_mass");
+  if (Jcom) checkResult(Jcom, 3L * m.nv, "center_of_mass_jacobian");
   return d.mass_sub[0];
 }
 
 double kineticEnergy(const Model& m, Data& d, const double* q, const double* v) {
   checkState(m, q, v);
-  return rigidiff::kineticEnergy(m, d, q, v);
+  const double e = rigidiff::kineticEnergy(m, d, q, v);
+  checkResult(&e, 1, "kinetic_energy");
+  return e;
 }
 
 double potentialEnergy(const Model& m, Data& d, const double* q) {
   checkState(m, q, nullptr);
-  return rigidiff::potentialEnergy(m, d, q);
+  const double e = rigidiff::potentialEnergy(m, d, q);
+  checkResult(&e, 1, "potential_energy");
+  return e;
 }
 
 void integrate(const Model& m, const double* q, const double* dv, double* out) {
   checkState(m, q, nullptr);
   checkFinite(dv, m.nv, "dv");
   rigidiff::integrate(m, q, dv, out);
+  checkResult(out, m.nq, "integrate");
 }
 
 void difference(const Model& m, const double* q0, const double* q1, double* out) {
-  checkConfiguration(m, q0);
-  checkConfiguration(m, q1);
+  checkConfiguration(m, q0, 1e-6, "q0");
+  checkConfiguration(m, q1, 1e-6, "q1");
   rigidiff::difference(m, q0, q1, out);
+  checkResult(out, m.nv, "difference");
 }
 
 void neutral(const Model& m, double* q) { neutralConfiguration(m, q); }
@@ -255,7 +281,7 @@ void step(const Model& m, Data& d, const double* q, const double* v, const doubl
 
 void rollout(const Model& m, const double* q0, const double* v0, const double* taus, int T, double dt, double* Q,
              double* V) {
-  checkState(m, q0, v0);
+  checkState(m, q0, v0, "q0", "v0");
   checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
   Data d(m);
   rigidiff::rollout(m, d, q0, v0, taus, T, dt, Q, V);
@@ -264,8 +290,10 @@ void rollout(const Model& m, const double* q0, const double* v0, const double* t
 void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
                double* Qout, double* Vout) {
   for (int s = 0; s < N; ++s) {
-    checkState(m, Q + static_cast<long>(s) * m.nq, V + static_cast<long>(s) * m.nv);
-    checkFinite(TAU + static_cast<long>(s) * m.nv, m.nv, "TAU");
+    const std::string row = "[" + std::to_string(s) + "]";
+    checkState(m, Q + static_cast<long>(s) * m.nq, V + static_cast<long>(s) * m.nv, ("Q" + row).c_str(),
+               ("V" + row).c_str());
+    checkFinite(TAU + static_cast<long>(s) * m.nv, m.nv, ("TAU" + row).c_str());
   }
   rigidiff::stepBatch(m, Q, V, TAU, N, dt, threads, Qout, Vout);
 }

@@ -15,8 +15,17 @@ Data::Data(const Model& model) {
   f.assign(n, Vec6::Zero());
   fext.assign(n, Vec6::Zero());
   S = Mat6X::Zero(6, nv);
+  double q_neutral[7];
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& jm = model.joints[i];
+    jointNeutral(jm, q_neutral);
+    jointSubspace(jm, q_neutral, S.data() + 6 * jm.idx_v);
+  }
   Yaba.assign(n, Mat6::Zero());
   pA.assign(n, Vec6::Zero());
+  ov.assign(n, Vec6::Zero());
+  oc.assign(n, Vec6::Zero());
+  oa_gf.assign(n, Vec6::Zero());
   Dinv.assign(n, Mat6::Zero());
   Ycrb.assign(n, Inertia());
   Fcol.assign(n, Mat6X::Zero(6, nv));

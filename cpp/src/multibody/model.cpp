@@ -31,6 +31,7 @@ int Model::addJoint(int parent, JointType type, const SE3& placement, const Vec3
   parents.push_back(parent);
   jointPlacements.push_back(placement);
   inertias.push_back(inertia);
+  inertiaMatrices.push_back(inertia.matrix());
   names.push_back(name);
   subtreeNv.push_back(j.nv);
   for (int a = parent; a != 0; a = parents[a]) subtreeNv[a] += j.nv;
@@ -54,6 +55,7 @@ int Model::addJoint(int parent, JointType type, const SE3& placement, const Vec3
 void Model::appendInertia(int j, const Inertia& inertia) {
   RD_CHECK_ARG(j >= 0 && j < njoints, "joint index " << j << " out of range");
   inertias[j] += inertia;
+  inertiaMatrices[j] = inertias[j].matrix();
 }
 
 int Model::addFrame(const std::string& name, int j, const SE3& placement) {

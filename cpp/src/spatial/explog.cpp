@@ -36,10 +36,14 @@ Vec4 matrixToQuaternion(const Mat3& R) {
   return q;
 }
 
-Mat3 axisAngle(const Vec3& axis, double angle) {
-  const double c = std::cos(angle), s = std::sin(angle);
-  const Mat3 K = skew(axis);
-  return Mat3::Identity() + s * K + (1.0 - c) * K * K;
+Mat3 axisAngle(const Vec3& a, double angle) {
+  // Rodrigues: c I + s [a]x + (1 - c) a a^T
+  const double c = std::cos(angle), s = std::sin(angle), t = 1.0 - c;
+  Mat3 R;
+  R << c + t * a.x() * a.x(), t * a.x() * a.y() - s * a.z(), t * a.x() * a.z() + s * a.y(),  //
+      t * a.x() * a.y() + s * a.z(), c + t * a.y() * a.y(), t * a.y() * a.z() - s * a.x(),   //
+      t * a.x() * a.z() - s * a.y(), t * a.y() * a.z() + s * a.x(), c + t * a.z() * a.z();
+  return R;
 }
 
 Mat3 exp3(const Vec3& w) {

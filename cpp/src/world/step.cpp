@@ -38,6 +38,9 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
     if (!std::isfinite(v_out[k]))
       RD_THROW(std::runtime_error, "the step diverged: v[" << k << "] became " << v_out[k]
                                                            << " (state too energetic for dt = " << dt << "?)");
+  for (int k = 0; k < model.nq; ++k)
+    if (!std::isfinite(q_out[k]))
+      RD_THROW(std::runtime_error, "the step diverged: q[" << k << "] became " << q_out[k]);
 }
 
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,

@@ -11,9 +11,9 @@ void integrate(const Model& model, const double* q, const double* dv, double* q_
 void difference(const Model& model, const double* q0, const double* q1, double* d);
 /// The neutral configuration (dim model.nq).
 void neutralConfiguration(const Model& model, double* q);
-/// Throws invalid_argument naming the joint when q has a non-finite entry or a quaternion whose norm
-/// differs from 1 by more than tol.
-void checkConfiguration(const Model& model, const double* q, double tol = 1e-6);
+/// Throws invalid_argument naming `what` and the joint when q has a non-finite entry or a quaternion
+/// whose norm differs from 1 by more than tol.
+void checkConfiguration(const Model& model, const double* q, double tol = 1e-6, const char* what = "q");
 /// Throws invalid_argument naming `what` when x (dim n) has a non-finite entry.
 void checkFinite(const double* x, long n, const char* what);
 /// Normalises every quaternion of q in place.

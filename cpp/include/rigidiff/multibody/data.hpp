@@ -24,8 +24,11 @@ struct Data {
   Mat6X S;                 ///< (6, nv) motion subspaces, columns at idx_v, child frames
 
   // dynamics
-  std::vector<Mat6> Yaba;      ///< articulated inertias
+  std::vector<Mat6> Yaba;      ///< articulated inertias (world frame in aba, joint frames in computeMinverse)
   std::vector<Vec6> pA;        ///< articulated bias forces
+  std::vector<Vec6> ov;        ///< spatial velocities in the world frame (at the world origin)
+  std::vector<Vec6> oc;        ///< bias accelerations in the world frame
+  std::vector<Vec6> oa_gf;     ///< spatial accelerations (with -gravity at the root) in the world frame
   std::vector<Mat6> Dinv;      ///< inverse of the joint-space articulated inertia (top-left nv_i block)
   std::vector<Inertia> Ycrb;   ///< composite rigid-body inertias, frame i
   std::vector<Mat6X> Fcol;     ///< (6, nv) per joint: force columns (crba, M^-1 passes)
@@ -38,7 +41,7 @@ struct Data {
   MatX Minv;                   ///< (nv, nv) its inverse
 
   // jacobians and centre of mass
-  Mat6X J;                     ///< (6, nv) joint jacobians in the world frame (spatial, at the world origin)
+  Mat6X J;                     ///< (6, nv) joint jacobians = world-frame motion subspaces (at the world origin)
   Mat6X dJ;                    ///< (6, nv) their time derivative
   std::vector<double> mass_sub;  ///< subtree masses
   std::vector<Vec3> com_sub;     ///< subtree centres of mass, world frame

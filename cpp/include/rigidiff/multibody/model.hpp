@@ -28,6 +28,7 @@ struct Model {
   std::vector<int> parents{0};                    ///< (njoints) parent joint index
   std::vector<SE3> jointPlacements{SE3()};        ///< (njoints) joint frame in the parent joint frame
   std::vector<Inertia> inertias{Inertia()};       ///< (njoints) body inertia in the joint frame
+  std::vector<Mat6> inertiaMatrices{Mat6::Zero()};  ///< (njoints) the same as 6x6 matrices
   std::vector<std::string> names{"universe"};     ///< (njoints)
   std::vector<int> subtreeNv{0};                  ///< (njoints) dofs of the joint's subtree, itself included
   std::vector<int> dofJoint;                      ///< (nv) joint owning each velocity coordinate

@@ -27,11 +27,13 @@ struct Inertia {
   /// 6x6 matrix form.
   Mat6 matrix() const {
     Mat6 M;
-    const Mat3 C = skew(com);
+    const Mat3 C = mass * skew(com);
     M.topLeftCorner<3, 3>() = mass * Mat3::Identity();
-    M.topRightCorner<3, 3>() = -mass * C;
-    M.bottomLeftCorner<3, 3>() = mass * C;
-    M.bottomRightCorner<3, 3>() = Ic - mass * C * C;
+    M.topRightCorner<3, 3>() = -C;
+    M.bottomLeftCorner<3, 3>() = C;
+    // Ic - m [c]x [c]x = Ic + m (|c|^2 I - c c^T)
+    M.bottomRightCorner<3, 3>() = Ic - mass * com * com.transpose();
+    M.bottomRightCorner<3, 3>().diagonal().array() += mass * com.squaredNorm();
     return M;
   }
 

@@ -1,0 +1,95 @@
+// Checks that no algorithm allocates on the heap once its Data exists: malloc is wrapped and
+// counted around each call. Built and run by test_no_heap_allocation.py.
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/center_of_mass.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/crba.hpp"
+#include "rigidiff/algorithm/energy.hpp"
+#include "rigidiff/algorithm/jacobian.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/algorithm/rnea.hpp"
+#include "rigidiff/world/step.hpp"
+
+extern "C" void* __libc_malloc(size_t);
+static long g_mallocs = 0;
+extern "C" void* malloc(size_t n) {
+  ++g_mallocs;
+  return __libc_malloc(n);
+}
+
+using namespace rigidiff;
+
+// A tree with every joint type: free base, then branches of each kind.
+static Model buildModel() {
+  Model m;
+  Inertia I(1.3, Vec3(0.1, -0.05, 0.2), Vec3(0.02, 0.03, 0.04).asDiagonal());
+  SE3 off(axisAngle(Vec3(0.3, 0.5, 0.8).normalized(), 0.4), Vec3(0.1, 0.2, -0.3));
+  int base = m.addJoint(0, JointType::Free, SE3(), Vec3::UnitZ(), Vec3::UnitY(), I, "base");
+  int a = m.addJoint(base, JointType::Revolute, off, Vec3(0.2, 1.0, 0.1), Vec3::UnitY(), I, "rev");
+  m.addJoint(a, JointType::Prismatic, off, Vec3(1.0, 0.0, 0.3), Vec3::UnitY(), I, "pri");
+  int b = m.addJoint(base, JointType::Ball, off, Vec3::UnitZ(), Vec3::UnitY(), I, "ball");
+  m.addJoint(b, JointType::Universal, off, Vec3::UnitX(), Vec3(0.0, 1.0, 0.2), I, "uni");
+  int c = m.addJoint(base, JointType::Planar, off, Vec3(0.0, 0.3, 1.0), Vec3::UnitY(), I, "planar");
+  m.addJoint(c, JointType::Translational, off, Vec3::UnitZ(), Vec3::UnitY(), I, "trans");
+  for (int j = 1; j < m.njoints; ++j) m.addFrame(m.names[j], j, off);
+  m.damping.setConstant(0.1);
+  m.stiffness.setConstant(2.0);
+  m.armature.setConstant(0.01);
+  return m;
+}
+
+int main() {
+  const Model m = buildModel();
+  Data d(m);
+  VecX q(m.nq), v = VecX::LinSpaced(m.nv, -0.5, 0.7), a = VecX::LinSpaced(m.nv, 0.3, -0.2), tau = v, qn(m.nq),
+             vn(m.nv), dq(m.nv);
+  neutralConfiguration(m, q.data());
+  integrate(m, q.data(), a.data(), q.data());
+  std::vector<double> fext(6 * m.frames.size(), 0.3), out(6 * m.nv), Q(3 * m.nq), V(3 * m.nv), T(2 * m.nv, 0.1);
+  std::vector<std::pair<std::string, std::function<void()>>> calls = {
+      {"forwardKinematics", [&] { forwardKinematics(m, d, q.data(), v.data(), a.data()); }},
+      {"rnea", [&] { rnea(m, d, q.data(), v.data(), a.data(), false); }},
+      {"rnea+fext",
+       [&] {
+         externalWrenchesFromFrames(m, d, fext.data());
+         rnea(m, d, q.data(), v.data(), a.data(), true);
+       }},
+      {"nonLinearEffects", [&] { nonLinearEffects(m, d, q.data(), v.data()); }},
+      {"crba", [&] { crba(m, d, q.data()); }},
+      {"aba", [&] { aba(m, d, q.data(), v.data(), tau.data(), true, v.data()); }},
+      {"computeMinverse", [&] { computeMinverse(m, d, q.data()); }},
+      {"jacobians",
+       [&] {
+         computeJointJacobiansTimeVariation(m, d, q.data(), v.data());
+         frameJacobian(m, d, 2, ReferenceFrame::Local, out.data());
+         frameJacobianTimeVariation(m, d, 4, ReferenceFrame::LocalWorldAligned, out.data());
+       }},
+      {"centerOfMass", [&] { jacobianCenterOfMass(m, d, q.data()); }},
+      {"energy", [&] { kineticEnergy(m, d, q.data(), v.data()) + potentialEnergy(m, d, q.data()); }},
+      {"integrate/difference",
+       [&] {
+         integrate(m, q.data(), v.data(), qn.data());
+         difference(m, q.data(), qn.data(), dq.data());
+       }},
+      {"step", [&] { step(m, d, q.data(), v.data(), tau.data(), 1e-3, fext.data(), qn.data(), vn.data()); }},
+      {"rollout(Data given)",
+       [&] { rollout(m, d, q.data(), v.data(), T.data(), 2, 1e-3, Q.data(), V.data()); }},
+  };
+  int failures = 0;
+  for (auto& [name, fn] : calls) {
+    fn();  // warm-up
+    const long before = g_mallocs;
+    fn();
+    const long n = g_mallocs - before;
+    std::printf("%-22s %ld heap allocations\n", name.c_str(), n);
+    if (n != 0) ++failures;
+  }
+  std::printf("%d of %zu calls allocated\n", failures, calls.size());
+  return failures == 0 ? 0 : 1;
+}

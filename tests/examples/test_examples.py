@@ -1,0 +1,161 @@
+"""Every script in examples/ runs in fast mode, prints the numbers it promises and writes its plots."""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import rigidiff
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
+MIN_PNG_BYTES = 8_000  # a blank 800x400 figure is about 5 KB; real curves take more
+
+
+def run_example(path: Path, out: Path, *args: str, env_extra: dict | None = None) -> str:
+    """Run an example as a user would (cwd = repo root) with the rigidiff that this test imports."""
+    env = dict(os.environ)
+    pkg_parent = str(Path(rigidiff.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([pkg_parent, *filter(None, [env.get("PYTHONPATH")])])
+    env["MPLBACKEND"] = "Agg"
+    env.pop("RIGIDIFF_FAST", None)
+    env.update(env_extra or {})
+    proc = subprocess.run([sys.executable, str(path), "--out", str(out), *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    report = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{path.name} exited with {proc.returncode}:\n{report}"
+    return proc.stdout
+
+
+def number(report: str, pattern: str) -> float:
+    """The first number captured by ``pattern`` (a regex with one group) in the report."""
+    m = re.search(pattern, report)
+    assert m, f"no line matching {pattern!r} in the report:\n{report}"
+    return float(m.group(1))
+
+
+NUM = r"([-+]?\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)"
+
+
+def check_pngs(out: Path, names: list[str], report: str):
+    if not HAVE_MPL:
+        assert "matplotlib is not installed" in report
+        return
+    for name in names:
+        png = out / name
+        assert png.is_file(), f"{name} was not written; report:\n{report}"
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n", f"{name} is not a PNG"
+        assert len(data) > MIN_PNG_BYTES, f"{name} is only {len(data)} bytes"
+
+
+# ------------------------------------------------------------------------------ per-example checks
+
+
+def check_cartpole(report: str, out: Path):
+    assert "skeleton 'cartpole': 2 bodies, nq = 2, nv = 2" in report
+    drift = number(report, rf"max energy drift \(dt = 1 ms\): {NUM} %")
+    drift_half = number(report, rf"max energy drift \(dt = 0\.5 ms\): {NUM} %")
+    assert 0.0 < drift < 1.0  # percent of the largest kinetic energy
+    assert 0.0 < drift_half < drift
+    ratio = number(report, rf"drift ratio dt / \(dt/2\): {NUM}")
+    assert 1.8 < ratio < 2.2  # semi-implicit Euler is first order
+    # energy conserved: the pole climbs back to (almost) the mirror of its start, 2 pi - 0.3
+    top = number(report, rf"climbs back to {NUM} rad")
+    assert abs(top - (2 * 3.141592653589793 - 0.3)) < 0.01
+    assert number(report, rf"final cart error {NUM} m") < 0.02
+    assert number(report, rf"work-energy balance error: {NUM} %") < 1.0
+    check_pngs(out, ["cartpole.png"], report)
+
+
+def check_urdf_robot(report: str, out: Path):
+    assert "skeleton 'arm7': 9 bodies, nq = 7, nv = 7" in report
+    assert number(report, rf"max tracking error during the move: {NUM} rad") < 0.05
+    assert number(report, rf"final tracking error: {NUM} rad") < 1e-3
+    assert number(report, rf"final end-effector error: {NUM} m") < 1e-3
+    assert number(report, rf"peak \|tau\| / effort limit: {NUM}") <= 1.0
+    # the step is a pure function: replaying the torques with rollout gives the same trajectory
+    assert number(report, rf"rollout replay vs step loop: max difference {NUM}") < 1e-12
+    check_pngs(out, ["arm7_joints.png", "arm7_end_effector.png"], report)
+
+
+def check_pinocchio(report: str, out: Path):
+    if "example-robot-data is not installed" in report:
+        return  # the script explains itself and exits 0, as it should
+    assert "v layout identical to Pinocchio: yes" in report
+    assert "q layout identical to Pinocchio: yes" in report
+    rows = [
+        "inverse dynamics", "inverse dynamics + f_ext", "forward dynamics", "forward dynamics + f_ext",
+        "mass matrix", "mass matrix inverse", "bias forces", "gravity forces", "body poses",
+        "body Jacobians (world)", "body Jacobians (local)", "centre of mass", "centre of mass Jacobian",
+        "kinetic energy", "potential energy",
+    ]
+    for row in rows:
+        err = number(report, rf"(?m)^{re.escape(row)} +{NUM}")
+        assert err < 1e-9, f"{row}: relative error {err} against Pinocchio"
+    timed = re.findall(rf"(?m)^(.+?) +{NUM} +{NUM} +{NUM} +{NUM}$", report)
+    assert len(timed) >= 5, f"expected a timing column for at least 5 rows:\n{report}"
+    for _, _, t_rd, t_pin, _ in timed:
+        assert 0.0 < float(t_rd) < 1e4 and 0.0 < float(t_pin) < 1e4  # microseconds
+    assert number(report, rf"largest relative error: {NUM}") < 1e-9
+    check_pngs(out, ["pinocchio_timings.png"], report)
+
+
+CHECKS = {
+    "cartpole_by_hand.py": check_cartpole,
+    "urdf_robot_simulation.py": check_urdf_robot,
+    "compare_with_pinocchio.py": check_pinocchio,
+}
+
+
+# ------------------------------------------------------------------------------------------- tests
+
+
+def test_every_example_is_checked():
+    names = {p.name for p in EXAMPLES}
+    assert names, "examples/ holds no script"
+    assert names == set(CHECKS), f"examples without a check here: {sorted(names - set(CHECKS))}"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_has_main_fast_and_cli(path: Path):
+    tree = ast.parse(path.read_text())
+    mains = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "main"]
+    assert mains, f"{path.name} defines no main()"
+    assert mains[0].args.args and mains[0].args.args[0].arg == "fast"
+    text = path.read_text()
+    assert 'if __name__ == "__main__":' in text
+    assert "RIGIDIFF_FAST" in text and "--fast" in text and "--out" in text
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.name for p in EXAMPLES])
+def test_example_runs_fast(path: Path, tmp_path: Path):
+    if path.name == "compare_with_pinocchio.py":
+        pytest.importorskip("pinocchio")
+    out = tmp_path / "out"
+    report = run_example(path, out, "--fast")
+    CHECKS[path.name](report, out)
+
+
+def test_fast_mode_from_environment(tmp_path: Path):
+    report = run_example(ROOT / "examples" / "cartpole_by_hand.py", tmp_path, env_extra={"RIGIDIFF_FAST": "1"})
+    assert "free swing: 2 s" in report  # the fast duration, not the full 10 s
+
+
+def test_pinocchio_example_without_pinocchio(tmp_path: Path):
+    """With pinocchio unimportable the comparison says so and exits 0."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "pinocchio.py").write_text("raise ImportError('pinocchio hidden by the test')\n")
+    env = {"PYTHONPATH": os.pathsep.join([str(blocker), str(Path(rigidiff.__file__).resolve().parents[1])])}
+    report = run_example(ROOT / "examples" / "compare_with_pinocchio.py", tmp_path / "out", "--fast",
+                         env_extra=env)
+    assert "Pinocchio is not installed" in report

@@ -1,0 +1,158 @@
+"""Helpers shared by the articulated-body tests: Pinocchio conversions, comparisons, finite differences
+and small models built by hand.
+
+Importable from any test module because pytest puts tests/ (the folder of the root conftest.py) on sys.path.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+import rigidiff as rd
+
+# example-robot-data robots compared with Pinocchio: (id, path under robots/, floating base)
+ROBOTS = [
+    ("double_pendulum", "double_pendulum_description/urdf/double_pendulum.urdf", False),
+    ("ur5", "ur_description/urdf/ur5_robot.urdf", False),
+    ("panda", "panda_description/urdf/panda.urdf", False),
+    ("solo12", "solo_description/robots/solo12.urdf", True),
+    ("anymal", "anymal_b_simple_description/robots/anymal.urdf", True),
+    ("talos", "talos_data/robots/talos_reduced.urdf", True),
+]
+
+
+# ---------------------------------------------------------------------------------------------- comparisons
+def max_err(actual, expected) -> float:
+    return float(np.max(np.abs(np.asarray(actual, dtype=float) - np.asarray(expected, dtype=float)), initial=0.0))
+
+
+def assert_close(actual, expected, rtol=1e-9, floor=1e-3, what=""):
+    """|actual - expected|_max <= rtol * max(|expected|_max, floor): an error relative to the magnitude
+    (the floor keeps quantities that vanish from demanding an error below round-off)."""
+    actual = np.asarray(actual, dtype=float)
+    expected = np.asarray(expected, dtype=float)
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
+    assert np.all(np.isfinite(actual)), f"{what}: non-finite values in {actual}"
+    scale = max(float(np.max(np.abs(expected), initial=0.0)), floor)
+    err = max_err(actual, expected)
+    assert err <= rtol * scale, f"{what}: error {err:.3e} > {rtol:g} * {scale:.3e}"
+
+
+# ---------------------------------------------------------------------------------------------- loading
+def load_urdf_quiet(path, floating=False, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # mimic joints, placeholder inertias of the robot files
+        return rd.load_urdf(path, floating_base=floating, load_geometry=False, **kwargs)
+
+
+def world_of(*skeletons, dt=1e-3, gravity=(0.0, 0.0, -9.81)) -> rd.World:
+    w = rd.World(dt=dt, gravity=gravity)
+    for sk in skeletons:
+        w.add_skeleton(sk)
+    return w
+
+
+# ---------------------------------------------------------------------------------------------- Pinocchio
+def continuous_joints(world) -> list[int]:
+    """q indices of the continuous (unlimited revolute) joints, whose Pinocchio q is (cos, sin)."""
+    return [world.joint(n).q_index for n in world.joint_names if world.joint(n).type == "continuous"]
+
+
+def to_pin_q(world, q) -> np.ndarray:
+    """Our q -> Pinocchio's q (continuous joints: angle -> (cos, sin))."""
+    cont = set(continuous_joints(world))
+    out = []
+    for i, x in enumerate(q):
+        out.extend([np.cos(x), np.sin(x)] if i in cont else [x])
+    return np.array(out)
+
+
+def from_pin_q(world, qp) -> np.ndarray:
+    """Pinocchio's q -> ours (continuous joints: (cos, sin) -> angle)."""
+    cont = set(continuous_joints(world))
+    out, k = [], 0
+    for i in range(world.nq):
+        if i in cont:
+            out.append(np.arctan2(qp[k + 1], qp[k]))
+            k += 2
+        else:
+            out.append(qp[k])
+            k += 1
+    return np.array(out)
+
+
+def pin_frame_ids(world, pm, pin) -> list[int]:
+    """Pinocchio BODY frame id of each of our bodies (same names)."""
+    ids = []
+    for name in world.body_names:
+        fid = pm.getFrameId(name, pin.FrameType.BODY)
+        assert fid < len(pm.frames), f"Pinocchio has no body frame {name!r}"
+        ids.append(fid)
+    return ids
+
+
+def fext_to_pin(pm, pd, frame_ids, F, pin) -> list:
+    """Our (nbodies, 6) world-axes wrenches at body origins -> Pinocchio's per-joint local forces.
+
+    Needs pd.oMf up to date (framesForwardKinematics). Wrenches on bodies welded to the world are dropped
+    (the world absorbs them, in both engines)."""
+    fext = [pin.Force.Zero() for _ in range(pm.njoints)]
+    for fid, w in zip(frame_ids, F):
+        frame = pm.frames[fid]
+        if frame.parentJoint == 0:
+            continue
+        R = pd.oMf[fid].rotation
+        local = pin.Force(R.T @ w[:3], R.T @ w[3:])  # at the body origin, in body axes
+        fext[frame.parentJoint] += frame.placement.act(local)
+    return fext
+
+
+# ---------------------------------------------------------------------------------------------- manifolds
+def rotation_log(R) -> np.ndarray:
+    """Rotation vector of a rotation matrix (angle < pi)."""
+    c = np.clip((np.trace(R) - 1.0) / 2.0, -1.0, 1.0)
+    angle = np.arccos(c)
+    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    if angle < 1e-8:
+        return 0.5 * w
+    return angle / (2.0 * np.sin(angle)) * w
+
+
+def fd_along(world, f, q, v, h=1e-6):
+    """Central difference of f(q) along the manifold direction v: (f(q (+) h v) - f(q (+) -h v)) / 2h."""
+    return (np.asarray(f(world.integrate(q, h * v))) - np.asarray(f(world.integrate(q, -h * v)))) / (2.0 * h)
+
+
+# ---------------------------------------------------------------------------------------------- small models
+def rod_inertia(mass, length, radius=0.02, axis=2, com_offset=None) -> rd.Inertia:
+    """A solid cylinder of ``length`` along ``axis``, its centre at ``com_offset`` (default: -length/2 on the axis)."""
+    Ia = 0.5 * mass * radius**2
+    It = mass * (3 * radius**2 + length**2) / 12.0
+    diag = np.full(3, It)
+    diag[axis] = Ia
+    com = np.zeros(3)
+    com[axis] = -0.5 * length
+    if com_offset is not None:
+        com = np.asarray(com_offset, dtype=float)
+    return rd.Inertia(mass, com, np.diag(diag))
+
+
+def hinge_chain(n, name="chain", seed=0, axis=(0.0, 1.0, 0.0)) -> rd.Skeleton:
+    """An n-link chain of hinges hanging along -z, with varied masses and lengths (seeded).
+
+    ``axis``: one hinge axis for every joint, or a list of n axes."""
+    rng = np.random.default_rng(seed)
+    axes = np.broadcast_to(np.asarray(axis, dtype=float), (n, 3))
+    sk = rd.Skeleton(name)
+    parent = None
+    offset = np.zeros(3)
+    for i in range(n):
+        length = rng.uniform(0.2, 0.5)
+        mass = rng.uniform(0.5, 2.0)
+        body = sk.add_body(f"link{i}", joint=rd.RevoluteJoint(f"j{i}", axis=axes[i]), parent=parent,
+                           joint_origin=rd.Transform(offset), inertia=rod_inertia(mass, length))
+        parent = body
+        offset = np.array([0.0, 0.0, -length])
+    return sk

@@ -8,6 +8,12 @@ import sys
 import numpy as np
 
 
+def _format_limits(lower, upper) -> str:
+    from rigidiff.skeleton import _format_limits as fmt
+
+    return fmt(lower, upper)
+
+
 def _load_world(args):
     import rigidiff as rd
 
@@ -28,9 +34,9 @@ def cmd_info(args) -> int:
         j = world.joint(name)
         lim = ""
         if np.any(np.isfinite(j.lower)) or np.any(np.isfinite(j.upper)):
-            lim = f" position [{np.array2string(j.lower, precision=4)}, {np.array2string(j.upper, precision=4)}]"
+            lim = f" position {_format_limits(j.lower, j.upper)}"
         if np.any(np.isfinite(j.effort_limit)):
-            lim += f" effort {np.array2string(j.effort_limit, precision=4)}"
+            lim += " effort " + ", ".join(f"{e:.4g}" for e in j.effort_limit)
         print(f"  {name:<28} {j.type:<13} q[{j.q_index}:{j.q_index + j.nq}] v[{j.v_index}:{j.v_index + j.nv}]{lim}")
     return 0
 

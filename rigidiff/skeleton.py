@@ -140,6 +140,7 @@ class Skeleton:
 
     @property
     def body_names(self) -> list[str]:
+        """Body names, in insertion order."""
         return list(self._bodies)
 
     @property
@@ -179,14 +180,17 @@ class Skeleton:
 
     @property
     def nq(self) -> int:
+        """Size of this skeleton's configuration vector."""
         return sum(b.joint.nq for b in self._bodies.values())
 
     @property
     def nv(self) -> int:
+        """Size of this skeleton's velocity vector."""
         return sum(b.joint.nv for b in self._bodies.values())
 
     @property
     def total_mass(self) -> float:
+        """Sum of the bodies' masses."""
         return float(sum(b.inertia.mass for b in self._bodies.values()))
 
     def summary(self) -> str:
@@ -199,7 +203,7 @@ class Skeleton:
             jt = "continuous" if getattr(j, "continuous", False) else j.type
             lim = ""
             if j.has_position_limits:
-                lim = f" limits [{np.array2string(j.lower, precision=3)}, {np.array2string(j.upper, precision=3)}]"
+                lim = f" limits {_format_limits(j.lower, j.upper)}"
             lines.append(f"{'  ' * depth}- {b.name} ({jt} {j.name!r}, nq {j.nq}, nv {j.nv}, "
                          f"mass {b.inertia.mass:.4g}){lim}")
             for c in b.children:
@@ -212,6 +216,11 @@ class Skeleton:
 
     def __repr__(self) -> str:
         return f"Skeleton({self.name!r}, bodies={len(self._bodies)}, nq={self.nq}, nv={self.nv})"
+
+
+def _format_limits(lower: np.ndarray, upper: np.ndarray) -> str:
+    """'[lo, hi]' for one coordinate, '[lo, hi] x ...' for several."""
+    return " ".join(f"[{lo:.4g}, {hi:.4g}]" for lo, hi in zip(lower, upper))
 
 
 def fixed_root(name: str) -> FixedJoint:

@@ -109,6 +109,7 @@ class World(_core.WorldCore):
 
     @property
     def skeletons(self) -> list[Skeleton]:
+        """The skeletons of the world, in the order they were added."""
         return list(self._skeletons)
 
     def add_skeleton(self, skeleton: Skeleton) -> Skeleton:
@@ -220,7 +221,7 @@ class World(_core.WorldCore):
         return [n for n, (_, b, _, _) in zip(names, self._joint_table) if b.joint.nv > 0]
 
     def body_index(self, body) -> int:
-        """Index of a body (name, 'skeleton/name' or Body) in body_names; IndexError if unknown."""
+        """Index of a body (name, 'skeleton/name', Body or integer index) in body_names; IndexError if unknown."""
         self._ensure_compiled()
         if isinstance(body, Body):
             for i, (_, b) in enumerate(self._frames):

@@ -41,8 +41,8 @@ def path(name: str) -> str:
     return os.path.join(_HERE, name, f"{name}.urdf")
 
 
-def load(name: str, **kwargs):
-    """``load_urdf(path(name), **kwargs)``: the model as a :class:`rigidiff.skeleton.Skeleton`."""
+def load(model: str, /, **kwargs):
+    """``load_urdf(path(model), **kwargs)``: the model as a :class:`rigidiff.skeleton.Skeleton`."""
     from rigidiff.io.urdf import load_urdf
 
-    return load_urdf(path(name), **kwargs)
+    return load_urdf(path(model), **kwargs)

@@ -47,8 +47,8 @@ static Model buildModel() {
 int main() {
   const Model m = buildModel();
   Data d(m);
-  VecX q(m.nq), v = VecX::LinSpaced(m.nv, -0.5, 0.7), a = VecX::LinSpaced(m.nv, 0.3, -0.2), tau = v, qn(m.nq),
-             vn(m.nv), dq(m.nv);
+  VecX q(m.nq), v = VecX::LinSpaced(m.nv, -0.5, 0.7), a = VecX::LinSpaced(m.nv, 0.3, -0.2), tau = v, qn(m.nq), vn(m.nv),
+                dq(m.nv);
   neutralConfiguration(m, q.data());
   integrate(m, q.data(), a.data(), q.data());
   std::vector<double> fext(6 * m.frames.size(), 0.3), out(6 * m.nv), Q(3 * m.nq), V(3 * m.nv), T(2 * m.nv, 0.1);
@@ -78,8 +78,7 @@ int main() {
          difference(m, q.data(), qn.data(), dq.data());
        }},
       {"step", [&] { step(m, d, q.data(), v.data(), tau.data(), 1e-3, fext.data(), qn.data(), vn.data()); }},
-      {"rollout(Data given)",
-       [&] { rollout(m, d, q.data(), v.data(), T.data(), 2, 1e-3, Q.data(), V.data()); }},
+      {"rollout(Data given)", [&] { rollout(m, d, q.data(), v.data(), T.data(), 2, 1e-3, Q.data(), V.data()); }},
   };
   int failures = 0;
   for (auto& [name, fn] : calls) {

@@ -46,8 +46,9 @@ void checkConfiguration(const Model& model, const double* q, double tol, const c
     const int o = quaternionOffset(model.joints[i]);
     if (o < 0) continue;
     const double n = std::sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3]);
-    RD_CHECK_ARG(std::abs(n - 1.0) <= tol, what << "[" << o << ":" << o + 4 << "], the quaternion of joint '" << model.names[i]
-                                                << "', has norm " << n << "; expected a unit quaternion (x, y, z, w)");
+    RD_CHECK_ARG(std::abs(n - 1.0) <= tol, what << "[" << o << ":" << o + 4 << "], the quaternion of joint '"
+                                                << model.names[i] << "', has norm " << n
+                                                << "; expected a unit quaternion (x, y, z, w)");
   }
 }
 

@@ -44,8 +44,8 @@ void checkState(const Model& m, const double* q, const double* v, const char* qn
 void checkResult(const double* x, long n, const char* what) {
   for (long k = 0; k < n; ++k)
     if (!std::isfinite(x[k]))
-      RD_THROW(std::runtime_error, what << " produced a non-finite value (" << x[k]
-                                        << ") : the inputs are too large for double precision");
+      RD_THROW(std::runtime_error,
+               what << " produced a non-finite value (" << x[k] << ") : the inputs are too large for double precision");
 }
 
 void checkFrame(const Model& m, int f) {
@@ -98,7 +98,9 @@ void setJointParameters(Model& model, int j, const double* lower, const double* 
   }
 }
 
-void appendInertia(Model& model, int j, const double* inertia) { model.appendInertia(j, readInertia(inertia)); }
+void appendInertia(Model& model, int j, const double* inertia) {
+  model.appendInertia(j, readInertia(inertia));
+}
 
 int addFrame(Model& model, const std::string& name, int j, const double* placement) {
   return model.addFrame(name, j, readPlacement(placement));
@@ -264,7 +266,9 @@ void difference(const Model& m, const double* q0, const double* q1, double* out)
   checkResult(out, m.nv, "difference");
 }
 
-void neutral(const Model& m, double* q) { neutralConfiguration(m, q); }
+void neutral(const Model& m, double* q) {
+  neutralConfiguration(m, q);
+}
 
 void normalize(const Model& m, double* q) {
   checkFinite(q, m.nq, "q");

@@ -32,14 +32,35 @@ Vec3 unit(const Vec3& a, const char* what) {
 
 void jointDims(JointType type, int& nq, int& nv) {
   switch (type) {
-    case JointType::Universe: nq = 0; nv = 0; return;
+    case JointType::Universe:
+      nq = 0;
+      nv = 0;
+      return;
     case JointType::Revolute:
-    case JointType::Prismatic: nq = 1; nv = 1; return;
-    case JointType::Ball: nq = 4; nv = 3; return;
-    case JointType::Free: nq = 7; nv = 6; return;
-    case JointType::Planar: nq = 3; nv = 3; return;
-    case JointType::Universal: nq = 2; nv = 2; return;
-    case JointType::Translational: nq = 3; nv = 3; return;
+    case JointType::Prismatic:
+      nq = 1;
+      nv = 1;
+      return;
+    case JointType::Ball:
+      nq = 4;
+      nv = 3;
+      return;
+    case JointType::Free:
+      nq = 7;
+      nv = 6;
+      return;
+    case JointType::Planar:
+      nq = 3;
+      nv = 3;
+      return;
+    case JointType::Universal:
+      nq = 2;
+      nv = 2;
+      return;
+    case JointType::Translational:
+      nq = 3;
+      nv = 3;
+      return;
   }
   RD_THROW(std::invalid_argument, "unknown joint type code " << static_cast<int>(type));
 }

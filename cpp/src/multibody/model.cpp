@@ -17,7 +17,8 @@ void grow(VecX& x, int n, double fill) {
 
 int Model::addJoint(int parent, JointType type, const SE3& placement, const Vec3& axis, const Vec3& axis2,
                     const Inertia& inertia, const std::string& name) {
-  RD_CHECK_ARG(parent >= 0 && parent < njoints, "parent joint index " << parent << " out of range [0, " << njoints << ")");
+  RD_CHECK_ARG(parent >= 0 && parent < njoints,
+               "parent joint index " << parent << " out of range [0, " << njoints << ")");
   RD_CHECK_ARG(type != JointType::Universe, "joint " << name << ": the universe joint cannot be added");
   // depth-first order keeps every subtree's velocity coordinates contiguous
   for (int a = njoints - 1; a != parent; a = parents[a])

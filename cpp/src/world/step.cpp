@@ -19,10 +19,13 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
   const int nv = model.nv;
   Eigen::Map<const VecX> vv(v, nv), tt(tau, nv);
   // spring displacement from the rest configuration, in the tangent space
-  difference(model, model.restPosition.data(), q, data.dq_tmp.data());
+  if (model.stiffness.any())
+    difference(model, model.restPosition.data(), q, data.dq_tmp.data());
+  else
+    data.dq_tmp.setZero();
   data.tau_eff = tt.cwiseMax(-model.effortLimit).cwiseMin(model.effortLimit);
-  data.tau_eff.array() -= model.damping.array() * vv.array() +
-                          model.stiffness.array() * (data.dq_tmp.array() + dt * vv.array());
+  data.tau_eff.array() -=
+      model.damping.array() * vv.array() + model.stiffness.array() * (data.dq_tmp.array() + dt * vv.array());
   data.extra_diag = dt * model.damping + (dt * dt) * model.stiffness;
   const bool with_fext = frame_wrenches != nullptr;
   if (with_fext) {
@@ -39,8 +42,7 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
       RD_THROW(std::runtime_error, "the step diverged: v[" << k << "] became " << v_out[k]
                                                            << " (state too energetic for dt = " << dt << "?)");
   for (int k = 0; k < model.nq; ++k)
-    if (!std::isfinite(q_out[k]))
-      RD_THROW(std::runtime_error, "the step diverged: q[" << k << "] became " << q_out[k]);
+    if (!std::isfinite(q_out[k])) RD_THROW(std::runtime_error, "the step diverged: q[" << k << "] became " << q_out[k]);
 }
 
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,

@@ -27,7 +27,8 @@ inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall
 }
 
 [[noreturn]] inline void throwSingular(const Model& model, int i) {
-  RD_THROW(std::runtime_error, "articulated inertia of joint '" << model.names[i]
+  RD_THROW(std::runtime_error, "articulated inertia of joint '"
+                                   << model.names[i]
                                    << "' is singular: the bodies it moves have no mass or inertia along its axes");
 }
 

@@ -24,25 +24,25 @@ struct Data {
   Mat6X S;                 ///< (6, nv) motion subspaces, columns at idx_v, child frames
 
   // dynamics
-  std::vector<Mat6> Yaba;      ///< articulated inertias (world frame in aba, joint frames in computeMinverse)
-  std::vector<Vec6> pA;        ///< articulated bias forces
-  std::vector<Vec6> ov;        ///< spatial velocities in the world frame (at the world origin)
-  std::vector<Vec6> oc;        ///< bias accelerations in the world frame
-  std::vector<Vec6> oa_gf;     ///< spatial accelerations (with -gravity at the root) in the world frame
-  std::vector<Mat6> Dinv;      ///< inverse of the joint-space articulated inertia (top-left nv_i block)
-  std::vector<Inertia> Ycrb;   ///< composite rigid-body inertias, frame i
-  std::vector<Mat6X> Fcol;     ///< (6, nv) per joint: force columns (crba, M^-1 passes)
-  Mat6X U;                     ///< (6, nv) Yaba S columns
-  Mat6X Ftmp;                  ///< (6, nv) scratch rows
-  VecX u;                      ///< (nv) ABA joint-space bias
-  VecX tau;                    ///< (nv) rnea output
-  VecX ddq;                    ///< (nv) aba output
-  MatX M;                      ///< (nv, nv) joint-space inertia (full, armature included)
-  MatX Minv;                   ///< (nv, nv) its inverse
+  std::vector<Mat6> Yaba;     ///< articulated inertias (world frame in aba, joint frames in computeMinverse)
+  std::vector<Vec6> pA;       ///< articulated bias forces
+  std::vector<Vec6> ov;       ///< spatial velocities in the world frame (at the world origin)
+  std::vector<Vec6> oc;       ///< bias accelerations in the world frame
+  std::vector<Vec6> oa_gf;    ///< spatial accelerations (with -gravity at the root) in the world frame
+  std::vector<Mat6> Dinv;     ///< inverse of the joint-space articulated inertia (top-left nv_i block)
+  std::vector<Inertia> Ycrb;  ///< composite rigid-body inertias, frame i
+  std::vector<Mat6X> Fcol;    ///< (6, nv) per joint: force columns (crba, M^-1 passes)
+  Mat6X U;                    ///< (6, nv) Yaba S columns
+  Mat6X Ftmp;                 ///< (6, nv) scratch rows
+  VecX u;                     ///< (nv) ABA joint-space bias
+  VecX tau;                   ///< (nv) rnea output
+  VecX ddq;                   ///< (nv) aba output
+  MatX M;                     ///< (nv, nv) joint-space inertia (full, armature included)
+  MatX Minv;                  ///< (nv, nv) its inverse
 
   // jacobians and centre of mass
-  Mat6X J;                     ///< (6, nv) joint jacobians = world-frame motion subspaces (at the world origin)
-  Mat6X dJ;                    ///< (6, nv) their time derivative
+  Mat6X J;                       ///< (6, nv) joint jacobians = world-frame motion subspaces (at the world origin)
+  Mat6X dJ;                      ///< (6, nv) their time derivative
   std::vector<double> mass_sub;  ///< subtree masses
   std::vector<Vec3> com_sub;     ///< subtree centres of mass, world frame
   Eigen::Matrix<double, 3, Eigen::Dynamic> Jcom;  ///< (3, nv)

@@ -23,8 +23,8 @@ enum class JointType : int {
 struct JointModel {
   JointType type = JointType::Universe;
   int idx_q = 0, idx_v = 0, nq = 0, nv = 0;
-  Vec3 axis = Vec3::UnitZ();   // revolute / prismatic axis, universal axis1, planar normal
-  Vec3 axis2 = Vec3::UnitY();  // universal axis2
+  Vec3 axis = Vec3::UnitZ();                    // revolute / prismatic axis, universal axis1, planar normal
+  Vec3 axis2 = Vec3::UnitY();                   // universal axis2
   Vec3 e1 = Vec3::UnitX(), e2 = Vec3::UnitY();  // planar in-plane axes (e1 x e2 = normal)
 
   /// True when the motion subspace depends on q (its columns must be recomputed per call).

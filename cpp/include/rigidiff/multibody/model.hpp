@@ -13,7 +13,7 @@ namespace rigidiff {
 /// A named frame rigidly attached to a joint (a user body, merged bodies included).
 struct Frame {
   std::string name;
-  int joint = 0;                  ///< supporting joint (0: the world)
+  int joint = 0;                    ///< supporting joint (0: the world)
   SE3 placement = SE3::Identity();  ///< pose of the frame in the joint frame
 };
 
@@ -24,15 +24,15 @@ struct Model {
   int nv = 0;
   int njoints = 1;
 
-  std::vector<JointModel> joints{JointModel()};   ///< (njoints)
-  std::vector<int> parents{0};                    ///< (njoints) parent joint index
-  std::vector<SE3> jointPlacements{SE3()};        ///< (njoints) joint frame in the parent joint frame
-  std::vector<Inertia> inertias{Inertia()};       ///< (njoints) body inertia in the joint frame
+  std::vector<JointModel> joints{JointModel()};     ///< (njoints)
+  std::vector<int> parents{0};                      ///< (njoints) parent joint index
+  std::vector<SE3> jointPlacements{SE3()};          ///< (njoints) joint frame in the parent joint frame
+  std::vector<Inertia> inertias{Inertia()};         ///< (njoints) body inertia in the joint frame
   std::vector<Mat6> inertiaMatrices{Mat6::Zero()};  ///< (njoints) the same as 6x6 matrices
-  std::vector<std::string> names{"universe"};     ///< (njoints)
-  std::vector<int> subtreeNv{0};                  ///< (njoints) dofs of the joint's subtree, itself included
-  std::vector<int> dofJoint;                      ///< (nv) joint owning each velocity coordinate
-  std::vector<Frame> frames;                      ///< user bodies, in user order
+  std::vector<std::string> names{"universe"};       ///< (njoints)
+  std::vector<int> subtreeNv{0};                    ///< (njoints) dofs of the joint's subtree, itself included
+  std::vector<int> dofJoint;                        ///< (nv) joint owning each velocity coordinate
+  std::vector<Frame> frames;                        ///< user bodies, in user order
 
   VecX damping, stiffness, armature, friction, effortLimit, velocityLimit;  ///< (nv) per dof
   VecX lowerLimit, upperLimit, restPosition;                                ///< (nq)

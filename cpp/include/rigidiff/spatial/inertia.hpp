@@ -38,9 +38,7 @@ struct Inertia {
   }
 
   /// The same inertia expressed in frame a, given aMf.
-  Inertia transformed(const SE3& aMf) const {
-    return Inertia(mass, aMf.actPoint(com), aMf.R * Ic * aMf.R.transpose());
-  }
+  Inertia transformed(const SE3& aMf) const { return Inertia(mass, aMf.actPoint(com), aMf.R * Ic * aMf.R.transpose()); }
 
   /// Sum of two inertias expressed in the same frame.
   Inertia& operator+=(const Inertia& o) {

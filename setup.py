@@ -109,6 +109,9 @@ def extensions():
         sources=sources,
         include_dirs=["cpp/include", eigen, numpy.get_include()],
         language="c++",
+        # headers and Cython includes: touching one triggers a rebuild (objects are still reused when newer)
+        depends=sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cpp" / "include").rglob("*.hpp"))
+        + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "rigidiff").rglob("*.px[di]")),
         extra_compile_args=flags,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION"),
                        ("RIGIDIFF_EIGEN_VERSION", f'"{eigen_version(eigen)}"'),

@@ -95,6 +95,8 @@ def bench_robot(name: str, quick: bool) -> dict:
     res["rd aba"] = median_time(world.forward_dynamics, (qa, va, ta), (qb, vb, tb), repeat)
     res["rd crba"] = median_time(world.mass_matrix, (qa,), (qb,), repeat)
     res["rd step"] = median_time(world.step, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd dRNEA"] = median_time(world.inverse_dynamics_derivatives, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd dABA"] = median_time(world.forward_dynamics_derivatives, (qa, va, ta), (qb, vb, tb), repeat)
     # rollout of 1000 steps (small torques) against 1000 single calls
     taus = np.zeros((1000, world.nv))
     t0 = time.perf_counter()
@@ -126,6 +128,10 @@ def bench_robot(name: str, quick: bool) -> dict:
             res["pin aba"] = median_time(lambda q, v, t: pin.aba(pm, pdata, q, v, t), (qa, va, ta), (qb, vb, tb),
                                          repeat)
             res["pin crba"] = median_time(lambda q: pin.crba(pm, pdata, q), (qa,), (qb,), repeat)
+            res["pin dRNEA"] = median_time(lambda q, v, a: pin.computeRNEADerivatives(pm, pdata, q, v, a),
+                                           (qa, va, ta), (qb, vb, tb), repeat)
+            res["pin dABA"] = median_time(lambda q, v, t: pin.computeABADerivatives(pm, pdata, q, v, t),
+                                          (qa, va, ta), (qb, vb, tb), repeat)
 
             def pin_step(q, v, t):
                 v2 = v + 1e-3 * pin.aba(pm, pdata, q, v, t)
@@ -161,7 +167,8 @@ def main(argv=None) -> int:
     ap.add_argument("--robots", nargs="+", default=["panda", "solo12", "talos"], choices=sorted(ROBOTS))
     ap.add_argument("--quick", action="store_true", help="fewer repetitions")
     args = ap.parse_args(argv)
-    pairs = [("rd rnea", "pin rnea"), ("rd aba", "pin aba"), ("rd crba", "pin crba"),
+    pairs = [("rd rnea", "pin rnea"), ("rd aba", "pin aba"), ("rd crba", "pin crba"), ("rd dRNEA", "pin dRNEA"),
+             ("rd dABA", "pin dABA"),
              ("rd step", "pin aba+integrate"), ("rd step", "mj_step"), ("rd rollout/step", "rd loop/step")]
     print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<16} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
     for name in args.robots:

@@ -140,6 +140,45 @@ cdef class WorldCore:
         api.biasForces(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(out))
         return out
 
+    # ---- derivatives
+    def inverse_dynamics_derivatives(self, q, v, a):
+        """Analytic partial derivatives of inverse_dynamics (Carpentier & Mansard 2018).
+
+        Args:
+            q: (nq,), v, a: (nv,).
+        Returns:
+            (dtau_dq, dtau_dv), each (nv, nv); derivatives with respect to q are in the tangent space
+            (q perturbed through integrate). d tau / d a is mass_matrix(q). External wrenches excluded.
+        """
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray A = _vec(a, self._nv, "a")
+        cdef cnp.ndarray dq = _empty2(self._nv, self._nv)
+        cdef cnp.ndarray dv = _empty2(self._nv, self._nv)
+        api.inverseDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), _ptr(dq),
+                                       _ptr(dv))
+        return dq, dv
+
+    def forward_dynamics_derivatives(self, q, v, tau):
+        """Analytic partial derivatives of forward_dynamics.
+
+        Args:
+            q: (nq,), v, tau: (nv,).
+        Returns:
+            (da_dq, da_dv, da_dtau), each (nv, nv); da_dtau = M(q)^-1; q in the tangent space.
+        """
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef cnp.ndarray dq = _empty2(self._nv, self._nv)
+        cdef cnp.ndarray dv = _empty2(self._nv, self._nv)
+        cdef cnp.ndarray dt = _empty2(self._nv, self._nv)
+        api.forwardDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), _ptr(dq),
+                                       _ptr(dv), _ptr(dt))
+        return dq, dv, dt
+
     # ---- kinematics
     def body_poses(self, q):
         """(nbodies, 4, 4) world poses of every body, in body_names order."""

@@ -156,3 +156,53 @@ def hinge_chain(n, name="chain", seed=0, axis=(0.0, 1.0, 0.0)) -> rd.Skeleton:
         parent = body
         offset = np.array([0.0, 0.0, -length])
     return sk
+
+
+# ---------------------------------------------------------------------------------------------- random trees
+def unit(v):
+    v = np.asarray(v, dtype=float)
+    return v / np.linalg.norm(v)
+
+
+def random_inertia(rng, mass=None):
+    mass = rng.uniform(0.5, 2.0) if mass is None else mass
+    principal = np.sort(rng.uniform(0.01, 0.05, 3))
+    principal[2] = min(principal[2], principal[0] + principal[1] - 1e-3)
+    q = unit(rng.normal(size=4))
+    R = rd.Transform(rotation=q).rotation
+    return rd.Inertia(mass, rng.uniform(-0.15, 0.15, 3), R @ np.diag(principal) @ R.T)
+
+
+def random_origin(rng):
+    return rd.Transform(rng.uniform(-0.3, 0.3, 3), rotation=unit(rng.normal(size=4)))
+
+
+def make_joint(kind, name, rng):
+    if kind == "revolute":
+        return rd.RevoluteJoint(name, axis=unit(rng.normal(size=3)))
+    if kind == "prismatic":
+        return rd.PrismaticJoint(name, axis=unit(rng.normal(size=3)))
+    if kind == "ball":
+        return rd.BallJoint(name)
+    if kind == "free":
+        return rd.FreeJoint(name)
+    if kind == "planar":
+        return rd.PlanarJoint(name, normal=unit(rng.normal(size=3)))
+    if kind == "universal":
+        a1 = unit(rng.normal(size=3))
+        a2 = unit(np.cross(a1, rng.normal(size=3)))  # Pinocchio's universal joint wants orthogonal axes
+        return rd.UniversalJoint(name, axis1=a1, axis2=a2)
+    if kind == "translational":
+        return rd.TranslationalJoint(name)
+    if kind == "fixed":
+        return rd.FixedJoint(name)
+    raise ValueError(kind)
+
+
+def build_skeleton(tree, seed):
+    rng = np.random.default_rng(seed)
+    sk = rd.Skeleton("tree")
+    for name, kind, parent in tree:
+        sk.add_body(name, joint=make_joint(kind, f"{name}_joint", rng), parent=parent,
+                    joint_origin=random_origin(rng), inertia=random_inertia(rng))
+    return sk

@@ -49,6 +49,11 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void neutral(const Model&, double* q) except +
     void normalize(const Model&, double* q) except +
 
+    void inverseDynamicsDerivatives(const Model&, Data&, const double* q, const double* v, const double* a,
+                                    double* dtau_dq, double* dtau_dv) except +
+    void forwardDynamicsDerivatives(const Model&, Data&, const double* q, const double* v, const double* tau,
+                                    double* ddq_dq, double* ddq_dv, double* ddq_dtau) except +
+
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +
     void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,

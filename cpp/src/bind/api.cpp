@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/aba_derivatives.hpp"
 #include "rigidiff/algorithm/center_of_mass.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/crba.hpp"
@@ -10,6 +11,7 @@
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
+#include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/step.hpp"
 
@@ -273,6 +275,34 @@ void neutral(const Model& m, double* q) {
 void normalize(const Model& m, double* q) {
   checkFinite(q, m.nq, "q");
   normalizeConfiguration(m, q);
+}
+
+namespace {
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+void copyOut(const MatX& M, double* out, const char* what) {
+  Eigen::Map<RowMat>(out, M.rows(), M.cols()) = M;
+  checkResult(out, static_cast<long>(M.size()), what);
+}
+}  // namespace
+
+void inverseDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* a,
+                                double* dtau_dq, double* dtau_dv) {
+  checkState(m, q, v);
+  checkFinite(a, m.nv, "a");
+  computeRNEADerivatives(m, d, q, v, a);
+  copyOut(d.dtau_dq, dtau_dq, "inverse_dynamics_derivatives");
+  copyOut(d.dtau_dv, dtau_dv, "inverse_dynamics_derivatives");
+}
+
+void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* tau,
+                                double* ddq_dq, double* ddq_dv, double* ddq_dtau) {
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  computeABADerivatives(m, d, q, v, tau);
+  copyOut(d.ddq_dq, ddq_dq, "forward_dynamics_derivatives");
+  copyOut(d.ddq_dv, ddq_dv, "forward_dynamics_derivatives");
+  copyOut(d.Minv, ddq_dtau, "forward_dynamics_derivatives");
 }
 
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,

@@ -41,6 +41,15 @@ Data::Data(const Model& model) {
   mass_sub.assign(n, 0.0);
   com_sub.assign(n, Vec3::Zero());
   Jcom = Eigen::Matrix<double, 3, Eigen::Dynamic>::Zero(3, nv);
+  oYcrb.assign(n, Mat6::Zero());
+  oBcrb.assign(n, Mat6::Zero());
+  oH.assign(n, Vec6::Zero());
+  oF.assign(n, Vec6::Zero());
+  dtau_dq = MatX::Zero(nv, nv);
+  dtau_dv = MatX::Zero(nv, nv);
+  ddq_dq = MatX::Zero(nv, nv);
+  ddq_dv = MatX::Zero(nv, nv);
+  ddq_tmp = VecX::Zero(nv);
   tau_eff = VecX::Zero(nv);
   extra_diag = VecX::Zero(nv);
   dq_tmp = VecX::Zero(nv);

@@ -53,6 +53,12 @@ void difference(const Model& m, const double* q0, const double* q1, double* out)
 void neutral(const Model& m, double* q);
 void normalize(const Model& m, double* q);
 
+// ---- derivatives (outputs nv x nv, row-major)
+void inverseDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* a,
+                                double* dtau_dq, double* dtau_dv);
+void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* tau,
+                                double* ddq_dq, double* ddq_dv, double* ddq_dtau);
+
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
           double* q_out, double* v_out);

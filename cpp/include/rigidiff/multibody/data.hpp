@@ -47,6 +47,15 @@ struct Data {
   std::vector<Vec3> com_sub;     ///< subtree centres of mass, world frame
   Eigen::Matrix<double, 3, Eigen::Dynamic> Jcom;  ///< (3, nv)
 
+  // derivatives
+  std::vector<Mat6> oYcrb;  ///< composite inertias, world frame
+  std::vector<Mat6> oBcrb;  ///< composite inertia rates [v x*] Y - Y [v x], world frame
+  std::vector<Vec6> oH;     ///< composite momenta, world frame
+  std::vector<Vec6> oF;     ///< composite forces, world frame
+  MatX dtau_dq, dtau_dv;    ///< (nv, nv) rnea derivatives
+  MatX ddq_dq, ddq_dv;      ///< (nv, nv) aba derivatives
+  VecX ddq_tmp;             ///< (nv)
+
   // scratch of the step
   VecX tau_eff, extra_diag, dq_tmp, v_tmp;
 };

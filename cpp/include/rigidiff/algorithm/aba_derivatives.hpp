@@ -1,0 +1,13 @@
+// Analytic derivatives of forward dynamics.
+#pragma once
+
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+/// Fills data.ddq (forward dynamics), data.ddq_dq, data.ddq_dv (model.nv x model.nv) and data.Minv
+/// (= d ddq / d tau) at (q, v, tau): ddq_dx = -M^-1 dtau_dx evaluated at a = ddq.
+/// \param[in] q (model.nq), v (model.nv), tau (model.nv)
+void computeABADerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau);
+
+}  // namespace rigidiff

@@ -1,0 +1,20 @@
+#include "rigidiff/algorithm/aba_derivatives.hpp"
+
+#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/rnea_derivatives.hpp"
+
+namespace rigidiff {
+
+// ddq = M^-1 (tau - b(q, v)) and M ddq + b = rnea(q, v, ddq) = tau, so differentiating the identity
+// rnea(q, v, ddq(q, v, tau)) = tau gives d ddq / dx = -M^-1 d rnea / dx at a = ddq.
+void computeABADerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau) {
+  aba(model, data, q, v, tau, false);
+  data.ddq_tmp = data.ddq;
+  computeMinverse(model, data, q);
+  computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
+  data.ddq_dq.noalias() = -data.Minv * data.dtau_dq;
+  data.ddq_dv.noalias() = -data.Minv * data.dtau_dv;
+  data.ddq = data.ddq_tmp;
+}
+
+}  // namespace rigidiff

@@ -100,6 +100,8 @@ WORLD_GROUPS = {
     "Kinematics": ["body_poses", "body_pose", "body_velocities", "body_accelerations", "body_jacobian",
                    "body_jacobian_time_variation", "center_of_mass", "center_of_mass_jacobian"],
     "Time stepping": ["step", "rollout", "step_batch"],
+    "Derivatives": ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "integrate_jacobians",
+                    "difference_jacobians", "step_jacobians"],
     "Stateful convenience": ["q", "v", "time", "advance"],
 }
 
@@ -428,6 +430,7 @@ def render() -> str:
     out += ["## World", ""]
     out += render_class(rd.World, samples[rd.World], members=public_members(rd.World), groups=WORLD_GROUPS)
     out += render_class(rd.JointInfo)
+    out += render_class(rd.StepJacobians, constructor=False)
 
     out += ["## Skeletons and bodies", ""]
     out += render_class(rd.Skeleton, samples[rd.Skeleton])

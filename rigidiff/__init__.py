@@ -8,6 +8,7 @@ from rigidiff._version import __version__
 from rigidiff.config import show_config
 from rigidiff.inertia import Inertia
 from rigidiff.io.urdf import load_urdf
+from rigidiff.jacobians import StepJacobians
 from rigidiff.joints import (
     BallJoint,
     FixedJoint,
@@ -49,6 +50,7 @@ __all__ = [
     "ShapeInstance",
     "Transform",
     "World",
+    "StepJacobians",
     "JointInfo",
     "load_urdf",
     "models",

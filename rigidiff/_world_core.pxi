@@ -179,6 +179,41 @@ cdef class WorldCore:
                                        _ptr(dv), _ptr(dt))
         return dq, dv, dt
 
+    def integrate_jacobians(self, q, dv):
+        """Jacobians of integrate(q, dv): (d_dq, d_ddv), each (nv, nv), in the tangent space
+        (Pinocchio's dIntegrate with ARG0 / ARG1)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray D = _vec(dv, self._nv, "dv")
+        cdef cnp.ndarray a = _empty2(self._nv, self._nv)
+        cdef cnp.ndarray b = _empty2(self._nv, self._nv)
+        api.integrateJacobians(deref(self._model), _ptr(Q), _ptr(D), _ptr(a), _ptr(b))
+        return a, b
+
+    def difference_jacobians(self, q0, q1):
+        """Jacobians of difference(q0, q1): (d_dq0, d_dq1), each (nv, nv), in the tangent space
+        (Pinocchio's dDifference with ARG0 / ARG1)."""
+        self._ensure()
+        cdef cnp.ndarray A = _vec(q0, self._nq, "q0")
+        cdef cnp.ndarray B = _vec(q1, self._nq, "q1")
+        cdef cnp.ndarray a = _empty2(self._nv, self._nv)
+        cdef cnp.ndarray b = _empty2(self._nv, self._nv)
+        api.differenceJacobians(deref(self._model), _ptr(A), _ptr(B), _ptr(a), _ptr(b))
+        return a, b
+
+    def _core_step_jacobians(self, q, v, tau):
+        """(q_next, v_next, jac) with jac (6, nv, nv): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef cnp.ndarray qn = _empty1(self._nq)
+        cdef cnp.ndarray vn = _empty1(self._nv)
+        cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
+        api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, _ptr(qn),
+                          _ptr(vn), _ptr(jac))
+        return qn, vn, jac
+
     # ---- kinematics
     def body_poses(self, q):
         """(nbodies, 4, 4) world poses of every body, in body_names order."""

@@ -43,6 +43,26 @@ def jacobian_fd_error(world: rd.World, q: np.ndarray, body: str, eps: float = 1e
     return float(np.abs(J - Jfd).max() / max(1.0, np.abs(J).max()))
 
 
+def step_jacobian_fd_error(world: rd.World, q, v, tau, eps: float = 1e-6) -> float:
+    """Max relative error of world.step_jacobians against central differences of world.step."""
+    J = world.step_jacobians(q, v, tau)
+    worst = 0.0
+    for k in range(world.nv):
+        e = np.zeros(world.nv)
+        e[k] = eps
+        pairs = {
+            "q": (world.step(world.integrate(q, e), v, tau), world.step(world.integrate(q, -e), v, tau)),
+            "v": (world.step(q, v + e, tau), world.step(q, v - e, tau)),
+            "tau": (world.step(q, v, tau + e), world.step(q, v, tau - e)),
+        }
+        for wrt, ((qp, vp), (qm, vm)) in pairs.items():
+            fd_q = world.difference(qm, qp) / (2 * eps)
+            fd_v = (vp - vm) / (2 * eps)
+            for analytic, fd in ((getattr(J, f"dq_d{wrt}")[:, k], fd_q), (getattr(J, f"dv_d{wrt}")[:, k], fd_v)):
+                worst = max(worst, float(np.abs(analytic - fd).max()) / max(1.0, float(np.abs(fd).max())))
+    return worst
+
+
 def run_demo(fast: bool = False) -> int:
     t_start = time.perf_counter()
     lines = ["rigidiff demo", "============="]
@@ -71,16 +91,24 @@ def run_demo(fast: bool = False) -> int:
     roundtrip = np.abs(arm.inverse_dynamics(q, v, a) - tau).max()
     lines.append(f"arm7 (URDF, nv = {arm.nv}): body Jacobian of {tip!r} vs central differences: "
                  f"max rel. error {jac_err:.1e}; inverse(forward(tau)) - tau: {roundtrip:.1e}")
+    step_err = step_jacobian_fd_error(arm, q, v, tau)
+    lines.append(f"arm7 step Jacobians (analytic, 6 blocks of {arm.nv}x{arm.nv}) vs central differences: "
+                 f"max rel. error {step_err:.1e}")
     n = 2000 if fast else 20000
     t0 = time.perf_counter()
     for _ in range(n):
         arm.step(q, v, tau)
     t_step = (time.perf_counter() - t0) / n
+    t0 = time.perf_counter()
+    for _ in range(n // 4):
+        arm.step_jacobians(q, v, tau)
+    t_jac = (time.perf_counter() - t0) / (n // 4)
     taus = np.zeros((1000, arm.nv))
     t0 = time.perf_counter()
     arm.rollout(q, v, taus)
     t_roll = (time.perf_counter() - t0) / 1000
-    lines.append(f"arm7 timing: world.step {1e6 * t_step:.2f} us/call, rollout {1e6 * t_roll:.2f} us/step")
+    lines.append(f"arm7 timing: world.step {1e6 * t_step:.2f} us/call, rollout {1e6 * t_roll:.2f} us/step, "
+                 f"step + Jacobians {1e6 * t_jac:.2f} us/call")
 
     # 3. a floating quadruped in free fall: the centre of mass falls at g whatever the legs do
     quad = rd.World(dt=1e-3)
@@ -93,7 +121,8 @@ def run_demo(fast: bool = False) -> int:
     lines.append(f"quadruped (floating, nv = {quad.nv}): com acceleration in free fall "
                  f"{np.array2string(com_acc, precision=4)} (gravity {quad.gravity.tolist()})")
 
-    ok = drift < 0.01 and jac_err < 1e-6 and roundtrip < 1e-9 and np.allclose(com_acc, quad.gravity, atol=1e-9)
+    ok = (drift < 0.01 and jac_err < 1e-6 and step_err < 1e-6 and roundtrip < 1e-9
+          and np.allclose(com_acc, quad.gravity, atol=1e-9))
     lines.append(f"all checks {'passed' if ok else 'FAILED'} in {time.perf_counter() - t_start:.2f} s")
     print("\n".join(lines))
     return 0 if ok else 1

@@ -15,6 +15,7 @@ import numpy as np
 from rigidiff import _core
 from rigidiff._validate import as_array, as_scalar
 from rigidiff.inertia import Inertia
+from rigidiff.jacobians import StepJacobians
 from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
 from rigidiff.skeleton import Body, Skeleton
 from rigidiff.transform import Transform
@@ -359,6 +360,16 @@ class World(_core.WorldCore):
         return self._core_center_of_mass(q, True)[2]
 
     # ------------------------------------------------------------------ stepping
+
+    def step_jacobians(self, q, v, tau) -> StepJacobians:
+        """One step (as step(), without external wrenches) and its analytic Jacobians.
+
+        Returns:
+            a StepJacobians with q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (each
+            (nv, nv), q in the tangent space) and the stacked A (2nv, 2nv) and B (2nv, nv).
+        """
+        qn, vn, jac = self._core_step_jacobians(q, v, tau)
+        return StepJacobians(qn, vn, *jac)
 
     def step_batch(self, Q, V, TAU, threads: int | None = None):
         """N independent steps: rows of Q (N, nq), V (N, nv), TAU (N, nv). Runs on ``threads`` C++ threads

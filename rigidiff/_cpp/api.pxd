@@ -54,6 +54,12 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void forwardDynamicsDerivatives(const Model&, Data&, const double* q, const double* v, const double* tau,
                                     double* ddq_dq, double* ddq_dv, double* ddq_dtau) except +
 
+    void integrateJacobians(const Model&, const double* q, const double* dv, double* d_dq, double* d_ddv) except +
+    void differenceJacobians(const Model&, const double* q0, const double* q1, double* d_dq0,
+                             double* d_dq1) except +
+    void stepJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
+                       double* q_out, double* v_out, double* jac) except +
+
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +
     void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/aba_derivatives.hpp"
 #include "rigidiff/algorithm/center_of_mass.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/crba.hpp"
@@ -14,7 +15,9 @@
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
+#include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/world/step.hpp"
+#include "rigidiff/world/step_derivatives.hpp"
 
 extern "C" void* __libc_malloc(size_t);
 static long g_mallocs = 0;
@@ -25,8 +28,9 @@ extern "C" void* malloc(size_t n) {
 
 using namespace rigidiff;
 
-// A tree with every joint type: free base, then branches of each kind.
-static Model buildModel() {
+// A tree with every joint type: free base, then branches of each kind (the universal joint only when
+// asked: the dynamics derivatives do not cover it yet).
+static Model buildModel(bool with_universal) {
   Model m;
   Inertia I(1.3, Vec3(0.1, -0.05, 0.2), Vec3(0.02, 0.03, 0.04).asDiagonal());
   SE3 off(axisAngle(Vec3(0.3, 0.5, 0.8).normalized(), 0.4), Vec3(0.1, 0.2, -0.3));
@@ -34,7 +38,7 @@ static Model buildModel() {
   int a = m.addJoint(base, JointType::Revolute, off, Vec3(0.2, 1.0, 0.1), Vec3::UnitY(), I, "rev");
   m.addJoint(a, JointType::Prismatic, off, Vec3(1.0, 0.0, 0.3), Vec3::UnitY(), I, "pri");
   int b = m.addJoint(base, JointType::Ball, off, Vec3::UnitZ(), Vec3::UnitY(), I, "ball");
-  m.addJoint(b, JointType::Universal, off, Vec3::UnitX(), Vec3(0.0, 1.0, 0.2), I, "uni");
+  if (with_universal) m.addJoint(b, JointType::Universal, off, Vec3::UnitX(), Vec3(0.0, 1.0, 0.2), I, "uni");
   int c = m.addJoint(base, JointType::Planar, off, Vec3(0.0, 0.3, 1.0), Vec3::UnitY(), I, "planar");
   m.addJoint(c, JointType::Translational, off, Vec3::UnitZ(), Vec3::UnitY(), I, "trans");
   for (int j = 1; j < m.njoints; ++j) m.addFrame(m.names[j], j, off);
@@ -44,8 +48,35 @@ static Model buildModel() {
   return m;
 }
 
+struct Case {
+  const Model& m;
+  Data d;
+  VecX q, v, a, tau, qn, vn, dq;
+  std::vector<double> fext, out, Q, V, T;
+  explicit Case(const Model& model)
+      : m(model),
+        d(model),
+        q(model.nq),
+        v(VecX::LinSpaced(model.nv, -0.5, 0.7)),
+        a(VecX::LinSpaced(model.nv, 0.3, -0.2)),
+        tau(v),
+        qn(model.nq),
+        vn(model.nv),
+        dq(model.nv),
+        fext(6 * model.frames.size(), 0.3),
+        out(6 * model.nv),
+        Q(3 * model.nq),
+        V(3 * model.nv),
+        T(2 * model.nv, 0.1) {
+    neutralConfiguration(m, q.data());
+    integrate(m, q.data(), a.data(), q.data());
+  }
+};
+
 int main() {
-  const Model m = buildModel();
+  const Model m = buildModel(true);
+  const Model m2 = buildModel(false);
+  Case c2(m2);
   Data d(m);
   VecX q(m.nq), v = VecX::LinSpaced(m.nv, -0.5, 0.7), a = VecX::LinSpaced(m.nv, 0.3, -0.2), tau = v, qn(m.nq), vn(m.nv),
                 dq(m.nv);
@@ -78,6 +109,10 @@ int main() {
          difference(m, q.data(), qn.data(), dq.data());
        }},
       {"step", [&] { step(m, d, q.data(), v.data(), tau.data(), 1e-3, fext.data(), qn.data(), vn.data()); }},
+      {"computeRNEADerivatives", [&] { computeRNEADerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.a.data()); }},
+      {"computeABADerivatives", [&] { computeABADerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data()); }},
+      {"stepDerivatives",
+       [&] { stepDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.qn.data(), c2.vn.data()); }},
       {"rollout(Data given)", [&] { rollout(m, d, q.data(), v.data(), T.data(), 2, 1e-3, Q.data(), V.data()); }},
   };
   int failures = 0;

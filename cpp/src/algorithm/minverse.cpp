@@ -7,7 +7,7 @@ namespace rigidiff {
 // The ABA run symbolically on tau = identity columns (Carpentier & Mansard 2018), in the world frame
 // so that forces and accelerations pass between bodies without transforms. Only the upper triangle
 // (columns from each joint's own index on) is computed; the lower one is copied at the end.
-const MatX& computeMinverse(const Model& model, Data& data, const double* q) {
+const MatX& computeMinverse(const Model& model, Data& data, const double* q, const double* extra_diag) {
   forwardKinematics(model, data, q);
   Mat6X& oS = data.J;
   const int nv = model.nv;
@@ -21,7 +21,7 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q) {
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
     const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i];
-    if (!detail::invertJointInertia(model, data, oS, i, nullptr)) detail::throwSingular(model, i);
+    if (!detail::invertJointInertia(model, data, oS, i, extra_diag)) detail::throwSingular(model, i);
     const auto S = oS.middleCols(c0, n);
     const auto U = data.U.middleCols(c0, n);
     const auto Dinv = data.Dinv[i].topLeftCorner(n, n);

@@ -6,6 +6,7 @@
 #include "rigidiff/algorithm/aba_derivatives.hpp"
 #include "rigidiff/algorithm/center_of_mass.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/energy.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
@@ -14,6 +15,7 @@
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/step.hpp"
+#include "rigidiff/world/step_derivatives.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -303,6 +305,36 @@ void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const 
   copyOut(d.ddq_dq, ddq_dq, "forward_dynamics_derivatives");
   copyOut(d.ddq_dv, ddq_dv, "forward_dynamics_derivatives");
   copyOut(d.Minv, ddq_dtau, "forward_dynamics_derivatives");
+}
+
+void integrateJacobians(const Model& m, const double* q, const double* dv, double* d_dq, double* d_ddv) {
+  checkState(m, q, nullptr);
+  checkFinite(dv, m.nv, "dv");
+  MatX J(m.nv, m.nv);  // a query of the Python API, not an algorithm: a temporary is fine here
+  dIntegrate(m, q, dv, 0, J.data());
+  copyOut(J, d_dq, "integrate_jacobians");
+  dIntegrate(m, q, dv, 1, J.data());
+  copyOut(J, d_ddv, "integrate_jacobians");
+}
+
+void differenceJacobians(const Model& m, const double* q0, const double* q1, double* d_dq0, double* d_dq1) {
+  checkConfiguration(m, q0, 1e-6, "q0");
+  checkConfiguration(m, q1, 1e-6, "q1");
+  MatX J(m.nv, m.nv);
+  dDifference(m, q0, q1, 0, J.data());
+  copyOut(J, d_dq0, "difference_jacobians");
+  dDifference(m, q0, q1, 1, J.data());
+  copyOut(J, d_dq1, "difference_jacobians");
+}
+
+void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+                   double* q_out, double* v_out, double* jac) {
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out);
+  const long block = static_cast<long>(m.nv) * m.nv;
+  const MatX* blocks[] = {&d.dq_dq, &d.dq_dv, &d.dq_dtau, &d.dv_dq, &d.dv_dv, &d.dv_dtau};
+  for (int k = 0; k < 6; ++k) copyOut(*blocks[k], jac + k * block, "step_jacobians");
 }
 
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,

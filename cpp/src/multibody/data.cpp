@@ -50,6 +50,7 @@ Data::Data(const Model& model) {
   ddq_dq = MatX::Zero(nv, nv);
   ddq_dv = MatX::Zero(nv, nv);
   ddq_tmp = VecX::Zero(nv);
+  for (MatX* m : {&dq_dq, &dq_dv, &dq_dtau, &dv_dq, &dv_dv, &dv_dtau, &dInt_dv}) *m = MatX::Zero(nv, nv);
   tau_eff = VecX::Zero(nv);
   extra_diag = VecX::Zero(nv);
   dq_tmp = VecX::Zero(nv);

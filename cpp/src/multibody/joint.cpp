@@ -16,7 +16,7 @@ void se2Exp(double vx, double vy, double w, double& dx, double& dy) {
     b = w / 2.0 - w * w * w / 24.0;
   } else {
     a = std::sin(w) / w;
-    b = (1.0 - std::cos(w)) / w;
+    b = 2.0 * std::sin(0.5 * w) * std::sin(0.5 * w) / w;  // (1 - cos w) / w, without cancellation
   }
   dx = a * vx - b * vy;
   dy = b * vx + a * vy;
@@ -194,7 +194,7 @@ void jointDifference(const JointModel& j, const double* q0, const double* q1, do
         b = w / 2.0 - w * w * w / 24.0;
       } else {
         a = std::sin(w) / w;
-        b = (1.0 - std::cos(w)) / w;
+        b = 2.0 * std::sin(0.5 * w) * std::sin(0.5 * w) / w;  // (1 - cos w) / w, without cancellation
       }
       const double det = a * a + b * b;
       d[0] = (a * px + b * py) / det;

@@ -55,7 +55,7 @@ Mat3 exp3(const Vec3& w) {
     b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
   } else {
     a = std::sin(t) / t;
-    b = (1.0 - std::cos(t)) / t2;
+    b = 2.0 * std::sin(0.5 * t) * std::sin(0.5 * t) / t2;  // 1 - cos t, without cancellation
   }
   const Mat3 K = skew(w);
   return Mat3::Identity() + a * K + b * K * K;
@@ -83,7 +83,7 @@ SE3 exp6(const Vec6& twist) {
     c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
   } else {
     a = std::sin(t) / t;
-    b = (1.0 - std::cos(t)) / t2;
+    b = 2.0 * std::sin(0.5 * t) * std::sin(0.5 * t) / t2;  // 1 - cos t, without cancellation
     c = (t - std::sin(t)) / (t2 * t);
   }
   const Mat3 K = skew(w);
@@ -99,13 +99,93 @@ Vec6 log6(const SE3& M) {
   if (t < 1e-4) {
     d = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
   } else {
-    d = (1.0 - t * std::sin(t) / (2.0 * (1.0 - std::cos(t)))) / t2;
+    d = (1.0 - 0.5 * t * std::cos(0.5 * t) / std::sin(0.5 * t)) / t2;  // t sin t / (2 (1 - cos t)) = (t/2) cot(t/2)
   }
   const Mat3 K = skew(w);
   Vec6 out;
   out.head<3>() = (Mat3::Identity() - 0.5 * K + d * K * K) * M.p;
   out.tail<3>() = w;
   return out;
+}
+
+namespace {
+
+// below this rotation angle the Jacobian coefficients use their Taylor series (the closed forms
+// lose ~eps/t^4 to cancellation, the truncated series less than 1e-16 here)
+constexpr double kJacobianTaylor = 1e-2;
+
+// Barfoot's coupling block Q(rho, phi) of the SE(3) left Jacobian (3 x 3), twist (rho, phi) in
+// (linear, angular) order: Jl6 = [[Jl3, Q], [0, Jl3]].
+Mat3 leftCoupling(const Vec3& rho, const Vec3& phi) {
+  const double t2 = phi.squaredNorm();
+  const double t = std::sqrt(t2);
+  double c1, c2, c3;
+  if (t < kJacobianTaylor) {
+    c1 = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+    c2 = 1.0 / 24.0 - t2 / 720.0 + t2 * t2 / 40320.0;
+    c3 = 1.0 / 120.0 - t2 / 2520.0 + t2 * t2 / 120960.0;
+  } else {
+    const double s = std::sin(t), c = std::cos(t), sh = std::sin(0.5 * t);
+    c1 = (t - s) / (t2 * t);
+    c2 = (t2 - 4.0 * sh * sh) / (2.0 * t2 * t2);  // 2 cos t - 2 = -4 sin^2(t/2)
+    c3 = (2.0 * t - 3.0 * s + t * c) / (2.0 * t2 * t2 * t);
+  }
+  const Mat3 P = skew(phi), X = skew(rho);
+  const Mat3 PX = P * X, XP = X * P;
+  const Mat3 PXP = PX * P;
+  return 0.5 * X + c1 * (PX + XP + PXP) + c2 * (P * PX + XP * P - 3.0 * PXP) + c3 * (PXP * P + P * PXP);
+}
+
+}  // namespace
+
+Mat3 Jr3(const Vec3& w) {
+  const double t2 = w.squaredNorm();
+  const double t = std::sqrt(t2);
+  double b, c;  // Jr = I - b K + c K^2
+  if (t < kJacobianTaylor) {
+    b = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+    c = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+  } else {
+    const double sh = std::sin(0.5 * t);
+    b = 2.0 * sh * sh / t2;  // 1 - cos t = 2 sin^2(t/2), without cancellation
+    c = (t - std::sin(t)) / (t2 * t);
+  }
+  const Mat3 K = skew(w);
+  return Mat3::Identity() - b * K + c * K * K;
+}
+
+Mat3 Jr3inv(const Vec3& w) {
+  const double t2 = w.squaredNorm();
+  const double t = std::sqrt(t2);
+  double e;  // Jr^-1 = I + K/2 + e K^2, e = (1 - (t/2) cot(t/2)) / t^2
+  if (t < kJacobianTaylor) {
+    e = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
+  } else {
+    e = (1.0 - 0.5 * t * std::cos(0.5 * t) / std::sin(0.5 * t)) / t2;
+  }
+  const Mat3 K = skew(w);
+  return Mat3::Identity() + 0.5 * K + e * K * K;
+}
+
+Mat6 Jr6(const Vec6& twist) {
+  const Vec3 w = twist.tail<3>();
+  Mat6 J;
+  J.topLeftCorner<3, 3>() = Jr3(w);
+  J.bottomRightCorner<3, 3>() = J.topLeftCorner<3, 3>();
+  J.bottomLeftCorner<3, 3>().setZero();
+  J.topRightCorner<3, 3>() = leftCoupling(-twist.head<3>(), -w);  // Jr(x) = Jl(-x)
+  return J;
+}
+
+Mat6 Jr6inv(const Vec6& twist) {
+  const Vec3 w = twist.tail<3>();
+  const Mat3 A = Jr3inv(w);
+  Mat6 J;
+  J.topLeftCorner<3, 3>() = A;
+  J.bottomRightCorner<3, 3>() = A;
+  J.bottomLeftCorner<3, 3>().setZero();
+  J.topRightCorner<3, 3>() = -A * leftCoupling(-twist.head<3>(), -w) * A;
+  return J;
 }
 
 }  // namespace rigidiff

@@ -13,8 +13,8 @@ namespace rigidiff {
 const VecX& aba(const Model& model, Data& data, const double* q, const double* v, const double* tau, bool with_fext,
                 const double* extra_diag = nullptr);
 
-/// Fills data.Minv (both triangles) with the inverse of M(q) (armature included) without forming M,
-/// in O(nv^2) (Carpentier & Mansard 2018).
-const MatX& computeMinverse(const Model& model, Data& data, const double* q);
+/// Fills data.Minv (both triangles) with the inverse of M(q) + diag(extra_diag) (armature included)
+/// without forming M, in O(nv^2) (Carpentier & Mansard 2018). extra_diag (model.nv) may be nullptr.
+const MatX& computeMinverse(const Model& model, Data& data, const double* q, const double* extra_diag = nullptr);
 
 }  // namespace rigidiff

@@ -59,6 +59,15 @@ void inverseDynamicsDerivatives(const Model& m, Data& d, const double* q, const 
 void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* tau,
                                 double* ddq_dq, double* ddq_dv, double* ddq_dtau);
 
+/// Jacobians of integrate(q, dv) with respect to q and dv, and of difference(q0, q1) with respect to
+/// q0 and q1 (each nv x nv, row-major, tangent space).
+void integrateJacobians(const Model& m, const double* q, const double* dv, double* d_dq, double* d_ddv);
+void differenceJacobians(const Model& m, const double* q0, const double* q1, double* d_dq0, double* d_dq1);
+
+/// One step and its Jacobians; jac holds dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (6 x nv x nv, row-major).
+void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+                   double* q_out, double* v_out, double* jac);
+
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
           double* q_out, double* v_out);

@@ -48,13 +48,15 @@ struct Data {
   Eigen::Matrix<double, 3, Eigen::Dynamic> Jcom;  ///< (3, nv)
 
   // derivatives
-  std::vector<Mat6> oYcrb;  ///< composite inertias, world frame
-  std::vector<Mat6> oBcrb;  ///< composite inertia rates [v x*] Y - Y [v x], world frame
-  std::vector<Vec6> oH;     ///< composite momenta, world frame
-  std::vector<Vec6> oF;     ///< composite forces, world frame
-  MatX dtau_dq, dtau_dv;    ///< (nv, nv) rnea derivatives
-  MatX ddq_dq, ddq_dv;      ///< (nv, nv) aba derivatives
-  VecX ddq_tmp;             ///< (nv)
+  std::vector<Mat6> oYcrb;                            ///< composite inertias, world frame
+  std::vector<Mat6> oBcrb;                            ///< composite inertia rates [v x*] Y - Y [v x], world frame
+  std::vector<Vec6> oH;                               ///< composite momenta, world frame
+  std::vector<Vec6> oF;                               ///< composite forces, world frame
+  MatX dtau_dq, dtau_dv;                              ///< (nv, nv) rnea derivatives
+  MatX ddq_dq, ddq_dv;                                ///< (nv, nv) aba derivatives
+  VecX ddq_tmp;                                       ///< (nv)
+  MatX dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;  ///< (nv, nv) step Jacobians, q in the tangent space
+  MatX dInt_dv;                                       ///< (nv, nv) scratch
 
   // scratch of the step
   VecX tau_eff, extra_diag, dq_tmp, v_tmp;

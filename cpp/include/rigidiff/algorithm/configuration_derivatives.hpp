@@ -1,0 +1,33 @@
+// Jacobians of integrate and difference on the configuration manifold (Lie-group calculus), in the
+// tangent space: a perturbation of a configuration q is q (+) eps (eps of dim model.nv), a change of
+// an output configuration q' is measured by difference(q', q'_perturbed). These are Pinocchio's
+// dIntegrate(model, q, v, ARG0/ARG1) and dDifference(model, q0, q1, ARG0/ARG1).
+#pragma once
+
+#include "rigidiff/multibody/model.hpp"
+
+namespace rigidiff {
+
+/// Jacobian of q' = integrate(q, dv) with respect to q (arg 0) or dv (arg 1).
+/// Block-diagonal per joint (a joint's block: nv x nv at idx_v):
+///   additive joints (revolute, prismatic, universal, translational): I, for both args;
+///   ball (R' = R exp3(w)): arg 0 exp3(w)^T, arg 1 Jr3(w);
+///   free (M' = M exp6(x)): arg 0 Ad(exp6(-x)), arg 1 Jr6(x);
+///   planar (SE(2), M' = M exp(x)): the SE(2) analogues of the free joint's blocks.
+/// The blocks do not depend on q; q is taken for symmetry with integrate.
+/// \param[in] q (model.nq), dv (model.nv), arg 0 or 1 (else invalid_argument)
+/// \param[out] J (model.nv x model.nv, column-major), overwritten (off-diagonal blocks zero)
+void dIntegrate(const Model& model, const double* q, const double* dv, int arg, double* J);
+
+/// Jacobian of d = difference(q0, q1) (the tangent vector with integrate(q0, d) = q1) with respect
+/// to q0 (arg 0) or q1 (arg 1). Block-diagonal per joint, with d_j the joint's part of d:
+///   additive joints: arg 0 -I, arg 1 I;
+///   ball, free and planar: arg 0 -Jr^-1(-d_j) (= -Jl^-1(d_j) = -Jr^-1(d_j) Ad(exp(-d_j))),
+///   arg 1 Jr^-1(d_j), with Jr the right Jacobian of the joint's group exponential.
+/// Ball and free blocks are finite for rotation angles in [0, pi] (the range of log3); the planar
+/// block is singular when theta1 - theta0 is a non-zero multiple of 2 pi, like difference itself.
+/// \param[in] q0 (model.nq), q1 (model.nq), arg 0 or 1 (else invalid_argument)
+/// \param[out] J (model.nv x model.nv, column-major), overwritten (off-diagonal blocks zero)
+void dDifference(const Model& model, const double* q0, const double* q1, int arg, double* J);
+
+}  // namespace rigidiff

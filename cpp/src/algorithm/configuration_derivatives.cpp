@@ -1,0 +1,127 @@
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
+
+#include <cmath>
+
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+// SE(2) with tangent x = (vx, vy, w) in the local frame (the planar joint's group, angle unwrapped).
+
+// Right Jacobian of the SE(2) exponential at x (3 x 3): exp(x + d) = exp(x) exp(Jr d + O(d^2)).
+Mat3 se2Jr(const double* x) {
+  const double w = x[2], w2 = w * w;
+  double a, b, m, n;  // sin(w)/w, (1 - cos w)/w, (w - sin w)/w^2, (1 - cos w)/w^2
+  if (std::abs(w) < 1e-2) {
+    a = 1.0 - w2 / 6.0 + w2 * w2 / 120.0;
+    n = 0.5 - w2 / 24.0 + w2 * w2 / 720.0;
+    b = w * n;
+    m = w * (1.0 / 6.0 - w2 / 120.0 + w2 * w2 / 5040.0);
+  } else {
+    const double sh = std::sin(0.5 * w);
+    a = std::sin(w) / w;
+    b = 2.0 * sh * sh / w;  // 1 - cos w = 2 sin^2(w/2), without cancellation
+    m = (w - std::sin(w)) / w2;
+    n = b / w;
+  }
+  Mat3 J;
+  J << a, b, m * x[0] - n * x[1],  //
+      -b, a, n * x[0] + m * x[1],  //
+      0.0, 0.0, 1.0;
+  return J;
+}
+
+// Inverse of se2Jr(x) (3 x 3); singular when w is a non-zero multiple of 2 pi.
+Mat3 se2JrInv(const double* x) {
+  const Mat3 J = se2Jr(x);
+  const double a = J(0, 0), b = J(0, 1), det = a * a + b * b;
+  Mat3 Ji;
+  Ji.topLeftCorner<2, 2>() << a / det, -b / det, b / det, a / det;
+  Ji.topRightCorner<2, 1>() = -Ji.topLeftCorner<2, 2>() * J.topRightCorner<2, 1>();
+  Ji.bottomRows<1>() << 0.0, 0.0, 1.0;
+  return Ji;
+}
+
+// Adjoint of exp(x)^-1 (3 x 3), exp(x) = (rotation by w, translation V(w) (vx, vy)).
+// Ad(R, p) = [[R, (py, -px)], [0, 1]]; exp(x)^-1 = (R^T, -R^T p).
+Mat3 se2AdExpInv(const double* x) {
+  const double w = x[2];
+  double a, b;  // sin(w)/w, (1 - cos w)/w
+  if (std::abs(w) < 1e-4) {
+    a = 1.0 - w * w / 6.0;
+    b = w / 2.0 - w * w * w / 24.0;
+  } else {
+    const double sh = std::sin(0.5 * w);
+    a = std::sin(w) / w;
+    b = 2.0 * sh * sh / w;
+  }
+  const double c = std::cos(w), s = std::sin(w);
+  const double tx = a * x[0] - b * x[1], ty = b * x[0] + a * x[1];  // translation of exp(x)
+  const double px = -(c * tx + s * ty), py = -(-s * tx + c * ty);   // translation of exp(x)^-1
+  Mat3 A;
+  A << c, s, py,   //
+      -s, c, -px,  //
+      0.0, 0.0, 1.0;
+  return A;
+}
+
+}  // namespace
+
+void dIntegrate(const Model& model, const double* /*q*/, const double* dv, int arg, double* Jp) {
+  RD_CHECK_ARG(arg == 0 || arg == 1, "dIntegrate: arg must be 0 (d/dq) or 1 (d/d dv), got " << arg);
+  Eigen::Map<MatX> J(Jp, model.nv, model.nv);
+  J.setZero();
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    auto B = J.block(j.idx_v, j.idx_v, j.nv, j.nv);
+    const double* x = dv + j.idx_v;
+    switch (j.type) {
+      case JointType::Ball: {
+        const Vec3 w(x[0], x[1], x[2]);
+        if (arg == 0)
+          B = exp3(w).transpose();  // Ad(exp3(-w))
+        else
+          B = Jr3(w);
+        break;
+      }
+      case JointType::Free: {
+        const Vec6 tw = Eigen::Map<const Vec6>(x);
+        if (arg == 0)
+          B = exp6(tw).inverse().actionMatrix();
+        else
+          B = Jr6(tw);
+        break;
+      }
+      case JointType::Planar: B = (arg == 0) ? se2AdExpInv(x) : se2Jr(x); break;
+      default: B.setIdentity();
+    }
+  }
+}
+
+void dDifference(const Model& model, const double* q0, const double* q1, int arg, double* Jp) {
+  RD_CHECK_ARG(arg == 0 || arg == 1, "dDifference: arg must be 0 (d/dq0) or 1 (d/dq1), got " << arg);
+  Eigen::Map<MatX> J(Jp, model.nv, model.nv);
+  J.setZero();
+  // d/dq1: log(exp(d) exp(e)) = d + Jr^-1(d) e; d/dq0: log(exp(-e) exp(d)) = d - Jl^-1(d) e, Jl(d) = Jr(-d)
+  const double sign = (arg == 0) ? -1.0 : 1.0;
+  double d[6];
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    auto B = J.block(j.idx_v, j.idx_v, j.nv, j.nv);
+    if (j.type != JointType::Ball && j.type != JointType::Free && j.type != JointType::Planar) {
+      B = sign * MatJJ::Identity(j.nv, j.nv);
+      continue;
+    }
+    jointDifference(j, q0 + j.idx_q, q1 + j.idx_q, d);
+    for (int k = 0; k < j.nv; ++k) d[k] *= sign;
+    switch (j.type) {
+      case JointType::Ball: B = sign * Jr3inv(Vec3(d[0], d[1], d[2])); break;
+      case JointType::Free: B = sign * Jr6inv(Eigen::Map<const Vec6>(d)); break;
+      default: B = sign * se2JrInv(d);
+    }
+  }
+}
+
+}  // namespace rigidiff

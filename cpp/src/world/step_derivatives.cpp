@@ -1,0 +1,48 @@
+#include "rigidiff/world/step_derivatives.hpp"
+
+#include <cmath>
+
+#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
+#include "rigidiff/algorithm/rnea_derivatives.hpp"
+#include "rigidiff/world/step.hpp"
+
+namespace rigidiff {
+
+void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+                     double* q_out, double* v_out) {
+  const int nv = model.nv;
+  step(model, data, q, v, tau, dt, nullptr, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
+  data.ddq_tmp = data.ddq;
+  computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
+  computeMinverse(model, data, q, data.extra_diag.data());  // (M + E)^-1
+
+  // dr/dq = -K d(difference(rest, q))/dq, dr/dv = -(D + dt K): move them to the rnea side
+  MatX& Rq = data.dtau_dq;
+  MatX& Rv = data.dtau_dv;
+  if (model.stiffness.any()) {
+    dDifference(model, model.restPosition.data(), q, 1, data.dv_dq.data());  // scratch
+    Rq.noalias() += model.stiffness.asDiagonal() * data.dv_dq;
+  }
+  Rv.diagonal() += model.damping + dt * model.stiffness;
+  data.dv_dq.noalias() = (-dt) * data.Minv * Rq;
+  data.dv_dv.noalias() = (-dt) * data.Minv * Rv;
+  data.dv_dv.diagonal().array() += 1.0;
+  for (int k = 0; k < nv; ++k) {
+    const bool inside = std::abs(tau[k]) <= model.effortLimit[k];
+    if (inside)
+      data.dv_dtau.col(k) = dt * data.Minv.col(k);
+    else
+      data.dv_dtau.col(k).setZero();
+  }
+
+  // q' = integrate(q, dt v')
+  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
+  dIntegrate(model, q, data.v_tmp.data(), 0, data.dq_dq.data());
+  dIntegrate(model, q, data.v_tmp.data(), 1, data.dInt_dv.data());
+  data.dq_dq.noalias() += dt * data.dInt_dv * data.dv_dq;
+  data.dq_dv.noalias() = dt * data.dInt_dv * data.dv_dv;
+  data.dq_dtau.noalias() = dt * data.dInt_dv * data.dv_dtau;
+}
+
+}  // namespace rigidiff

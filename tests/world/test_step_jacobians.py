@@ -1,0 +1,122 @@
+"""Analytic Jacobians of one step against central finite differences of the step itself (q perturbed
+and measured on the manifold) and against Pinocchio's ABA derivatives and dIntegrate."""
+
+import numpy as np
+import pytest
+from rdsupport import ROBOTS, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
+
+import rigidiff as rd
+
+TREE = [
+    ("base", "free", None),
+    ("arm", "revolute", "base"),
+    ("slider", "prismatic", "arm"),
+    ("weld", "fixed", "slider"),
+    ("tip", "revolute", "weld"),
+    ("head", "ball", "base"),
+    ("table", "planar", "head"),
+    ("gantry", "translational", "base"),
+]
+
+
+def fd_step_jacobians(world, q, v, tau, h=1e-6):
+    """Central differences of world.step: returns {name: (nv, nv)} like StepJacobians."""
+    n = world.nv
+    out = {k: np.zeros((n, n)) for k in ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")}
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = h
+        cases = {
+            "q": (world.step(world.integrate(q, e), v, tau), world.step(world.integrate(q, -e), v, tau)),
+            "v": (world.step(q, v + e, tau), world.step(q, v - e, tau)),
+            "tau": (world.step(q, v, tau + e), world.step(q, v, tau - e)),
+        }
+        for wrt, ((qp, vp), (qm, vm)) in cases.items():
+            out[f"dq_d{wrt}"][:, k] = world.difference(qm, qp) / (2 * h)
+            out[f"dv_d{wrt}"][:, k] = (vp - vm) / (2 * h)
+    return out
+
+
+def check_against_fd(world, q, v, tau, rtol=1e-6):
+    J = world.step_jacobians(q, v, tau)
+    qn, vn = world.step(q, v, tau)
+    np.testing.assert_array_equal(J.q_next, qn)
+    np.testing.assert_array_equal(J.v_next, vn)
+    fd = fd_step_jacobians(world, q, v, tau)
+    for name, expected in fd.items():
+        analytic = getattr(J, name)
+        assert not np.array_equal(analytic, expected), name
+        assert_close(analytic, expected, rtol=rtol, floor=1.0, what=name)
+    return J
+
+
+@pytest.mark.parametrize("seed,dt", [(0, 1e-3), (1, 1e-2), (2, 5e-3)])
+def test_step_jacobians_match_finite_differences_with_passive_terms(seed, dt):
+    sk = build_skeleton(TREE, seed)
+    for body in sk.bodies:
+        body.joint.damping[:] = 0.4
+        body.joint.stiffness[:] = 3.0
+        body.joint.armature[:] = 0.02
+    world = world_of(sk, dt=dt)
+    rng = np.random.default_rng(seed)
+    q = world.random_configuration(rng)
+    v, tau = rng.normal(size=(2, world.nv))
+    J = check_against_fd(world, q, v, tau)
+    for name in ("dv_dq", "dv_dv", "dv_dtau", "dq_dq"):
+        assert np.abs(getattr(J, name)).max() > 1e-4, name
+
+
+@pytest.mark.parametrize("robot", [r for r in ROBOTS if r[0] in ("panda", "solo12")], ids=lambda r: r[0])
+def test_step_jacobians_on_real_robots(robot, robots_dir):
+    name, rel, floating = robot
+    world = world_of(load_urdf_quiet(robots_dir / rel, floating, package_dirs=[robots_dir]))
+    rng = np.random.default_rng(4)
+    q = world.random_configuration(rng)
+    v, tau = 0.5 * rng.normal(size=(2, world.nv))
+    check_against_fd(world, q, v, tau)
+
+
+def test_stacked_A_and_B():
+    world = world_of(build_skeleton(TREE, 3))
+    rng = np.random.default_rng(1)
+    q = world.random_configuration(rng)
+    v, tau = rng.normal(size=(2, world.nv))
+    J = world.step_jacobians(q, v, tau)
+    n = world.nv
+    assert J.A.shape == (2 * n, 2 * n) and J.B.shape == (2 * n, n)
+    np.testing.assert_array_equal(J.A[n:, :n], J.dv_dq)
+    np.testing.assert_array_equal(J.A[:n, n:], J.dq_dv)
+    np.testing.assert_array_equal(J.B[n:], J.dv_dtau)
+
+
+def test_clipped_torques_have_zero_gradient():
+    sk = rd.Skeleton("p")
+    sk.add_body("link", joint=rd.RevoluteJoint("hinge", axis=(0, 1, 0), effort_limit=1.0),
+                inertia=rd.Inertia(1.0, com=(0, 0, -0.5), rotational_inertia=np.eye(3) * 0.01))
+    world = world_of(sk)
+    inside = world.step_jacobians(np.array([0.3]), np.array([0.1]), np.array([0.5]))
+    outside = world.step_jacobians(np.array([0.3]), np.array([0.1]), np.array([5.0]))
+    assert inside.dv_dtau[0, 0] > 0
+    assert outside.dv_dtau[0, 0] == 0.0 and outside.dq_dtau[0, 0] == 0.0
+
+
+def test_without_passive_terms_agrees_with_pinocchio(robots_dir):
+    pin = pytest.importorskip("pinocchio")
+    name, rel, floating = next(r for r in ROBOTS if r[0] == "solo12")
+    path = robots_dir / rel
+    world = world_of(load_urdf_quiet(path, floating, package_dirs=[robots_dir]), dt=2e-3)
+    pm = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    pd = pm.createData()
+    rng = np.random.default_rng(6)
+    q = world.random_configuration(rng)
+    v, tau = rng.normal(size=(2, world.nv))
+    dt = world.dt
+    J = world.step_jacobians(q, v, tau)
+    pin.computeABADerivatives(pm, pd, to_pin_q(world, q), v, tau)
+    assert_close(J.dv_dq, dt * pd.ddq_dq, rtol=1e-8, floor=1.0)
+    assert_close(J.dv_dv, np.eye(world.nv) + dt * pd.ddq_dv, rtol=1e-8, floor=1.0)
+    dstep = dt * J.v_next
+    d_int_q = pin.dIntegrate(pm, to_pin_q(world, q), dstep, pin.ArgumentPosition.ARG0)
+    d_int_v = pin.dIntegrate(pm, to_pin_q(world, q), dstep, pin.ArgumentPosition.ARG1)
+    assert_close(J.dq_dq, d_int_q + dt * d_int_v @ J.dv_dq, rtol=1e-8, floor=1.0)
+    assert_close(J.dq_dv, dt * d_int_v @ J.dv_dv, rtol=1e-8, floor=1.0)

@@ -398,8 +398,8 @@ def render_cli() -> list[str]:
     parser = cli.build_parser()
     out = [CLI_MARK, "", "## The `rigidiff` command", "",
            "Installed as a console script (`rigidiff = rigidiff.cli:main`); also `python -m rigidiff.cli`. Exit",
-           "status: 0 on success; 1 when the model cannot be loaded (the error is printed) or a demo check",
-           "fails; 2 for invalid arguments.", ""]
+           "status: 0 on success; 1 when the model cannot be loaded (the error is printed), a demo check",
+           "fails or `check-grad` finds a Jacobian entry off; 2 for invalid arguments.", ""]
     out += ["```text", parser.format_help().rstrip(), "```", ""]
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, sp in sub.choices.items():
@@ -411,13 +411,13 @@ def render() -> str:
     import rigidiff as rd
     import rigidiff.io.resources as resources
     import rigidiff.transform as transform
-    from rigidiff import models
+    from rigidiff import models, testing
 
     samples = _samples()
     out = [PREAMBLE]
     out += ["## Contents", ""]
     toc = ["Package", "World", "Skeletons and bodies", "Joints", "Inertia", "Transforms", "Shapes",
-           "Loading robots", "Shipped models", "The `rigidiff` command"]
+           "Loading robots", "Shipped models", "Checking gradients", "The `rigidiff` command"]
     for t in toc:
         anchor = re.sub(r"[^\w\- ]", "", t.lower()).replace(" ", "-")
         out.append(f"- [{t}](#{anchor})")
@@ -469,6 +469,15 @@ def render() -> str:
             ""]
     for fname in models.__all__:
         out += render_function(f"rigidiff.models.{fname}", getattr(models, fname))
+
+    out += ["## Checking gradients", "",
+            "`rigidiff.testing` compares analytic step Jacobians with finite differences of the step (rules in",
+            "[conventions.md](conventions.md#checking-gradients)); `rigidiff check-grad` runs the check on",
+            "random states of a URDF model.", ""]
+    for fname in ("finite_difference_jacobians", "check_jacobians"):
+        out += render_function(f"rigidiff.testing.{fname}", getattr(testing, fname))
+    for cls in (testing.JacobianReport, testing.BlockReport):
+        out += render_class(cls, constructor=False, qualname=f"rigidiff.testing.{cls.__name__}")
 
     out += render_cli()
     text = "\n".join(out)

@@ -3,7 +3,7 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
-from rigidiff import models
+from rigidiff import models, testing
 from rigidiff._version import __version__
 from rigidiff.config import show_config
 from rigidiff.inertia import Inertia
@@ -54,4 +54,5 @@ __all__ = [
     "JointInfo",
     "load_urdf",
     "models",
+    "testing",
 ]

@@ -1,4 +1,4 @@
-"""The ``rigidiff`` command: ``info``, ``simulate`` and ``demo``."""
+"""The ``rigidiff`` command: ``info``, ``simulate``, ``check-grad`` and ``demo``."""
 
 from __future__ import annotations
 
@@ -47,12 +47,60 @@ def cmd_simulate(args) -> int:
     q0 = world.neutral_configuration()
     if args.floating_base:
         q0[2] = args.height
+    if args.q0 is not None:
+        values = [float(x) for x in args.q0.split(",") if x.strip()]
+        if len(values) != world.nq:
+            raise ValueError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
+        q0 = world.normalize(np.array(values))
     taus = np.zeros((args.steps, world.nv))
     Q, V = world.rollout(q0, np.zeros(world.nv), taus)
     t = np.arange(args.steps + 1) * world.dt
     np.savez(args.out, t=t, q=Q, v=V, tau=taus, joint_names=np.array(world.joint_names), dt=world.dt)
     print(f"simulated {args.steps} steps of {world.dt} s ({t[-1]:.4g} s): nq = {world.nq}, nv = {world.nv}")
     print(f"wrote {args.out} (arrays t, q, v, tau, joint_names, dt)")
+    return 0
+
+
+def _random_state(world, rng):
+    """A random (q, v, tau): q within the limits, v ~ N(0, 1), tau = gravity compensation plus noise of a
+    tenth of the effort limit (1 N or N m where there is none), so torques are rarely clipped."""
+    q = world.random_configuration(rng)
+    v = rng.normal(size=world.nv)
+    limit = np.concatenate([world.joint(n).effort_limit for n in world.joint_names])
+    scale = np.where(np.isfinite(limit), 0.1 * limit, 1.0)
+    tau = world.gravity_forces(q) + scale * rng.normal(size=world.nv)
+    return q, v, tau
+
+
+def cmd_check_grad(args) -> int:
+    """Check the analytic step Jacobians against finite differences on random states of a URDF model."""
+    from rigidiff.testing import _table, check_jacobians
+
+    _, world = _load_world(args)
+    rng = np.random.default_rng(args.seed)
+    reports = []
+    for _ in range(args.samples):
+        q, v, tau = _random_state(world, rng)
+        reports.append(check_jacobians(world, q, v, tau, method=args.method, rtol=args.rtol, atol=args.atol))
+    first = reports[0]
+    print(f"{args.model}: nq = {world.nq}, nv = {world.nv}, dt = {world.dt:g}; {args.samples} random states, "
+          f"{first.method} differences (eps {first.eps:g}), an entry passes if |analytic - fd| <= "
+          f"{args.atol:g} + {args.rtol:g} |fd|")
+    rows = []
+    for i, block in enumerate(first.blocks):
+        per_sample = [r.blocks[i] for r in reports]
+        worst = max(range(len(reports)), key=lambda s: per_sample[s].max_rel_error)
+        n_ok = sum(b.passed for b in per_sample)
+        rows.append([block.name, f"{block.shape[0]}x{block.shape[1]}", f"{n_ok}/{len(reports)}",
+                     f"{max(b.max_abs_error for b in per_sample):.2e}", f"{per_sample[worst].max_rel_error:.2e}",
+                     f"{worst}", "ok" if n_ok == len(reports) else "FAILED"])
+    print(_table(["block", "shape", "passed", "worst abs err", "worst rel err", "in sample", "status"], rows))
+    failed = [s for s, r in enumerate(reports) if not r.passed]
+    if failed:
+        print(f"FAILED on {len(failed)} of {len(reports)} samples; the first, sample {failed[0]}:")
+        print(reports[failed[0]])
+        return 1
+    print(f"all {len(reports)} samples passed")
     return 0
 
 
@@ -81,8 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--steps", type=int, default=1000)
     sp.add_argument("--dt", type=float, default=1e-3)
     sp.add_argument("--height", type=float, default=1.0, help="initial base height for a floating base")
+    sp.add_argument("--q0", default=None, help="initial configuration, nq comma-separated values (default: neutral)")
     sp.add_argument("--out", default="traj.npz")
     sp.set_defaults(func=cmd_simulate)
+
+    sp = sub.add_parser("check-grad", help="check the analytic step Jacobians against finite differences")
+    model_args(sp)
+    sp.add_argument("--samples", type=int, default=20, help="number of random states (default 20)")
+    sp.add_argument("--method", choices=("central", "ridders"), default="ridders",
+                    help="finite-difference method (default ridders: slower, far more accurate)")
+    sp.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
+    sp.add_argument("--dt", type=float, default=1e-3, help="time step (default 1e-3)")
+    sp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
+    sp.add_argument("--atol", type=float, default=1e-7, help="absolute tolerance (default 1e-7)")
+    sp.set_defaults(func=cmd_check_grad)
 
     sp = sub.add_parser("demo", help="build robots, simulate them, check Jacobians; print a report")
     sp.add_argument("--fast", action="store_true", help="shorter simulations")
@@ -92,9 +152,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    if getattr(args, "steps", 1) is not None and getattr(args, "steps", 1) < 1:
-        print("rigidiff: --steps must be >= 1", file=sys.stderr)
-        return 2
+    for option in ("steps", "samples"):
+        if getattr(args, option, 1) < 1:
+            print(f"rigidiff: --{option} must be >= 1", file=sys.stderr)
+            return 2
     try:
         return args.func(args)
     except (FileNotFoundError, ValueError, IndexError) as exc:

@@ -199,6 +199,19 @@ def make_joint(kind, name, rng):
     raise ValueError(kind)
 
 
+# a tree with every kind of joint the step differentiates: (body, joint type, parent body)
+TREE = [
+    ("base", "free", None),
+    ("arm", "revolute", "base"),
+    ("slider", "prismatic", "arm"),
+    ("weld", "fixed", "slider"),
+    ("tip", "revolute", "weld"),
+    ("head", "ball", "base"),
+    ("table", "planar", "head"),
+    ("gantry", "translational", "base"),
+]
+
+
 def build_skeleton(tree, seed):
     rng = np.random.default_rng(seed)
     sk = rd.Skeleton("tree")

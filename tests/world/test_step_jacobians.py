@@ -3,20 +3,9 @@ and measured on the manifold) and against Pinocchio's ABA derivatives and dInteg
 
 import numpy as np
 import pytest
-from rdsupport import ROBOTS, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
+from rdsupport import ROBOTS, TREE, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
 
 import rigidiff as rd
-
-TREE = [
-    ("base", "free", None),
-    ("arm", "revolute", "base"),
-    ("slider", "prismatic", "arm"),
-    ("weld", "fixed", "slider"),
-    ("tip", "revolute", "weld"),
-    ("head", "ball", "base"),
-    ("table", "planar", "head"),
-    ("gantry", "translational", "base"),
-]
 
 
 def fd_step_jacobians(world, q, v, tau, h=1e-6):

@@ -1,0 +1,230 @@
+"""rigidiff.testing: finite-difference step Jacobians, the Jacobian check and its report, and the
+``rigidiff check-grad`` command."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from rdsupport import TREE, assert_close, build_skeleton, world_of
+
+import rigidiff as rd
+import rigidiff.testing as rdt
+from rigidiff.cli import main
+
+BLOCKS = ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")
+
+
+@pytest.fixture(scope="module")
+def case():
+    """A floating-base tree with every joint type, damping, springs and armature; a random state."""
+    sk = build_skeleton(TREE, 5)
+    for body in sk.bodies:
+        body.joint.damping[:] = 0.4
+        body.joint.stiffness[:] = 3.0
+        body.joint.armature[:] = 0.02
+    world = world_of(sk, dt=5e-3)
+    rng = np.random.default_rng(11)
+    q = world.random_configuration(rng)
+    v, tau = rng.normal(size=(2, world.nv))
+    return world, q, v, tau
+
+
+@pytest.fixture(scope="module")
+def fd_both(case):
+    world, q, v, tau = case
+    return {m: rdt.finite_difference_jacobians(world, q, v, tau, method=m) for m in rdt.METHODS}
+
+
+@pytest.mark.parametrize("method", rdt.METHODS)
+def test_finite_differences_match_step_jacobians(case, fd_both, method):
+    world, q, v, tau = case
+    J = world.step_jacobians(q, v, tau)
+    fd = fd_both[method]
+    assert isinstance(fd, rd.StepJacobians)
+    qn, vn = world.step(q, v, tau)
+    np.testing.assert_array_equal(fd.q_next, qn)
+    np.testing.assert_array_equal(fd.v_next, vn)
+    assert fd.A.shape == (2 * world.nv, 2 * world.nv) and fd.B.shape == (2 * world.nv, world.nv)
+    for name in BLOCKS:
+        analytic, approx = getattr(J, name), getattr(fd, name)
+        assert approx.shape == (world.nv, world.nv), name  # tangent space: nv columns, quaternions included
+        assert not np.array_equal(analytic, approx), name
+        assert_close(approx, analytic, rtol=1e-6, floor=1.0, what=f"{method} {name}")
+
+
+def test_ridders_is_more_accurate_than_central(case, fd_both):
+    world, q, v, tau = case
+    J = world.step_jacobians(q, v, tau)
+    err = {m: {n: np.abs(getattr(fd, n) - getattr(J, n)).max() for n in BLOCKS} for m, fd in fd_both.items()}
+    assert all(err["ridders"][n] < 1e-8 for n in BLOCKS), err["ridders"]
+    assert any(err["ridders"][n] < 0.1 * err["central"][n] for n in BLOCKS), err
+
+
+def test_q_columns_are_tangent_directions(case):
+    """Column k of the q blocks comes from steps at integrate(q, +-h e_k), q_next changes measured with
+    difference (here an angular direction of the free base, whose quaternion has no single entry for it)."""
+    world, q, v, tau = case
+    k, h = 4, 1e-5
+    fd = rdt.finite_difference_jacobians(world, q, v, tau, eps=h)
+    e = np.zeros(world.nv)
+    e[k] = h
+    qp, vp = world.step(world.integrate(q, e), v, tau)
+    qm, vm = world.step(world.integrate(q, -e), v, tau)
+    np.testing.assert_array_equal(fd.dv_dq[:, k], (vp - vm) / (2 * h))
+    assert_close(fd.dq_dq[:, k], world.difference(qm, qp) / (2 * h), rtol=1e-8, floor=1.0)
+
+
+@pytest.mark.parametrize("method", rdt.METHODS)
+def test_check_jacobians_passes_on_correct_jacobians(case, method):
+    world, q, v, tau = case
+    report = rdt.check_jacobians(world, q, v, tau, method=method)
+    assert report.passed and report.failed == []
+    assert [b.name for b in report.blocks] == list(BLOCKS)
+    assert report.method == method and report.eps > 0
+    assert 0 < report.max_abs_error < 1e-6
+    assert report.max_abs_error == max(b.max_abs_error for b in report.blocks)
+    for b in report.blocks:
+        assert b.passed and b.n_failed == 0 and b.shape == (world.nv, world.nv)
+        assert b.max_rel_error <= 2 * report.rtol  # passing implies rel. error <= 2 rtol (the documented rule)
+    text = str(report)
+    assert "passed" in text and "FAILED" not in text
+    for name in BLOCKS:
+        assert name in text
+    report.raise_if_failed()
+
+
+def test_check_jacobians_finds_a_wrong_entry(case):
+    world, q, v, tau = case
+    J = world.step_jacobians(q, v, tau)
+    wrong_dv_dq = J.dv_dq.copy()
+    wrong_dv_dq[3, 2] += 1e-3
+    wrong = dataclasses.replace(J, dv_dq=wrong_dv_dq)
+    report = rdt.check_jacobians(world, q, v, tau, analytic=wrong)
+    assert not report.passed and report.failed == ["dv_dq"]
+    block = report["dv_dq"]
+    assert not block.passed and block.n_failed == 1
+    row, col, analytic, fd = block.worst
+    assert (row, col) == (3, 2)
+    assert analytic == wrong_dv_dq[3, 2]
+    assert fd == pytest.approx(J.dv_dq[3, 2], abs=1e-7)
+    assert block.max_abs_error == pytest.approx(1e-3, rel=1e-3)
+    assert all(report[n].passed for n in BLOCKS if n != "dv_dq")
+    with pytest.raises(AssertionError, match="dv_dq") as info:
+        report.raise_if_failed()
+    assert "FAILED (1 of 6 blocks)" in str(info.value) and "(3, 2)" in str(info.value)
+
+
+def test_check_jacobians_with_a_callable_and_a_subset(case):
+    """A callable analytic (here: a sign error in dq_dv) and wrt restricted to v: only its two blocks."""
+    world, q, v, tau = case
+
+    def flipped(q_, v_, tau_):
+        J = world.step_jacobians(q_, v_, tau_)
+        return dataclasses.replace(J, dq_dv=-J.dq_dv)
+
+    report = rdt.check_jacobians(world, q, v, tau, wrt="v", analytic=flipped, method="ridders")
+    assert [b.name for b in report.blocks] == ["dq_dv", "dv_dv"]
+    assert report.failed == ["dq_dv"]
+    assert report["dq_dv"].n_failed > 0
+    with pytest.raises(KeyError, match="dv_dq"):
+        report["dv_dq"]
+    report = rdt.check_jacobians(world, q, v, tau, wrt=("tau", "q", "tau"))
+    assert [b.name for b in report.blocks] == ["dq_dtau", "dq_dq", "dv_dtau", "dv_dq"]
+
+
+def test_non_finite_analytic_fails(case):
+    world, q, v, tau = case
+    J = world.step_jacobians(q, v, tau)
+    bad = J.dv_dtau.copy()
+    bad[1, 0] = np.nan
+    report = rdt.check_jacobians(world, q, v, tau, wrt="tau", analytic=dataclasses.replace(J, dv_dtau=bad))
+    assert report.failed == ["dv_dtau"]
+    assert report["dv_dtau"].worst[:2] == (1, 0)
+    assert report["dv_dtau"].max_abs_error == np.inf
+
+
+def test_tolerances(case):
+    world, q, v, tau = case
+    J = world.step_jacobians(q, v, tau)
+    off = dataclasses.replace(J, dv_dv=J.dv_dv * (1 + 1e-4))  # 1e-4 relative everywhere
+    assert not rdt.check_jacobians(world, q, v, tau, wrt="v", analytic=off).passed
+    assert rdt.check_jacobians(world, q, v, tau, wrt="v", analytic=off, rtol=1e-3).passed
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"wrt": ("q", "parameters")}, r"unknown entries \['parameters'\].*'q', 'v', 'tau'"),
+    ({"wrt": "contact"}, "contact"),
+    ({"wrt": ()}, "wrt is empty"),
+    ({"wrt": 3}, "wrt must be"),
+    ({"method": "forward"}, "method must be one of"),
+    ({"eps": 0.0}, "eps must be > 0"),
+    ({"eps": -1e-6}, "eps must be > 0"),
+    ({"rtol": 0.0}, "rtol must be > 0"),
+    ({"atol": -1.0}, "atol must be >= 0"),
+    ({"analytic": object()}, "analytic must be a StepJacobians"),
+])
+def test_check_jacobians_bad_arguments(case, kwargs, match):
+    world, q, v, tau = case
+    with pytest.raises(ValueError, match=match):
+        rdt.check_jacobians(world, q, v, tau, **kwargs)
+
+
+def test_bad_states_and_shapes(case):
+    world, q, v, tau = case
+    with pytest.raises(ValueError, match="q must have shape"):
+        rdt.finite_difference_jacobians(world, q[:-1], v, tau)
+    with pytest.raises(ValueError, match="tau must be finite"):
+        rdt.finite_difference_jacobians(world, q, v, np.full(world.nv, np.nan))
+    with pytest.raises(ValueError, match="method must be one of"):
+        rdt.finite_difference_jacobians(world, q, v, tau, method="Ridders")
+    with pytest.raises(ValueError, match="world must be a rigidiff.World"):
+        rdt.finite_difference_jacobians("arm7", q, v, tau)
+    J = world.step_jacobians(q, v, tau)
+    small = dataclasses.replace(J, dv_dq=J.dv_dq[:2])
+    with pytest.raises(ValueError, match=r"analytic.dv_dq must have shape"):
+        rdt.check_jacobians(world, q, v, tau, analytic=small)
+
+
+# ------------------------------------------------------------------------------------------ the command
+
+
+def test_check_grad_command_on_arm7(capsys):
+    rc = main(["check-grad", rd.models.path("arm7"), "--samples", "5", "--seed", "1"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    for name in BLOCKS:
+        assert name in out
+    assert "5/5" in out and "all 5 samples passed" in out
+
+
+def test_check_grad_command_central_floating_base(capsys):
+    rc = main(["check-grad", rd.models.path("quadruped"), "--floating-base", "--samples", "2", "--method",
+               "central", "--dt", "2e-3"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "nv = 18" in out and "central differences" in out
+
+
+def test_check_grad_command_reports_failures(capsys, monkeypatch):
+    true_step_jacobians = rd.World.step_jacobians
+
+    def wrong(self, q, v, tau):
+        J = true_step_jacobians(self, q, v, tau)
+        return dataclasses.replace(J, dv_dtau=2.0 * J.dv_dtau)
+
+    monkeypatch.setattr(rd.World, "step_jacobians", wrong)
+    rc = main(["check-grad", rd.models.path("arm7"), "--samples", "2"])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "FAILED on 2 of 2 samples" in out
+    assert "0/2" in out and "dv_dtau" in out
+
+
+def test_check_grad_command_bad_arguments(capsys):
+    assert main(["check-grad", rd.models.path("arm7"), "--samples", "0"]) == 2
+    assert "--samples must be >= 1" in capsys.readouterr().err
+    assert main(["check-grad", "no/such/model.urdf"]) == 1
+    with pytest.raises(SystemExit):
+        main(["check-grad", rd.models.path("arm7"), "--method", "forward"])

@@ -199,7 +199,8 @@ def make_joint(kind, name, rng):
     raise ValueError(kind)
 
 
-# a tree with every kind of joint the step differentiates: (body, joint type, parent body)
+# (body, joint type, parent body): every joint type the derivatives cover, fixed joints inside the tree
+# and at a root
 TREE = [
     ("base", "free", None),
     ("arm", "revolute", "base"),
@@ -209,6 +210,8 @@ TREE = [
     ("head", "ball", "base"),
     ("table", "planar", "head"),
     ("gantry", "translational", "base"),
+    ("pedestal", "fixed", None),
+    ("turret", "revolute", "pedestal"),
 ]
 
 

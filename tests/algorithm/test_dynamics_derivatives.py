@@ -3,7 +3,7 @@ computeABADerivatives on real robots, and against central finite differences on 
 
 import numpy as np
 import pytest
-from rdsupport import ROBOTS, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
+from rdsupport import ROBOTS, TREE, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
 
 import rigidiff as rd
 
@@ -39,21 +39,6 @@ def test_rnea_and_aba_derivatives_match_pinocchio(robot):
         assert_close(aq, pd.ddq_dq, rtol=1e-8, what="da_dq")
         assert_close(av, pd.ddq_dv, rtol=1e-8, what="da_dv")
         assert_close(at, Minv, rtol=1e-8, what="da_dtau")
-
-
-# every joint type but the universal one, fixed joints inside, armature on every dof
-TREE = [
-    ("base", "free", None),
-    ("arm", "revolute", "base"),
-    ("slider", "prismatic", "arm"),
-    ("weld", "fixed", "slider"),
-    ("tip", "revolute", "weld"),
-    ("head", "ball", "base"),
-    ("table", "planar", "head"),
-    ("gantry", "translational", "base"),
-    ("pedestal", "fixed", None),
-    ("turret", "revolute", "pedestal"),
-]
 
 
 def fd_jacobian(world, f, q, v, x, wrt, h=1e-6):

@@ -9,6 +9,7 @@ append their body's inertia to the parent joint.
 
 import numpy as np
 import pytest
+from rdsupport import TREE as BASE_TREE
 from rdsupport import (
     assert_close,
     build_skeleton,
@@ -25,20 +26,8 @@ import rigidiff as rd
 pin = pytest.importorskip("pinocchio")
 
 
-# (body, joint type, parent): every joint type, fixed joints in the middle of the tree and at its root
-TREE = [
-    ("base", "free", None),
-    ("arm", "revolute", "base"),
-    ("slider", "prismatic", "arm"),
-    ("weld", "fixed", "slider"),
-    ("tip", "revolute", "weld"),
-    ("head", "ball", "base"),
-    ("table", "planar", "head"),
-    ("wrist", "universal", "base"),
-    ("gantry", "translational", "wrist"),
-    ("pedestal", "fixed", None),
-    ("turret", "revolute", "pedestal"),
-]
+# every joint type: the shared tree plus a universal joint carrying a translational one
+TREE = BASE_TREE + [("wrist", "universal", "base"), ("wrist_tip", "translational", "wrist")]
 TYPES = ["revolute", "prismatic", "ball", "free", "planar", "universal", "translational"]
 
 

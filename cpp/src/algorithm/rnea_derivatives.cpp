@@ -60,6 +60,17 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
   }
   data.tau.array() += model.armature.array() * Eigen::Map<const VecX>(a, model.nv).array();
 
+  // per dof row k of joint i, precomputed: P_k = J_k^T Y_i and C_k = J_k^T B_i - (J_k x* H_i)^T, so that
+  // J_i^T G_i = P x + C u and J_i^T Gv_i = C s - P w (using <m, u x* H> = -<u, m x* H>)
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& ji = model.joints[i];
+    for (int k = ji.idx_v; k < ji.idx_v + ji.nv; ++k) {
+      const Vec6 m = J.col(k);
+      data.dP.row(k).noalias() = m.transpose() * data.oYcrb[i];
+      data.dC.row(k).noalias() = m.transpose() * data.oBcrb[i];
+      data.dC.row(k) -= crossForce(m, data.oH[i]).transpose();
+    }
+  }
   data.dtau_dq.setZero();
   data.dtau_dv.setZero();
   for (int j = 1; j < model.njoints; ++j) {
@@ -67,19 +78,19 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
     const int p = model.parents[j];
     const Vec6 vp = (p == 0) ? Vec6::Zero() : data.ov[p];
     const Vec6& ap = (p == 0) ? a_world : data.oa_gf[p];
+    // the subtree of j: contiguous joints (depth-first), hence contiguous rows [idx_v, idx_v + subtreeNv)
+    const int r0 = jj.idx_v, nr = model.subtreeNv[j];
     for (int col = jj.idx_v; col < jj.idx_v + jj.nv; ++col) {
       const Vec6 s = J.col(col);
       const Vec6 u = crossMotion(s, vp);
       const Vec6 x = crossMotion(s, ap) - crossMotion(u, vp);
       const Vec6 w = crossMotion(s, Vec6(vp + data.ov[j]));
-      // rows of the subtree of j (contiguous joint indices, depth-first)
-      for (int i = j; i < model.njoints && model.supports(j, i); ++i) {
-        const JointModel& ji = model.joints[i];
-        const Vec6 G = data.oYcrb[i] * x + crossForce(u, data.oH[i]) + data.oBcrb[i] * u;
-        const Vec6 Gv = data.oBcrb[i] * s + crossForce(s, data.oH[i]) - data.oYcrb[i] * w;
-        data.dtau_dq.col(col).segment(ji.idx_v, ji.nv).noalias() = -J.middleCols(ji.idx_v, ji.nv).transpose() * G;
-        data.dtau_dv.col(col).segment(ji.idx_v, ji.nv).noalias() = J.middleCols(ji.idx_v, ji.nv).transpose() * Gv;
-      }
+      auto dq = data.dtau_dq.col(col).segment(r0, nr);
+      auto dv = data.dtau_dv.col(col).segment(r0, nr);
+      dq.noalias() = -data.dP.middleRows(r0, nr) * x;
+      dq.noalias() -= data.dC.middleRows(r0, nr) * u;
+      dv.noalias() = data.dC.middleRows(r0, nr) * s;
+      dv.noalias() -= data.dP.middleRows(r0, nr) * w;
       // rows of the strict ancestors of j
       const Vec6 Gj = data.oYcrb[j] * x + crossForce(u, data.oH[j]) + data.oBcrb[j] * u;
       const Vec6 dFq = crossForce(s, data.oF[j]) - Gj;

@@ -46,6 +46,8 @@ Data::Data(const Model& model) {
   oH.assign(n, Vec6::Zero());
   oF.assign(n, Vec6::Zero());
   dtau_dq = MatX::Zero(nv, nv);
+  dP.setZero(nv, 6);
+  dC.setZero(nv, 6);
   dtau_dv = MatX::Zero(nv, nv);
   ddq_dq = MatX::Zero(nv, nv);
   ddq_dv = MatX::Zero(nv, nv);

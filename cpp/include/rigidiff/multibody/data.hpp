@@ -53,6 +53,7 @@ struct Data {
   std::vector<Vec6> oH;                               ///< composite momenta, world frame
   std::vector<Vec6> oF;                               ///< composite forces, world frame
   MatX dtau_dq, dtau_dv;                              ///< (nv, nv) rnea derivatives
+  Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor> dP, dC;  ///< (nv, 6) per-dof rows of the rnea derivatives
   MatX ddq_dq, ddq_dv;                                ///< (nv, nv) aba derivatives
   VecX ddq_tmp;                                       ///< (nv)
   MatX dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;  ///< (nv, nv) step Jacobians, q in the tangent space

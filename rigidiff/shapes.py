@@ -12,6 +12,7 @@ Conventions: docs/conventions.md (DESIGN.md section 3).
 
 from __future__ import annotations
 
+import abc
 import os
 import warnings
 
@@ -43,25 +44,25 @@ def _check_transform(transform) -> Transform:
     return transform
 
 
-class Shape:
-    """Base class of all shapes. Use one of the subclasses."""
+class Shape(abc.ABC):
+    """Abstract base class of all shapes. Use one of the subclasses."""
 
     @property
+    @abc.abstractmethod
     def volume(self) -> float:
         """Volume in m^3 (``inf`` for unbounded shapes)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def inertia(self, mass: float) -> Inertia:
         """Inertia of a solid of uniform density and total ``mass``, expressed in the shape frame."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def aabb(self, transform: Transform | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Axis-aligned bounding box ``(lower, upper)`` of the shape placed by ``transform`` (identity if None)."""
-        raise NotImplementedError
 
+    @abc.abstractmethod
     def to_trimesh(self):
         """A ``trimesh.Trimesh`` of the shape surface in the shape frame (for drawing and tests)."""
-        raise NotImplementedError
 
     def _mass(self, mass) -> float:
         return as_scalar(mass, f"{type(self).__name__} mass", minimum=0.0)

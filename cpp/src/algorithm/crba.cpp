@@ -12,14 +12,14 @@ const MatX& crba(const Model& model, Data& data, const double* q) {
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
     data.oMi[i].actCols(data.S.middleCols(jm.idx_v, jm.nv), oS.middleCols(jm.idx_v, jm.nv));
-    data.Yaba[i] = model.inertias[i].transformed(data.oMi[i]).matrix();  // composite inertia, world frame
+    data.oYcrb10[i] = OriginInertia(model.inertias[i], data.oMi[i]);
   }
   data.M.setZero();  // entries between joints on different branches stay zero
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
     const int c0 = jm.idx_v;
     if (jm.nv == 1) {
-      const Vec6 F = data.Yaba[i] * Vec6(oS.col(c0));
+      const Vec6 F = data.oYcrb10[i] * Vec6(oS.col(c0));
       data.M(c0, c0) = oS.col(c0).dot(F);
       for (int j = model.parents[i]; j != 0; j = model.parents[j]) {
         const JointModel& jp = model.joints[j];
@@ -27,7 +27,7 @@ const MatX& crba(const Model& model, Data& data, const double* q) {
       }
     } else {
       Mat6J F(6, jm.nv);
-      F.noalias() = data.Yaba[i] * oS.middleCols(c0, jm.nv);
+      for (int k = 0; k < jm.nv; ++k) F.col(k) = data.oYcrb10[i] * Vec6(oS.col(c0 + k));
       auto diag = data.M.block(c0, c0, jm.nv, jm.nv);
       diag.noalias() = oS.middleCols(c0, jm.nv).transpose() * F;
       for (int r = 0; r < jm.nv; ++r)  // exact symmetry
@@ -40,7 +40,7 @@ const MatX& crba(const Model& model, Data& data, const double* q) {
       }
     }
     const int p = model.parents[i];
-    if (p != 0) data.Yaba[p] += data.Yaba[i];
+    if (p != 0) data.oYcrb10[p] += data.oYcrb10[i];
   }
   data.M.diagonal() += model.armature;
   return data.M;

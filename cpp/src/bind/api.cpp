@@ -46,6 +46,7 @@ void checkState(const Model& m, const double* q, const double* v, const char* qn
 
 // Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.
 void checkResult(const double* x, long n, const char* what) {
+  if (Eigen::Map<const VecX>(x, n).allFinite()) return;  // the common case, vectorised
   for (long k = 0; k < n; ++k)
     if (!std::isfinite(x[k]))
       RD_THROW(std::runtime_error,
@@ -139,8 +140,10 @@ void forwardDynamics(const Model& m, Data& d, const double* q, const double* v, 
 
 void massMatrix(const Model& m, Data& d, const double* q, double* M) {
   checkState(m, q, nullptr);
-  Eigen::Map<MatX>(M, m.nv, m.nv) = crba(m, d, q);  // symmetric: row/column order is irrelevant
-  checkResult(M, static_cast<long>(m.nv) * m.nv, "mass_matrix");
+  const MatX& Mq = crba(m, d, q);
+  // an overflow shows on the diagonal of a positive semi-definite matrix (|M_ij| <= sqrt(M_ii M_jj))
+  if (!Mq.diagonal().allFinite()) checkResult(Mq.data(), static_cast<long>(m.nv) * m.nv, "mass_matrix");
+  Eigen::Map<MatX>(M, m.nv, m.nv) = Mq;  // symmetric: row/column order is irrelevant
 }
 
 void massMatrixInverse(const Model& m, Data& d, const double* q, double* Minv) {

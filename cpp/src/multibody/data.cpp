@@ -28,6 +28,7 @@ Data::Data(const Model& model) {
   oa_gf.assign(n, Vec6::Zero());
   Dinv.assign(n, Mat6::Zero());
   Ycrb.assign(n, Inertia());
+  oYcrb10.assign(n, OriginInertia());
   Fcol.assign(n, Mat6X::Zero(6, nv));
   U = Mat6X::Zero(6, nv);
   Ftmp = Mat6X::Zero(6, nv);

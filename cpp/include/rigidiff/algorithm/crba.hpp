@@ -6,7 +6,7 @@
 namespace rigidiff {
 
 /// Fills data.M (model.nv x model.nv, both triangles, armature on the diagonal) at q (model.nq).
-/// Uses data.J (world-frame subspaces) and data.Yaba (composite inertias) as workspace.
+/// Uses data.J (world-frame subspaces) and data.oYcrb10 (composite inertias) as workspace.
 const MatX& crba(const Model& model, Data& data, const double* q);
 
 }  // namespace rigidiff

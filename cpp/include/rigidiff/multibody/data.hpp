@@ -24,21 +24,22 @@ struct Data {
   Mat6X S;                 ///< (6, nv) motion subspaces, columns at idx_v, child frames
 
   // dynamics
-  std::vector<Mat6> Yaba;     ///< articulated inertias (world frame in aba, joint frames in computeMinverse)
-  std::vector<Vec6> pA;       ///< articulated bias forces
-  std::vector<Vec6> ov;       ///< spatial velocities in the world frame (at the world origin)
-  std::vector<Vec6> oc;       ///< bias accelerations in the world frame
-  std::vector<Vec6> oa_gf;    ///< spatial accelerations (with -gravity at the root) in the world frame
-  std::vector<Mat6> Dinv;     ///< inverse of the joint-space articulated inertia (top-left nv_i block)
-  std::vector<Inertia> Ycrb;  ///< composite rigid-body inertias, frame i
-  std::vector<Mat6X> Fcol;    ///< (6, nv) per joint: force columns (crba, M^-1 passes)
-  Mat6X U;                    ///< (6, nv) Yaba S columns
-  Mat6X Ftmp;                 ///< (6, nv) scratch rows
-  VecX u;                     ///< (nv) ABA joint-space bias
-  VecX tau;                   ///< (nv) rnea output
-  VecX ddq;                   ///< (nv) aba output
-  MatX M;                     ///< (nv, nv) joint-space inertia (full, armature included)
-  MatX Minv;                  ///< (nv, nv) its inverse
+  std::vector<Mat6> Yaba;              ///< articulated inertias (world frame in aba, joint frames in computeMinverse)
+  std::vector<Vec6> pA;                ///< articulated bias forces
+  std::vector<Vec6> ov;                ///< spatial velocities in the world frame (at the world origin)
+  std::vector<Vec6> oc;                ///< bias accelerations in the world frame
+  std::vector<Vec6> oa_gf;             ///< spatial accelerations (with -gravity at the root) in the world frame
+  std::vector<Mat6> Dinv;              ///< inverse of the joint-space articulated inertia (top-left nv_i block)
+  std::vector<Inertia> Ycrb;           ///< composite rigid-body inertias, frame i
+  std::vector<OriginInertia> oYcrb10;  ///< composite inertias at the world origin (crba)
+  std::vector<Mat6X> Fcol;             ///< (6, nv) per joint: force columns (crba, M^-1 passes)
+  Mat6X U;                             ///< (6, nv) Yaba S columns
+  Mat6X Ftmp;                          ///< (6, nv) scratch rows
+  VecX u;                              ///< (nv) ABA joint-space bias
+  VecX tau;                            ///< (nv) rnea output
+  VecX ddq;                            ///< (nv) aba output
+  MatX M;                              ///< (nv, nv) joint-space inertia (full, armature included)
+  MatX Minv;                           ///< (nv, nv) its inverse
 
   // jacobians and centre of mass
   Mat6X J;                       ///< (6, nv) joint jacobians = world-frame motion subspaces (at the world origin)
@@ -48,14 +49,14 @@ struct Data {
   Eigen::Matrix<double, 3, Eigen::Dynamic> Jcom;  ///< (3, nv)
 
   // derivatives
-  std::vector<Mat6> oYcrb;                            ///< composite inertias, world frame
-  std::vector<Mat6> oBcrb;                            ///< composite inertia rates [v x*] Y - Y [v x], world frame
-  std::vector<Vec6> oH;                               ///< composite momenta, world frame
-  std::vector<Vec6> oF;                               ///< composite forces, world frame
-  MatX dtau_dq, dtau_dv;                              ///< (nv, nv) rnea derivatives
+  std::vector<Mat6> oYcrb;  ///< composite inertias, world frame
+  std::vector<Mat6> oBcrb;  ///< composite inertia rates [v x*] Y - Y [v x], world frame
+  std::vector<Vec6> oH;     ///< composite momenta, world frame
+  std::vector<Vec6> oF;     ///< composite forces, world frame
+  MatX dtau_dq, dtau_dv;    ///< (nv, nv) rnea derivatives
   Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor> dP, dC;  ///< (nv, 6) per-dof rows of the rnea derivatives
-  MatX ddq_dq, ddq_dv;                                ///< (nv, nv) aba derivatives
-  VecX ddq_tmp;                                       ///< (nv)
+  MatX ddq_dq, ddq_dv;                                               ///< (nv, nv) aba derivatives
+  VecX ddq_tmp;                                                      ///< (nv)
   MatX dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;  ///< (nv, nv) step Jacobians, q in the tangent space
   MatX dInt_dv;                                       ///< (nv, nv) scratch
 

@@ -59,4 +59,38 @@ struct Inertia {
   double kineticEnergy(const Vec6& m) const { return 0.5 * m.dot((*this) * m); }
 };
 
+/// A rigid-body inertia expressed at the world origin in 10 parameters: mass m, first moment h = m c
+/// and rotational inertia I about the origin (world axes). Sums of bodies are sums of the parameters,
+/// which makes it the cheap form for composite inertias in world-frame algorithms.
+struct OriginInertia {
+  double m = 0.0;
+  Vec3 h = Vec3::Zero();
+  Mat3 I = Mat3::Zero();
+
+  OriginInertia() = default;
+  /// The body inertia (in its joint frame i) placed by oMi.
+  OriginInertia(const Inertia& body, const SE3& oMi) {
+    const Vec3 c = oMi.actPoint(body.com);
+    m = body.mass;
+    h = m * c;
+    I.noalias() = oMi.R * body.Ic * oMi.R.transpose();
+    I.noalias() -= h * c.transpose();  // + m (|c|^2 1 - c c^T)
+    I.diagonal().array() += h.dot(c);
+  }
+  OriginInertia& operator+=(const OriginInertia& o) {
+    m += o.m;
+    h += o.h;
+    I += o.I;
+    return *this;
+  }
+  /// Momentum (f, n) of the motion (v, w) at the origin.
+  Vec6 operator*(const Vec6& x) const {
+    Vec6 out;
+    const Vec3 v = x.head<3>(), w = x.tail<3>();
+    out.head<3>() = m * v - h.cross(w);
+    out.tail<3>() = I * w + h.cross(v);
+    return out;
+  }
+};
+
 }  // namespace rigidiff

@@ -4,18 +4,12 @@
 import numpy as np
 import pytest
 from rdsupport import ROBOTS, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
+from rdsupport import TREE as BASE_TREE
 
 pin = pytest.importorskip("pinocchio")
 
-TREE = [
-    ("base", "free", None),
-    ("arm", "revolute", "base"),
-    ("head", "ball", "base"),
-    ("table", "planar", "head"),
-    ("wrist", "universal", "base"),
-    ("gantry", "translational", "wrist"),
-    ("slider", "prismatic", "arm"),
-]
+# every joint type: the shared tree plus a universal joint carrying a translational one
+TREE = BASE_TREE + [("wrist", "universal", "base"), ("wrist_tip", "translational", "wrist")]
 
 
 @pytest.mark.parametrize("robot", [r for r in ROBOTS if r[0] in ("panda", "solo12", "talos")], ids=lambda r: r[0])

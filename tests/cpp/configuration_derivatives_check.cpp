@@ -7,25 +7,11 @@
 #include <cstdio>
 #include <random>
 
+#include "every_joint_model.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 
 using namespace rigidiff;
-
-// A tree with every joint type: free base, then branches of each kind.
-static Model buildModel() {
-  Model m;
-  Inertia I(1.3, Vec3(0.1, -0.05, 0.2), Vec3(0.02, 0.03, 0.04).asDiagonal());
-  SE3 off(axisAngle(Vec3(0.3, 0.5, 0.8).normalized(), 0.4), Vec3(0.1, 0.2, -0.3));
-  int base = m.addJoint(0, JointType::Free, SE3(), Vec3::UnitZ(), Vec3::UnitY(), I, "base");
-  int a = m.addJoint(base, JointType::Revolute, off, Vec3(0.2, 1.0, 0.1), Vec3::UnitY(), I, "rev");
-  m.addJoint(a, JointType::Prismatic, off, Vec3(1.0, 0.0, 0.3), Vec3::UnitY(), I, "pri");
-  int b = m.addJoint(base, JointType::Ball, off, Vec3::UnitZ(), Vec3::UnitY(), I, "ball");
-  m.addJoint(b, JointType::Universal, off, Vec3::UnitX(), Vec3(0.0, 1.0, 0.2), I, "uni");
-  int c = m.addJoint(base, JointType::Planar, off, Vec3(0.0, 0.3, 1.0), Vec3::UnitY(), I, "planar");
-  m.addJoint(c, JointType::Translational, off, Vec3::UnitZ(), Vec3::UnitY(), I, "trans");
-  return m;
-}
 
 // Rescales the rotational parts of the tangent x (ball, free angular, planar w) to norm angle.
 static void setAngle(const Model& m, VecX& x, double angle) {
@@ -121,7 +107,7 @@ static void compare(const Model& m, const VecX& q, const VecX& dv, const VecX* d
 }
 
 int main() {
-  const Model m = buildModel();
+  const Model m = buildEveryJointModel();
   std::mt19937 rng(7);
   const double pi = 3.14159265358979323846;
   VecX q0n(m.nq), q(m.nq);

@@ -26,27 +26,9 @@ extern "C" void* malloc(size_t n) {
   return __libc_malloc(n);
 }
 
-using namespace rigidiff;
+#include "every_joint_model.hpp"
 
-// A tree with every joint type: free base, then branches of each kind (the universal joint only when
-// asked: the dynamics derivatives do not cover it yet).
-static Model buildModel(bool with_universal) {
-  Model m;
-  Inertia I(1.3, Vec3(0.1, -0.05, 0.2), Vec3(0.02, 0.03, 0.04).asDiagonal());
-  SE3 off(axisAngle(Vec3(0.3, 0.5, 0.8).normalized(), 0.4), Vec3(0.1, 0.2, -0.3));
-  int base = m.addJoint(0, JointType::Free, SE3(), Vec3::UnitZ(), Vec3::UnitY(), I, "base");
-  int a = m.addJoint(base, JointType::Revolute, off, Vec3(0.2, 1.0, 0.1), Vec3::UnitY(), I, "rev");
-  m.addJoint(a, JointType::Prismatic, off, Vec3(1.0, 0.0, 0.3), Vec3::UnitY(), I, "pri");
-  int b = m.addJoint(base, JointType::Ball, off, Vec3::UnitZ(), Vec3::UnitY(), I, "ball");
-  if (with_universal) m.addJoint(b, JointType::Universal, off, Vec3::UnitX(), Vec3(0.0, 1.0, 0.2), I, "uni");
-  int c = m.addJoint(base, JointType::Planar, off, Vec3(0.0, 0.3, 1.0), Vec3::UnitY(), I, "planar");
-  m.addJoint(c, JointType::Translational, off, Vec3::UnitZ(), Vec3::UnitY(), I, "trans");
-  for (int j = 1; j < m.njoints; ++j) m.addFrame(m.names[j], j, off);
-  m.damping.setConstant(0.1);
-  m.stiffness.setConstant(2.0);
-  m.armature.setConstant(0.01);
-  return m;
-}
+using namespace rigidiff;
 
 struct Case {
   const Model& m;
@@ -74,8 +56,8 @@ struct Case {
 };
 
 int main() {
-  const Model m = buildModel(true);
-  const Model m2 = buildModel(false);
+  const Model m = buildEveryJointModel(true);
+  const Model m2 = buildEveryJointModel(false);
   Case c2(m2);
   Data d(m);
   VecX q(m.nq), v = VecX::LinSpaced(m.nv, -0.5, 0.7), a = VecX::LinSpaced(m.nv, 0.3, -0.2), tau = v, qn(m.nq), vn(m.nv),

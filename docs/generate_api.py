@@ -101,7 +101,8 @@ WORLD_GROUPS = {
                    "body_jacobian_time_variation", "center_of_mass", "center_of_mass_jacobian"],
     "Time stepping": ["step", "rollout", "step_batch"],
     "Derivatives": ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "integrate_jacobians",
-                    "difference_jacobians", "step_jacobians"],
+                    "difference_jacobians", "step_jacobians", "step_vjp"],
+    "Parameters": ["parameters", "set_parameters", "inverse_dynamics_regressor", "regressor_parameters"],
     "Stateful convenience": ["q", "v", "time", "advance"],
 }
 
@@ -417,7 +418,7 @@ def render() -> str:
     out = [PREAMBLE]
     out += ["## Contents", ""]
     toc = ["Package", "World", "Skeletons and bodies", "Joints", "Inertia", "Transforms", "Shapes",
-           "Loading robots", "Shipped models", "Checking gradients", "The `rigidiff` command"]
+           "Loading robots", "Shipped models", "Checking gradients", "PyTorch", "The `rigidiff` command"]
     for t in toc:
         anchor = re.sub(r"[^\w\- ]", "", t.lower()).replace(" ", "-")
         out.append(f"- [{t}](#{anchor})")
@@ -431,6 +432,9 @@ def render() -> str:
     out += render_class(rd.World, samples[rd.World], members=public_members(rd.World), groups=WORLD_GROUPS)
     out += render_class(rd.JointInfo)
     out += render_class(rd.StepJacobians, constructor=False)
+    out += render_class(rd.Gradients, constructor=False)
+    out += render_class(rd.Trajectory, constructor=False)
+    out += render_class(rd.Parameters, constructor=False)
 
     out += ["## Skeletons and bodies", ""]
     out += render_class(rd.Skeleton, samples[rd.Skeleton])
@@ -478,6 +482,14 @@ def render() -> str:
         out += render_function(f"rigidiff.testing.{fname}", getattr(testing, fname))
     for cls in (testing.JacobianReport, testing.BlockReport):
         out += render_class(cls, constructor=False, qualname=f"rigidiff.testing.{cls.__name__}")
+
+    out += ["## PyTorch", "",
+            "`rigidiff.torch` (needs `pip install rigidiff[torch]`; rigidiff never imports torch itself) wraps",
+            "the step and rollouts as `torch.autograd.Function`s whose backward is the analytic reverse mode.", ""]
+    import rigidiff.torch as rdtorch
+
+    for fname in rdtorch.__all__:
+        out += render_function(f"rigidiff.torch.{fname}", getattr(rdtorch, fname))
 
     out += render_cli()
     text = "\n".join(out)

@@ -8,7 +8,7 @@ from rigidiff._version import __version__
 from rigidiff.config import show_config
 from rigidiff.inertia import Inertia
 from rigidiff.io.urdf import load_urdf
-from rigidiff.jacobians import StepJacobians
+from rigidiff.jacobians import Gradients, StepJacobians
 from rigidiff.joints import (
     BallJoint,
     FixedJoint,
@@ -20,8 +20,10 @@ from rigidiff.joints import (
     TranslationalJoint,
     UniversalJoint,
 )
+from rigidiff.parameters import Parameters
 from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
 from rigidiff.skeleton import Body, ShapeInstance, Skeleton
+from rigidiff.trajectory import Trajectory
 from rigidiff.transform import Transform
 from rigidiff.world import JointInfo, World
 
@@ -51,6 +53,9 @@ __all__ = [
     "Transform",
     "World",
     "StepJacobians",
+    "Gradients",
+    "Parameters",
+    "Trajectory",
     "JointInfo",
     "load_urdf",
     "models",

@@ -52,6 +52,17 @@ class Inertia:
             arr.flags.writeable = False
 
     @classmethod
+    def _unchecked(cls, mass: float, com, rotational_inertia) -> Inertia:
+        """An inertia built without the physical checks (finite differences across their boundary)."""
+        obj = cls.__new__(cls)
+        obj._mass = float(mass)
+        obj._com = np.array(com, dtype=float)
+        obj._I = np.array(rotational_inertia, dtype=float)
+        for arr in (obj._com, obj._I):
+            arr.flags.writeable = False
+        return obj
+
+    @classmethod
     def zero(cls) -> Inertia:
         """A massless inertia."""
         return cls(0.0)

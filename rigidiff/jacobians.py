@@ -1,4 +1,5 @@
-"""The result of ``World.step_jacobians``: one step and its Jacobians, named what / with respect to what."""
+"""Results of the derivative calls: ``World.step_jacobians`` (one step and its Jacobians, named what /
+with respect to what) and the gradients of the reverse mode (``step_vjp``, ``Trajectory.backward``)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["StepJacobians"]
+__all__ = ["StepJacobians", "Gradients"]
 
 
 @dataclass(frozen=True)
@@ -16,6 +17,8 @@ class StepJacobians:
     ``dv_dq`` is d v_next / d q, and so on; q and q_next are taken in the tangent space (perturbations
     through integrate, changes measured by difference), so quaternion joints have nv rows and columns.
     ``A`` = [[dq_dq, dq_dv], [dv_dq, dv_dv]] (2nv, 2nv) and ``B`` = [[dq_dtau], [dv_dtau]] (2nv, nv).
+    With parameters (``wrt=``): ``dq_dp``, ``dv_dp`` (nv, n_params), columns named by ``parameter_names``,
+    and their stack ``P`` (2nv, n_params).
     """
 
     q_next: np.ndarray
@@ -26,6 +29,9 @@ class StepJacobians:
     dv_dq: np.ndarray
     dv_dv: np.ndarray
     dv_dtau: np.ndarray
+    parameter_names: tuple = ()
+    dq_dp: np.ndarray | None = None
+    dv_dp: np.ndarray | None = None
 
     @property
     def A(self) -> np.ndarray:
@@ -36,3 +42,33 @@ class StepJacobians:
     def B(self) -> np.ndarray:
         """(2nv, nv) control Jacobian [[dq_dtau], [dv_dtau]]."""
         return np.vstack([self.dq_dtau, self.dv_dtau])
+
+    @property
+    def P(self) -> np.ndarray:
+        """(2nv, n_params) parameter Jacobian [[dq_dp], [dv_dp]] (n_params = 0 without wrt)."""
+        if self.dq_dp is None:
+            return np.zeros((2 * self.dq_dq.shape[0], 0))
+        return np.vstack([self.dq_dp, self.dv_dp])
+
+
+@dataclass(frozen=True)
+class Gradients:
+    """Gradients of a loss from the reverse mode: with respect to the initial configuration ``q`` (tangent
+    space (nv,), or coordinates (nq,) when asked for), velocity ``v``, torques ``tau`` ((nv,) for one
+    step, (T, nv) for a rollout) and the parameters named by ``parameter_names`` (``parameters``).
+    ``q_next`` and ``v_next`` hold the step's result (step_vjp only)."""
+
+    q: np.ndarray
+    v: np.ndarray
+    tau: np.ndarray
+    parameters: np.ndarray
+    parameter_names: tuple
+    q_next: np.ndarray | None = None
+    v_next: np.ndarray | None = None
+
+    def parameter(self, name: str) -> float:
+        """Gradient with respect to one parameter named in parameter_names."""
+        try:
+            return float(self.parameters[self.parameter_names.index(name)])
+        except ValueError:
+            raise KeyError(f"{name!r} is not among the differentiated parameters {self.parameter_names}") from None

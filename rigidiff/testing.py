@@ -30,6 +30,13 @@ estimate, so it is typically accurate to 10-12 digits, at up to 8 times the cost
 divided by the step actually taken (``(x + h) - (x - h)`` in floating point). For q the step is ``eps``
 itself: a tangent perturbation starts from zero whatever the size of q.
 
+**Parameters.** ``wrt`` may also name physical parameters (anything ``world.step_jacobians(wrt=...)``
+accepts: "inertia", "damping", "stiffness", "armature", "gravity", "all", a parameter, body or joint
+name). Each is perturbed through ``world.set_parameters(..., check_inertia=False)`` by
+``eps * max(1, |p|)`` and restored exactly afterwards; the blocks are ``dq_dp`` and ``dv_dp`` (nv,
+n_params). Where one side of the difference is not a valid parameter (a mass or damping of 0 moved
+below 0) the column is a one-sided difference.
+
 **Purity.** Every evaluation goes through ``_evaluate_step``; the step is a pure function of (q, v, tau)
 today, and the place where a warm-start cache will be restored between evaluations later.
 """
@@ -46,7 +53,7 @@ METHODS = ("central", "ridders")
 """Finite-difference methods understood by ``method=``."""
 
 WRT = ("q", "v", "tau")
-"""Inputs the step can be differentiated with respect to today (parameters and contact come later)."""
+"""State inputs of the step; ``wrt`` may name physical parameters too (see the module docstring)."""
 
 _DEFAULT_EPS = {"central": 1e-5, "ridders": 1e-2}
 _RIDDERS_FACTOR = 1.6  # each level divides the step by this
@@ -82,21 +89,27 @@ def _check_method(method, eps) -> float:
     return as_scalar(eps, "eps", minimum=0.0, strict=True)
 
 
-def _check_wrt(wrt) -> tuple:
-    """``wrt`` as a tuple of known input names, duplicates removed, order kept."""
+def _check_wrt(wrt, world=None) -> tuple:
+    """(state inputs, parameter specification or None) of ``wrt``: names from WRT keep their order,
+    every other entry is handed to the world's parameter selection (which names unknown ones)."""
     if isinstance(wrt, str):
         wrt = (wrt,)
     try:
         names = list(wrt)
     except TypeError:
-        raise ValueError(f"wrt must be a string or a sequence of strings from {WRT}, got {wrt!r}") from None
-    unknown = [w for w in names if w not in WRT]
-    if unknown:
-        raise ValueError(f"wrt has unknown entries {unknown}; step Jacobians exist with respect to {WRT} "
-                         f"(parameters and contact are not differentiated yet)")
+        raise ValueError(f"wrt must be a string or a sequence of strings from {WRT} or parameter names, "
+                         f"got {wrt!r}") from None
     if not names:
-        raise ValueError(f"wrt is empty; give one or more of {WRT}")
-    return tuple(dict.fromkeys(names))
+        raise ValueError(f"wrt is empty; give one or more of {WRT} or parameter names")
+    if not all(isinstance(w, str) for w in names):
+        raise ValueError(f"wrt entries must be strings, got {names}")
+    state = tuple(dict.fromkeys(w for w in names if w in WRT))
+    params = [w for w in names if w not in WRT]
+    if params and (world is None or not hasattr(world, "parameters")):
+        raise ValueError(f"wrt has entries {params} that are not in {WRT}")
+    if params:
+        world._resolve_wrt(params)  # ValueError naming unknown parameters
+    return state, (params or None)
 
 
 # ------------------------------------------------------------------------------------------ evaluations
@@ -143,16 +156,19 @@ def _central_column(world, state, wrt, k, h, q_ref) -> np.ndarray:
     return (_output(world, plus, q_ref) - _output(world, minus, q_ref)) / (hp - hm)
 
 
-def _ridders_column(world, state, wrt, k, h, q_ref) -> np.ndarray:
+def _ridders_column(world, state, wrt, k, h, q_ref, central=None) -> np.ndarray:
     """Ridders' extrapolation of central differences, entry by entry (Numerical Recipes' dfridr)."""
+    if central is None:
+        def central(step):
+            return _central_column(world, state, wrt, k, step, q_ref)
     con2 = _RIDDERS_FACTOR**2
-    prev = [_central_column(world, state, wrt, k, h, q_ref)]
+    prev = [central(h)]
     best = prev[0].copy()
     err = np.full(best.shape, np.inf)
     done = np.zeros(best.shape, dtype=bool)
     for i in range(1, _RIDDERS_LEVELS):
         h /= _RIDDERS_FACTOR
-        row = [_central_column(world, state, wrt, k, h, q_ref)]
+        row = [central(h)]
         fac = con2
         for j in range(1, i + 1):  # Neville: eliminate the h^(2j) term
             row.append((row[j - 1] * fac - prev[j - 1]) / (fac - 1.0))
@@ -168,8 +184,41 @@ def _ridders_column(world, state, wrt, k, h, q_ref) -> np.ndarray:
     return best
 
 
-def _fd_blocks(world, state, wrt: tuple, method: str, eps: float):
-    """(q_next, v_next, {block name: (nv, nv)}) by finite differences for the inputs in ``wrt``."""
+def _parameter_output(world, state, q_ref, name, value):
+    """Step output with parameter ``name`` set to ``value``, or None where that value is not valid."""
+    try:
+        world.set_parameters({name: value}, check_inertia=False)
+    except ValueError:
+        return None
+    return _output(world, state, q_ref)
+
+
+def _parameter_column(world, state, name, p0, h, q_ref, method) -> np.ndarray:
+    """d(step output)/d(parameter) by central (or Ridders') differences; one-sided where one side of
+    the difference is not a valid parameter value. Leaves the parameter at p0."""
+    def central(step):
+        plus = _parameter_output(world, state, q_ref, name, p0 + step)
+        minus = _parameter_output(world, state, q_ref, name, p0 - step)
+        if plus is not None and minus is not None:
+            return (plus - minus) / ((p0 + step) - (p0 - step))
+        center = _parameter_output(world, state, q_ref, name, p0)
+        if plus is not None:
+            return (plus - center) / ((p0 + step) - p0)
+        if minus is not None:
+            return (center - minus) / (p0 - (p0 - step))
+        raise ValueError(f"parameter {name!r} = {p0} cannot be moved by {step:g} either way")
+
+    try:
+        if method == "central":
+            return central(h)
+        return _ridders_column(world, state, None, 0, h, q_ref, central=central)
+    finally:
+        world.set_parameters({name: p0})
+
+
+def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None):
+    """(q_next, v_next, {block name: (nv, nv)}, parameter names) by finite differences for the inputs in
+    ``wrt`` and the parameters selected by ``params``."""
     n = world.nv
     q_next, v_next = _evaluate_step(world, *state)
     column = _central_column if method == "central" else _ridders_column
@@ -180,10 +229,24 @@ def _fd_blocks(world, state, wrt: tuple, method: str, eps: float):
             J[:, k] = column(world, state, name, k, _base_step(state, name, k, eps), q_next)
         blocks[f"dq_d{name}"] = J[:n]
         blocks[f"dv_d{name}"] = J[n:]
-    return q_next, v_next, blocks
+    names = ()
+    if params is not None:
+        p = world.parameters()
+        names = tuple(p.names[i] for i in world._resolve_wrt(params))
+        J = np.empty((2 * n, len(names)))
+        try:
+            for c, name in enumerate(names):
+                p0 = p[name]
+                J[:, c] = _parameter_column(world, state, name, p0, eps * max(1.0, abs(p0)), q_next, method)
+        finally:
+            world.set_parameters(p.values)  # exactly the values we started from
+        blocks["dq_dp"] = J[:n]
+        blocks["dv_dp"] = J[n:]
+    return q_next, v_next, blocks, names
 
 
-def finite_difference_jacobians(world, q, v, tau, method: str = "central", eps: float | None = None):
+def finite_difference_jacobians(world, q, v, tau, method: str = "central", eps: float | None = None,
+                                parameters=None):
     """Step Jacobians by finite differences of ``world.step``, in the layout of ``world.step_jacobians``.
 
     Args:
@@ -195,10 +258,13 @@ def finite_difference_jacobians(world, q, v, tau, method: str = "central", eps: 
             column, far more accurate); see docs/conventions.md, "Checking gradients".
         eps: step size (central) or initial step size (ridders); None for 1e-5 or 1e-2. For v and tau it
             is scaled by max(1, |x_k|) per entry; for q it is a tangent-space step.
+        parameters: physical parameters to differentiate with respect to as well, as ``wrt`` of
+            ``world.step_jacobians`` (None: none).
 
     Returns:
         a rigidiff.StepJacobians: q_next, v_next of the unperturbed step and the six (nv, nv) blocks,
-        q perturbed with integrate and q_next changes measured with difference (tangent space).
+        q perturbed with integrate and q_next changes measured with difference (tangent space); with
+        parameters, also parameter_names, dq_dp and dv_dp.
 
     Raises:
         ValueError: for a wrong shape, a non-finite state, an unknown method or eps <= 0.
@@ -208,9 +274,12 @@ def finite_difference_jacobians(world, q, v, tau, method: str = "central", eps: 
     _check_world(world)
     eps = _check_method(method, eps)
     state = _check_state(world, q, v, tau)
-    q_next, v_next, b = _fd_blocks(world, state, WRT, method, eps)
+    if parameters is not None:
+        world._resolve_wrt(parameters)
+    q_next, v_next, b, names = _fd_blocks(world, state, WRT, method, eps, parameters)
+    extra = {} if parameters is None else {"parameter_names": names, "dq_dp": b["dq_dp"], "dv_dp": b["dv_dp"]}
     return StepJacobians(q_next, v_next, b["dq_dq"], b["dq_dv"], b["dq_dtau"], b["dv_dq"], b["dv_dv"],
-                         b["dv_dtau"])
+                         b["dv_dtau"], **extra)
 
 
 # ------------------------------------------------------------------------------------------ the report
@@ -315,10 +384,10 @@ class JacobianReport:
             raise AssertionError(str(self))
 
 
-def _analytic_blocks(world, state, analytic, wrt: tuple) -> dict:
-    """{block name: (nv, nv)} from world.step_jacobians, a given StepJacobians or a callable(q, v, tau)."""
+def _analytic_blocks(world, state, analytic, wrt: tuple, params=None) -> dict:
+    """{block name: array} from world.step_jacobians, a given StepJacobians or a callable(q, v, tau)."""
     if analytic is None:
-        J = world.step_jacobians(*state)
+        J = world.step_jacobians(*state) if params is None else world.step_jacobians(*state, wrt=params)
     elif callable(analytic):
         J = analytic(*state)
     else:
@@ -333,6 +402,12 @@ def _analytic_blocks(world, state, analytic, wrt: tuple) -> dict:
         if block.shape != (n, n):
             raise ValueError(f"analytic.{name} must have shape ({n}, {n}), got {block.shape}")
         out[name] = block
+    if params is not None:
+        names = tuple(world.parameters().names[i] for i in world._resolve_wrt(params))
+        if tuple(getattr(J, "parameter_names", ())) != names:
+            raise ValueError(f"analytic has parameter columns {getattr(J, 'parameter_names', ())}, expected {names}")
+        out["dq_dp"] = np.asarray(J.dq_dp, dtype=float)
+        out["dv_dp"] = np.asarray(J.dv_dp, dtype=float)
     return out
 
 
@@ -345,8 +420,9 @@ def check_jacobians(world, q, v, tau, wrt=WRT, method: str = "central", eps: flo
         q: (nq,) configuration.
         v: (nv,) velocity.
         tau: (nv,) joint torques.
-        wrt: the inputs to check, a subset of ("q", "v", "tau") (or one name); each gives the blocks
-            dq_d<wrt> and dv_d<wrt>.
+        wrt: the inputs to check, from ("q", "v", "tau") (or one name), each giving the blocks dq_d<wrt>
+            and dv_d<wrt>, and physical parameters as ``world.step_jacobians(wrt=...)`` takes them
+            (e.g. "gravity", "link3/mass"), giving the blocks dq_dp and dv_dp.
         method, eps: as in finite_difference_jacobians.
         rtol, atol: an entry passes when |analytic - fd| <= atol + rtol * |fd| (rtol > 0, atol >= 0).
         analytic: None (use world.step_jacobians), a StepJacobians, or a callable (q, v, tau) returning
@@ -366,12 +442,12 @@ def check_jacobians(world, q, v, tau, wrt=WRT, method: str = "central", eps: flo
     from rigidiff._validate import as_scalar
 
     _check_world(world)
-    wrt = _check_wrt(wrt)
+    wrt, params = _check_wrt(wrt, world)
     eps = _check_method(method, eps)
     rtol = as_scalar(rtol, "rtol", minimum=0.0, strict=True)
     atol = as_scalar(atol, "atol", minimum=0.0)
     state = _check_state(world, q, v, tau)
-    expected = _analytic_blocks(world, state, analytic, wrt)
-    _, _, fd = _fd_blocks(world, state, wrt, method, eps)
+    expected = _analytic_blocks(world, state, analytic, wrt, params)
+    _, _, fd, _ = _fd_blocks(world, state, wrt, method, eps, params)
     blocks = [_compare(name, expected[name], fd[name], rtol, atol) for name in expected]
     return JacobianReport(blocks, method, eps, rtol, atol)

@@ -15,10 +15,10 @@ import numpy as np
 from rigidiff import _core
 from rigidiff._validate import as_array, as_scalar
 from rigidiff.inertia import Inertia
-from rigidiff.jacobians import StepJacobians
 from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
 from rigidiff.skeleton import Body, Skeleton
 from rigidiff.transform import Transform
+from rigidiff.world_gradients import GradientMethods
 
 __all__ = ["World", "JointInfo"]
 
@@ -62,7 +62,7 @@ def _random_quaternion(rng) -> np.ndarray:
     return q if q[3] >= 0 else -q
 
 
-class World(_core.WorldCore):
+class World(GradientMethods, _core.WorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:
@@ -86,6 +86,7 @@ class World(_core.WorldCore):
         self._q = None
         self._v = None
         self.time = 0.0
+        self._invalidate_parameters()
 
     # ------------------------------------------------------------------ building
     @property
@@ -142,6 +143,7 @@ class World(_core.WorldCore):
     def rebuild(self) -> None:
         """Recompile the model (call after editing a skeleton that is already in the world)."""
         self._core_reset()
+        self._invalidate_parameters()
         self._q = self._v = None
 
     def _compile(self):
@@ -149,7 +151,10 @@ class World(_core.WorldCore):
             raise RuntimeError("the world has no skeleton yet: add one with world.add_skeleton(...)")
         self._core_reset()
         self._core_set_gravity(self._gravity)
+        self._invalidate_parameters()
         frames: list[tuple[Skeleton, Body]] = []
+        frame_support: list[tuple[int, Transform]] = []
+        core_joints: dict = {}  # core joint index -> Joint
         joints: list[tuple[Skeleton, Body, int, int]] = []  # skeleton, body, q_index, v_index
         nq = nv = 0
         # each body maps to (supporting core joint, pose of the body in that joint's frame)
@@ -165,7 +170,7 @@ class World(_core.WorldCore):
                 joints.append((sk, body, nq, nv))
                 if j.nv == 0:  # weld: merge the body into its support
                     support[id(body)] = (parent_joint, placement)
-                    if body.inertia.mass > 0:
+                    if body.inertia.mass > 0 or body.inertia.rotational_inertia.any():
                         self._core_append_inertia(parent_joint, _inertia10(body.inertia.transformed(placement)))
                 else:
                     idx = self._core_add_joint(parent_joint, JOINT_CODES[j.type], _placement(placement),
@@ -173,12 +178,17 @@ class World(_core.WorldCore):
                     self._core_set_joint_parameters(idx, j.lower, j.upper, j.rest_position, j.damping, j.stiffness,
                                                     j.armature, j.friction, j.effort_limit, j.velocity_limit)
                     support[id(body)] = (idx, Transform())
+                    core_joints[idx] = j
                     nq += j.nq
                     nv += j.nv
                 fj, fpose = support[id(body)]
                 self._core_add_frame(f"{sk.name}/{body.name}", fj, _placement(fpose))
                 frames.append((sk, body))
+                frame_support.append((fj, fpose))
         self._core_finalize(len(frames))
+        self._frame_support = frame_support
+        self._core_joint_objects = core_joints
+        self._core_njoints = len(core_joints) + 1
         self._frames = frames
         self._joint_table = joints
         self._body_index = self._name_table([(sk, b.name) for sk, b in frames])
@@ -360,16 +370,6 @@ class World(_core.WorldCore):
         return self._core_center_of_mass(q, True)[2]
 
     # ------------------------------------------------------------------ stepping
-
-    def step_jacobians(self, q, v, tau) -> StepJacobians:
-        """One step (as step(), without external wrenches) and its analytic Jacobians.
-
-        Returns:
-            a StepJacobians with q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (each
-            (nv, nv), q in the tangent space) and the stacked A (2nv, 2nv) and B (2nv, nv).
-        """
-        qn, vn, jac = self._core_step_jacobians(q, v, tau)
-        return StepJacobians(qn, vn, *jac)
 
     def step_batch(self, Q, V, TAU, threads: int | None = None):
         """N independent steps: rows of Q (N, nq), V (N, nv), TAU (N, nv). Runs on ``threads`` C++ threads

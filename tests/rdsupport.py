@@ -222,3 +222,34 @@ def build_skeleton(tree, seed):
         sk.add_body(name, joint=make_joint(kind, f"{name}_joint", rng), parent=parent,
                     joint_origin=random_origin(rng), inertia=random_inertia(rng))
     return sk
+
+
+def with_passive_terms(world, seed=0):
+    """Random damping, springs and armature on every joint of a world (recompiled)."""
+    rng = np.random.default_rng(seed)
+    for name in world.joint_names:
+        j = world.joint(name).joint
+        j.damping[:] = rng.uniform(0.1, 1.0, j.nv)
+        j.stiffness[:] = rng.uniform(0.5, 2.0, j.nv)
+        j.armature[:] = rng.uniform(0.01, 0.1, j.nv)
+    world.rebuild()
+    return world
+
+
+def robot_world(robots_dir, name):
+    """A world holding one robot of ROBOTS."""
+    _, rel, floating = next(r for r in ROBOTS if r[0] == name)
+    return world_of(load_urdf_quiet(robots_dir / rel, floating, package_dirs=[robots_dir]))
+
+
+def tree_world(seed=0, dt=1e-3):
+    """The TREE of every joint type (fixed joints included) with passive terms."""
+    return with_passive_terms(world_of(build_skeleton(TREE, seed), dt=dt), seed)
+
+
+def universal_world():
+    """One body on a universal joint (a joint type the reverse mode and the regressor refuse)."""
+    sk = rd.Skeleton("u")
+    sk.add_body("a", joint=rd.UniversalJoint("u", axis1=(1, 0, 0), axis2=(0, 1, 0)),
+                inertia=rd.Inertia(1.0, rotational_inertia=0.1 * np.eye(3)))
+    return world_of(sk)

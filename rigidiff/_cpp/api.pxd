@@ -60,6 +60,22 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void stepJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
                        double* q_out, double* v_out, double* jac) except +
 
+    void setJointInertia(Model&, int j, const double* inertia) except +
+    void jointInertiaParameters(const Model&, double* theta) except +
+    void inverseDynamicsRegressor(const Model&, Data&, const double* q, const double* v, const double* a,
+                                  double* Y) except +
+    int stepParameterCount(const Model&, int groups) except +
+    void stepParameterJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
+                                int groups, double* q_out, double* v_out, double* jac, double* pjac) except +
+    void stepVJP(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
+                 const double* gq, const double* gv, int groups, double* q_out, double* v_out, double* g_state,
+                 double* g_tau, double* g_params) except +
+    void rolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T, double dt,
+                         const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                         double* g_params) except +
+    void tangentGradients(const Model&, const double* Q, const double* Gc, int N, double* Gt) except +
+    void coordinateGradients(const Model&, const double* Q, const double* Gt, int N, double* Gc) except +
+
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +
     void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,

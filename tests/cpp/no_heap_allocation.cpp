@@ -10,14 +10,18 @@
 #include "rigidiff/algorithm/aba_derivatives.hpp"
 #include "rigidiff/algorithm/center_of_mass.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/energy.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/world/step.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
+#include "rigidiff/world/step_vjp.hpp"
 
 extern "C" void* __libc_malloc(size_t);
 static long g_mallocs = 0;
@@ -65,6 +69,20 @@ int main() {
   neutralConfiguration(m, q.data());
   integrate(m, q.data(), a.data(), q.data());
   std::vector<double> fext(6 * m.frames.size(), 0.3), out(6 * m.nv), Q(3 * m.nq), V(3 * m.nv), T(2 * m.nv, 0.1);
+  // reverse-mode buffers (model without the universal joint, which reverse mode does not support)
+  const long half = static_cast<long>(m2.nv) * stepParameterCount(m2, 31);
+  std::vector<double> pjac(2 * half), g_state(2 * m2.nv), g_tau(m2.nv), g_theta(10 * (m2.njoints - 1)), g_arm(m2.nv),
+      g_damp(m2.nv), g_stiff(m2.nv), g_grav(3), GQ(3 * m2.nv, 0.2), gtaus(2 * m2.nv);
+  StepCotangents cot;
+  cot.q = g_state.data();
+  cot.v = g_state.data() + m2.nv;
+  cot.tau = g_tau.data();
+  cot.theta = g_theta.data();
+  cot.armature = g_arm.data();
+  cot.damping = g_damp.data();
+  cot.stiffness = g_stiff.data();
+  cot.gravity = g_grav.data();
+  rollout(m2, c2.d, c2.q.data(), c2.v.data(), c2.T.data(), 2, 1e-3, c2.Q.data(), c2.V.data());
   std::vector<std::pair<std::string, std::function<void()>>> calls = {
       {"forwardKinematics", [&] { forwardKinematics(m, d, q.data(), v.data(), a.data()); }},
       {"rnea", [&] { rnea(m, d, q.data(), v.data(), a.data(), false); }},
@@ -96,6 +114,32 @@ int main() {
       {"stepDerivatives",
        [&] { stepDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.qn.data(), c2.vn.data()); }},
       {"rollout(Data given)", [&] { rollout(m, d, q.data(), v.data(), T.data(), 2, 1e-3, Q.data(), V.data()); }},
+      {"abaSolve",
+       [&] {
+         aba(m, d, q.data(), v.data(), tau.data(), false, v.data());
+         abaSolve(m, d, a.data(), dq.data());
+       }},
+      {"regressor", [&] { inverseDynamicsRegressor(m2, c2.d, c2.q.data(), c2.v.data(), c2.a.data()); }},
+      {"stepParameterDerivs",
+       [&] {
+         stepDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.qn.data(), c2.vn.data());
+         stepParameterDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), 1e-3, 31, pjac.data(), pjac.data() + half);
+       }},
+      {"stepVJP",
+       [&] {
+         stepVJP(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.v.data(), c2.a.data(), c2.qn.data(),
+                 c2.vn.data(), cot);
+       }},
+      {"rolloutBackward",
+       [&] {
+         rolloutBackward(m2, c2.d, c2.Q.data(), c2.V.data(), c2.T.data(), 2, 1e-3, GQ.data(), GQ.data(), gtaus.data(),
+                         cot);
+       }},
+      {"gradient maps",
+       [&] {
+         tangentGradient(m, q.data(), qn.data(), dq.data());
+         coordinateGradient(m, q.data(), dq.data(), qn.data());
+       }},
   };
   int failures = 0;
   for (auto& [name, fn] : calls) {

@@ -93,4 +93,50 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
   return data.ddq;
 }
 
+void abaSolve(const Model& model, Data& data, const double* b, double* x) {
+  const Mat6X& oS = data.J;
+  for (int i = 1; i < model.njoints; ++i) data.pA[i].setZero();
+  for (int i = model.njoints - 1; i > 0; --i) {
+    const JointModel& jm = model.joints[i];
+    const int n = jm.nv, c0 = jm.idx_v;
+    const int p = model.parents[i];
+    const Vec6& pa = data.pA[i];
+    if (n == 1) {
+      const double u = b[c0] - oS.col(c0).dot(pa);
+      data.u[c0] = u;
+      if (p == 0) continue;
+      data.pA[p] += pa + data.U.col(c0) * (data.Dinv[i](0, 0) * u);
+    } else {
+      auto u = data.u.segment(c0, n);
+      u = Eigen::Map<const VecX>(b + c0, n);
+      u.noalias() -= oS.middleCols(c0, n).transpose() * pa;
+      if (p == 0) continue;
+      const VecJ Du = data.Dinv[i].topLeftCorner(n, n) * u;
+      data.pA[p] += pa;
+      data.pA[p].noalias() += data.U.middleCols(c0, n) * Du;
+    }
+  }
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& jm = model.joints[i];
+    const int n = jm.nv, c0 = jm.idx_v;
+    const int p = model.parents[i];
+    Vec6& oa = data.oa_gf[i];
+    if (p == 0)
+      oa.setZero();
+    else
+      oa = data.oa_gf[p];
+    if (n == 1) {
+      const double xk = data.Dinv[i](0, 0) * (data.u[c0] - data.U.col(c0).dot(oa));
+      x[c0] = xk;
+      oa += oS.col(c0) * xk;
+    } else {
+      VecJ r = data.u.segment(c0, n);
+      r.noalias() -= data.U.middleCols(c0, n).transpose() * oa;
+      const VecJ xj = data.Dinv[i].topLeftCorner(n, n) * r;
+      Eigen::Map<VecX>(x + c0, n) = xj;
+      oa.noalias() += oS.middleCols(c0, n) * xj;
+    }
+  }
+}
+
 }  // namespace rigidiff

@@ -54,6 +54,15 @@ Data::Data(const Model& model) {
   ddq_dv = MatX::Zero(nv, nv);
   ddq_tmp = VecX::Zero(nv);
   for (MatX* m : {&dq_dq, &dq_dv, &dq_dtau, &dv_dq, &dv_dv, &dv_dtau, &dInt_dv}) *m = MatX::Zero(nv, nv);
+  const Eigen::Index ntheta = 10 * (model.njoints - 1);
+  Yreg = MatX::Zero(nv, ntheta);
+  fbar.assign(n, Vec6::Zero());
+  abar.assign(n, Vec6::Zero());
+  vbar.assign(n, Vec6::Zero());
+  vjp_theta = VecX::Zero(ntheta);
+  for (VecX* x : {&vjp_q, &vjp_v, &lam, &gvt, &vjp_tmp, &carry_q, &carry_v, &carry_q2, &carry_v2, &v_next})
+    *x = VecX::Zero(nv);
+  q_next = VecX::Zero(model.nq);
   tau_eff = VecX::Zero(nv);
   extra_diag = VecX::Zero(nv);
   dq_tmp = VecX::Zero(nv);

@@ -13,6 +13,10 @@ namespace rigidiff {
 const VecX& aba(const Model& model, Data& data, const double* q, const double* v, const double* tau, bool with_fext,
                 const double* extra_diag = nullptr);
 
+/// x = (M + diag(extra_diag))^-1 b in O(n), reusing the articulated-body factorisation that the last
+/// aba() call left in data (same q and extra_diag): one backward and one forward sweep, no velocity or
+/// gravity terms. b (model.nv) and x (model.nv) may alias. Overwrites data.u, data.pA, data.oa_gf.
+void abaSolve(const Model& model, Data& data, const double* b, double* x);
 /// Fills data.Minv (both triangles) with the inverse of M(q) + diag(extra_diag) (armature included)
 /// without forming M, in O(nv^2) (Carpentier & Mansard 2018). extra_diag (model.nv) may be nullptr.
 const MatX& computeMinverse(const Model& model, Data& data, const double* q, const double* extra_diag = nullptr);

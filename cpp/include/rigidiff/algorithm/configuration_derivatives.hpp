@@ -30,4 +30,19 @@ void dIntegrate(const Model& model, const double* q, const double* dv, int arg, 
 /// \param[out] J (model.nv x model.nv, column-major), overwritten (off-diagonal blocks zero)
 void dDifference(const Model& model, const double* q0, const double* q1, int arg, double* J);
 
+/// out = dIntegrate(q, dv, arg)^T g (dim model.nv), block by block without forming the matrix.
+void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out);
+/// out = dDifference(q0, q1, arg)^T g (dim model.nv), block by block without forming the matrix.
+void dDifferenceTransposeProduct(const Model& model, const double* q0, const double* q1, int arg, const double* g,
+                                 double* out);
+
+/// Gradient maps between the coordinates q (dim nq) and the tangent space (dim nv) at q:
+/// tangentGradient gives g_tan = G^T g_coord with G = d integrate(q, d) / d d at d = 0 (nq x nv), the
+/// tangent gradient of a function whose coordinate gradient is g_coord; coordinateGradient gives
+/// g_coord = C^T g_tan, with C the derivative of the tangent chart at q of the configuration
+/// q / |q| (quaternions normalised), so that it is the exact coordinate gradient of f(normalise(q)).
+/// Additive joints: identity; ball and free: quaternion and child-frame translation; planar: R(theta).
+void tangentGradient(const Model& model, const double* q, const double* g_coord, double* g_tan);
+void coordinateGradient(const Model& model, const double* q, const double* g_tan, double* g_coord);
+
 }  // namespace rigidiff

@@ -68,6 +68,31 @@ void differenceJacobians(const Model& m, const double* q0, const double* q1, dou
 void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
                    double* q_out, double* v_out, double* jac);
 
+// ---- parameters and reverse mode (api_gradients.cpp)
+/// Replaces the merged body inertia of joint j (10 numbers as in addJoint).
+void setJointInertia(Model& model, int j, const double* inertia);
+/// (10 (njoints - 1)) inertial parameters (mass, first moment, inertia about the joint origin) of every joint.
+void jointInertiaParameters(const Model& m, double* theta);
+/// (nv x 10 (njoints - 1)) row-major regressor of the rigid-body torques.
+void inverseDynamicsRegressor(const Model& m, Data& d, const double* q, const double* v, const double* a, double* Y);
+/// Number of parameter columns of the groups (world/step_parameter_derivatives.hpp).
+int stepParameterCount(const Model& m, int groups);
+/// stepJacobians plus pjac: dq_dp then dv_dp (2 x nv x stepParameterCount(groups), row-major).
+void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+                            int groups, double* q_out, double* v_out, double* jac, double* pjac);
+/// One step and J^T (gq, gv); outputs overwritten: g_state (2 nv: q tangent, v), g_tau (nv), g_params
+/// (stepParameterCount(groups), the groups' order).
+void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* gq,
+             const double* gv, int groups, double* q_out, double* v_out, double* g_state, double* g_tau,
+             double* g_params);
+/// Reverse pass of a recorded rollout (world/step_vjp.hpp); outputs overwritten: g_taus (T x nv), g_state
+/// (2 nv: q0 tangent, v0), g_params (stepParameterCount(groups)). Uses a Data of its own.
+void rolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
+                     const double* GQ, const double* GV, int groups, double* g_taus, double* g_state, double* g_params);
+/// Gradient maps between coordinates (nq) and the tangent space (nv), rows of N configurations.
+void tangentGradients(const Model& m, const double* Q, const double* Gc, int N, double* Gt);
+void coordinateGradients(const Model& m, const double* Q, const double* Gt, int N, double* Gc);
+
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
           double* q_out, double* v_out);

@@ -60,6 +60,12 @@ struct Data {
   MatX dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;  ///< (nv, nv) step Jacobians, q in the tangent space
   MatX dInt_dv;                                       ///< (nv, nv) scratch
 
+  // parameters and reverse mode
+  MatX Yreg;                           ///< (nv, 10 (njoints - 1)) inverse-dynamics regressor
+  std::vector<Vec6> fbar, abar, vbar;  ///< cotangents of joint forces, accelerations, velocities
+  VecX vjp_q, vjp_v, vjp_theta;        ///< outputs of rneaVJP (nv, nv, 10 (njoints - 1))
+  VecX lam, gvt, vjp_tmp, carry_q, carry_v, carry_q2, carry_v2, q_next, v_next;  ///< reverse-mode scratch
+
   // scratch of the step
   VecX tau_eff, extra_diag, dq_tmp, v_tmp;
 };

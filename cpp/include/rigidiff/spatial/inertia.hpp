@@ -43,8 +43,9 @@ struct Inertia {
   /// Sum of two inertias expressed in the same frame.
   Inertia& operator+=(const Inertia& o) {
     const double m = mass + o.mass;
-    if (m <= 0.0) {
-      *this = Inertia();
+    if (m <= 0.0) {  // massless parts: only rotational inertia, the same about every point
+      Ic += o.Ic;
+      mass = 0.0;
       return *this;
     }
     const Vec3 c = (mass * com + o.mass * o.com) / m;

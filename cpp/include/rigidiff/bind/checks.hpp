@@ -1,0 +1,75 @@
+// Input checks and output copies shared by the binding sources (not part of the C++ API).
+#pragma once
+
+#include <cmath>
+
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/macros.hpp"
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+inline SE3 readPlacement(const double* x) {
+  checkFinite(x, 12, "placement");
+  Mat3 R;
+  R << x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8];
+  RD_CHECK_ARG((R.transpose() * R - Mat3::Identity()).norm() < 1e-6 && R.determinant() > 0.0,
+               "placement rotation is not a proper rotation matrix");
+  return SE3(R, Vec3(x[9], x[10], x[11]));
+}
+
+inline Inertia readInertia(const double* x) {
+  checkFinite(x, 10, "inertia");
+  RD_CHECK_ARG(x[0] >= 0.0, "mass must be >= 0, got " << x[0]);
+  Mat3 I;
+  I << x[4], x[5], x[6], x[5], x[7], x[8], x[6], x[8], x[9];
+  return Inertia(x[0], Vec3(x[1], x[2], x[3]), I);
+}
+
+inline void checkState(const Model& m, const double* q, const double* v, const char* qname = "q",
+                       const char* vname = "v") {
+  checkConfiguration(m, q, 1e-6, qname);
+  if (v) checkFinite(v, m.nv, vname);
+}
+
+// Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.
+inline void checkResult(const double* x, long n, const char* what) {
+  if (Eigen::Map<const VecX>(x, n).allFinite()) return;  // the common case, vectorised
+  for (long k = 0; k < n; ++k)
+    if (!std::isfinite(x[k]))
+      RD_THROW(std::runtime_error,
+               what << " produced a non-finite value (" << x[k] << ") : the inputs are too large for double precision");
+}
+
+inline void checkFrame(const Model& m, int f) {
+  if (f < 0 || f >= static_cast<int>(m.frames.size()))
+    RD_THROW(std::out_of_range, "frame index " << f << " out of range [0, " << m.frames.size() << ")");
+}
+
+// prepares data.fext from frame wrenches (nframes x 6) or reports that there are none
+inline bool prepareWrenches(const Model& m, Data& d, const double* q, const double* fext) {
+  if (!fext) return false;
+  checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+  forwardKinematics(m, d, q);
+  externalWrenchesFromFrames(m, d, fext);
+  return true;
+}
+
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+inline void copyOut(const MatX& M, double* out, const char* what) {
+  Eigen::Map<RowMat>(out, M.rows(), M.cols()) = M;
+  checkResult(out, static_cast<long>(M.size()), what);
+}
+
+/// The six (nv, nv) step Jacobians left in d by stepDerivatives, row-major one after the other.
+inline void copyStepJacobians(const Model& m, const Data& d, double* jac) {
+  const long block = static_cast<long>(m.nv) * m.nv;
+  const MatX* blocks[] = {&d.dq_dq, &d.dq_dv, &d.dq_dtau, &d.dv_dq, &d.dv_dv, &d.dv_dtau};
+  for (int k = 0; k < 6; ++k) copyOut(*blocks[k], jac + k * block, "step_jacobians");
+}
+
+}  // namespace bind
+}  // namespace rigidiff

@@ -1,0 +1,29 @@
+// Jacobians of one time step with respect to the physical parameters of the model.
+#pragma once
+
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+/// Parameter groups, in the column order of stepParameterDerivatives.
+enum StepParameterGroup : int {
+  kParamInertia = 1,    ///< 10 (njoints - 1): inertiaParameters of each joint's merged body (regressor.hpp)
+  kParamArmature = 2,   ///< nv
+  kParamDamping = 4,    ///< nv
+  kParamStiffness = 8,  ///< nv
+  kParamGravity = 16,   ///< 3
+};
+
+/// Number of columns of the groups in `groups` (a bitwise or of StepParameterGroup).
+int stepParameterCount(const Model& model, int groups);
+
+/// After stepDerivatives(model, data, q, v, tau, dt, ...) at the same state, writes the Jacobians of
+/// (q', v') with respect to the parameters of `groups`, columns group by group in enum order:
+/// dq_dp and dv_dp (model.nv x stepParameterCount, row-major). With the step's residual
+///   r = rnea(q, v, a) + armature a + D (v + dt a) + K (d + dt v + dt^2 a) - tau_c = 0,
+/// dv'/dp = -dt (M + E)^-1 dr/dp (dr/dtheta is the regressor, dr/dg = -sum_i m_i J_ci^T), and
+/// dq'/dp = dt dIntegrate/d(dv) dv'/dp.
+void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
+                              double* dq_dp, double* dv_dp);
+
+}  // namespace rigidiff

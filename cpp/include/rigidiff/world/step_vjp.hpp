@@ -1,0 +1,37 @@
+// Reverse mode of the time step and of rollouts: gradients without forming any Jacobian.
+#pragma once
+
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+/// Where stepVJP adds its cotangents (+=); a nullptr output is skipped.
+struct StepCotangents {
+  double* q = nullptr;          ///< (nv) tangent space
+  double* v = nullptr;          ///< (nv)
+  double* tau = nullptr;        ///< (nv)
+  double* theta = nullptr;      ///< (10 (njoints - 1)) inertiaParameters of each joint (regressor.hpp)
+  double* armature = nullptr;   ///< (nv)
+  double* damping = nullptr;    ///< (nv)
+  double* stiffness = nullptr;  ///< (nv)
+  double* gravity = nullptr;    ///< (3)
+};
+
+/// Steps like stepDerivatives (writing q_out, v_out) and adds to `out` the products J^T g of the
+/// step's Jacobians with the cotangents g = (gq_next (nv, tangent space), gv_next (nv)) of
+/// (q', v'), in O(n): with lambda = (M + E)^-1 dt (gv' + dt dIntegrate_dv^T gq'),
+///   d/dtau = lambda inside the effort limits, d/dv = gv' + dt dIntegrate_dv^T gq' - (d rnea/dv)^T lambda
+///   - (D + dt K) lambda, d/dq = dIntegrate_dq^T gq' - (d rnea/dq)^T lambda - (K dDifference)^T lambda,
+///   d/dp = -(dr/dp)^T lambda for the parameters (step_parameter_derivatives.hpp).
+void stepVJP(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+             const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out);
+
+/// Reverse pass over a recorded rollout: Q (T+1 x nq) and V (T+1 x nv) from rollout() under taus
+/// (T x nv). GQ (T+1 x nv, tangent space) and GV (T+1 x nv) are the gradients of a loss with respect
+/// to every recorded state. Writes g_taus (T x nv) and adds to `out` the gradients with respect to
+/// (q0, v0) and the parameters (out.tau is ignored). Memory: the recorded states only; each step is
+/// recomputed once. Throws runtime_error if the recomputed steps do not reproduce Q and V.
+void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,
+                     double dt, const double* GQ, const double* GV, double* g_taus, const StepCotangents& out);
+
+}  // namespace rigidiff

@@ -1,0 +1,146 @@
+// Bindings of the parameter Jacobians and of the reverse mode (declared in rigidiff/bind/api.hpp).
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
+#include "rigidiff/algorithm/regressor.hpp"
+#include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/checks.hpp"
+#include "rigidiff/world/step_derivatives.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
+#include "rigidiff/world/step_vjp.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+namespace {
+void checkGroups(int groups) {
+  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
+}
+
+// points the parameter cotangents of `groups` into consecutive slices of g (zeroed)
+StepCotangents parameterSlices(const Model& m, int groups, double* g) {
+  std::fill(g, g + rigidiff::stepParameterCount(m, groups), 0.0);
+  StepCotangents sc;
+  double* p = g;
+  if (groups & kParamInertia) {
+    sc.theta = p;
+    p += 10 * (m.njoints - 1);
+  }
+  if (groups & kParamArmature) {
+    sc.armature = p;
+    p += m.nv;
+  }
+  if (groups & kParamDamping) {
+    sc.damping = p;
+    p += m.nv;
+  }
+  if (groups & kParamStiffness) {
+    sc.stiffness = p;
+    p += m.nv;
+  }
+  if (groups & kParamGravity) sc.gravity = p;
+  return sc;
+}
+}  // namespace
+
+void setJointInertia(Model& model, int j, const double* inertia) {
+  if (j < 1 || j >= model.njoints) RD_THROW(std::out_of_range, "joint index " << j << " out of range");
+  model.inertias[j] = readInertia(inertia);
+  model.inertiaMatrices[j] = model.inertias[j].matrix();
+}
+
+void jointInertiaParameters(const Model& m, double* theta) {
+  for (int i = 1; i < m.njoints; ++i) Eigen::Map<Vec10>(theta + 10 * (i - 1)) = inertiaParameters(m.inertias[i]);
+}
+
+void inverseDynamicsRegressor(const Model& m, Data& d, const double* q, const double* v, const double* a, double* Y) {
+  checkState(m, q, v);
+  checkFinite(a, m.nv, "a");
+  copyOut(rigidiff::inverseDynamicsRegressor(m, d, q, v, a), Y, "inverse_dynamics_regressor");
+}
+
+int stepParameterCount(const Model& m, int groups) {
+  checkGroups(groups);
+  return rigidiff::stepParameterCount(m, groups);
+}
+
+void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+                            int groups, double* q_out, double* v_out, double* jac, double* pjac) {
+  checkGroups(groups);
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out);
+  copyStepJacobians(m, d, jac);
+  const long np = rigidiff::stepParameterCount(m, groups);
+  if (np == 0) return;
+  stepParameterDerivatives(m, d, q, v, dt, groups, pjac, pjac + m.nv * np);
+  checkResult(pjac, 2 * m.nv * np, "step_jacobians");
+}
+
+void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* gq,
+             const double* gv, int groups, double* q_out, double* v_out, double* g_state, double* g_tau,
+             double* g_params) {
+  checkGroups(groups);
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  checkFinite(gq, m.nv, "dL_dq_next");
+  checkFinite(gv, m.nv, "dL_dv_next");
+  StepCotangents sc = parameterSlices(m, groups, g_params);
+  std::fill(g_state, g_state + 2 * m.nv, 0.0);
+  std::fill(g_tau, g_tau + m.nv, 0.0);
+  sc.q = g_state;
+  sc.v = g_state + m.nv;
+  sc.tau = g_tau;
+  rigidiff::stepVJP(m, d, q, v, tau, dt, gq, gv, q_out, v_out, sc);
+  checkResult(g_state, 2 * m.nv, "step_vjp");
+  checkResult(g_tau, m.nv, "step_vjp");
+  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "step_vjp");
+}
+
+void rolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
+                     const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                     double* g_params) {
+  checkGroups(groups);
+  RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
+  for (int t = 0; t <= T; ++t) {
+    const std::string row = "[" + std::to_string(t) + "]";
+    checkState(m, Q + static_cast<long>(t) * m.nq, V + static_cast<long>(t) * m.nv, ("Q" + row).c_str(),
+               ("V" + row).c_str());
+  }
+  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
+  checkFinite(GQ, static_cast<long>(T + 1) * m.nv, "dL_dQ");
+  checkFinite(GV, static_cast<long>(T + 1) * m.nv, "dL_dV");
+  Data d(m);
+  StepCotangents sc = parameterSlices(m, groups, g_params);
+  std::fill(g_state, g_state + 2 * m.nv, 0.0);
+  sc.q = g_state;
+  sc.v = g_state + m.nv;
+  rigidiff::rolloutBackward(m, d, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
+  checkResult(g_state, 2 * m.nv, "rollout backward");
+  checkResult(g_taus, static_cast<long>(T) * m.nv, "rollout backward");
+  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "rollout backward");
+}
+
+namespace {
+void mapGradients(const Model& m, const double* Q, const double* in, int N, double* out, bool to_tangent) {
+  const long nin = to_tangent ? m.nq : m.nv, nout = to_tangent ? m.nv : m.nq;
+  for (int s = 0; s < N; ++s) {
+    const double* q = Q + static_cast<long>(s) * m.nq;
+    checkFinite(q, m.nq, "q");
+    checkFinite(in + s * nin, nin, "gradient");
+    if (to_tangent)
+      tangentGradient(m, q, in + s * nin, out + s * nout);
+    else
+      coordinateGradient(m, q, in + s * nin, out + s * nout);
+  }
+}
+}  // namespace
+
+void tangentGradients(const Model& m, const double* Q, const double* Gc, int N, double* Gt) {
+  mapGradients(m, Q, Gc, N, Gt, true);
+}
+
+void coordinateGradients(const Model& m, const double* Q, const double* Gt, int N, double* Gc) {
+  mapGradients(m, Q, Gt, N, Gc, false);
+}
+
+}  // namespace bind
+}  // namespace rigidiff

@@ -1,0 +1,69 @@
+#include "rigidiff/world/step_parameter_derivatives.hpp"
+
+#include "rigidiff/algorithm/center_of_mass.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/regressor.hpp"
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+int stepParameterCount(const Model& model, int groups) {
+  int n = 0;
+  if (groups & kParamInertia) n += 10 * (model.njoints - 1);
+  if (groups & kParamArmature) n += model.nv;
+  if (groups & kParamDamping) n += model.nv;
+  if (groups & kParamStiffness) n += model.nv;
+  if (groups & kParamGravity) n += 3;
+  return n;
+}
+
+void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
+                              double* dq_dp, double* dv_dp) {
+  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int nv = model.nv, np = stepParameterCount(model, groups);
+  Eigen::Map<RowMat> Dv(dv_dp, nv, np), Dq(dq_dp, nv, np);
+  Eigen::Map<const VecX> vv(v, nv);
+  const VecX& a = data.ddq_tmp;  // the step's acceleration, kept by stepDerivatives
+  const MatX& Minv = data.Minv;  // (M + E)^-1
+  int col = 0;
+  if (groups & kParamInertia) {
+    const int n = 10 * (model.njoints - 1);
+    const MatX& Y = inverseDynamicsRegressor(model, data, q, v, a.data());
+    Dv.middleCols(col, n).noalias() = (-dt) * Minv * Y;
+    col += n;
+  }
+  auto diagonalGroup = [&](const VecX& dr) {
+    Dv.middleCols(col, nv).noalias() = (-dt) * Minv * dr.asDiagonal();
+    col += nv;
+  };
+  if (groups & kParamArmature) diagonalGroup(a);
+  if (groups & kParamDamping) {
+    data.vjp_tmp = vv + dt * a;
+    diagonalGroup(data.vjp_tmp);
+  }
+  if (groups & kParamStiffness) {
+    difference(model, model.restPosition.data(), q, data.vjp_tmp.data());
+    data.vjp_tmp += dt * vv + (dt * dt) * a;
+    diagonalGroup(data.vjp_tmp);
+  }
+  if (groups & kParamGravity) {
+    // gravity force on a dof of joint j: S_j . (-m g, -h x g) summed over j's subtree (world frame)
+    centerOfMass(model, data, q);
+    auto& Gt = data.Jcom;  // (3, nv) scratch: the transposed gravity Jacobian of the torques
+    for (int i = 1; i < model.njoints; ++i) {
+      const JointModel& jm = model.joints[i];
+      const double m = data.mass_sub[i];
+      const Vec3 h = m * data.com_sub[i];
+      for (int k = jm.idx_v; k < jm.idx_v + jm.nv; ++k) {
+        const Vec6 s = data.J.col(k);  // world-frame subspace, left by the step's aba
+        Gt.col(k) = -(m * s.head<3>() + s.tail<3>().cross(h));
+      }
+    }
+    Dv.middleCols(col, 3).noalias() = (-dt) * Minv * Gt.transpose();
+    col += 3;
+  }
+  Dq.noalias() = dt * data.dInt_dv * Dv;
+}
+
+}  // namespace rigidiff

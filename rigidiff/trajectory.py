@@ -1,0 +1,51 @@
+"""A recorded rollout (``world.rollout(q0, v0, taus, record=True)``) and its reverse pass."""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["Trajectory"]
+
+
+class Trajectory:
+    """States and torques of a rollout, kept for the reverse pass.
+
+    Attributes:
+        q: (T+1, nq) configurations, q[0] = q0. v: (T+1, nv) velocities. tau: (T, nv) torques.
+        dt: the time step it was made with.
+
+    Memory is O(T (nq + nv)): the reverse pass recomputes each step's internals instead of storing them.
+    """
+
+    def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray):
+        self._world = world
+        self.q = Q
+        self.v = V
+        self.tau = taus
+        self.dt = world.dt
+
+    def __len__(self) -> int:
+        """Number of steps T."""
+        return self.tau.shape[0]
+
+    def backward(self, dL_dQ=None, dL_dV=None, wrt=None, coordinates: bool = False):
+        """Gradients of a loss L(Q, V) of the whole trajectory, in one C++ call.
+
+        Args:
+            dL_dQ: (T+1, nv) cotangents of every recorded q in the tangent space (or (T+1, nq)
+                coordinate gradients with coordinates=True); None for zeros.
+            dL_dV: (T+1, nv) cotangents of every recorded v; None for zeros.
+            wrt: parameters to differentiate with respect to, as in World.step_jacobians.
+            coordinates: take dL_dQ and return the q0 gradient in q's coordinates.
+        Returns:
+            Gradients: q (gradient with respect to q0), v (v0), tau (T, nv), parameters.
+        Raises RuntimeError if the world changed since the rollout was recorded (its steps no longer
+        reproduce the recorded states) or dt was changed.
+        """
+        if self._world.dt != self.dt:
+            raise RuntimeError(f"the world's dt changed from {self.dt} to {self._world.dt} since the rollout was "
+                               "recorded; record it again")
+        return self._world._rollout_backward(self, dL_dQ, dL_dV, wrt, coordinates)
+
+    def __repr__(self) -> str:
+        return f"Trajectory(T={len(self)}, nq={self.q.shape[1]}, nv={self.v.shape[1]}, dt={self.dt})"

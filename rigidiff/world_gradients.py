@@ -1,0 +1,406 @@
+"""The World's derivative methods: parameters, step Jacobians, the inverse-dynamics regressor and
+reverse mode (step_vjp, recorded rollouts). Mixed into rigidiff.World.
+
+Cotangents and gradients of configurations are in the tangent space (nv entries, as the rows of
+step_jacobians) unless ``coordinates=True``, which takes and returns gradients with respect to the nq
+coordinates of q (quaternions normalised: the gradient of f(normalise(q))).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from rigidiff._validate import as_array
+from rigidiff.inertia import Inertia
+from rigidiff.jacobians import Gradients, StepJacobians
+from rigidiff.parameters import (
+    GROUPS,
+    INERTIAL_FIELDS,
+    JOINT_FIELDS,
+    ParameterLayout,
+    Parameters,
+    _from6,
+    _sym6,
+    inertial_parameter_jacobian,
+    selection_map,
+    standard_parameters,
+    theta_transform_matrix,
+    unknown_message,
+)
+from rigidiff.trajectory import Trajectory
+
+__all__ = ["GradientMethods"]
+
+
+def _inertia10_placed(I: Inertia, pose, own: bool):
+    """The core's 10 numbers of inertia I placed by pose in its joint frame (the arithmetic of
+    Inertia.transformed, without its checks); None for a welded body without inertia, which the model skips."""
+    if own:
+        return np.concatenate([[I.mass], I.com, _sym6(I.rotational_inertia)])
+    if I.mass <= 0 and not I.rotational_inertia.any():
+        return None
+    R = pose.rotation
+    return np.concatenate([[I.mass], pose.apply(I.com), _sym6(R @ I.rotational_inertia @ R.T)])
+
+
+class GradientMethods:
+    """Derivative methods of rigidiff.World (see the module docstring)."""
+
+    # ------------------------------------------------------------------ layout
+    def _parameter_layout(self) -> ParameterLayout:
+        self._ensure_compiled()
+        if getattr(self, "_param_layout", None) is not None:
+            return self._param_layout
+        names, kinds, body_joint, body_pose, bodies = [], [], [], [], []
+        display = self.body_names
+        for f, (_, body) in enumerate(self._frames):
+            j, pose = self._frame_support[f]
+            if j == 0:
+                continue  # welded to the world: no effect on the dynamics
+            slot = len(bodies)
+            bodies.append(body)
+            body_joint.append(j)
+            body_pose.append(pose)
+            for field in INERTIAL_FIELDS:
+                names.append(f"{display[f]}/{field}")
+                kinds.append(("body", slot, field))
+        for field in JOINT_FIELDS:
+            for jn in self.joint_names:
+                info = self.joint(jn)
+                for k in range(info.nv):
+                    names.append(f"{jn}/{field}" if info.nv == 1 else f"{jn}/{field}_{k}")
+                    kinds.append(("joint", info.v_index + k, field))
+        for axis, c in enumerate("xyz"):
+            names.append(f"gravity_{c}")
+            kinds.append(("gravity", axis))
+        layout = ParameterLayout(tuple(names), kinds, body_joint, body_pose, self._core_njoints, self.nv)
+        self._param_layout = layout
+        self._param_bodies = bodies
+        self._param_transforms = [theta_transform_matrix(T.rotation, T.translation) for T in body_pose]
+        self._param_maps = {}
+        self._param_body_jac = None
+        return layout
+
+    def _body_jacobians(self) -> list:
+        """Per parameter body: d(joint-frame standard parameters) / d(its named parameters), (10, 10)."""
+        if self._param_body_jac is None:
+            self._param_body_jac = [T @ inertial_parameter_jacobian(b.inertia.mass, b.inertia.com)
+                                    for T, b in zip(self._param_transforms, self._param_bodies)]
+        return self._param_body_jac
+
+    def _resolve_wrt(self, wrt) -> list[int]:
+        """Indices into parameters().names of a wrt specification, in names order."""
+        layout = self._parameter_layout()
+        if wrt is None:
+            return []
+        if isinstance(wrt, str):
+            wrt = [wrt]
+        if not isinstance(wrt, Iterable):
+            raise ValueError(f"wrt must be a parameter name, a group or a list of them, got {wrt!r}")
+        chosen = set()
+        for item in wrt:
+            if not isinstance(item, str):
+                raise ValueError(f"wrt entries must be strings, got {item!r}")
+            if item == "all":
+                chosen.update(range(len(layout.names)))
+            elif item in GROUPS:
+                for i, kind in enumerate(layout.kinds):
+                    group = "inertia" if kind[0] == "body" else kind[0] if kind[0] == "gravity" else kind[2]
+                    if group == item:
+                        chosen.add(i)
+            elif item in layout.names:
+                chosen.add(layout.names.index(item))
+            else:
+                prefix = [i for i, n in enumerate(layout.names) if n.startswith(item + "/")]
+                if not prefix:
+                    raise ValueError(unknown_message(item, layout.names) + f"; groups: {sorted(GROUPS)} or 'all'; "
+                                     "a body or joint name selects all of its own")
+                chosen.update(prefix)
+        return sorted(chosen)
+
+    def _selection(self, wrt):
+        """(indices, core groups, sparse core->selected map), cached per wrt while parameters are unchanged."""
+        idx = self._resolve_wrt(wrt)
+        key = tuple(idx)
+        hit = self._param_maps.get(key)
+        if hit is None:
+            groups, M = selection_map(self._param_layout, idx, self._body_jacobians())
+            hit = (idx, groups, M)
+            self._param_maps[key] = hit
+        return hit
+
+    def _invalidate_parameters(self):
+        self._param_layout = None
+        self._param_body_jac = None
+        self._param_maps = {}
+
+    def _quaternion_slices(self) -> list[tuple[int, int]]:
+        """(start, end) of every quaternion in q (ball joints, and the rotation of free joints)."""
+        self._ensure_compiled()
+        out = []
+        for _, body, qi, _ in self._joint_table:
+            if body.joint.type == "ball":
+                out.append((qi, qi + 4))
+            elif body.joint.type == "free":
+                out.append((qi + 3, qi + 7))
+        return out
+
+    # ------------------------------------------------------------------ parameters
+    def parameters(self) -> Parameters:
+        """The world's physical parameters as one named vector (see rigidiff.parameters for the names)."""
+        layout = self._parameter_layout()
+        values, lower, upper = [], [], []
+        g = self.gravity
+        for kind in layout.kinds:
+            if kind[0] == "body":
+                I = self._param_bodies[kind[1]].inertia
+                field = kind[2]
+                if field == "mass":
+                    values.append(I.mass)
+                elif field.startswith("com_"):
+                    values.append(I.com["xyz".index(field[-1])])
+                else:
+                    a, b = ("xyz".index(field[-2]), "xyz".index(field[-1]))
+                    values.append(I.rotational_inertia[a, b])
+                diagonal = field == "mass" or (field.startswith("inertia_") and field[-1] == field[-2])
+                lower.append(0.0 if diagonal else -np.inf)
+            elif kind[0] == "joint":
+                dof = kind[1]
+                values.append(float(getattr(self._dof_joint(dof)[0], kind[2])[self._dof_joint(dof)[1]]))
+                lower.append(0.0)
+            else:
+                values.append(g[kind[1]])
+                lower.append(-np.inf)
+            upper.append(np.inf)
+        arrs = [np.array(x, dtype=float) for x in (values, lower, upper)]
+        for a in arrs:
+            a.flags.writeable = False
+        return Parameters(layout.names, *arrs)
+
+    def _dof_joint(self, dof: int):
+        """(Joint object, its dof index) of a velocity coordinate."""
+        for _, body, _, vi in self._joint_table:
+            j = body.joint
+            if j.nv and vi <= dof < vi + j.nv:
+                return j, dof - vi
+        raise IndexError(f"no dof {dof}")
+
+    def set_parameters(self, values, check_inertia: bool = True) -> None:
+        """Set physical parameters: a full vector ordered as ``parameters().names``, or a {name: value}
+        dict of some of them. The new values are written into the skeletons' bodies and joints (so the
+        world and its skeletons stay in agreement) and into the compiled model; the state is kept.
+
+        Raises ValueError (naming the parameter) for unknown names, non-finite values, a negative mass
+        or passive coefficient, or an inertia that is not positive semi-definite (the triangle
+        inequalities are not enforced here). ``check_inertia=False`` accepts rotational inertias that
+        are not positive semi-definite: the dynamics stay defined, which finite differences at the edge
+        of the physical set (a body with zero inertia) rely on; such a model is not physical.
+        """
+        layout = self._parameter_layout()
+        if isinstance(values, dict):
+            updates = {}
+            for name, val in values.items():
+                if name not in layout.names:
+                    raise ValueError(unknown_message(name, layout.names))
+                updates[layout.names.index(name)] = val
+        else:
+            arr = as_array(values, (len(layout.names),), "parameter values")
+            updates = dict(enumerate(arr.tolist()))
+        new_inertia, joint_values, gravity = {}, {}, None
+        for i, val in updates.items():
+            try:
+                val = float(val)
+            except (TypeError, ValueError):
+                raise ValueError(f"parameter {layout.names[i]!r} must be a real number, got {val!r}") from None
+            if not np.isfinite(val):
+                raise ValueError(f"parameter {layout.names[i]!r} must be finite, got {val}")
+            kind = layout.kinds[i]
+            if kind[0] == "body":
+                slot = kind[1]
+                if slot not in new_inertia:
+                    I = self._param_bodies[slot].inertia
+                    new_inertia[slot] = [I.mass, I.com.copy(), _sym6(I.rotational_inertia)]
+                entry, field = new_inertia[slot], kind[2]
+                if field == "mass":
+                    entry[0] = val
+                elif field.startswith("com_"):
+                    entry[1]["xyz".index(field[-1])] = val
+                else:
+                    entry[2][INERTIAL_FIELDS.index(field) - 4] = val
+            elif kind[0] == "joint":
+                if val < 0:
+                    raise ValueError(f"parameter {layout.names[i]!r} must be >= 0, got {val}")
+                joint_values[(kind[1], kind[2])] = val
+            else:
+                if gravity is None:
+                    gravity = self.gravity
+                gravity[kind[1]] = val
+        built = {}
+        for slot, (m, c, i6) in new_inertia.items():
+            body = self._param_bodies[slot]
+            if m < 0:
+                raise ValueError(f"body {body.name!r}: mass must be >= 0, got {m}")
+            try:
+                built[slot] = (Inertia(m, c, _from6(i6), check_triangle=False) if check_inertia
+                               else Inertia._unchecked(m, c, _from6(i6)))
+            except ValueError as exc:
+                raise ValueError(f"body {body.name!r}: {exc}") from None
+        # merged inertias of the touched joints as World._compile builds them: the joint's own body,
+        # then the bodies welded to it (in body order, massless ones skipped)
+        merged = {}
+        for core_j in sorted({layout.body_joint[s] for s in built}):
+            parts = []
+            for slot, j in enumerate(layout.body_joint):
+                if j == core_j:
+                    I = built.get(slot, self._param_bodies[slot].inertia)
+                    parts.append(_inertia10_placed(I, layout.body_pose[slot], own=not parts))
+            merged[core_j] = [p for p in parts if p is not None]
+        # everything is valid: apply
+        for slot, inertia in built.items():
+            self._param_bodies[slot].inertia = inertia
+        touched_joints = set()
+        for (dof, field), val in joint_values.items():
+            joint, k = self._dof_joint(dof)
+            getattr(joint, field)[k] = val
+            touched_joints.add(id(joint))
+        for core_j, joint in self._core_joint_objects.items():
+            if id(joint) in touched_joints:
+                self._core_set_joint_parameters(core_j, joint.lower, joint.upper, joint.rest_position, joint.damping,
+                                                joint.stiffness, joint.armature, joint.friction, joint.effort_limit,
+                                                joint.velocity_limit)
+        for core_j, (own, *welded) in merged.items():
+            self._core_set_joint_inertia(core_j, own)
+            for part in welded:
+                self._core_append_inertia(core_j, part)
+        if gravity is not None:
+            self.gravity = gravity
+        if built:
+            self._param_body_jac = None
+            self._param_maps = {}
+
+    # ------------------------------------------------------------------ regressor
+    def regressor_parameters(self) -> Parameters:
+        """The parameters theta of inverse_dynamics_regressor: per moving body (as in parameters()) its
+        standard inertial parameters in the body frame, "<body>/mass", "<body>/first_moment_x|y|z" (m c)
+        and "<body>/inertia_origin_xx|xy|xz|yy|yz|zz" (rotational inertia about the body origin), then
+        "<joint>/armature" per dof. The dynamics are linear in these."""
+        layout = self._parameter_layout()
+        names, values = [], []
+        fields = ("mass", "first_moment_x", "first_moment_y", "first_moment_z", "inertia_origin_xx",
+                  "inertia_origin_xy", "inertia_origin_xz", "inertia_origin_yy", "inertia_origin_yz",
+                  "inertia_origin_zz")
+        p = self.parameters()
+        for slot, body in enumerate(self._param_bodies):
+            prefix = layout.names[10 * slot].rsplit("/", 1)[0]
+            names += [f"{prefix}/{f}" for f in fields]
+            I = body.inertia
+            values.append(standard_parameters(I.mass, I.com, I.rotational_inertia))
+        arm = [i for i, k in enumerate(layout.kinds) if k[0] == "joint" and k[2] == "armature"]
+        names += [layout.names[i] for i in arm]
+        values.append(p.values[arm])
+        vals = np.concatenate(values) if values else np.zeros(0)
+        lower = np.full(len(names), -np.inf)
+        lower[0:10 * len(self._param_bodies):10] = 0.0
+        lower[10 * len(self._param_bodies):] = 0.0
+        return Parameters(tuple(names), vals, lower, np.full(len(names), np.inf))
+
+    def inverse_dynamics_regressor(self, q, v, a) -> np.ndarray:
+        """(nv, len(regressor_parameters())) matrix Y with inverse_dynamics(q, v, a) = Y @ theta, theta =
+        regressor_parameters().values (rigid-body terms with gravity, and armature; no external wrenches).
+        Universal joints are not supported (ValueError)."""
+        self._parameter_layout()
+        Yj = self._core_regressor(q, v, a)
+        layout = self._param_layout
+        blocks = [Yj[:, 10 * (j - 1):10 * j] @ T for j, T in zip(layout.body_joint, self._param_transforms)]
+        blocks.append(np.diag(as_array(a, (self.nv,), "a")))
+        return np.hstack(blocks)
+
+    # ------------------------------------------------------------------ forward mode
+    def step_jacobians(self, q, v, tau, wrt=None) -> StepJacobians:
+        """One step (as step(), without external wrenches) and its analytic Jacobians.
+
+        Args:
+            q, v, tau: the state and the torques.
+            wrt: parameters to differentiate with respect to as well: None (none), "all", a group
+                ("inertia", "damping", "stiffness", "armature", "gravity"), a parameter name, a body or
+                joint name (all of its parameters), or a list of these. Columns follow parameters().names.
+        Returns:
+            a StepJacobians with q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (each
+            (nv, nv), q in the tangent space), the stacked A (2nv, 2nv) and B (2nv, nv), and for wrt:
+            parameter_names, dq_dp and dv_dp (nv, n_params) and their stack P (2nv, n_params).
+        """
+        if wrt is None:
+            qn, vn, jac = self._core_step_jacobians(q, v, tau)
+            return StepJacobians(qn, vn, *jac)
+        idx, groups, M = self._selection(wrt)
+        qn, vn, jac, pjac = self._core_step_param_jacobians(q, v, tau, groups)
+        nv = self.nv
+        P = (M.T @ pjac.reshape(2 * nv, -1).T).T if idx else np.zeros((2 * nv, 0))
+        names = tuple(self._param_layout.names[i] for i in idx)
+        return StepJacobians(qn, vn, *jac, parameter_names=names, dq_dp=np.ascontiguousarray(P[:nv]),
+                             dv_dp=np.ascontiguousarray(P[nv:]))
+
+    # ------------------------------------------------------------------ reverse mode
+    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False) -> Gradients:
+        """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and parameters,
+        from the cotangents of q_next and v_next, in O(n) and without forming any Jacobian. Equals
+        J^T g for the Jacobians of step_jacobians.
+
+        Args:
+            dL_dq_next: (nv,) cotangent of q_next in the tangent space, or (nq,) coordinate gradient
+                with coordinates=True. dL_dv_next: (nv,).
+            wrt: parameters, as in step_jacobians (None: no parameter gradients).
+            coordinates: take and return configuration gradients in q's coordinates.
+        Returns:
+            Gradients with q, v, tau, parameters (ordered as parameter_names) and q_next, v_next.
+        """
+        self._ensure_compiled()
+        idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
+        if coordinates:
+            qn, _ = self.step(q, v, tau)
+            gq = self._core_tangent_gradients(qn[None], as_array(dL_dq_next, (self.nq,), "dL_dq_next")[None])[0]
+        else:
+            gq = dL_dq_next
+        qn, vn, gs, gt, gp = self._core_step_vjp(q, v, tau, gq, dL_dv_next, groups)
+        nv = self.nv
+        gq0 = gs[:nv]
+        if coordinates:
+            gq0 = self._core_coordinate_gradients(np.asarray(q, dtype=float)[None], gq0[None])[0]
+        params = M.T @ gp if idx else np.zeros(0)
+        names = tuple(self._param_layout.names[i] for i in idx)
+        return Gradients(gq0, gs[nv:], gt, params, names, q_next=qn, v_next=vn)
+
+    def rollout(self, q0, v0, taus, record: bool = False):
+        """T steps in one C++ call, with the GIL released.
+
+        Args:
+            q0: (nq,), v0: (nv,), taus: (T, nv) torques per step.
+            record: return a Trajectory that can run the reverse pass (traj.backward).
+        Returns:
+            Q (T+1, nq) and V (T+1, nv), starting with q0 and v0; with record=True a Trajectory holding
+            them (traj.q, traj.v, traj.tau).
+        """
+        Q, V = super().rollout(q0, v0, taus)
+        if not record:
+            return Q, V
+        return Trajectory(self, Q, V, np.array(taus, dtype=float, copy=True))
+
+    def _rollout_backward(self, traj: Trajectory, dL_dQ, dL_dV, wrt, coordinates: bool) -> Gradients:
+        nv, T = self.nv, traj.tau.shape[0]
+        if dL_dQ is None:
+            GQ = np.zeros((T + 1, nv))
+        elif coordinates:
+            GQ = self._core_tangent_gradients(traj.q, as_array(dL_dQ, (T + 1, self.nq), "dL_dQ"))
+        else:
+            GQ = dL_dQ
+        GV = np.zeros((T + 1, nv)) if dL_dV is None else dL_dV
+        idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
+        gtaus, gs, gp = self._core_rollout_backward(traj.q, traj.v, traj.tau, GQ, GV, groups)
+        gq0 = gs[:nv]
+        if coordinates:
+            gq0 = self._core_coordinate_gradients(traj.q[:1], gq0[None])[0]
+        params = M.T @ gp if idx else np.zeros(0)
+        names = tuple(self._param_layout.names[i] for i in idx)
+        return Gradients(gq0, gs[nv:], gtaus, params, names)

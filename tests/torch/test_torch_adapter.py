@@ -1,0 +1,110 @@
+"""The PyTorch adapter: gradcheck of step and rollout (state, torques and parameters), batching,
+purity and input checks."""
+
+import numpy as np
+import pytest
+from rdsupport import hinge_chain, tree_world, with_passive_terms, world_of
+
+torch = pytest.importorskip("torch")
+import rigidiff.torch as rdt  # noqa: E402
+
+
+def tensors(*arrays):
+    return [torch.tensor(a, dtype=torch.float64, requires_grad=True) for a in arrays]
+
+
+@pytest.fixture
+def tree():
+    world = tree_world(3, dt=5e-3)
+    rng = np.random.default_rng(3)
+    q = world.random_configuration(rng)
+    v, tau = 0.5 * rng.normal(size=(2, world.nv))
+    return world, q, v, tau
+
+
+def test_step_matches_world_step_and_gradcheck_passes(tree):
+    world, q, v, tau = tree
+    qt, vt, tt = tensors(q, v, tau)
+    qn, vn = rdt.step(world, qt, vt, tt)
+    q_ref, v_ref = world.step(q, v, tau)
+    np.testing.assert_allclose(qn.detach().numpy(), q_ref, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(vn.detach().numpy(), v_ref)
+    assert torch.autograd.gradcheck(lambda a, b, c: rdt.step(world, a, b, c), (qt, vt, tt), eps=1e-6, atol=1e-6,
+                                    rtol=1e-5)
+
+
+def test_step_gradcheck_with_parameters_and_purity(tree):
+    world, q, v, tau = tree
+    names = ["tip/mass", "arm/com_y", "head_joint/damping_1", "gravity_z", "slider_joint/armature"]
+    before = world.parameters().values.copy()
+    p = torch.tensor([world.parameters()[n] for n in names], dtype=torch.float64, requires_grad=True)
+    qt, vt, tt = tensors(q, v, tau)
+    assert torch.autograd.gradcheck(lambda a, b, c, d: rdt.step(world, a, b, c, params=d, names=names),
+                                    (qt, vt, tt, p), eps=1e-6, atol=1e-6, rtol=1e-5)
+    np.testing.assert_array_equal(world.parameters().values, before)
+    # other values of the parameters change the result, and the world forgets them afterwards
+    heavier = p.detach().clone()
+    heavier[0] *= 2.0
+    v_heavy = rdt.step(world, qt, vt, tt, params=heavier, names=names)[1]
+    assert not np.allclose(v_heavy.detach().numpy(), world.step(q, v, tau)[1])
+    np.testing.assert_array_equal(world.parameters().values, before)
+
+
+def test_batched_step_equals_single_steps(tree):
+    world, _, _, _ = tree
+    rng = np.random.default_rng(0)
+    Q = np.stack([world.random_configuration(rng) for _ in range(3)])
+    V, T = rng.normal(size=(2, 3, world.nv))
+    qt, vt, tt = tensors(Q, V, T)
+    qn, vn = rdt.step(world, qt, vt, tt)
+    assert qn.shape == (3, world.nq)
+    (qn.sum() + (vn**2).sum()).backward()
+    for b in range(3):
+        qs, vs, ts = tensors(Q[b], V[b], T[b])
+        q1, v1 = rdt.step(world, qs, vs, ts)
+        (q1.sum() + (v1**2).sum()).backward()
+        np.testing.assert_allclose(qt.grad[b].numpy(), qs.grad.numpy(), rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(tt.grad[b].numpy(), ts.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_rollout_gradcheck_with_parameters():
+    world = with_passive_terms(world_of(hinge_chain(3)), seed=1)
+    rng = np.random.default_rng(1)
+    q0, v0 = world.random_configuration(rng), 0.3 * rng.normal(size=world.nv)
+    taus = 0.3 * rng.normal(size=(15, world.nv))
+    names = ["link1/mass", "link2/com_z", "j0/damping", "j2/stiffness"]
+    p = torch.tensor([world.parameters()[n] for n in names], dtype=torch.float64, requires_grad=True)
+    args = tensors(q0, v0, taus) + [p]
+    assert torch.autograd.gradcheck(lambda a, b, c, d: rdt.rollout(world, a, b, c, params=d, names=names), args,
+                                    eps=1e-6, atol=1e-6, rtol=1e-5)
+
+
+def test_rollout_on_floating_tree_and_batch(tree):
+    world, q, v, _ = tree
+    rng = np.random.default_rng(2)
+    taus = 0.2 * rng.normal(size=(2, 8, world.nv))
+    q0 = np.stack([q, world.random_configuration(rng)])
+    v0 = np.stack([v, v])
+    args = tensors(q0, v0, taus)
+    Q, V = rdt.rollout(world, *args)
+    assert Q.shape == (2, 9, world.nq) and V.shape == (2, 9, world.nv)
+    np.testing.assert_array_equal(V[1].detach().numpy(), world.rollout(q0[1], v0[1], taus[1])[1])
+    assert torch.autograd.gradcheck(lambda a, b, c: rdt.rollout(world, a, b, c), args, eps=1e-6, atol=1e-6,
+                                    rtol=1e-5)
+
+
+def test_bad_input(tree):
+    world, q, v, tau = tree
+    qt, vt, tt = tensors(q, v, tau)
+    with pytest.raises(ValueError, match="float64"):
+        rdt.step(world, qt.float(), vt, tt)
+    with pytest.raises(ValueError, match="q must have 1 or 2 dimensions with last size"):
+        rdt.step(world, qt[:-1], vt, tt)
+    with pytest.raises(ValueError, match="torch.Tensor"):
+        rdt.step(world, q, vt, tt)
+    with pytest.raises(ValueError, match="no parameter named 'tip/mas'"):
+        rdt.step(world, qt, vt, tt, params=torch.zeros(1, dtype=torch.float64), names=["tip/mas"])
+    with pytest.raises(ValueError, match="names were given without params"):
+        rdt.step(world, qt, vt, tt, names=["tip/mass"])
+    with pytest.raises(ValueError, match="taus must have 2 dimensions"):
+        rdt.rollout(world, qt, vt, tt)

@@ -101,7 +101,9 @@ WORLD_GROUPS = {
                    "body_jacobian_time_variation", "center_of_mass", "center_of_mass_jacobian"],
     "Time stepping": ["step", "rollout", "step_batch"],
     "Derivatives": ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "integrate_jacobians",
-                    "difference_jacobians", "step_jacobians", "step_vjp"],
+                    "difference_jacobians", "step_jacobians", "step_vjp", "body_velocity_derivatives",
+                    "body_acceleration_derivatives", "body_jacobian_derivative_product",
+                    "center_of_mass_velocity_derivatives"],
     "Parameters": ["parameters", "set_parameters", "inverse_dynamics_regressor", "regressor_parameters"],
     "Stateful convenience": ["q", "v", "time", "advance"],
 }

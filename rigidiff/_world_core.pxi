@@ -141,30 +141,33 @@ cdef class WorldCore:
         return out
 
     # ---- derivatives
-    def inverse_dynamics_derivatives(self, q, v, a):
+    def inverse_dynamics_derivatives(self, q, v, a, f_ext=None):
         """Analytic partial derivatives of inverse_dynamics (Carpentier & Mansard 2018).
 
         Args:
-            q: (nq,), v, a: (nv,).
+            q: (nq,), v, a: (nv,); f_ext: body wrenches as in inverse_dynamics (world axes at the body
+                origins; they keep their world components while the bodies move).
         Returns:
             (dtau_dq, dtau_dv), each (nv, nv); derivatives with respect to q are in the tangent space
-            (q perturbed through integrate). d tau / d a is mass_matrix(q). External wrenches excluded.
+            (q perturbed through integrate). d tau / d a is mass_matrix(q).
         """
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray A = _vec(a, self._nv, "a")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray dq = _empty2(self._nv, self._nv)
         cdef cnp.ndarray dv = _empty2(self._nv, self._nv)
-        api.inverseDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), _ptr(dq),
-                                       _ptr(dv))
+        api.inverseDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), fx,
+                                       _ptr(dq), _ptr(dv))
         return dq, dv
 
-    def forward_dynamics_derivatives(self, q, v, tau):
+    def forward_dynamics_derivatives(self, q, v, tau, f_ext=None):
         """Analytic partial derivatives of forward_dynamics.
 
         Args:
-            q: (nq,), v, tau: (nv,).
+            q: (nq,), v, tau: (nv,); f_ext: body wrenches as in inverse_dynamics_derivatives.
         Returns:
             (da_dq, da_dv, da_dtau), each (nv, nv); da_dtau = M(q)^-1; q in the tangent space.
         """
@@ -172,11 +175,13 @@ cdef class WorldCore:
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray dq = _empty2(self._nv, self._nv)
         cdef cnp.ndarray dv = _empty2(self._nv, self._nv)
         cdef cnp.ndarray dt = _empty2(self._nv, self._nv)
-        api.forwardDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), _ptr(dq),
-                                       _ptr(dv), _ptr(dt))
+        api.forwardDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), fx,
+                                       _ptr(dq), _ptr(dv), _ptr(dt))
         return dq, dv, dt
 
     def integrate_jacobians(self, q, dv):
@@ -201,17 +206,19 @@ cdef class WorldCore:
         api.differenceJacobians(deref(self._model), _ptr(A), _ptr(B), _ptr(a), _ptr(b))
         return a, b
 
-    def _core_step_jacobians(self, q, v, tau):
+    def _core_step_jacobians(self, q, v, tau, f_ext=None):
         """(q_next, v_next, jac) with jac (6, nv, nv): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, _ptr(qn),
-                          _ptr(vn), _ptr(jac))
+        api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx,
+                          _ptr(qn), _ptr(vn), _ptr(jac))
         return qn, vn, jac
 
     # ---- kinematics
@@ -405,27 +412,31 @@ cdef class WorldCore:
         self._ensure()
         return api.stepParameterCount(deref(self._model), groups)
 
-    def _core_step_param_jacobians(self, q, v, tau, int groups):
+    def _core_step_param_jacobians(self, q, v, tau, int groups, f_ext=None):
         """(q_next, v_next, jac (6, nv, nv), pjac (2, nv, np)) for the parameter groups."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef int npar = api.stepParameterCount(deref(self._model), groups)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         cdef cnp.ndarray pjac = _empty3(2, self._nv, npar)
         api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c,
-                                   groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+                                   fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
         return qn, vn, jac, pjac
 
-    def _core_step_vjp(self, q, v, tau, gq, gv, int groups):
+    def _core_step_vjp(self, q, v, tau, gq, gv, int groups, f_ext=None):
         """(q_next, v_next, g_state (2 nv), g_tau (nv), g_params) for tangent cotangents gq, gv."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray GQ = _vec(gq, self._nv, "dL_dq_next")
         cdef cnp.ndarray GV = _vec(gv, self._nv, "dL_dv_next")
         cdef int npar = api.stepParameterCount(deref(self._model), groups)
@@ -434,8 +445,8 @@ cdef class WorldCore:
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
         cdef cnp.ndarray gt = _empty1(self._nv)
         cdef cnp.ndarray gp = _empty1(npar)
-        api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, _ptr(GQ), _ptr(GV),
-                    groups, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
+        api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ),
+                    _ptr(GV), groups, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         return qn, vn, gs, gt, gp
 
     def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups):
@@ -463,6 +474,36 @@ cdef class WorldCore:
         with nogil:
             api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups, pgt, pgs, pgp)
         return gtaus, gs, gp
+
+    def _core_body_velocity_derivatives(self, q, v, int f, bint local):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray dq = _empty2(6, self._nv)
+        cdef cnp.ndarray dv = _empty2(6, self._nv)
+        api.frameVelocityDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), f, local, _ptr(dq),
+                                     _ptr(dv))
+        return dq, dv
+
+    def _core_body_acceleration_derivatives(self, q, v, a, int f, bint local):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray A = _vec(a, self._nv, "a")
+        cdef cnp.ndarray dq = _empty2(6, self._nv)
+        cdef cnp.ndarray dv = _empty2(6, self._nv)
+        cdef cnp.ndarray da = _empty2(6, self._nv)
+        api.frameAccelerationDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), f, local,
+                                         _ptr(dq), _ptr(dv), _ptr(da))
+        return dq, dv, da
+
+    def _core_com_velocity_derivatives(self, q, v):
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray out = _empty2(3, self._nv)
+        api.centerOfMassVelocityDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(out))
+        return out
 
     def _core_tangent_gradients(self, Qs, G):
         """(N, nv) tangent gradients from (N, nq) coordinate gradients at the rows of Qs (N, nq)."""

@@ -317,12 +317,40 @@ class GradientMethods:
         blocks.append(np.diag(as_array(a, (self.nv,), "a")))
         return np.hstack(blocks)
 
+    # ------------------------------------------------------------------ kinematic derivatives
+    def body_velocity_derivatives(self, q, v, body, frame: str = "world"):
+        """Derivatives of a body's spatial velocity (as body_velocities) with respect to q (tangent space)
+        and v: (dv_dq, dv_dv), each (6, nv), rows (linear, angular); dv_dv is body_jacobian(q, body, frame).
+
+        dv_dq is also the derivative of the product body_jacobian(q) @ x with respect to q, for x = v.
+        With frame="world" the velocity is that of the moving body origin, so dv_dq includes w x dp/dq
+        (Pinocchio's LOCAL_WORLD_ALIGNED derivatives hold the origin still and leave that term out).
+        """
+        return self._core_body_velocity_derivatives(q, v, self.body_index(body), self._frame(frame))
+
+    def body_jacobian_derivative_product(self, q, body, x, frame: str = "world") -> np.ndarray:
+        """(6, nv) derivative with respect to q (tangent space) of body_jacobian(q, body, frame) @ x."""
+        return self._core_body_velocity_derivatives(q, x, self.body_index(body), self._frame(frame))[0]
+
+    def body_acceleration_derivatives(self, q, v, a, body, frame: str = "world"):
+        """Derivatives of a body's spatial acceleration (as body_accelerations: gravity excluded) with
+        respect to q (tangent space), v and a: (da_dq, da_dv, da_da), each (6, nv); da_da is the body
+        Jacobian."""
+        return self._core_body_acceleration_derivatives(q, v, a, self.body_index(body), self._frame(frame))
+
+    def center_of_mass_velocity_derivatives(self, q, v):
+        """Derivatives of the centre-of-mass velocity J_com(q) v: (dvcom_dq (3, nv), tangent space, and
+        dvcom_dv = center_of_mass_jacobian(q))."""
+        return self._core_com_velocity_derivatives(q, v), self.center_of_mass_jacobian(q)
+
     # ------------------------------------------------------------------ forward mode
-    def step_jacobians(self, q, v, tau, wrt=None) -> StepJacobians:
-        """One step (as step(), without external wrenches) and its analytic Jacobians.
+    def step_jacobians(self, q, v, tau, wrt=None, f_ext=None) -> StepJacobians:
+        """One step (as step()) and its analytic Jacobians.
 
         Args:
             q, v, tau: the state and the torques.
+            f_ext: external body wrenches as in step() (world axes at the body origins; they keep their
+                world components while the bodies move, and are held fixed by the derivatives).
             wrt: parameters to differentiate with respect to as well: None (none), "all", a group
                 ("inertia", "damping", "stiffness", "armature", "gravity"), a parameter name, a body or
                 joint name (all of its parameters), or a list of these. Columns follow parameters().names.
@@ -332,10 +360,10 @@ class GradientMethods:
             parameter_names, dq_dp and dv_dp (nv, n_params) and their stack P (2nv, n_params).
         """
         if wrt is None:
-            qn, vn, jac = self._core_step_jacobians(q, v, tau)
+            qn, vn, jac = self._core_step_jacobians(q, v, tau, f_ext)
             return StepJacobians(qn, vn, *jac)
         idx, groups, M = self._selection(wrt)
-        qn, vn, jac, pjac = self._core_step_param_jacobians(q, v, tau, groups)
+        qn, vn, jac, pjac = self._core_step_param_jacobians(q, v, tau, groups, f_ext)
         nv = self.nv
         P = (M.T @ pjac.reshape(2 * nv, -1).T).T if idx else np.zeros((2 * nv, 0))
         names = tuple(self._param_layout.names[i] for i in idx)
@@ -343,7 +371,8 @@ class GradientMethods:
                              dv_dp=np.ascontiguousarray(P[nv:]))
 
     # ------------------------------------------------------------------ reverse mode
-    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False) -> Gradients:
+    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False,
+                 f_ext=None) -> Gradients:
         """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and parameters,
         from the cotangents of q_next and v_next, in O(n) and without forming any Jacobian. Equals
         J^T g for the Jacobians of step_jacobians.
@@ -353,17 +382,18 @@ class GradientMethods:
                 with coordinates=True. dL_dv_next: (nv,).
             wrt: parameters, as in step_jacobians (None: no parameter gradients).
             coordinates: take and return configuration gradients in q's coordinates.
+            f_ext: external body wrenches as in step_jacobians.
         Returns:
             Gradients with q, v, tau, parameters (ordered as parameter_names) and q_next, v_next.
         """
         self._ensure_compiled()
         idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
         if coordinates:
-            qn, _ = self.step(q, v, tau)
+            qn, _ = self.step(q, v, tau, f_ext)
             gq = self._core_tangent_gradients(qn[None], as_array(dL_dq_next, (self.nq,), "dL_dq_next")[None])[0]
         else:
             gq = dL_dq_next
-        qn, vn, gs, gt, gp = self._core_step_vjp(q, v, tau, gq, dL_dv_next, groups)
+        qn, vn, gs, gt, gp = self._core_step_vjp(q, v, tau, gq, dL_dv_next, groups, f_ext)
         nv = self.nv
         gq0 = gs[:nv]
         if coordinates:

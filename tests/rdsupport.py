@@ -125,6 +125,11 @@ def fd_along(world, f, q, v, h=1e-6):
     return (np.asarray(f(world.integrate(q, h * v))) - np.asarray(f(world.integrate(q, -h * v)))) / (2.0 * h)
 
 
+def fd_tangent(world, f, q, h=1e-6):
+    """Central differences of f(q) along every tangent direction, stacked as the last axis (... , nv)."""
+    return np.stack([fd_along(world, f, q, e, h) for e in np.eye(world.nv)], axis=-1)
+
+
 # ---------------------------------------------------------------------------------------------- small models
 def rod_inertia(mass, length, radius=0.02, axis=2, com_offset=None) -> rd.Inertia:
     """A solid cylinder of ``length`` along ``axis``, its centre at ``com_offset`` (default: -length/2 on the axis)."""

@@ -50,15 +50,15 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void normalize(const Model&, double* q) except +
 
     void inverseDynamicsDerivatives(const Model&, Data&, const double* q, const double* v, const double* a,
-                                    double* dtau_dq, double* dtau_dv) except +
+                                    const double* fext, double* dtau_dq, double* dtau_dv) except +
     void forwardDynamicsDerivatives(const Model&, Data&, const double* q, const double* v, const double* tau,
-                                    double* ddq_dq, double* ddq_dv, double* ddq_dtau) except +
+                                    const double* fext, double* ddq_dq, double* ddq_dv, double* ddq_dtau) except +
 
     void integrateJacobians(const Model&, const double* q, const double* dv, double* d_dq, double* d_ddv) except +
     void differenceJacobians(const Model&, const double* q0, const double* q1, double* d_dq0,
                              double* d_dq1) except +
     void stepJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-                       double* q_out, double* v_out, double* jac) except +
+                       const double* fext, double* q_out, double* v_out, double* jac) except +
 
     void setJointInertia(Model&, int j, const double* inertia) except +
     void jointInertiaParameters(const Model&, double* theta) except +
@@ -66,15 +66,23 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                                   double* Y) except +
     int stepParameterCount(const Model&, int groups) except +
     void stepParameterJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-                                int groups, double* q_out, double* v_out, double* jac, double* pjac) except +
+                                const double* fext, int groups, double* q_out, double* v_out, double* jac,
+                                double* pjac) except +
     void stepVJP(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-                 const double* gq, const double* gv, int groups, double* q_out, double* v_out, double* g_state,
-                 double* g_tau, double* g_params) except +
+                 const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
+                 double* g_state, double* g_tau, double* g_params) except +
     void rolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T, double dt,
                          const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
                          double* g_params) except +
     void tangentGradients(const Model&, const double* Q, const double* Gc, int N, double* Gt) except +
     void coordinateGradients(const Model&, const double* Q, const double* Gt, int N, double* Gc) except +
+
+    void frameVelocityDerivatives(const Model&, Data&, const double* q, const double* v, int f, bool local,
+                                  double* dv_dq, double* dv_dv) except +
+    void frameAccelerationDerivatives(const Model&, Data&, const double* q, const double* v, const double* a,
+                                      int f, bool local, double* da_dq, double* da_dv, double* da_da) except +
+    void centerOfMassVelocityDerivatives(const Model&, Data&, const double* q, const double* v,
+                                         double* out) except +
 
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +

@@ -15,6 +15,7 @@
 #include "rigidiff/algorithm/energy.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/algorithm/kinematics_derivatives.hpp"
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
@@ -125,10 +126,21 @@ int main() {
          stepDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.qn.data(), c2.vn.data());
          stepParameterDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), 1e-3, 31, pjac.data(), pjac.data() + half);
        }},
+      {"stepDerivatives+fext",
+       [&] {
+         stepDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.qn.data(), c2.vn.data(),
+                         c2.fext.data());
+       }},
+      {"kinematicDerivatives",
+       [&] {
+         frameAccelerationDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.a.data(), 3, ReferenceFrame::Local,
+                                      c2.d.Ftmp.data(), c2.d.U.data(), c2.d.dJ.data());
+         centerOfMassVelocityDerivatives(m2, c2.d, c2.q.data(), c2.v.data(), c2.d.Jcom.data());
+       }},
       {"stepVJP",
        [&] {
          stepVJP(m2, c2.d, c2.q.data(), c2.v.data(), c2.tau.data(), 1e-3, c2.v.data(), c2.a.data(), c2.qn.data(),
-                 c2.vn.data(), cot);
+                 c2.vn.data(), cot, c2.fext.data());
        }},
       {"rolloutBackward",
        [&] {

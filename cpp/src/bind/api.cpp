@@ -9,6 +9,7 @@
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/energy.hpp"
+#include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
@@ -235,19 +236,22 @@ void normalize(const Model& m, double* q) {
 }
 
 void inverseDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* a,
-                                double* dtau_dq, double* dtau_dv) {
+                                const double* fext, double* dtau_dq, double* dtau_dv) {
   checkState(m, q, v);
   checkFinite(a, m.nv, "a");
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
   computeRNEADerivatives(m, d, q, v, a);
+  if (fext) addExternalWrenchDerivatives(m, d, q, fext, d.dtau_dq);
   copyOut(d.dtau_dq, dtau_dq, "inverse_dynamics_derivatives");
   copyOut(d.dtau_dv, dtau_dv, "inverse_dynamics_derivatives");
 }
 
 void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* tau,
-                                double* ddq_dq, double* ddq_dv, double* ddq_dtau) {
+                                const double* fext, double* ddq_dq, double* ddq_dv, double* ddq_dtau) {
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
-  computeABADerivatives(m, d, q, v, tau);
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+  computeABADerivatives(m, d, q, v, tau, fext);
   copyOut(d.ddq_dq, ddq_dq, "forward_dynamics_derivatives");
   copyOut(d.ddq_dv, ddq_dv, "forward_dynamics_derivatives");
   copyOut(d.Minv, ddq_dtau, "forward_dynamics_derivatives");
@@ -274,10 +278,11 @@ void differenceJacobians(const Model& m, const double* q0, const double* q1, dou
 }
 
 void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                   double* q_out, double* v_out, double* jac) {
+                   const double* fext, double* q_out, double* v_out, double* jac) {
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
-  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out);
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
   copyStepJacobians(m, d, jac);
 }
 

@@ -1,5 +1,7 @@
-// Bindings of the parameter Jacobians and of the reverse mode (declared in rigidiff/bind/api.hpp).
+// Bindings of the parameter Jacobians, the reverse mode and the kinematic derivatives (declared in
+// rigidiff/bind/api.hpp).
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
+#include "rigidiff/algorithm/kinematics_derivatives.hpp"
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/bind/api.hpp"
 #include "rigidiff/bind/checks.hpp"
@@ -63,11 +65,12 @@ int stepParameterCount(const Model& m, int groups) {
 }
 
 void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                            int groups, double* q_out, double* v_out, double* jac, double* pjac) {
+                            const double* fext, int groups, double* q_out, double* v_out, double* jac, double* pjac) {
   checkGroups(groups);
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
-  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out);
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
   copyStepJacobians(m, d, jac);
   const long np = rigidiff::stepParameterCount(m, groups);
   if (np == 0) return;
@@ -75,12 +78,13 @@ void stepParameterJacobians(const Model& m, Data& d, const double* q, const doub
   checkResult(pjac, 2 * m.nv * np, "step_jacobians");
 }
 
-void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* gq,
-             const double* gv, int groups, double* q_out, double* v_out, double* g_state, double* g_tau,
-             double* g_params) {
+void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+             const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
+             double* g_state, double* g_tau, double* g_params) {
   checkGroups(groups);
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
   checkFinite(gq, m.nv, "dL_dq_next");
   checkFinite(gv, m.nv, "dL_dv_next");
   StepCotangents sc = parameterSlices(m, groups, g_params);
@@ -89,7 +93,7 @@ void stepVJP(const Model& m, Data& d, const double* q, const double* v, const do
   sc.q = g_state;
   sc.v = g_state + m.nv;
   sc.tau = g_tau;
-  rigidiff::stepVJP(m, d, q, v, tau, dt, gq, gv, q_out, v_out, sc);
+  rigidiff::stepVJP(m, d, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
   checkResult(g_state, 2 * m.nv, "step_vjp");
   checkResult(g_tau, m.nv, "step_vjp");
   checkResult(g_params, rigidiff::stepParameterCount(m, groups), "step_vjp");
@@ -140,6 +144,42 @@ void tangentGradients(const Model& m, const double* Q, const double* Gc, int N, 
 
 void coordinateGradients(const Model& m, const double* Q, const double* Gt, int N, double* Gc) {
   mapGradients(m, Q, Gt, N, Gc, false);
+}
+
+namespace {
+void copyRows(const Mat6X& M, double* out, const char* what) {
+  Eigen::Map<Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>>(out, 6, M.cols()) = M;
+  checkResult(out, 6 * static_cast<long>(M.cols()), what);
+}
+}  // namespace
+
+void frameVelocityDerivatives(const Model& m, Data& d, const double* q, const double* v, int f, bool local,
+                              double* dv_dq, double* dv_dv) {
+  checkState(m, q, v);
+  checkFrame(m, f);
+  const ReferenceFrame rf = local ? ReferenceFrame::Local : ReferenceFrame::LocalWorldAligned;
+  rigidiff::frameVelocityDerivatives(m, d, q, v, f, rf, d.Ftmp.data(), d.U.data());
+  copyRows(d.Ftmp, dv_dq, "body_velocity_derivatives");
+  copyRows(d.U, dv_dv, "body_velocity_derivatives");
+}
+
+void frameAccelerationDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* a, int f,
+                                  bool local, double* da_dq, double* da_dv, double* da_da) {
+  checkState(m, q, v);
+  checkFinite(a, m.nv, "a");
+  checkFrame(m, f);
+  const ReferenceFrame rf = local ? ReferenceFrame::Local : ReferenceFrame::LocalWorldAligned;
+  rigidiff::frameAccelerationDerivatives(m, d, q, v, a, f, rf, d.Ftmp.data(), d.U.data(), d.dJ.data());
+  copyRows(d.Ftmp, da_dq, "body_acceleration_derivatives");
+  copyRows(d.U, da_dv, "body_acceleration_derivatives");
+  copyRows(d.dJ, da_da, "body_acceleration_derivatives");
+}
+
+void centerOfMassVelocityDerivatives(const Model& m, Data& d, const double* q, const double* v, double* out) {
+  checkState(m, q, v);
+  rigidiff::centerOfMassVelocityDerivatives(m, d, q, v, d.Jcom.data());
+  Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>(out, 3, m.nv) = d.Jcom;
+  checkResult(out, 3L * m.nv, "center_of_mass_velocity_derivatives");
 }
 
 }  // namespace bind

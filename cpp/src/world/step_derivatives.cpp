@@ -4,17 +4,19 @@
 
 #include "rigidiff/algorithm/aba.hpp"
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
+#include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/world/step.hpp"
 
 namespace rigidiff {
 
 void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
-                     double* q_out, double* v_out) {
+                     double* q_out, double* v_out, const double* frame_wrenches) {
   const int nv = model.nv;
-  step(model, data, q, v, tau, dt, nullptr, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
+  step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
   data.ddq_tmp = data.ddq;
   computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
+  if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
   computeMinverse(model, data, q, data.extra_diag.data());  // (M + E)^-1
 
   // dr/dq = -K d(difference(rest, q))/dq, dr/dv = -(D + dt K): move them to the rnea side

@@ -5,6 +5,7 @@
 #include "rigidiff/algorithm/aba.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
+#include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_vjp.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/step.hpp"
@@ -12,9 +13,10 @@
 namespace rigidiff {
 
 void stepVJP(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
-             const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out) {
+             const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out,
+             const double* frame_wrenches) {
   const int nv = model.nv;
-  step(model, data, q, v, tau, dt, nullptr, q_out, v_out);  // a in data.ddq, factorisation of M + E in data
+  step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // a in data.ddq, factorisation of M + E
   Eigen::Map<const VecX> gq(gq_next, nv), gv(gv_next, nv), vv(v, nv);
   const VecX& a = data.ddq;
 
@@ -46,6 +48,11 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     if (model.stiffness.any()) {
       data.dq_tmp = model.stiffness.cwiseProduct(lam);  // the step's scratch, free again
       dDifferenceTransposeProduct(model, model.restPosition.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
+      gqo -= data.vjp_tmp;
+    }
+    if (frame_wrenches) {
+      data.vjp_tmp.setZero();
+      addExternalWrenchVJP(model, data, q, frame_wrenches, lam.data(), data.vjp_tmp.data());
       gqo -= data.vjp_tmp;
     }
   }

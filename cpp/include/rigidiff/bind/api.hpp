@@ -54,10 +54,11 @@ void neutral(const Model& m, double* q);
 void normalize(const Model& m, double* q);
 
 // ---- derivatives (outputs nv x nv, row-major)
+/// fext: (nframes x 6) world-axes wrenches at the frame origins, or nullptr.
 void inverseDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* a,
-                                double* dtau_dq, double* dtau_dv);
+                                const double* fext, double* dtau_dq, double* dtau_dv);
 void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* tau,
-                                double* ddq_dq, double* ddq_dv, double* ddq_dtau);
+                                const double* fext, double* ddq_dq, double* ddq_dv, double* ddq_dtau);
 
 /// Jacobians of integrate(q, dv) with respect to q and dv, and of difference(q0, q1) with respect to
 /// q0 and q1 (each nv x nv, row-major, tangent space).
@@ -66,7 +67,7 @@ void differenceJacobians(const Model& m, const double* q0, const double* q1, dou
 
 /// One step and its Jacobians; jac holds dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (6 x nv x nv, row-major).
 void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                   double* q_out, double* v_out, double* jac);
+                   const double* fext, double* q_out, double* v_out, double* jac);
 
 // ---- parameters and reverse mode (api_gradients.cpp)
 /// Replaces the merged body inertia of joint j (10 numbers as in addJoint).
@@ -79,12 +80,12 @@ void inverseDynamicsRegressor(const Model& m, Data& d, const double* q, const do
 int stepParameterCount(const Model& m, int groups);
 /// stepJacobians plus pjac: dq_dp then dv_dp (2 x nv x stepParameterCount(groups), row-major).
 void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                            int groups, double* q_out, double* v_out, double* jac, double* pjac);
+                            const double* fext, int groups, double* q_out, double* v_out, double* jac, double* pjac);
 /// One step and J^T (gq, gv); outputs overwritten: g_state (2 nv: q tangent, v), g_tau (nv), g_params
 /// (stepParameterCount(groups), the groups' order).
-void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* gq,
-             const double* gv, int groups, double* q_out, double* v_out, double* g_state, double* g_tau,
-             double* g_params);
+void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+             const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
+             double* g_state, double* g_tau, double* g_params);
 /// Reverse pass of a recorded rollout (world/step_vjp.hpp); outputs overwritten: g_taus (T x nv), g_state
 /// (2 nv: q0 tangent, v0), g_params (stepParameterCount(groups)). Uses a Data of its own.
 void rolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
@@ -92,6 +93,15 @@ void rolloutBackward(const Model& m, const double* Q, const double* V, const dou
 /// Gradient maps between coordinates (nq) and the tangent space (nv), rows of N configurations.
 void tangentGradients(const Model& m, const double* Q, const double* Gc, int N, double* Gt);
 void coordinateGradients(const Model& m, const double* Q, const double* Gt, int N, double* Gc);
+
+/// Derivatives of frame f's velocity (dv_dq, dv_dv) or acceleration (da_dq, da_dv, da_da), each
+/// (6 x nv, row-major), in the frame's axes (local) or world axes at its origin.
+void frameVelocityDerivatives(const Model& m, Data& d, const double* q, const double* v, int f, bool local,
+                              double* dv_dq, double* dv_dv);
+void frameAccelerationDerivatives(const Model& m, Data& d, const double* q, const double* v, const double* a, int f,
+                                  bool local, double* da_dq, double* da_dv, double* da_da);
+/// (3 x nv, row-major) derivative of the centre-of-mass velocity with respect to q.
+void centerOfMassVelocityDerivatives(const Model& m, Data& d, const double* q, const double* v, double* out);
 
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,

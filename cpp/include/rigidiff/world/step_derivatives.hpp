@@ -5,15 +5,18 @@
 
 namespace rigidiff {
 
-/// Steps like step() (without external wrenches) and fills the Jacobians of (q', v') with respect to
+/// Steps like step() and fills the Jacobians of (q', v') with respect to
 /// (q, v, tau), all model.nv x model.nv, q and q' in the tangent space: data.dq_dq, data.dq_dv,
 /// data.dq_dtau, data.dv_dq, data.dv_dv, data.dv_dtau. With E = diag(dt D + dt^2 K) the implicit
 /// passive terms, a = (M + E)^-1 r(q, v, tau) where rnea(q, v, a) + E a = r, so
 ///   da/dx = (M + E)^-1 (dr/dx - d rnea/dx),  v' = v + dt a,  q' = integrate(q, dt v').
 /// The torque clip contributes d tau_c / d tau = 1 inside the effort limits, 0 outside.
+/// External wrenches (world axes at the frame origins, fixed in the world while the frames move)
+/// add -sum_b J_b^T w_b to r and its q-derivative (external_wrench_derivatives.hpp).
 /// \param[in] q (model.nq), v (model.nv), tau (model.nv)
+/// \param[in] frame_wrenches (nframes x 6) or nullptr
 /// \param[out] q_out (model.nq), v_out (model.nv)
 void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
-                     double* q_out, double* v_out);
+                     double* q_out, double* v_out, const double* frame_wrenches = nullptr);
 
 }  // namespace rigidiff

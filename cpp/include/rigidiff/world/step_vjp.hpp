@@ -23,8 +23,10 @@ struct StepCotangents {
 ///   d/dtau = lambda inside the effort limits, d/dv = gv' + dt dIntegrate_dv^T gq' - (d rnea/dv)^T lambda
 ///   - (D + dt K) lambda, d/dq = dIntegrate_dq^T gq' - (d rnea/dq)^T lambda - (K dDifference)^T lambda,
 ///   d/dp = -(dr/dp)^T lambda for the parameters (step_parameter_derivatives.hpp).
+/// frame_wrenches (nframes x 6, or nullptr) as in step().
 void stepVJP(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
-             const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out);
+             const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out,
+             const double* frame_wrenches = nullptr);
 
 /// Reverse pass over a recorded rollout: Q (T+1 x nq) and V (T+1 x nv) from rollout() under taus
 /// (T x nv). GQ (T+1 x nv, tangent space) and GV (T+1 x nv) are the gradients of a loss with respect

@@ -173,12 +173,9 @@ class World(GradientMethods, _core.WorldCore):
                     if body.inertia.mass > 0 or body.inertia.rotational_inertia.any():
                         self._core_append_inertia(parent_joint, _inertia10(body.inertia.transformed(placement)))
                 else:
-                    idx = self._core_add_joint(parent_joint, JOINT_CODES[j.type], _placement(placement),
-                                               j._axis_data(), _inertia10(body.inertia), f"{sk.name}/{j.name}")
-                    self._core_set_joint_parameters(idx, j.lower, j.upper, j.rest_position, j.damping, j.stiffness,
-                                                    j.armature, j.friction, j.effort_limit, j.velocity_limit)
+                    idx = self._add_core_joints(j, parent_joint, placement, body.inertia, f"{sk.name}/{j.name}",
+                                                core_joints)
                     support[id(body)] = (idx, Transform())
-                    core_joints[idx] = j
                     nq += j.nq
                     nv += j.nv
                 fj, fpose = support[id(body)]
@@ -193,6 +190,35 @@ class World(GradientMethods, _core.WorldCore):
         self._joint_table = joints
         self._body_index = self._name_table([(sk, b.name) for sk, b in frames])
         self._joint_index = self._name_table([(sk, b.joint.name) for sk, b, _, _ in joints])
+
+    def _add_core_joints(self, j: Joint, parent: int, placement: Transform, inertia: Inertia, name: str,
+                         core_joints: dict) -> int:
+        """Adds joint j (carrying ``inertia``) to the core model; returns the core joint of the body.
+
+        A universal joint becomes two revolute core joints (about axis1, then axis2) with a massless body
+        between them: the same kinematics, and every algorithm and derivative of the core applies."""
+        if j.type == "universal":
+            first = self._core_add_joint(parent, JOINT_CODES["revolute"], _placement(placement),
+                                         np.concatenate([j.axis1, np.zeros(3)]), np.zeros(10), name)
+            second = self._core_add_joint(first, JOINT_CODES["revolute"], _placement(Transform()),
+                                          np.concatenate([j.axis2, np.zeros(3)]), _inertia10(inertia), name)
+            parts = [(first, slice(0, 1)), (second, slice(1, 2))]
+        else:
+            idx = self._core_add_joint(parent, JOINT_CODES[j.type], _placement(placement), j._axis_data(),
+                                       _inertia10(inertia), name)
+            parts = [(idx, slice(0, j.nv))]
+        for idx, dofs in parts:
+            core_joints[idx] = (j, dofs)
+            self._set_core_joint_parameters(idx, j, dofs)
+        return parts[-1][0]
+
+    def _set_core_joint_parameters(self, idx: int, j: Joint, dofs: slice) -> None:
+        """Limits and passive terms of joint j's dofs ``dofs`` (its q slice is the same: only universal
+        joints are split, and their q and v coincide) into core joint idx."""
+        qs = dofs if j.nq == j.nv else slice(0, j.nq)
+        self._core_set_joint_parameters(idx, j.lower[qs], j.upper[qs], j.rest_position[qs], j.damping[dofs],
+                                        j.stiffness[dofs], j.armature[dofs], j.friction[dofs], j.effort_limit[dofs],
+                                        j.velocity_limit[dofs])
 
     @staticmethod
     def _name_table(entries) -> dict:

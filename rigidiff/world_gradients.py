@@ -265,11 +265,9 @@ class GradientMethods:
             joint, k = self._dof_joint(dof)
             getattr(joint, field)[k] = val
             touched_joints.add(id(joint))
-        for core_j, joint in self._core_joint_objects.items():
+        for core_j, (joint, dofs) in self._core_joint_objects.items():
             if id(joint) in touched_joints:
-                self._core_set_joint_parameters(core_j, joint.lower, joint.upper, joint.rest_position, joint.damping,
-                                                joint.stiffness, joint.armature, joint.friction, joint.effort_limit,
-                                                joint.velocity_limit)
+                self._set_core_joint_parameters(core_j, joint, dofs)
         for core_j, (own, *welded) in merged.items():
             self._core_set_joint_inertia(core_j, own)
             for part in welded:
@@ -308,8 +306,7 @@ class GradientMethods:
 
     def inverse_dynamics_regressor(self, q, v, a) -> np.ndarray:
         """(nv, len(regressor_parameters())) matrix Y with inverse_dynamics(q, v, a) = Y @ theta, theta =
-        regressor_parameters().values (rigid-body terms with gravity, and armature; no external wrenches).
-        Universal joints are not supported (ValueError)."""
+        regressor_parameters().values (rigid-body terms with gravity, and armature; no external wrenches)."""
         self._parameter_layout()
         Yj = self._core_regressor(q, v, a)
         layout = self._param_layout

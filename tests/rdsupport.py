@@ -215,6 +215,7 @@ TREE = [
     ("head", "ball", "base"),
     ("table", "planar", "head"),
     ("gantry", "translational", "base"),
+    ("knuckle", "universal", "gantry"),
     ("pedestal", "fixed", None),
     ("turret", "revolute", "pedestal"),
 ]
@@ -251,10 +252,3 @@ def tree_world(seed=0, dt=1e-3):
     """The TREE of every joint type (fixed joints included) with passive terms."""
     return with_passive_terms(world_of(build_skeleton(TREE, seed), dt=dt), seed)
 
-
-def universal_world():
-    """One body on a universal joint (a joint type the reverse mode and the regressor refuse)."""
-    sk = rd.Skeleton("u")
-    sk.add_body("a", joint=rd.UniversalJoint("u", axis1=(1, 0, 0), axis2=(0, 1, 0)),
-                inertia=rd.Inertia(1.0, rotational_inertia=0.1 * np.eye(3)))
-    return world_of(sk)

@@ -3,7 +3,7 @@ computeABADerivatives on real robots, and against central finite differences on 
 
 import numpy as np
 import pytest
-from rdsupport import ROBOTS, TREE, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
+from rdsupport import ROBOTS, TREE, assert_close, build_skeleton, fd_tangent, load_urdf_quiet, to_pin_q, world_of
 
 import rigidiff as rd
 
@@ -98,12 +98,19 @@ def test_da_dtau_is_the_inverse_mass_matrix_and_dtau_da_relation():
     assert_close(av, -at @ dv, rtol=1e-9, floor=1.0)
 
 
-def test_universal_joint_derivatives_raise_a_clear_error():
+def test_universal_joint_with_oblique_axes_against_finite_differences():
+    """Universal joints compile to two revolute core joints, so every derivative applies to them."""
     sk = rd.Skeleton("u")
-    sk.add_body("b", joint=rd.UniversalJoint("cardan"), inertia=rd.Inertia(1.0, rotational_inertia=np.eye(3) * 0.1))
+    sk.add_body("b", joint=rd.UniversalJoint("cardan", axis1=(1, 0, 0), axis2=(0.6, 0.8, 0.0)),
+                inertia=rd.Inertia(1.0, com=(0.1, 0.0, -0.3), rotational_inertia=np.diag([0.1, 0.2, 0.25])))
     world = world_of(sk)
-    with pytest.raises(ValueError, match="universal joint 'u/cardan'"):
-        world.inverse_dynamics_derivatives(np.zeros(2), np.zeros(2), np.zeros(2))
+    q, v, a = np.array([0.4, -0.7]), np.array([1.3, -0.5]), np.array([0.2, 0.9])
+    dq, dv = world.inverse_dynamics_derivatives(q, v, a)
+    assert_close(dq, fd_tangent(world, lambda x: world.inverse_dynamics(x, v, a), q), rtol=1e-7, floor=1.0)
+    fd_v = np.stack([(world.inverse_dynamics(q, v + h, a) - world.inverse_dynamics(q, v - h, a)) / 2e-6
+                     for h in 1e-6 * np.eye(2)], axis=-1)
+    assert_close(dv, fd_v, rtol=1e-7, floor=1.0)
+    assert np.abs(dq).max() > 0.1 and np.abs(dv).max() > 0.01
 
 
 def test_bad_inputs_name_the_argument():

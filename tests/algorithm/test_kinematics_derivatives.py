@@ -4,7 +4,7 @@ Pinocchio's getFrameVelocityDerivatives / getFrameAccelerationDerivatives on rea
 
 import numpy as np
 import pytest
-from rdsupport import assert_close, fd_tangent, robot_world, to_pin_q, tree_world, universal_world
+from rdsupport import assert_close, fd_tangent, robot_world, to_pin_q, tree_world
 
 pin = pytest.importorskip("pinocchio")
 
@@ -60,12 +60,6 @@ def test_center_of_mass_velocity_derivatives():
     assert_close(dq, fd_tangent(world, vcom, q), rtol=1e-7, floor=1.0)
     np.testing.assert_array_equal(dv, world.center_of_mass_jacobian(q))
     assert np.abs(dq).max() > 1e-3
-
-
-def test_universal_joints_are_refused():
-    world = universal_world()
-    with pytest.raises(ValueError, match="universal"):
-        world.body_velocity_derivatives(np.zeros(2), np.ones(2), "a")
 
 
 @pytest.mark.parametrize("robot", ["panda", "solo12"])

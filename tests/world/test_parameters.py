@@ -3,7 +3,7 @@ blocks of the step Jacobians against central differences of the step."""
 
 import numpy as np
 import pytest
-from rdsupport import ROBOTS, assert_close, robot_world, tree_world, universal_world, with_passive_terms, world_of
+from rdsupport import ROBOTS, assert_close, robot_world, tree_world, with_passive_terms, world_of
 
 import rigidiff.testing as rdt
 
@@ -108,12 +108,6 @@ def test_regressor_parameters_are_the_standard_ones():
     np.testing.assert_allclose([theta[f"arm/first_moment_{c}"] for c in "xyz"], I.mass * I.com)
     np.testing.assert_allclose(theta["arm/inertia_origin_yz"], I.inertia_about_origin()[1, 2])
     assert theta["arm_joint/armature"] == world.joint("arm_joint").armature[0]
-
-
-def test_regressor_rejects_universal_joints():
-    world = universal_world()
-    with pytest.raises(ValueError, match="universal"):
-        world.inverse_dynamics_regressor(np.zeros(2), np.zeros(2), np.zeros(2))
 
 
 # ---------------------------------------------------------------------------------------------- step Jacobians

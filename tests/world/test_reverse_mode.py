@@ -10,7 +10,6 @@ from rdsupport import (
     build_skeleton,
     robot_world,
     tree_world,
-    universal_world,
     with_passive_terms,
     world_of,
 )
@@ -88,12 +87,6 @@ def test_step_vjp_bad_input():
         world.step_vjp(q, v, tau, np.zeros(world.nv), np.full(world.nv, np.nan))
     with pytest.raises(ValueError, match="no parameter named"):
         world.step_vjp(q, v, tau, np.zeros(world.nv), np.zeros(world.nv), wrt="nothing")
-
-
-def test_reverse_mode_rejects_universal_joints():
-    world = universal_world()
-    with pytest.raises(ValueError, match="universal"):
-        world.step_vjp(np.zeros(2), np.zeros(2), np.zeros(2), np.ones(2), np.ones(2))
 
 
 # ---------------------------------------------------------------------------------------------- rollouts

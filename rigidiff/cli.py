@@ -81,7 +81,9 @@ def cmd_check_grad(args) -> int:
     reports = []
     for _ in range(args.samples):
         q, v, tau = _random_state(world, rng)
-        reports.append(check_jacobians(world, q, v, tau, method=args.method, rtol=args.rtol, atol=args.atol))
+        wrt = ("q", "v", "tau") + tuple(args.parameters or ())
+        reports.append(check_jacobians(world, q, v, tau, wrt=wrt, method=args.method, rtol=args.rtol,
+                                       atol=args.atol))
     first = reports[0]
     print(f"{args.model}: nq = {world.nq}, nv = {world.nv}, dt = {world.dt:g}; {args.samples} random states, "
           f"{first.method} differences (eps {first.eps:g}), an entry passes if |analytic - fd| <= "
@@ -142,6 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--dt", type=float, default=1e-3, help="time step (default 1e-3)")
     sp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
     sp.add_argument("--atol", type=float, default=1e-7, help="absolute tolerance (default 1e-7)")
+    sp.add_argument("--parameters", nargs="+", metavar="P", default=None,
+                    help="also check the parameter blocks: parameter names, body or joint names, or groups "
+                         "(inertia, damping, stiffness, armature, gravity, all)")
     sp.set_defaults(func=cmd_check_grad)
 
     sp = sub.add_parser("demo", help="build robots, simulate them, check Jacobians; print a report")

@@ -109,7 +109,18 @@ def check_pinocchio(report: str, out: Path):
     check_pngs(out, ["pinocchio_timings.png"], report)
 
 
+def check_gradients(report: str, out: Path):
+    assert number(report, rf"rollout gradient vs central differences: max relative error {NUM}") < 1e-6
+    assert number(report, rf"largest relative parameter error: {NUM}") < 1e-6
+    assert number(report, rf"final joint error: {NUM} rad") < 0.01
+    assert number(report, rf"final speed {NUM} rad/s") < 0.05
+    ratio = number(report, rf"backward / forward ratio: {NUM}")
+    assert 0.5 < ratio < 10.0  # a timing on a shared machine: only its order of magnitude is checked
+    check_pngs(out, ["gradient_fits.png"], report)
+
+
 CHECKS = {
+    "gradients_through_rollouts.py": check_gradients,
     "cartpole_by_hand.py": check_cartpole,
     "urdf_robot_simulation.py": check_urdf_robot,
     "compare_with_pinocchio.py": check_pinocchio,

@@ -207,6 +207,14 @@ def test_check_grad_command_central_floating_base(capsys):
     assert "nv = 18" in out and "central differences" in out
 
 
+def test_check_grad_command_with_parameters(capsys):
+    rc = main(["check-grad", rd.models.path("double_pendulum"), "--samples", "2", "--parameters", "gravity",
+               "link2", "joint1/damping"])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    assert "dv_dp" in out and "2x14" in out  # 3 gravity + 10 of link2 + 1 damping columns
+
+
 def test_check_grad_command_reports_failures(capsys, monkeypatch):
     true_step_jacobians = rd.World.step_jacobians
 

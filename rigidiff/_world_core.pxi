@@ -207,7 +207,7 @@ cdef class WorldCore:
         return a, b
 
     def _core_step_jacobians(self, q, v, tau, f_ext=None):
-        """(q_next, v_next, jac) with jac (6, nv, nv): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau."""
+        """(q_next, v_next, jac): jac (6, nv, nv) holds dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau, each transposed."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
@@ -413,7 +413,7 @@ cdef class WorldCore:
         return api.stepParameterCount(deref(self._model), groups)
 
     def _core_step_param_jacobians(self, q, v, tau, int groups, f_ext=None):
-        """(q_next, v_next, jac (6, nv, nv), pjac (2, nv, np)) for the parameter groups."""
+        """(q_next, v_next, jac as in _core_step_jacobians, pjac (2, nv, np)) for the parameter groups."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")

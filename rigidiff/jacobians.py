@@ -10,7 +10,7 @@ import numpy as np
 __all__ = ["StepJacobians", "Gradients"]
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: a frozen dataclass takes twice as long to build, and this one is built per step
 class StepJacobians:
     """Jacobians of one step (q, v, tau) -> (q_next, v_next), each (nv, nv).
 

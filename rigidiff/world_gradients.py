@@ -358,14 +358,16 @@ class GradientMethods:
         """
         if wrt is None:
             qn, vn, jac = self._core_step_jacobians(q, v, tau, f_ext)
-            return StepJacobians(qn, vn, *jac)
+            t = jac.transpose(0, 2, 1)  # the core writes column-major blocks
+            return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5])
         idx, groups, M = self._selection(wrt)
         qn, vn, jac, pjac = self._core_step_param_jacobians(q, v, tau, groups, f_ext)
         nv = self.nv
         P = (M.T @ pjac.reshape(2 * nv, -1).T).T if idx else np.zeros((2 * nv, 0))
         names = tuple(self._param_layout.names[i] for i in idx)
-        return StepJacobians(qn, vn, *jac, parameter_names=names, dq_dp=np.ascontiguousarray(P[:nv]),
-                             dv_dp=np.ascontiguousarray(P[nv:]))
+        t = jac.transpose(0, 2, 1)
+        return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], parameter_names=names,
+                             dq_dp=np.ascontiguousarray(P[:nv]), dv_dp=np.ascontiguousarray(P[nv:]))
 
     # ------------------------------------------------------------------ reverse mode
     def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False,

@@ -17,7 +17,7 @@ void computeABADerivatives(const Model& model, Data& data, const double* q, cons
   }
   aba(model, data, q, v, tau, frame_wrenches != nullptr);
   data.ddq_tmp = data.ddq;
-  computeMinverse(model, data, q);
+  computeMinverseFromFactorization(model, data);
   computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
   if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
   data.ddq_dq.noalias() = -data.Minv * data.dtau_dq;

@@ -67,8 +67,9 @@ Mat3 se2AdExpInv(const double* x) {
   return A;
 }
 
-// Joint j's block of dIntegrate (arg 0: d/dq, arg 1: d/d dv) at the joint's part x of dv.
-void dIntegrateBlock(const JointModel& j, const double* x, int arg, MatJJ& B) {
+}  // namespace
+
+void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& B) {
   B.resize(j.nv, j.nv);
   switch (j.type) {
     case JointType::Ball: {
@@ -91,6 +92,8 @@ void dIntegrateBlock(const JointModel& j, const double* x, int arg, MatJJ& B) {
     default: B.setIdentity();
   }
 }
+
+namespace {
 
 // Joint j's block of dDifference (arg 0: d/dq0, arg 1: d/dq1) at the joint's parts of q0, q1.
 // d/dq1: log(exp(d) exp(e)) = d + Jr^-1(d) e; d/dq0: log(exp(-e) exp(d)) = d - Jl^-1(d) e, Jl(d) = Jr(-d)
@@ -128,7 +131,7 @@ void dIntegrate(const Model& model, const double* /*q*/, const double* dv, int a
   MatJJ B;
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
-    dIntegrateBlock(j, dv + j.idx_v, arg, B);
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
     J.block(j.idx_v, j.idx_v, j.nv, j.nv) = B;
   }
 }
@@ -156,7 +159,7 @@ void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, c
       oj = gj;
       continue;
     }
-    dIntegrateBlock(j, dv + j.idx_v, arg, B);
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
     oj.noalias() = B.transpose() * gj;
   }
 }

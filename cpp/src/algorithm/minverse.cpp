@@ -4,24 +4,34 @@
 
 namespace rigidiff {
 
-// The ABA run symbolically on tau = identity columns (Carpentier & Mansard 2018), in the world frame
-// so that forces and accelerations pass between bodies without transforms. Only the upper triangle
-// (columns from each joint's own index on) is computed; the lower one is copied at the end.
-const MatX& computeMinverse(const Model& model, Data& data, const double* q, const double* extra_diag) {
-  forwardKinematics(model, data, q);
-  Mat6X& oS = data.J;
+namespace {
+
+// The two sweeps of the inverse once the factorisation (data.U, data.Dinv, world subspaces in
+// data.J) is known. Backward: rows of the "pre" inverse, Minv_pre[i, subtree(i)] = Dinv (E_i - S^T F_i);
+// forward, on the upper triangle: Minv[i, c0:] -= Dinv U^T A_parent, A_i = A_parent + S Minv[i, c0:].
+// One-dof joints (most of a robot) take fixed-size vectors: dynamic-size products of a 6-row block
+// would go through Eigen's general matrix product, whose set-up costs more than the arithmetic here.
+void minverseSweeps(const Model& model, Data& data) {
+  const Mat6X& oS = data.J;
   const int nv = model.nv;
-  for (int i = 1; i < model.njoints; ++i) {
-    const JointModel& jm = model.joints[i];
-    data.oMi[i].actCols(data.S.middleCols(jm.idx_v, jm.nv), oS.middleCols(jm.idx_v, jm.nv));
-    data.Yaba[i] = model.inertias[i].transformed(data.oMi[i]).matrix();
-    data.Fcol[i].setZero();
-  }
-  // backward pass: rows of the "pre" inverse, Minv_pre[i, subtree(i)] = Dinv (E_i - S^T F_i)
+  for (int i = 1; i < model.njoints; ++i)
+    data.Fcol[i].middleCols(model.joints[i].idx_v, model.subtreeNv[i]).setZero();  // read by the backward sweep
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
     const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i];
-    if (!detail::invertJointInertia(model, data, oS, i, extra_diag)) detail::throwSingular(model, i);
+    const int p = model.parents[i];
+    if (n == 1) {
+      const Vec6 s = oS.col(c0), U = data.U.col(c0);
+      const double dinv = data.Dinv[i](0, 0);
+      auto row = data.Minv.row(c0).segment(c0, nc);
+      row[0] = dinv;
+      if (nc > 1) row.tail(nc - 1).noalias() = -dinv * (s.transpose() * data.Fcol[i].middleCols(c0 + 1, nc - 1));
+      if (p == 0) continue;
+      auto Fi = data.Fcol[i].middleCols(c0, nc);
+      Fi.noalias() += U * row;
+      data.Fcol[p].middleCols(c0, nc) += Fi;
+      continue;
+    }
     const auto S = oS.middleCols(c0, n);
     const auto U = data.U.middleCols(c0, n);
     const auto Dinv = data.Dinv[i].topLeftCorner(n, n);
@@ -32,24 +42,30 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q, con
       tmp.noalias() = S.transpose() * data.Fcol[i].middleCols(c0 + n, nc - n);
       rows.rightCols(nc - n).noalias() = -Dinv * tmp;
     }
-    const int p = model.parents[i];
     if (p == 0) continue;
     auto Fi = data.Fcol[i].middleCols(c0, nc);
     Fi.noalias() += U * rows;
     data.Fcol[p].middleCols(c0, nc) += Fi;
-    Mat6J UD(6, n);
-    UD.noalias() = U * Dinv;
-    data.Yaba[i].noalias() -= UD * U.transpose();
-    data.Yaba[p] += data.Yaba[i];
   }
-  // forward pass on the upper triangle: Minv[i, c0:] -= Dinv U^T A_parent; A_i = A_parent + S Minv[i, c0:]
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
     const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i], w = nv - c0;
     const int p = model.parents[i];
     auto rows = data.Minv.block(c0, c0, n, w);
-    rows.rightCols(w - nc).setZero();  // the backward pass wrote only the subtree's columns
+    rows.rightCols(w - nc).setZero();  // the backward sweep wrote only the subtree's columns
     auto A = data.Fcol[i].middleCols(c0, w);
+    if (n == 1) {
+      auto row = data.Minv.row(c0).segment(c0, w);
+      if (p == 0) {
+        A.noalias() = Vec6(oS.col(c0)) * row;
+        continue;
+      }
+      const auto Ap = data.Fcol[p].middleCols(c0, w);
+      row.noalias() -= data.Dinv[i](0, 0) * (Vec6(data.U.col(c0)).transpose() * Ap);
+      A = Ap;
+      A.noalias() += Vec6(oS.col(c0)) * row;
+      continue;
+    }
     if (p == 0) {
       A.setZero();
     } else {
@@ -62,6 +78,50 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q, con
     A.noalias() += oS.middleCols(c0, n) * rows;
   }
   data.Minv.triangularView<Eigen::StrictlyLower>() = data.Minv.transpose();
+}
+
+}  // namespace
+
+// The ABA run symbolically on tau = identity columns (Carpentier & Mansard 2018), in the world frame
+// so that forces and accelerations pass between bodies without transforms. Only the upper triangle
+// (columns from each joint's own index on) is computed; the lower one is copied at the end.
+const MatX& computeMinverse(const Model& model, Data& data, const double* q, const double* extra_diag) {
+  forwardKinematics(model, data, q);
+  Mat6X& oS = data.J;
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& jm = model.joints[i];
+    data.oMi[i].actCols(data.S.middleCols(jm.idx_v, jm.nv), oS.middleCols(jm.idx_v, jm.nv));
+    data.Yaba[i] = model.inertias[i].transformed(data.oMi[i]).matrix();
+  }
+  // the articulated-body factorisation: U = Yaba S, Dinv, and the articulated inertias
+  for (int i = model.njoints - 1; i > 0; --i) {
+    const JointModel& jm = model.joints[i];
+    const int n = jm.nv, c0 = jm.idx_v, p = model.parents[i];
+    if (n == 1) {
+      const Vec6 s = oS.col(c0);
+      const Vec6 U = data.Yaba[i] * s;
+      const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
+      if (!(D > 0.0)) detail::throwSingular(model, i);
+      data.U.col(c0) = U;
+      data.Dinv[i](0, 0) = 1.0 / D;
+      if (p == 0) continue;
+      data.Yaba[i].noalias() -= (U / D) * U.transpose();
+    } else {
+      if (!detail::invertJointInertia(model, data, oS, i, extra_diag)) detail::throwSingular(model, i);
+      if (p == 0) continue;
+      const auto U = data.U.middleCols(c0, n);
+      Mat6J UD(6, n);
+      UD.noalias() = U * data.Dinv[i].topLeftCorner(n, n);
+      data.Yaba[i].noalias() -= UD * U.transpose();
+    }
+    data.Yaba[p] += data.Yaba[i];
+  }
+  minverseSweeps(model, data);
+  return data.Minv;
+}
+
+const MatX& computeMinverseFromFactorization(const Model& model, Data& data) {
+  minverseSweeps(model, data);
   return data.Minv;
 }
 

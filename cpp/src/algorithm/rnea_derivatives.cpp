@@ -5,18 +5,6 @@
 
 namespace rigidiff {
 
-namespace {
-
-// [v x*] Y - Y [v x]: d/dt of a world-frame inertia moving with v, as a 6x6 map of motions to forces.
-Mat6 inertiaRate(const Vec6& v, const Mat6& Y) {
-  Mat6 B;
-  for (int k = 0; k < 6; ++k) B.col(k) = crossForce(v, Vec6(Y.col(k)));
-  for (int k = 0; k < 6; ++k) B.col(k) -= Y * crossMotion(v, Vec6(Vec6::Unit(k)));
-  return B;
-}
-
-}  // namespace
-
 // Notation (all quantities at the world origin, world axes): J_i the subspace columns of joint i,
 // v_i / a_i body velocities / accelerations (a_0 = -g), f_i body forces, and over the subtree of i:
 // F_i = sum f, Y_i = sum inertias, H_i = sum momenta, B_i = sum inertia rates. A tangent
@@ -42,11 +30,11 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
     oaJ.noalias() = J.middleCols(c0, n) * Eigen::Map<const VecX>(a + c0, n);
     data.ov[i] = (p == 0) ? ovJ : Vec6(data.ov[p] + ovJ);
     data.oa_gf[i] = (p == 0 ? a_world : data.oa_gf[p]) + oaJ + crossMotion(data.ov[i], ovJ);
-    const Inertia oI = model.inertias[i].transformed(data.oMi[i]);
+    const OriginInertia oI(model.inertias[i], data.oMi[i]);
     data.oYcrb[i] = oI.matrix();
     data.oH[i] = oI * data.ov[i];
     data.oF[i] = oI * data.oa_gf[i] + crossForce(data.ov[i], data.oH[i]);
-    data.oBcrb[i] = inertiaRate(data.ov[i], data.oYcrb[i]);
+    data.oBcrb[i] = oI.rate(data.ov[i]);  // [v x*] Y - Y [v x]
   }
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
@@ -85,20 +73,26 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
       const Vec6 u = crossMotion(s, vp);
       const Vec6 x = crossMotion(s, ap) - crossMotion(u, vp);
       const Vec6 w = crossMotion(s, Vec6(vp + data.ov[j]));
-      auto dq = data.dtau_dq.col(col).segment(r0, nr);
-      auto dv = data.dtau_dv.col(col).segment(r0, nr);
-      dq.noalias() = -data.dP.middleRows(r0, nr) * x;
-      dq.noalias() -= data.dC.middleRows(r0, nr) * u;
-      dv.noalias() = data.dC.middleRows(r0, nr) * s;
-      dv.noalias() -= data.dP.middleRows(r0, nr) * w;
+      // row by row with fixed-size dot products: dynamic-size matrix-vector products of these small
+      // blocks cost more in set-up than in arithmetic
+      double* dq = data.dtau_dq.col(col).data();
+      double* dv = data.dtau_dv.col(col).data();
+      for (int r = r0; r < r0 + nr; ++r) {
+        const Eigen::Map<const Vec6> P(data.dP.row(r).data()), C(data.dC.row(r).data());
+        dq[r] = -(P.dot(x) + C.dot(u));
+        dv[r] = C.dot(s) - P.dot(w);
+      }
       // rows of the strict ancestors of j
       const Vec6 Gj = data.oYcrb[j] * x + crossForce(u, data.oH[j]) + data.oBcrb[j] * u;
       const Vec6 dFq = crossForce(s, data.oF[j]) - Gj;
       const Vec6 dFv = data.oBcrb[j] * s + crossForce(s, data.oH[j]) - data.oYcrb[j] * w;
       for (int i = p; i != 0; i = model.parents[i]) {
         const JointModel& ji = model.joints[i];
-        data.dtau_dq.col(col).segment(ji.idx_v, ji.nv).noalias() = J.middleCols(ji.idx_v, ji.nv).transpose() * dFq;
-        data.dtau_dv.col(col).segment(ji.idx_v, ji.nv).noalias() = J.middleCols(ji.idx_v, ji.nv).transpose() * dFv;
+        for (int k = ji.idx_v; k < ji.idx_v + ji.nv; ++k) {
+          const Eigen::Map<const Vec6> Jk(J.col(k).data());
+          dq[k] = Jk.dot(dFq);
+          dv[k] = Jk.dot(dFv);
+        }
       }
     }
   }

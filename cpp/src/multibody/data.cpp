@@ -53,7 +53,7 @@ Data::Data(const Model& model) {
   ddq_dq = MatX::Zero(nv, nv);
   ddq_dv = MatX::Zero(nv, nv);
   ddq_tmp = VecX::Zero(nv);
-  for (MatX* m : {&dq_dq, &dq_dv, &dq_dtau, &dv_dq, &dv_dv, &dv_dtau, &dInt_dv}) *m = MatX::Zero(nv, nv);
+  for (MatX* m : {&dq_dq, &dq_dv, &dq_dtau, &dv_dq, &dv_dv, &dv_dtau}) *m = MatX::Zero(nv, nv);
   const Eigen::Index ntheta = 10 * (model.njoints - 1);
   Yreg = MatX::Zero(nv, ntheta);
   fbar.assign(n, Vec6::Zero());

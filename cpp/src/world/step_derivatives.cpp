@@ -17,7 +17,7 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
   data.ddq_tmp = data.ddq;
   computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
   if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
-  computeMinverse(model, data, q, data.extra_diag.data());  // (M + E)^-1
+  computeMinverseFromFactorization(model, data);  // (M + E)^-1 from the step's aba
 
   // dr/dq = -K d(difference(rest, q))/dq, dr/dv = -(D + dt K): move them to the rnea side
   MatX& Rq = data.dtau_dq;
@@ -41,10 +41,9 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
   // q' = integrate(q, dt v')
   data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
   dIntegrate(model, q, data.v_tmp.data(), 0, data.dq_dq.data());
-  dIntegrate(model, q, data.v_tmp.data(), 1, data.dInt_dv.data());
-  data.dq_dq.noalias() += dt * data.dInt_dv * data.dv_dq;
-  data.dq_dv.noalias() = dt * data.dInt_dv * data.dv_dv;
-  data.dq_dtau.noalias() = dt * data.dInt_dv * data.dv_dtau;
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dq, data.dq_dq, true);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dv, data.dq_dv, false);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dtau, data.dq_dtau, false);
 }
 
 }  // namespace rigidiff

@@ -2,6 +2,7 @@
 
 #include "rigidiff/algorithm/center_of_mass.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/macros.hpp"
 
@@ -63,7 +64,7 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
     Dv.middleCols(col, 3).noalias() = (-dt) * Minv * Gt.transpose();
     col += 3;
   }
-  Dq.noalias() = dt * data.dInt_dv * Dv;
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false);
 }
 
 }  // namespace rigidiff

@@ -30,6 +30,35 @@ void dIntegrate(const Model& model, const double* q, const double* dv, int arg, 
 /// \param[out] J (model.nv x model.nv, column-major), overwritten (off-diagonal blocks zero)
 void dDifference(const Model& model, const double* q0, const double* q1, int arg, double* J);
 
+/// Joint j's (nv_j x nv_j) block of dIntegrate (arg 0: d/dq, arg 1: d/d dv) at the joint's part x of dv.
+void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& B);
+
+/// True when the joint's blocks of dIntegrate are the identity (additive joints).
+inline bool integrateIsAdditive(const JointModel& j) {
+  return j.type != JointType::Ball && j.type != JointType::Free && j.type != JointType::Planar;
+}
+
+/// out = alpha dIntegrate(q, dv, arg) X (+ out if accumulate), joint block by joint block: O(nv cols(X))
+/// instead of a dense product. X and out have model.nv rows and may not alias.
+template <typename In, typename Out>
+void dIntegrateProduct(const Model& model, const double* dv, int arg, double alpha, const Eigen::MatrixBase<In>& X,
+                       const Eigen::MatrixBase<Out>& out_, bool accumulate) {
+  Eigen::MatrixBase<Out>& out = const_cast<Eigen::MatrixBase<Out>&>(out_);
+  // the identity everywhere in one contiguous pass, then the joints whose block is not the identity
+  if (accumulate)
+    out += alpha * X;
+  else
+    out = alpha * X;
+  MatJJ B;
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (integrateIsAdditive(j)) continue;
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
+    B.diagonal().array() -= 1.0;
+    out.middleRows(j.idx_v, j.nv).noalias() += alpha * B * X.middleRows(j.idx_v, j.nv);
+  }
+}
+
 /// out = dIntegrate(q, dv, arg)^T g (dim model.nv), block by block without forming the matrix.
 void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out);
 /// out = dDifference(q0, q1, arg)^T g (dim model.nv), block by block without forming the matrix.

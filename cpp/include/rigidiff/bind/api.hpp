@@ -65,7 +65,8 @@ void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const 
 void integrateJacobians(const Model& m, const double* q, const double* dv, double* d_dq, double* d_ddv);
 void differenceJacobians(const Model& m, const double* q0, const double* q1, double* d_dq0, double* d_dq1);
 
-/// One step and its Jacobians; jac holds dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (6 x nv x nv, row-major).
+/// One step and its Jacobians; jac holds dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (6 x nv x nv, each block
+/// column-major).
 void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
                    const double* fext, double* q_out, double* v_out, double* jac);
 

@@ -1,6 +1,7 @@
 // Input checks and output copies shared by the binding sources (not part of the C++ API).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "rigidiff/algorithm/configuration.hpp"
@@ -64,11 +65,13 @@ inline void copyOut(const MatX& M, double* out, const char* what) {
   checkResult(out, static_cast<long>(M.size()), what);
 }
 
-/// The six (nv, nv) step Jacobians left in d by stepDerivatives, row-major one after the other.
+/// The six (nv, nv) step Jacobians left in d by stepDerivatives, one after the other, each in
+/// column-major order (a plain copy: Python hands out their transposed views).
 inline void copyStepJacobians(const Model& m, const Data& d, double* jac) {
   const long block = static_cast<long>(m.nv) * m.nv;
   const MatX* blocks[] = {&d.dq_dq, &d.dq_dv, &d.dq_dtau, &d.dv_dq, &d.dv_dv, &d.dv_dtau};
-  for (int k = 0; k < 6; ++k) copyOut(*blocks[k], jac + k * block, "step_jacobians");
+  for (int k = 0; k < 6; ++k) std::copy(blocks[k]->data(), blocks[k]->data() + block, jac + k * block);
+  checkResult(jac, 6 * block, "step_jacobians");
 }
 
 }  // namespace bind

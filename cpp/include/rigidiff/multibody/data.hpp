@@ -58,7 +58,6 @@ struct Data {
   MatX ddq_dq, ddq_dv;                                               ///< (nv, nv) aba derivatives
   VecX ddq_tmp;                                                      ///< (nv)
   MatX dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;  ///< (nv, nv) step Jacobians, q in the tangent space
-  MatX dInt_dv;                                       ///< (nv, nv) scratch
 
   // parameters and reverse mode
   MatX Yreg;                           ///< (nv, 10 (njoints - 1)) inverse-dynamics regressor

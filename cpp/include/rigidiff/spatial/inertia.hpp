@@ -92,6 +92,33 @@ struct OriginInertia {
     out.tail<3>() = I * w + h.cross(v);
     return out;
   }
+  /// 6x6 matrix form [[m 1, -[h]x], [[h]x, I]].
+  Mat6 matrix() const {
+    Mat6 M;
+    const Mat3 H = skew(h);
+    M.topLeftCorner<3, 3>() = m * Mat3::Identity();
+    M.topRightCorner<3, 3>() = -H;
+    M.bottomLeftCorner<3, 3>() = H;
+    M.bottomRightCorner<3, 3>() = I;
+    return M;
+  }
+  /// Rate of the 6x6 inertia of a body moving with the spatial velocity x = (u, w):
+  /// [x x*] Y - Y [x x] = [[0, -[a]x], [[a]x, [w]x I - I [w]x - (u h^T + h u^T) + 2 (u.h) 1]], a = m u + w x h.
+  Mat6 rate(const Vec6& x) const {
+    const Vec3 u = x.head<3>(), w = x.tail<3>();
+    const Mat3 A = skew(m * u + w.cross(h));
+    const Mat3 W = skew(w);
+    Mat6 B;
+    B.topLeftCorner<3, 3>().setZero();
+    B.topRightCorner<3, 3>() = -A;
+    B.bottomLeftCorner<3, 3>() = A;
+    Mat3 D = W * I;
+    D -= I * W;
+    D.noalias() -= u * h.transpose() + h * u.transpose();
+    D.diagonal().array() += 2.0 * u.dot(h);
+    B.bottomRightCorner<3, 3>() = D;
+    return B;
+  }
 };
 
 }  // namespace rigidiff

@@ -18,7 +18,7 @@ void computeABADerivatives(const Model& model, Data& data, const double* q, cons
   aba(model, data, q, v, tau, frame_wrenches != nullptr);
   data.ddq_tmp = data.ddq;
   computeMinverseFromFactorization(model, data);
-  computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
+  computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data(), true);  // aba left q's kinematics
   if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
   data.ddq_dq.noalias() = -data.Minv * data.dtau_dq;
   data.ddq_dv.noalias() = -data.Minv * data.dtau_dv;

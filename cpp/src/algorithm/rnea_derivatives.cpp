@@ -14,8 +14,9 @@ namespace rigidiff {
 // and dtau_i/dq_s = -J_i^T G_i for i in subtree(j), J_i^T (s x* F_j - G_j) for ancestors i of j
 // (the rotation of J_i cancels against s x* F_i). For velocities, with w = s x (v_p + v_j),
 //   dF_i/dqdot_s = B_i s + s x* H_i - Y_i w.
-void computeRNEADerivatives(const Model& model, Data& data, const double* q, const double* v, const double* a) {
-  forwardKinematics(model, data, q);
+void computeRNEADerivatives(const Model& model, Data& data, const double* q, const double* v, const double* a,
+                            bool kinematics_ready) {
+  if (!kinematics_ready) forwardKinematics(model, data, q);
   Mat6X& J = data.J;
   Vec6 a_world = Vec6::Zero();
   a_world.head<3>() = -model.gravity;
@@ -24,7 +25,7 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
     RD_CHECK_ARG(!jm.variableSubspace(),
                  "derivatives are not available for the universal joint '" << model.names[i] << "' yet");
     const int n = jm.nv, c0 = jm.idx_v, p = model.parents[i];
-    data.oMi[i].actCols(data.S.middleCols(c0, n), J.middleCols(c0, n));
+    if (!kinematics_ready) data.oMi[i].actCols(data.S.middleCols(c0, n), J.middleCols(c0, n));
     Vec6 ovJ, oaJ;
     ovJ.noalias() = J.middleCols(c0, n) * Eigen::Map<const VecX>(v + c0, n);
     oaJ.noalias() = J.middleCols(c0, n) * Eigen::Map<const VecX>(a + c0, n);

@@ -282,8 +282,7 @@ void stepJacobians(const Model& m, Data& d, const double* q, const double* v, co
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
   if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
-  copyStepJacobians(m, d, jac);
+  stepDerivativesInto(m, d, q, v, tau, dt, q_out, v_out, fext, jac);
 }
 
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,

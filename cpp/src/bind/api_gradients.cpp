@@ -70,8 +70,7 @@ void stepParameterJacobians(const Model& m, Data& d, const double* q, const doub
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
   if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
-  copyStepJacobians(m, d, jac);
+  stepDerivativesInto(m, d, q, v, tau, dt, q_out, v_out, fext, jac);
   const long np = rigidiff::stepParameterCount(m, groups);
   if (np == 0) return;
   stepParameterDerivatives(m, d, q, v, dt, groups, pjac, pjac + m.nv * np);

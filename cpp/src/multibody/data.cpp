@@ -1,5 +1,7 @@
 #include "rigidiff/multibody/data.hpp"
 
+#include <new>
+
 namespace rigidiff {
 
 Data::Data(const Model& model) {
@@ -53,7 +55,9 @@ Data::Data(const Model& model) {
   ddq_dq = MatX::Zero(nv, nv);
   ddq_dv = MatX::Zero(nv, nv);
   ddq_tmp = VecX::Zero(nv);
-  for (MatX* m : {&dq_dq, &dq_dv, &dq_dtau, &dv_dq, &dv_dv, &dv_dtau}) *m = MatX::Zero(nv, nv);
+  step_nv = nv;
+  step_jacobian_storage = VecX::Zero(6 * nv * nv);
+  setStepJacobianStorage(nullptr);
   const Eigen::Index ntheta = 10 * (model.njoints - 1);
   Yreg = MatX::Zero(nv, ntheta);
   fbar.assign(n, Vec6::Zero());
@@ -67,6 +71,13 @@ Data::Data(const Model& model) {
   extra_diag = VecX::Zero(nv);
   dq_tmp = VecX::Zero(nv);
   v_tmp = VecX::Zero(nv);
+}
+
+void Data::setStepJacobianStorage(double* external) {
+  double* p = external ? external : step_jacobian_storage.data();
+  const Eigen::Index nv = step_nv, block = nv * nv;
+  Eigen::Map<MatX>* maps[] = {&dq_dq, &dq_dv, &dq_dtau, &dv_dq, &dv_dv, &dv_dtau};
+  for (int k = 0; k < 6; ++k) new (maps[k]) Eigen::Map<MatX>(p + k * block, nv, nv);
 }
 
 }  // namespace rigidiff

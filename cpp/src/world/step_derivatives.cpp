@@ -15,7 +15,7 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
   const int nv = model.nv;
   step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
   data.ddq_tmp = data.ddq;
-  computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data());
+  computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data(), true);  // the step's aba left q's kinematics
   if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
   computeMinverseFromFactorization(model, data);  // (M + E)^-1 from the step's aba
 
@@ -40,8 +40,8 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
 
   // q' = integrate(q, dt v')
   data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
-  dIntegrate(model, q, data.v_tmp.data(), 0, data.dq_dq.data());
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dq, data.dq_dq, true);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dq, data.dq_dq, false);
+  addDIntegrateBlocks(model, data.v_tmp.data(), 0, data.dq_dq);
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dv, data.dq_dv, false);
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dtau, data.dq_dtau, false);
 }

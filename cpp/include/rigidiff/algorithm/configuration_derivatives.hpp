@@ -59,6 +59,22 @@ void dIntegrateProduct(const Model& model, const double* dv, int arg, double alp
   }
 }
 
+/// out += dIntegrate(q, dv, arg), touching only its diagonal blocks.
+template <typename Out>
+void addDIntegrateBlocks(const Model& model, const double* dv, int arg, const Eigen::MatrixBase<Out>& out_) {
+  Eigen::MatrixBase<Out>& out = const_cast<Eigen::MatrixBase<Out>&>(out_);
+  MatJJ B;
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (integrateIsAdditive(j)) {
+      out.block(j.idx_v, j.idx_v, j.nv, j.nv).diagonal().array() += 1.0;
+      continue;
+    }
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
+    out.block(j.idx_v, j.idx_v, j.nv, j.nv) += B;
+  }
+}
+
 /// out = dIntegrate(q, dv, arg)^T g (dim model.nv), block by block without forming the matrix.
 void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out);
 /// out = dDifference(q0, q1, arg)^T g (dim model.nv), block by block without forming the matrix.

@@ -11,6 +11,9 @@ namespace rigidiff {
 /// and v. Also fills data.tau. External wrenches are not included.
 /// \param[in] q (model.nq), v (model.nv), a (model.nv)
 /// Throws invalid_argument for models with universal joints (not supported yet).
-void computeRNEADerivatives(const Model& model, Data& data, const double* q, const double* v, const double* a);
+/// kinematics_ready: data.oMi and data.J (world-frame subspaces) already hold q's kinematics, as an
+/// aba() call at q leaves them; the pass then skips forward kinematics.
+void computeRNEADerivatives(const Model& model, Data& data, const double* q, const double* v, const double* a,
+                            bool kinematics_ready = false);
 
 }  // namespace rigidiff

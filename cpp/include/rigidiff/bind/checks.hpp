@@ -8,6 +8,7 @@
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/multibody/data.hpp"
+#include "rigidiff/world/step_derivatives.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -65,13 +66,19 @@ inline void copyOut(const MatX& M, double* out, const char* what) {
   checkResult(out, static_cast<long>(M.size()), what);
 }
 
-/// The six (nv, nv) step Jacobians left in d by stepDerivatives, one after the other, each in
-/// column-major order (a plain copy: Python hands out their transposed views).
-inline void copyStepJacobians(const Model& m, const Data& d, double* jac) {
-  const long block = static_cast<long>(m.nv) * m.nv;
-  const MatX* blocks[] = {&d.dq_dq, &d.dq_dv, &d.dq_dtau, &d.dv_dq, &d.dv_dv, &d.dv_dtau};
-  for (int k = 0; k < 6; ++k) std::copy(blocks[k]->data(), blocks[k]->data() + block, jac + k * block);
-  checkResult(jac, 6 * block, "step_jacobians");
+/// Runs stepDerivatives with the six step Jacobians written straight into jac (6 nv^2 doubles, each
+/// block column-major: Python hands out their transposed views), then checks them.
+inline void stepDerivativesInto(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+                                double* q_out, double* v_out, const double* fext, double* jac) {
+  d.setStepJacobianStorage(jac);
+  try {
+    stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
+  } catch (...) {
+    d.setStepJacobianStorage(nullptr);
+    throw;
+  }
+  d.setStepJacobianStorage(nullptr);
+  checkResult(jac, 6L * m.nv * m.nv, "step_jacobians");
 }
 
 }  // namespace bind

@@ -10,6 +10,13 @@ namespace rigidiff {
 
 struct Data {
   explicit Data(const Model& model);
+  Data(const Data&) = delete;  // the step-Jacobian maps point into this object's own storage
+  Data& operator=(const Data&) = delete;
+
+  /// Points the six step Jacobians (dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau) at 6 nv^2 doubles of
+  /// caller memory (each block column-major, one after the other), or back at data's own storage
+  /// (nullptr). Lets a caller receive them without a copy.
+  void setStepJacobianStorage(double* external);
 
   // kinematics (per joint, index 0 = world)
   std::vector<SE3> liMi;   ///< joint i in its parent joint frame
@@ -57,7 +64,11 @@ struct Data {
   Eigen::Matrix<double, Eigen::Dynamic, 6, Eigen::RowMajor> dP, dC;  ///< (nv, 6) per-dof rows of the rnea derivatives
   MatX ddq_dq, ddq_dv;                                               ///< (nv, nv) aba derivatives
   VecX ddq_tmp;                                                      ///< (nv)
-  MatX dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;  ///< (nv, nv) step Jacobians, q in the tangent space
+  Eigen::Index step_nv = 0;                                          ///< model.nv
+  VecX step_jacobian_storage;  ///< 6 nv^2: the default memory of the six maps below
+  /// (nv, nv) step Jacobians, q in the tangent space (see setStepJacobianStorage)
+  Eigen::Map<MatX> dq_dq{nullptr, 0, 0}, dq_dv{nullptr, 0, 0}, dq_dtau{nullptr, 0, 0}, dv_dq{nullptr, 0, 0},
+      dv_dv{nullptr, 0, 0}, dv_dtau{nullptr, 0, 0};
 
   // parameters and reverse mode
   MatX Yreg;                           ///< (nv, 10 (njoints - 1)) inverse-dynamics regressor

@@ -25,6 +25,8 @@ class ShapeInstance:
     restitution: float = 0.0
     collide: bool = True
     visual: bool = True
+    group: int = 1
+    mask: int = 0xFFFFFFFF
 
 
 class Body:
@@ -42,11 +44,13 @@ class Body:
         self.shapes: list[ShapeInstance] = []
 
     def add_shape(self, shape, origin: Transform | None = None, friction: float = 0.5, restitution: float = 0.0,
-                  collide: bool = True, visual: bool = True, name: str | None = None) -> ShapeInstance:
+                  collide: bool = True, visual: bool = True, name: str | None = None, group: int = 1,
+                  mask: int = 0xFFFFFFFF) -> ShapeInstance:
         """Attach ``shape`` at ``origin`` (body frame) for collision and/or drawing.
 
         Friction and restitution are per shape; the contact solver combines the two shapes of a contact.
-        Unnamed shapes are called "<body>/shape<i>".
+        Unnamed shapes are called "<body>/shape<i>". Two shapes may touch only when
+        ``(group_a & mask_b) and (group_b & mask_a)`` (32-bit masks; by default everything collides).
         """
         from rigidiff.shapes import Shape
 
@@ -58,8 +62,11 @@ class Body:
         name = f"{self.name}/shape{len(self.shapes)}" if name is None else as_name(name, "shape name")
         if any(s.name == name for s in self.shapes):
             raise ValueError(f"body {self.name!r} already has a shape named {name!r}")
-        inst = ShapeInstance(shape, origin, name, as_scalar(friction, "friction", minimum=0.0),
-                             as_scalar(restitution, "restitution", minimum=0.0), bool(collide), bool(visual))
+        restitution = as_scalar(restitution, "restitution", minimum=0.0)
+        if restitution > 1.0:
+            raise ValueError(f"shape {name!r}: restitution must be in [0, 1], got {restitution}")
+        inst = ShapeInstance(shape, origin, name, as_scalar(friction, "friction", minimum=0.0), restitution,
+                             bool(collide), bool(visual), _bits(group, "group"), _bits(mask, "mask"))
         self.shapes.append(inst)
         return inst
 
@@ -88,8 +95,10 @@ class Skeleton:
                            inertia=rd.Inertia(1.0, com=(0, 0, -0.5)))
     """
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, self_collision: bool = False):
         self.name = as_name(name, "skeleton name")
+        #: may the bodies of this skeleton touch each other (parent-child pairs never do)?
+        self.self_collision = bool(self_collision)
         self._bodies: dict[str, Body] = {}
         self._joints: dict[str, Joint] = {}
         self.source: str | None = None  # file the skeleton was loaded from, if any
@@ -221,6 +230,13 @@ class Skeleton:
 def _format_limits(lower: np.ndarray, upper: np.ndarray) -> str:
     """'[lo, hi]' for one coordinate, '[lo, hi] x ...' for several."""
     return " ".join(f"[{lo:.4g}, {hi:.4g}]" for lo, hi in zip(lower, upper))
+
+
+def _bits(x, name: str) -> int:
+    """A 32-bit collision group or mask."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or not 0 <= int(x) <= 0xFFFFFFFF:
+        raise ValueError(f"collision {name} must be an integer in [0, 2**32), got {x!r}")
+    return int(x)
 
 
 def fixed_root(name: str) -> FixedJoint:

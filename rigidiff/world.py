@@ -14,6 +14,7 @@ import numpy as np
 
 from rigidiff import _core
 from rigidiff._validate import as_array, as_scalar
+from rigidiff.contacts import ContactMethods
 from rigidiff.inertia import Inertia
 from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
 from rigidiff.skeleton import Body, Skeleton
@@ -62,7 +63,7 @@ def _random_quaternion(rng) -> np.ndarray:
     return q if q[3] >= 0 else -q
 
 
-class World(GradientMethods, _core.WorldCore):
+class World(GradientMethods, ContactMethods, _core.WorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:
@@ -190,6 +191,7 @@ class World(GradientMethods, _core.WorldCore):
         self._joint_table = joints
         self._body_index = self._name_table([(sk, b.name) for sk, b in frames])
         self._joint_index = self._name_table([(sk, b.joint.name) for sk, b, _, _ in joints])
+        self._build_collision()
 
     def _add_core_joints(self, j: Joint, parent: int, placement: Transform, inertia: Inertia, name: str,
                          core_joints: dict) -> int:

@@ -16,6 +16,13 @@ cdef extern from "rigidiff/multibody/data.hpp" namespace "rigidiff" nogil:
         Data(const Model&) except +
 
 
+cdef extern from "rigidiff/collision/collision_model.hpp" namespace "rigidiff" nogil:
+    cdef cppclass CollisionModel:
+        CollisionModel() except +
+    cdef cppclass CollisionData:
+        CollisionData(const CollisionModel&) except +
+
+
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int addJoint(Model&, int parent, int type, const double* placement, const double* axes, const double* inertia,
                  const string& name) except +
@@ -83,6 +90,19 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                                       int f, bool local, double* da_dq, double* da_dv, double* da_da) except +
     void centerOfMassVelocityDerivatives(const Model&, Data&, const double* q, const double* v,
                                          double* out) except +
+
+    void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a,
+                       const double* pose_a, int type_b, const double* params_b, const double* vertices_b,
+                       int nvert_b, const double* pose_b, double* out) except +
+
+    int addGeometry(CollisionModel&, const Model&, int type, const double* params, const double* vertices, int nvert,
+                    int frame, int skeleton, const double* placement, double friction, double restitution,
+                    unsigned group, unsigned mask, const string& name) except +
+    void setSelfCollision(CollisionModel&, int skeleton, bool enabled) except +
+    void setContactMargin(CollisionModel&, double margin) except +
+    int computeContacts(const Model&, Data&, const CollisionModel&, CollisionData&, const double* q) except +
+    void readContacts(const CollisionData&, double* points, double* normals, double* distances, int* geom_a,
+                      int* geom_b, int* types) except +
 
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/multibody/data.hpp"
 
 namespace rigidiff {
@@ -103,6 +104,30 @@ void frameAccelerationDerivatives(const Model& m, Data& d, const double* q, cons
                                   bool local, double* da_dq, double* da_dv, double* da_da);
 /// (3 x nv, row-major) derivative of the centre-of-mass velocity with respect to q.
 void centerOfMassVelocityDerivatives(const Model& m, Data& d, const double* q, const double* v, double* out);
+
+// ---- collision (api_collision.cpp)
+/// Signed distance of two shapes: each described by a type code (collision/shape.hpp), 3 numbers of
+/// parameters (sphere: r; capsule, cylinder: r, length; box: size; plane: normal) plus offset (planes),
+/// mesh vertices (n x 3) for convex meshes, and a pose (12 numbers as placement). out: distance,
+/// point_a (3), point_b (3), normal (3).
+void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a, const double* pose_a,
+                   int type_b, const double* params_b, const double* vertices_b, int nvert_b, const double* pose_b,
+                   double* out);
+
+// ---- contacts (api_contacts.cpp)
+/// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance).
+CollisionShape readShape(int type, const double* params, const double* vertices, int nvert);
+/// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.
+int addGeometry(CollisionModel& cmodel, const Model& model, int type, const double* params, const double* vertices,
+                int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
+                unsigned group, unsigned mask, const std::string& name);
+void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled);
+void setContactMargin(CollisionModel& cmodel, double margin);
+/// Contacts at q; returns their number (read them with readContacts).
+int computeContacts(const Model& m, Data& d, const CollisionModel& cm, CollisionData& cd, const double* q);
+/// The contacts of the last query: points, normals (n x 3), distances (n), geometries a, b and types (n).
+void readContacts(const CollisionData& cd, double* points, double* normals, double* distances, int* geom_a,
+                  int* geom_b, int* types);
 
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,

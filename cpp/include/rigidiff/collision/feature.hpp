@@ -1,0 +1,56 @@
+// Contact features: the pieces of two shapes that touch (a point, a segment or a face of each, grown
+// by a margin for spheres and capsules). A contact stores its two features in the frames of their
+// geometries, so its witness points, normal and signed distance are functions of the two placements
+// alone: evaluateFeatures() recomputes them, and the contact derivatives differentiate that map.
+#pragma once
+
+#include "rigidiff/spatial/se3.hpp"
+
+namespace rigidiff {
+
+/// What one side of a contact touches with.
+enum class FeatureKind : int {
+  Point = 0,    ///< a vertex, a sphere centre or a capsule end (p)
+  Segment = 1,  ///< an edge or a capsule axis: the line through p with direction d (unit)
+  Face = 2,     ///< a face or a plane: the plane through p with outward unit normal d
+};
+
+/// One side of a contact, in the frame of its geometry.
+struct Feature {
+  FeatureKind kind = FeatureKind::Point;
+  Vec3 p = Vec3::Zero();       ///< point, a point of the line or a point of the plane
+  Vec3 d = Vec3::UnitZ();      ///< unit line direction (Segment) or outward normal (Face); unused for Point
+  double margin = 0.0;         ///< radius around the feature (sphere, capsule), 0 for polytopes
+};
+
+/// The pair of feature kinds (A first), as reported to users.
+enum class ContactType : int {
+  PointFace = 0,       ///< vertex or sphere of A on a face of B
+  FacePoint = 1,       ///< face of A on a vertex or sphere of B
+  PointPoint = 2,      ///< sphere-sphere, sphere-vertex
+  PointSegment = 3,    ///< sphere or vertex of A against an edge or capsule axis of B
+  SegmentPoint = 4,    ///< edge or capsule axis of A against a sphere or vertex of B
+  SegmentSegment = 5,  ///< edge-edge, capsule-capsule, capsule-edge
+};
+
+/// Contact type of a feature pair; throws invalid_argument for face-face, face-segment (never produced:
+/// those patches are reported as several point-face contacts).
+ContactType contactType(FeatureKind a, FeatureKind b);
+
+/// Witness points, normal and signed distance of a feature pair under placements Ma, Mb.
+struct FeatureGeometry {
+  Vec3 point_a = Vec3::Zero();  ///< witness point on A (world), margins included
+  Vec3 point_b = Vec3::Zero();  ///< witness point on B (world)
+  Vec3 normal = Vec3::UnitZ();  ///< unit, from B to A
+  double distance = 0.0;        ///< signed: point_a - point_b = distance * normal
+};
+
+/// Evaluates a feature pair (DESIGN.md section 2 conventions). Lines are infinite: a segment feature
+/// stands for the interior of its edge, which the narrow phase guarantees when it creates the contact.
+/// `fallback_normal` (world, from B to A) orients two crossing lines (their common perpendicular has
+/// two sides; the one closer to it is taken) and stands in when the pair has no direction of its own
+/// (coincident points, a point on a line, parallel lines). Contact::update passes the previous normal.
+FeatureGeometry evaluateFeatures(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb,
+                                 const Vec3& fallback_normal);
+
+}  // namespace rigidiff

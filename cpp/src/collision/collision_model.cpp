@@ -1,0 +1,123 @@
+#include "rigidiff/collision/collision_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/collision/narrowphase.hpp"
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape, int frame, int skeleton,
+                                const SE3& placement, double friction, double restitution, unsigned group,
+                                unsigned mask, const std::string& name) {
+  RD_CHECK_ARG(frame >= 0 && frame < static_cast<int>(model.frames.size()),
+               "geometry " << name << ": frame index " << frame << " out of range");
+  RD_CHECK_ARG(skeleton >= 0, "geometry " << name << ": negative skeleton index");
+  RD_CHECK_ARG(std::isfinite(friction) && friction >= 0.0, "geometry " << name << ": friction must be >= 0");
+  RD_CHECK_ARG(std::isfinite(restitution) && restitution >= 0.0 && restitution <= 1.0,
+               "geometry " << name << ": restitution must be in [0, 1], got " << restitution);
+  Geometry g;
+  g.shape = shape;
+  g.frame = frame;
+  g.joint = model.frames[frame].joint;
+  g.skeleton = skeleton;
+  g.placement = placement;
+  g.friction = friction;
+  g.restitution = restitution;
+  g.group = group;
+  g.mask = mask;
+  g.name = name;
+  geometries.push_back(g);
+  if (static_cast<int>(selfCollision.size()) <= skeleton) selfCollision.resize(skeleton + 1, 0);
+  return static_cast<int>(geometries.size()) - 1;
+}
+
+bool CollisionModel::allowed(const Model& model, int i, int j) const {
+  const Geometry& a = geometries[i];
+  const Geometry& b = geometries[j];
+  if (a.joint == b.joint) return false;  // one rigid body (or both welded to the world)
+  if (!(a.group & b.mask) || !(b.group & a.mask)) return false;
+  if (a.shape.type == ShapeType::Plane && b.shape.type == ShapeType::Plane) return false;
+  if (a.skeleton == b.skeleton) {
+    if (!selfCollision[a.skeleton]) return false;
+    if (model.parents[a.joint] == b.joint || model.parents[b.joint] == a.joint) return false;  // adjacent links
+  }
+  return true;
+}
+
+CollisionData::CollisionData(const CollisionModel& cmodel) {
+  const std::size_t n = cmodel.geometries.size();
+  placements.resize(n);
+  lower.resize(n);
+  upper.resize(n);
+  order.resize(n);
+  pairs.reserve(n);
+  contacts.contacts.reserve(4 * n + 8);
+}
+
+void updateGeometryPlacements(const Model& model, const Data& data, const CollisionModel& cmodel,
+                              CollisionData& cdata) {
+  for (std::size_t k = 0; k < cmodel.geometries.size(); ++k) {
+    const Geometry& g = cmodel.geometries[k];
+    cdata.placements[k] = framePlacement(model, data, g.frame) * g.placement;
+  }
+}
+
+namespace {
+
+void boundingBox(const CollisionShape& s, const SE3& M, double grow, Vec3& lo, Vec3& hi) {
+  if (s.type == ShapeType::Plane) {
+    lo.setConstant(-INFINITY);
+    hi.setConstant(INFINITY);
+    return;
+  }
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 dir = M.R.row(k).transpose();  // world axis k in the shape frame
+    hi[k] = M.actPoint(s.coreSupport(dir))[k] + s.margin() + grow;
+    lo[k] = M.actPoint(s.coreSupport(-dir))[k] - s.margin() - grow;
+  }
+}
+
+}  // namespace
+
+void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData& cdata) {
+  const int n = static_cast<int>(cmodel.geometries.size());
+  for (int k = 0; k < n; ++k)
+    boundingBox(cmodel.geometries[k].shape, cdata.placements[k], 0.5 * cmodel.margin, cdata.lower[k], cdata.upper[k]);
+  // sweep along x: a box can only overlap the boxes that start before it ends
+  for (int k = 0; k < n; ++k) cdata.order[k] = k;
+  std::sort(cdata.order.begin(), cdata.order.end(), [&](int a, int b) {
+    return cdata.lower[a].x() < cdata.lower[b].x() || (cdata.lower[a].x() == cdata.lower[b].x() && a < b);
+  });
+  cdata.pairs.clear();
+  for (int s = 0; s < n; ++s) {
+    const int i = cdata.order[s];
+    for (int t = s + 1; t < n; ++t) {
+      const int j = cdata.order[t];
+      if (cdata.lower[j].x() > cdata.upper[i].x()) break;
+      if (cdata.lower[i].y() > cdata.upper[j].y() || cdata.lower[j].y() > cdata.upper[i].y()) continue;
+      if (cdata.lower[i].z() > cdata.upper[j].z() || cdata.lower[j].z() > cdata.upper[i].z()) continue;
+      if (!cmodel.allowed(model, i, j)) continue;
+      cdata.pairs.emplace_back(std::min(i, j), std::max(i, j));
+    }
+  }
+  std::sort(cdata.pairs.begin(), cdata.pairs.end());
+}
+
+void computeContacts(const Model& model, Data& data, const CollisionModel& cmodel, CollisionData& cdata,
+                     const double* q) {
+  forwardKinematics(model, data, q);
+  updateGeometryPlacements(model, data, cmodel, cdata);
+  broadPhase(model, cmodel, cdata);
+  cdata.contacts.clear();
+  for (auto [i, j] : cdata.pairs) {
+    if (cmodel.geometries[i].joint == 0) std::swap(i, j);  // a moving body is A: the ground's normal points up
+    collideShapes(cmodel.geometries[i].shape, cdata.placements[i], i, cmodel.geometries[j].shape, cdata.placements[j],
+                  j, cmodel.margin, cdata.contacts.contacts);
+  }
+}
+
+}  // namespace rigidiff

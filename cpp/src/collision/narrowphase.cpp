@@ -1,0 +1,65 @@
+#include "rigidiff/collision/narrowphase.hpp"
+
+#include <utility>
+
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+namespace narrowphase {
+
+void swapRoles(std::vector<Contact>& out, std::size_t first) {
+  for (std::size_t k = first; k < out.size(); ++k) {
+    Contact& c = out[k];
+    std::swap(c.geom_a, c.geom_b);
+    std::swap(c.feature_a, c.feature_b);
+    c.normal = -c.normal;
+    c.type = contactType(c.feature_a.kind, c.feature_b.kind);
+  }
+}
+
+}  // namespace narrowphase
+
+namespace {
+
+bool isRounded(ShapeType t) { return t == ShapeType::Sphere || t == ShapeType::Capsule; }
+
+// the routine for (a, b) in its own order; false when it only exists for (b, a)
+bool dispatch(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
+              double margin, std::vector<Contact>& out) {
+  const ShapeType ta = a.type, tb = b.type;
+  if (tb == ShapeType::Plane) {
+    if (ta == ShapeType::Plane) return true;  // two half-spaces: nothing to report
+    narrowphase::shapePlane(a, Ma, ga, b, Mb, gb, margin, out);
+    return true;
+  }
+  if (ta == ShapeType::Plane) return false;
+  if (isRounded(ta) && isRounded(tb)) {
+    narrowphase::roundedPair(a, Ma, ga, b, Mb, gb, margin, out);
+    return true;
+  }
+  if (ta == ShapeType::Sphere && tb == ShapeType::Box) {
+    narrowphase::sphereBox(a, Ma, ga, b, Mb, gb, margin, out);
+    return true;
+  }
+  if (ta == ShapeType::Box && tb == ShapeType::Sphere) return false;
+  if (ta == ShapeType::Box && tb == ShapeType::Box) {
+    narrowphase::boxBox(a, Ma, ga, b, Mb, gb, margin, out);
+    return true;
+  }
+  narrowphase::convexPair(a, Ma, ga, b, Mb, gb, margin, out);
+  return true;
+}
+
+}  // namespace
+
+void collideShapes(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
+                   double margin, std::vector<Contact>& out) {
+  RD_CHECK_ARG(margin >= 0.0, "contact margin must be >= 0, got " << margin);
+  if (dispatch(a, Ma, ga, b, Mb, gb, margin, out)) return;
+  const std::size_t first = out.size();
+  dispatch(b, Mb, gb, a, Ma, ga, margin, out);
+  narrowphase::swapRoles(out, first);
+}
+
+}  // namespace rigidiff

@@ -11,67 +11,11 @@ single world.step calls. States alternate between two values so that no library 
 from __future__ import annotations
 
 import argparse
-import re
-import site
 import sys
 import time
-import warnings
-from pathlib import Path
 
 import numpy as np
-
-import rigidiff as rd
-
-ROBOTS = {
-    "panda": ("panda_description/urdf/panda.urdf", False),
-    "ur5": ("ur_description/urdf/ur5_robot.urdf", False),
-    "solo12": ("solo_description/robots/solo12.urdf", True),
-    "anymal": ("anymal_b_simple_description/robots/anymal.urdf", True),
-    "talos": ("talos_data/robots/talos_reduced.urdf", True),
-}
-
-
-def robots_dir() -> Path:
-    for p in sys.path + site.getsitepackages():
-        cand = Path(p) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if cand.is_dir():
-            return cand
-    raise SystemExit("example-robot-data is not installed: pip install example-robot-data")
-
-
-def median_time(fn, args_a, args_b, repeat: int) -> float:
-    """Per-call time in us: the lower quartile over `repeat` batches (robust to a busy machine),
-    alternating two argument sets."""
-    n = 400
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(n // 2):
-            fn(*args_a)
-            fn(*args_b)
-        samples.append((time.perf_counter() - t0) / n)
-    return 1e6 * float(np.percentile(samples, 25))
-
-
-def mujoco_model(urdf_path: Path, floating: bool):
-    """MuJoCo model of a URDF with meshes stripped, Euler integrator, constraints off."""
-    import mujoco
-
-    text = urdf_path.read_text()
-    text = re.sub(r"<visual.*?</visual>", "", text, flags=re.S)
-    text = re.sub(r"<collision.*?</collision>", "", text, flags=re.S)
-    text = re.sub(r"<mimic[^>]*/>", "", text)
-    spec = mujoco.MjSpec.from_string(text)
-    if floating:
-        spec.worldbody.first_body().add_freejoint()
-    spec.option.integrator = mujoco.mjtIntegrator.mjINT_EULER
-    spec.option.timestep = 1e-3
-    spec.option.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT) | int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
-    model = spec.compile()
-    model.dof_damping[:] = 0.0
-    model.dof_frictionloss[:] = 0.0
-    model.dof_armature[:] = 0.0
-    return model
+from _common import ROBOTS, load_world, median_time, mujoco_model, random_states, robots_dir
 
 
 def bench_robot(name: str, quick: bool) -> dict:
@@ -79,17 +23,8 @@ def bench_robot(name: str, quick: bool) -> dict:
     root = robots_dir()
     path = root / rel
     repeat = 15 if quick else 41
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        sk = rd.load_urdf(path, floating_base=floating, package_dirs=[root], load_geometry=False)
-    world = rd.World(dt=1e-3)
-    world.add_skeleton(sk)
-    rng = np.random.default_rng(0)
-    states = []
-    for _ in range(2):
-        q = world.random_configuration(rng)
-        states.append((q, 0.1 * rng.normal(size=world.nv), 0.1 * rng.normal(size=world.nv)))
-    (qa, va, ta), (qb, vb, tb) = states
+    world = load_world(path, floating, root)
+    (qa, va, ta), (qb, vb, tb) = random_states(world)
     res = {"nv": world.nv}
     res["rd rnea"] = median_time(world.inverse_dynamics, (qa, va, ta), (qb, vb, tb), repeat)
     res["rd aba"] = median_time(world.forward_dynamics, (qa, va, ta), (qb, vb, tb), repeat)

@@ -3,7 +3,7 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
-from rigidiff import models, testing
+from rigidiff import lcp, models, testing
 from rigidiff._version import __version__
 from rigidiff.config import show_config
 from rigidiff.inertia import Inertia
@@ -59,5 +59,6 @@ __all__ = [
     "JointInfo",
     "load_urdf",
     "models",
+    "lcp",
     "testing",
 ]

@@ -116,22 +116,26 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
     return result;
   }
 
-  // principal pivoting with the friction-bound loop
-  if (solveBoxedLcpPivoting(lcp, ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
-    result.solver = LcpSolver::Pivoting;
-    result.success = true;
-    result.standardised = standardise(lcp, ws, options, false);
-    return result;
-  }
-
-  // projected Gauss-Seidel on the regularised problem, from zero
-  ws.x.setZero();
-  solveBoxedLcpPgs(lcp, ws, options);
-  if (isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
-    result.solver = LcpSolver::ProjectedGaussSeidel;
-    result.success = true;
-    result.standardised = standardise(lcp, ws, options, false);
-    return result;
+  // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero. A candidate that
+  // fails the check may still have the right classification: its clamping-system solve (which couples the
+  // friction bounds to the normal impulses exactly) is tried before moving on.
+  for (const LcpSolver solver : {LcpSolver::Pivoting, LcpSolver::ProjectedGaussSeidel}) {
+    if (solver == LcpSolver::Pivoting) {
+      solveBoxedLcpPivoting(lcp, ws, options);
+    } else {
+      ws.x.setZero();
+      solveBoxedLcpPgs(lcp, ws, options);
+    }
+    if (!ws.x.allFinite()) continue;
+    boxedLcpVelocity(lcp, ws.x, ws.w);
+    const bool valid = isValidBoxedLcp(lcp, ws.x, ws.w, options);
+    const bool standardised = standardise(lcp, ws, options, false);
+    if (valid || standardised) {
+      result.solver = solver;
+      result.success = true;
+      result.standardised = standardised;
+      return result;
+    }
   }
 
   // drop the friction rows: the normal-only problem (bounds of friction rows pinched at zero)

@@ -1,6 +1,8 @@
 // Principal pivoting for the boxed LCP (see rigidiff/contact/lcp_pivoting.hpp).
 #include "rigidiff/contact/lcp_pivoting.hpp"
 
+#include "rigidiff/contact/lcp_classification.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -158,6 +160,13 @@ bool solveBoxedLcpPivoting(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const Box
   for (int outer = 0; outer <= options.frictionIterations && !settled; ++outer) {
     if (!pivotFixedBounds(lcp, shift, ws)) return false;
     if (!friction) break;
+    // the classification of this iterate may already be right: its clamping system couples the friction
+    // bounds to the normal impulses exactly
+    ws.xprev = ws.x;
+    classifyBoxedLcp(lcp, ws, options);
+    if (solveClampingSystem(lcp, ws.classes.data(), ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options))
+      return true;
+    ws.x = ws.xprev;
     // friction bounds from the new normal impulses
     double change = 0.0;
     for (int i = 0; i < n; ++i) {

@@ -5,7 +5,9 @@
 // its complementarity; each blocking event (a clamped x reaching a bound, a bounded row's w reaching zero,
 // x_i reaching its own bound) is a pivot. With A + eps I positive definite every drive ends after finitely
 // many pivots. Friction bounds depend on the normal impulses, so an outer loop solves with the bounds fixed
-// at mu times the previous normal impulses (starting from the frictionless answer) until they stop moving.
+// at mu times the previous normal impulses (starting from the frictionless answer) until they stop moving;
+// after each pass the clamping system of the pass's classification is solved (friction bounds coupled to the
+// normal impulses exactly) and accepted if valid, which usually ends the loop after one or two passes.
 #pragma once
 
 #include "rigidiff/contact/boxed_lcp.hpp"

@@ -59,6 +59,5 @@ __all__ = [
     "JointInfo",
     "load_urdf",
     "models",
-    "lcp",
     "testing",
 ]

@@ -262,6 +262,27 @@ def test_warm_start_with_the_right_classes_is_used_and_gives_the_same_answer():
     assert rd.lcp.solve_boxed_lcp(A, b, lo, hi, findex, warm_start=names).solver == LcpSolver.WARM_START
 
 
+def test_previous_step_classes_warm_start_the_next_problem():
+    # a box slowing down while sliding: consecutive steps keep their classification
+    dt, g, mu = 0.01, 9.81, 0.3
+    A, b, lo, hi, findex, J, _ = box_on_plane(mu=mu, v0=(1.0, 0, -g * dt, 0, 0, 0))
+    first = rd.lcp.solve_boxed_lcp(A, b, lo, hi, findex)
+    b_next = J @ np.array([1.0 - mu * g * dt, 0, -g * dt, 0, 0, 0])
+    warm = rd.lcp.solve_boxed_lcp(A, b_next, lo, hi, findex, warm_start=first.classes)
+    cold = rd.lcp.solve_boxed_lcp(A, b_next, lo, hi, findex)
+    assert warm.solver == LcpSolver.WARM_START
+    np.testing.assert_allclose(warm.x, cold.x, atol=1e-12)
+
+
+def test_normal_tie_is_separating():
+    # x = 0 and w = 0 on a normal row: separating (deterministic tie-break)
+    lo, hi, findex = contact_rows(1, 0.5)
+    res = rd.lcp.solve_boxed_lcp(np.eye(3), np.zeros(3), lo, hi, findex)
+    assert res.classes == (LcpClass.SEPARATING,) * 3
+    res = rd.lcp.solve_boxed_lcp(np.eye(3), [0.0, 0.2, 0.0], lo, hi, findex)
+    assert res.classes == (LcpClass.SEPARATING,) * 3
+
+
 def test_wrong_warm_start_falls_back_to_the_solvers():
     A, b, lo, hi, findex, _, _ = box_on_plane()
     res = rd.lcp.solve_boxed_lcp(A, b, lo, hi, findex, warm_start=[LcpClass.SEPARATING] * 12)

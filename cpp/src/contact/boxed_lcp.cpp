@@ -139,15 +139,13 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
   }
 
   // drop the friction rows: the normal-only problem (bounds of friction rows pinched at zero)
-  std::vector<char> active(lcp.n, 1);
   for (int i = 0; i < lcp.n; ++i) {
     const bool friction = lcp.normalOf(i) >= 0;
-    active[i] = !friction;
     ws.lo[i] = friction ? 0.0 : lcp.lo[i];
     ws.hi[i] = friction ? 0.0 : lcp.hi[i];
   }
   ws.x.setZero();
-  solveBoxedLcpPgs(lcp, ws, options, &active);
+  solveBoxedLcpPgs(lcp, ws, options, true);
   if (validWithoutFriction(lcp, ws, options)) {
     result.solver = LcpSolver::FrictionlessPgs;
     result.success = true;

@@ -9,7 +9,7 @@ namespace rigidiff {
 namespace contact {
 
 bool solveBoxedLcpPgs(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
-                      const std::vector<char>* active) {
+                      bool dropFriction) {
   const int n = lcp.n;
   if (n == 0) return true;
   const double scale = std::max(lcp.A.diagonal().cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
@@ -18,12 +18,12 @@ bool solveBoxedLcpPgs(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
   for (int sweep = 0; sweep < options.pgsIterations && !converged; ++sweep) {
     double change = 0.0;
     for (int i = 0; i < n; ++i) {
-      if (active && !(*active)[i]) {
+      const int j = lcp.normalOf(i);
+      if (dropFriction && j >= 0) {
         ws.x[i] = 0.0;
         continue;
       }
       double l = lcp.lo[i], u = lcp.hi[i];
-      const int j = lcp.normalOf(i);
       if (j >= 0) {
         const double s = std::max(0.0, ws.x[j]);
         l *= s;

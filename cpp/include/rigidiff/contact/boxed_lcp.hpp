@@ -83,7 +83,8 @@ struct BoxedLcpResult {
   bool standardised = false;     ///< x is the minimum-norm solution of the clamping system
 };
 
-/// Every buffer of the solver, sized once by resize(n): repeated solves of the same size reuse them.
+/// Every buffer of the solver, sized once by resize(n): repeated solves of the same size reuse them. (The
+/// one exception: the decomposition `cod` reallocates when the number of clamping rows changes.)
 /// After solveBoxedLcp: x, w (dim n) the solution and post-impulse velocity, classes (dim n), and the
 /// clamping system of the standardisation (clamped, bounded, coupling, offset, Q, cod) that
 /// lcp_derivatives.hpp differentiates.

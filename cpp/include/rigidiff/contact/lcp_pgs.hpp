@@ -7,11 +7,11 @@ namespace rigidiff {
 namespace contact {
 
 /// Sweeps x_i <- clamp(x_i - w_i / (A_ii + eps), l_i, u_i) in row order, friction bounds taken from the
-/// current normal impulse, with eps = options.pgsRegularisation * max A_ii; starts from ws.x. Rows with
-/// active[i] == false (active may be null) are held at zero. Writes ws.x and ws.w (unregularised A).
+/// current normal impulse, with eps = options.pgsRegularisation * max A_ii; starts from ws.x. With
+/// dropFriction the friction rows (findex >= 0) are held at zero. Writes ws.x and ws.w (unregularised A).
 /// Returns true if the sweeps converged (the caller validates).
 bool solveBoxedLcpPgs(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
-                      const std::vector<char>* active = nullptr);
+                      bool dropFriction = false);
 
 }  // namespace contact
 }  // namespace rigidiff

@@ -59,7 +59,8 @@ class BoxedLcpResult:
         solver: the :class:`LcpSolver` stage that succeeded. success: False if every stage failed (x = 0).
         friction_dropped: the friction rows were dropped to find a solution (x = 0 on them).
         standardised: x is the least-squares minimum-norm solution of the clamping system.
-        dx_db: (n, n) Jacobian dx/db with the classification fixed, if requested.
+        dx_db: (n, n) Jacobian dx/db with the classification fixed, if requested (zero when the answer
+            is not standardised: a failed solve, or a solver answer whose clamping system was rejected).
     """
 
     x: np.ndarray
@@ -133,7 +134,8 @@ def boxed_lcp_vjp(A, b, lo, hi, g, findex=None, *, tolerance: float = 1e-6):
 
     The classification of the solution is held fixed. ``dL/dA`` (n, n) treats the entries of A as
     independent (it is not symmetrised), so it chains directly through ``A = J M^-1 J^T``; when the
-    clamping system is singular it includes the derivative of the pseudo-inverse (constant rank).
+    clamping system is singular it includes the derivative of the pseudo-inverse (constant rank). Both are
+    zero when the answer is not standardised (see :class:`BoxedLcpResult`).
     """
     _, _, _, _, _, grad_b, grad_A = _core._solve_boxed_lcp(A, b, lo, hi, _findex_in(findex), None, float(tolerance),
                                                           False, g)

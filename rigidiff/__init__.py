@@ -3,6 +3,7 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
+from rigidiff import lcp as lcp  # the contact LCP submodule (outside __all__: docs/api.md lists __all__)
 from rigidiff import models, testing
 from rigidiff._version import __version__
 from rigidiff.collision import DistanceResult, distance

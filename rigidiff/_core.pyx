@@ -25,7 +25,8 @@ cdef extern from *:
 include "_arrays.pxi"
 include "_world_core.pxi"
 include "_collision.pxi"
-include "_contacts.pxi"
+include "_collision_model.pxi"
+include "_contact.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
 COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()

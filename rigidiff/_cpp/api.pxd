@@ -110,3 +110,8 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                  double* Q, double* V) except +
     void stepBatch(const Model&, const double* Q, const double* V, const double* TAU, int N, double dt,
                    int threads, double* Qout, double* Vout) except +
+
+    # contact solver core (api_contact.cpp)
+    void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi,
+                       const int* findex, const int* warm, double tolerance, double* x, double* w, int* classes,
+                       int* status, double* dx_db, const double* g, double* grad_b, double* grad_A) except +

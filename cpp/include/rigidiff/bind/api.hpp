@@ -137,5 +137,16 @@ void rollout(const Model& m, const double* q0, const double* v0, const double* t
 void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
                double* Qout, double* Vout);
 
+// ---- contact solver core (api_contact.cpp; contact/boxed_lcp.hpp)
+/// Solves the boxed LCP w = A x + b with bounds lo <= x <= hi, friction rows scaled by x[findex[i]].
+/// Inputs: A (n x n, symmetric, finite), b, lo, hi (n; lo <= 0 <= hi, finite b), findex (n, -1 or a row
+/// with findex -1 and lo 0) or null, warm (n classes 0..3, contact::LcpClass) or null, tolerance > 0.
+/// Outputs: x, w (n), classes (n), status (4: contact::LcpSolver, friction dropped, success, standardised).
+/// Optional (null to skip): dx_db (n x n, row-major) = dx/db; with g (n) = dL/dx: grad_b (n) = dL/db and
+/// grad_A (n x n, row-major) = dL/dA, entries of A taken as independent.
+void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi, const int* findex,
+                   const int* warm, double tolerance, double* x, double* w, int* classes, int* status, double* dx_db,
+                   const double* g, double* grad_b, double* grad_A);
+
 }  // namespace bind
 }  // namespace rigidiff

@@ -1,0 +1,135 @@
+// The contact solver core: a boxed linear complementarity problem with friction, independent of bodies.
+//
+// Problem (all rows i = 0..n-1):
+//   w = A x + b,   A (n x n) symmetric positive semi-definite (the Delassus matrix J M^-1 J^T),
+//   b (n) the constraint velocity before the impulse, w (n) the velocity after it, x (n) the impulses,
+//   effective bounds  l_i <= x_i <= u_i  with  (l_i, u_i) = (lo_i, hi_i)               if findex[i] < 0,
+//                                              (l_i, u_i) = (lo_i, hi_i) * x[findex[i]] otherwise (friction),
+//   and complementarity:  x_i = l_i => w_i >= 0,  x_i = u_i => w_i <= 0,  l_i < x_i < u_i => w_i = 0.
+// A normal contact row has lo = 0, hi = +inf (w >= 0: the contact separates or rests); a friction row has
+// lo = -mu, hi = +mu and findex pointing at its normal row. Every row must have lo <= 0 <= hi (x = 0 is
+// feasible), and a row named by findex must itself have findex = -1 and lo = 0.
+//
+// The pipeline (solveBoxedLcp): optional warm start from a guessed classification -> principal pivoting
+// (lcp_pivoting.hpp) -> projected Gauss-Seidel with a small diagonal regularisation (lcp_pgs.hpp) -> the
+// normal-only problem by projected Gauss-Seidel with the friction rows dropped -> zeros and a failure flag.
+// Every candidate is checked by isValidBoxedLcp; an accepted one is classified and standardised
+// (lcp_classification.hpp) so redundant contacts get the unique least-squares minimum-norm answer.
+#pragma once
+
+#include <vector>
+
+#include "rigidiff/fwd.hpp"
+
+namespace rigidiff {
+namespace contact {
+
+/// Class of an LCP row after a solve (lcp_classification.hpp gives the thresholds).
+enum class LcpClass : int {
+  Separating = 0,  ///< x at a zero bound (normal not pushing, or friction of a separating contact): x = 0
+  Clamping = 1,    ///< w = 0 and x free inside its bounds (a pushing normal, a sticking friction row)
+  UpperBound = 2,  ///< x at its non-zero upper bound (sliding friction at +mu x_normal, or a fixed hi)
+  LowerBound = 3,  ///< x at its non-zero lower bound (sliding friction at -mu x_normal, or a fixed lo)
+};
+
+/// Which stage of the pipeline produced the accepted solution.
+enum class LcpSolver : int {
+  None = 0,                  ///< every stage failed: x = 0 is returned
+  WarmStart = 1,             ///< the guessed classification solved the problem
+  Pivoting = 2,              ///< principal pivoting with friction bounds from an outer fixed-point loop
+  ProjectedGaussSeidel = 3,  ///< projected Gauss-Seidel on the regularised problem
+  FrictionlessPgs = 4,       ///< projected Gauss-Seidel on the normal rows only (friction dropped)
+};
+
+/// A boxed LCP as views on caller memory (nothing is copied). A is column-major (it is symmetric, so
+/// row-major storage reads the same). findex may be null (no friction rows).
+struct BoxedLcp {
+  BoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi, const int* findex)
+      : n(n), A(A, n, n), b(b, n), lo(lo, n), hi(hi, n), findex(findex) {}
+
+  /// Row that scales the bounds of row i, or -1.
+  int normalOf(int i) const { return findex ? findex[i] : -1; }
+
+  int n;
+  Eigen::Map<const MatX> A;
+  Eigen::Map<const VecX> b, lo, hi;
+  const int* findex;
+};
+
+/// Tolerances and limits of the pipeline; the defaults suit contact problems in SI units.
+struct BoxedLcpOptions {
+  /// Validity tolerance: impulses are compared to tolerance * (1 + max|x|), velocities to
+  /// tolerance * (1 + max|b|) (isValidBoxedLcp). Classification uses the same impulse threshold.
+  double tolerance = 1e-6;
+  /// Diagonal shift of the pivoting solver, relative to max(1e-300, max A_ii): keeps the clamping
+  /// blocks of a semi-definite A factorisable (the shift is removed again by the standardisation).
+  double pivotRegularisation = 1e-11;
+  /// Diagonal shift of the projected Gauss-Seidel fallbacks, relative to max A_ii.
+  double pgsRegularisation = 1e-8;
+  int pgsIterations = 5000;
+  /// Projected Gauss-Seidel stops when the largest change of x in a sweep is below this (relative).
+  double pgsTolerance = 1e-13;
+  /// Outer iterations of the pivoting solver that update friction bounds from the normal impulses.
+  int frictionIterations = 40;
+  /// Relative singular-value threshold of the clamping-system decomposition (rank decision).
+  double rankThreshold = 1e-10;
+};
+
+/// Outcome of solveBoxedLcp.
+struct BoxedLcpResult {
+  LcpSolver solver = LcpSolver::None;
+  bool success = false;          ///< false: every stage failed and x = w - b = 0
+  bool frictionDropped = false;  ///< the friction rows were dropped (x = 0 on them, classified Separating)
+  bool standardised = false;     ///< x is the minimum-norm solution of the clamping system
+};
+
+/// Every buffer of the solver, sized once by resize(n): repeated solves of the same size reuse them. (The
+/// one exception: the decomposition `cod` reallocates when the number of clamping rows changes.)
+/// After solveBoxedLcp: x, w (dim n) the solution and post-impulse velocity, classes (dim n), and the
+/// clamping system of the standardisation (clamped, bounded, coupling, offset, Q, cod) that
+/// lcp_derivatives.hpp differentiates.
+struct BoxedLcpWorkspace {
+  explicit BoxedLcpWorkspace(int n = 0) { resize(n); }
+  /// Sizes every buffer for problems of n rows (a no-op when already n).
+  void resize(int n);
+
+  int n = -1;
+  VecX x, w;                     ///< solution (dim n)
+  std::vector<LcpClass> classes;  ///< classification of the solution (dim n)
+
+  // clamping system Q x_C = r of the last standardisation (m = clamped.size(), k = bounded.size())
+  std::vector<int> clamped;   ///< rows of class Clamping, ascending (m)
+  std::vector<int> bounded;   ///< rows at a non-zero bound, ascending (k)
+  std::vector<int> slot;      ///< row -> index in clamped, or -1 (dim n)
+  std::vector<int> coupling;  ///< bounded row -> index in clamped of its normal row, or -1 if a fixed bound (k)
+  VecX factor;                ///< bounded row: x = factor * x[normal] (friction) or x = factor (fixed) (k)
+  MatX Q;                     ///< A_CC + A_CU E (m x m, top-left block of an n x n buffer)
+  VecX r;                     ///< -(b_C + A_CU c_U) (m)
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Q (m x m)
+  bool systemValid = false;   ///< the members above describe the current x
+
+  // scratch of the solvers
+  VecX lo, hi;             ///< effective bounds (dim n)
+  VecX dx, dw, xprev, tmp;  ///< pivoting direction, velocity change, previous iterate, scratch (dim n)
+  MatX L;                  ///< Cholesky factor storage (n x n)
+  std::vector<int> state;  ///< pivoting state per row (dim n)
+  std::vector<int> list;   ///< pivoting clamped rows (dim n)
+};
+
+/// Post-impulse velocity w = A x + b (dim n) into w.
+void boxedLcpVelocity(const BoxedLcp& lcp, const Ref<const VecX>& x, Ref<VecX> w);
+
+/// Checks bounds and complementarity of (x, w = A x + b) with the tolerances of options.tolerance
+/// (friction bounds scaled by the current normal impulses; a bound interval narrower than the impulse
+/// tolerance accepts any w). Non-finite values are invalid.
+bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<const VecX>& w,
+                     const BoxedLcpOptions& options);
+
+/// Solves the boxed LCP; the answer is in ws.x, ws.w and ws.classes (resized to lcp.n).
+/// warmClasses (dim n, or null): a guessed classification tried first with one clamping-system solve.
+/// Never throws on a hard problem and never returns NaN: the result reports which stage succeeded.
+BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options = {},
+                             const LcpClass* warmClasses = nullptr);
+
+}  // namespace contact
+}  // namespace rigidiff

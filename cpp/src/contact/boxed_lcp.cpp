@@ -1,0 +1,166 @@
+// The boxed-LCP pipeline: warm start, pivoting, projected Gauss-Seidel, frictionless fallback, validity.
+#include "rigidiff/contact/boxed_lcp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "rigidiff/contact/lcp_classification.hpp"
+#include "rigidiff/contact/lcp_pgs.hpp"
+#include "rigidiff/contact/lcp_pivoting.hpp"
+
+namespace rigidiff {
+namespace contact {
+
+void BoxedLcpWorkspace::resize(int size) {
+  if (size == n) return;
+  n = size;
+  x.setZero(n);
+  w.setZero(n);
+  classes.assign(n, LcpClass::Separating);
+  clamped.reserve(n);
+  bounded.reserve(n);
+  coupling.reserve(n);
+  slot.assign(n, -1);
+  factor.setZero(n);
+  Q.setZero(n, n);
+  r.setZero(n);
+  systemValid = false;
+  lo.setZero(n);
+  hi.setZero(n);
+  dx.setZero(n);
+  dw.setZero(n);
+  xprev.setZero(n);
+  tmp.setZero(n);
+  L.setZero(n, n);
+  state.assign(n, 0);
+  list.reserve(n);
+}
+
+void boxedLcpVelocity(const BoxedLcp& lcp, const Ref<const VecX>& x, Ref<VecX> w) {
+  w.noalias() = lcp.A * x;
+  w += lcp.b;
+}
+
+bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<const VecX>& w,
+                     const BoxedLcpOptions& options) {
+  const int n = lcp.n;
+  if (n == 0) return true;
+  if (!x.allFinite() || !w.allFinite()) return false;
+  const double tx = options.tolerance * (1.0 + x.cwiseAbs().maxCoeff());
+  const double tw = options.tolerance * (1.0 + lcp.b.cwiseAbs().maxCoeff());
+  for (int i = 0; i < n; ++i) {
+    double l = lcp.lo[i], u = lcp.hi[i];
+    const int j = lcp.normalOf(i);
+    if (j >= 0) {
+      const double s = std::max(0.0, x[j]);
+      l *= s;
+      u *= s;
+    }
+    if (x[i] < l - tx || x[i] > u + tx) return false;  // out of bounds
+    if (u - l <= tx) continue;                          // a pinched interval accepts any velocity
+    const bool atLo = x[i] <= l + tx, atHi = x[i] >= u - tx;
+    if (atLo && w[i] < -tw) return false;
+    if (atHi && w[i] > tw) return false;
+    if (!atLo && !atHi && std::abs(w[i]) > tw) return false;
+  }
+  return true;
+}
+
+namespace {
+
+// validity of the frictionless answer: friction rows held at zero are skipped
+bool validWithoutFriction(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
+  BoxedLcp normalOnly(lcp.n, lcp.A.data(), lcp.b.data(), ws.lo.data(), ws.hi.data(), nullptr);
+  return isValidBoxedLcp(normalOnly, ws.x, ws.w, options);
+}
+
+// classifies and standardises the accepted solution in ws; keeps the solver's answer if the standardised one
+// does not pass the validity check
+bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options, bool frictionDropped) {
+  classifyBoxedLcp(lcp, ws, options, frictionDropped);
+  ws.xprev = ws.x;
+  ws.tmp = ws.w;
+  if (solveClampingSystem(lcp, ws.classes.data(), ws, options) &&
+      (frictionDropped ? validWithoutFriction(lcp, ws, options) : isValidBoxedLcp(lcp, ws.x, ws.w, options))) {
+    ws.systemValid = true;
+    return true;
+  }
+  ws.x = ws.xprev;
+  ws.w = ws.tmp;
+  ws.systemValid = false;
+  return false;
+}
+
+}  // namespace
+
+BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
+                             const LcpClass* warmClasses) {
+  ws.resize(lcp.n);
+  ws.systemValid = false;
+  BoxedLcpResult result;
+  if (lcp.n == 0) {
+    result.solver = LcpSolver::Pivoting;
+    result.success = result.standardised = true;
+    ws.systemValid = true;
+    ws.clamped.clear();
+    ws.bounded.clear();
+    return result;
+  }
+
+  // warm start: one clamping-system solve with the guessed classes
+  if (warmClasses && solveClampingSystem(lcp, warmClasses, ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
+    result.solver = LcpSolver::WarmStart;
+    result.success = true;
+    result.standardised = standardise(lcp, ws, options, false);
+    return result;
+  }
+
+  // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero. A candidate that
+  // fails the check may still have the right classification: its clamping-system solve (which couples the
+  // friction bounds to the normal impulses exactly) is tried before moving on.
+  for (const LcpSolver solver : {LcpSolver::Pivoting, LcpSolver::ProjectedGaussSeidel}) {
+    if (solver == LcpSolver::Pivoting) {
+      solveBoxedLcpPivoting(lcp, ws, options);
+    } else {
+      ws.x.setZero();
+      solveBoxedLcpPgs(lcp, ws, options);
+    }
+    if (!ws.x.allFinite()) continue;
+    boxedLcpVelocity(lcp, ws.x, ws.w);
+    const bool valid = isValidBoxedLcp(lcp, ws.x, ws.w, options);
+    const bool standardised = standardise(lcp, ws, options, false);
+    if (valid || standardised) {
+      result.solver = solver;
+      result.success = true;
+      result.standardised = standardised;
+      return result;
+    }
+  }
+
+  // drop the friction rows: the normal-only problem (bounds of friction rows pinched at zero)
+  for (int i = 0; i < lcp.n; ++i) {
+    const bool friction = lcp.normalOf(i) >= 0;
+    ws.lo[i] = friction ? 0.0 : lcp.lo[i];
+    ws.hi[i] = friction ? 0.0 : lcp.hi[i];
+  }
+  ws.x.setZero();
+  solveBoxedLcpPgs(lcp, ws, options, true);
+  if (validWithoutFriction(lcp, ws, options)) {
+    result.solver = LcpSolver::FrictionlessPgs;
+    result.success = true;
+    result.frictionDropped = true;
+    result.standardised = standardise(lcp, ws, options, true);
+    return result;
+  }
+
+  // everything failed: zero impulses
+  ws.x.setZero();
+  ws.w = lcp.b;
+  std::fill(ws.classes.begin(), ws.classes.end(), LcpClass::Separating);
+  result.frictionDropped = lcp.findex != nullptr;
+  return result;
+}
+
+}  // namespace contact
+}  // namespace rigidiff

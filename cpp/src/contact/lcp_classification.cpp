@@ -1,0 +1,115 @@
+// Classification and standardisation of a boxed-LCP solution (see rigidiff/contact/lcp_classification.hpp).
+#include "rigidiff/contact/lcp_classification.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rigidiff {
+namespace contact {
+
+namespace {
+
+// class of an impulse x against the bounds [l, u] (impulse threshold tx)
+LcpClass boundClass(double x, double l, double u, double tx) {
+  if (x >= u - tx) return std::abs(u) > tx ? LcpClass::UpperBound : LcpClass::Separating;
+  if (x <= l + tx) return std::abs(l) > tx ? LcpClass::LowerBound : LcpClass::Separating;
+  return LcpClass::Clamping;
+}
+
+// does the row move any velocity? (column of A not negligible)
+bool hasEffect(const BoxedLcp& lcp, int i, double scale) {
+  return lcp.A.col(i).squaredNorm() > (1e-12 * scale) * (1e-12 * scale);
+}
+
+}  // namespace
+
+void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
+                      bool frictionDropped) {
+  const int n = lcp.n;
+  if (n == 0) return;
+  const double tx = options.tolerance * (1.0 + ws.x.cwiseAbs().maxCoeff());
+  const double scale = lcp.A.diagonal().cwiseAbs().maxCoeff();
+  // normal (and other unscaled) rows first: friction rows depend on their normal's class
+  for (int i = 0; i < n; ++i) {
+    if (lcp.normalOf(i) >= 0) continue;
+    ws.classes[i] = hasEffect(lcp, i, scale) ? boundClass(ws.x[i], lcp.lo[i], lcp.hi[i], tx) : LcpClass::Separating;
+  }
+  for (int i = 0; i < n; ++i) {
+    const int j = lcp.normalOf(i);
+    if (j < 0) continue;
+    LcpClass c = LcpClass::Separating;
+    const double l = lcp.lo[i] * ws.x[j], u = lcp.hi[i] * ws.x[j];
+    if (!frictionDropped && ws.classes[j] == LcpClass::Clamping && hasEffect(lcp, i, scale) && u - l > tx) {
+      const bool zeroInside = l < -tx && u > tx;
+      c = (zeroInside && std::abs(ws.x[i]) <= tx) ? LcpClass::Clamping : boundClass(ws.x[i], l, u, tx);
+    }
+    ws.classes[i] = c;
+  }
+}
+
+bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpWorkspace& ws,
+                         const BoxedLcpOptions& options) {
+  const int n = lcp.n;
+  ws.resize(n);
+  ws.clamped.clear();
+  ws.bounded.clear();
+  ws.coupling.clear();
+  std::fill(ws.slot.begin(), ws.slot.end(), -1);
+  // a friction row counts only if its normal row is clamping
+  auto normalClamps = [&](int i) {
+    const int j = lcp.normalOf(i);
+    return j < 0 || classes[j] == LcpClass::Clamping;
+  };
+  for (int i = 0; i < n; ++i) {
+    if (classes[i] != LcpClass::Clamping || !normalClamps(i)) continue;
+    ws.slot[i] = static_cast<int>(ws.clamped.size());
+    ws.clamped.push_back(i);
+  }
+  for (int i = 0; i < n; ++i) {
+    const bool upper = classes[i] == LcpClass::UpperBound;
+    if ((!upper && classes[i] != LcpClass::LowerBound) || !normalClamps(i)) continue;
+    const int j = lcp.normalOf(i);
+    const double bound = upper ? lcp.hi[i] : lcp.lo[i];
+    if (!std::isfinite(bound)) return false;  // an infinite bound cannot be active
+    ws.factor[static_cast<int>(ws.bounded.size())] = bound;
+    ws.bounded.push_back(i);
+    ws.coupling.push_back(j >= 0 ? ws.slot[j] : -1);
+  }
+  const int m = static_cast<int>(ws.clamped.size()), k = static_cast<int>(ws.bounded.size());
+
+  // Q = A_CC + A_CU E, r = -(b_C + A_CU c_U)
+  for (int a = 0; a < m; ++a) {
+    ws.r[a] = -lcp.b[ws.clamped[a]];
+    for (int c = 0; c < m; ++c) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
+  }
+  for (int u = 0; u < k; ++u) {
+    const int row = ws.bounded[u], c = ws.coupling[u];
+    for (int a = 0; a < m; ++a) {
+      const double v = lcp.A(ws.clamped[a], row) * ws.factor[u];
+      if (c >= 0)
+        ws.Q(a, c) += v;
+      else
+        ws.r[a] -= v;
+    }
+  }
+  // minimum-norm least squares x_C, then x_U = E x_C + c_U, x_S = 0
+  ws.dw.setZero();
+  if (m > 0) {
+    ws.cod.setThreshold(options.rankThreshold);
+    ws.cod.compute(ws.Q.topLeftCorner(m, m));
+    ws.dx.head(m) = ws.cod.solve(ws.r.head(m));
+    for (int a = 0; a < m; ++a) ws.dw[ws.clamped[a]] = ws.dx[a];
+  }
+  for (int u = 0; u < k; ++u) {
+    const int c = ws.coupling[u];
+    ws.dw[ws.bounded[u]] = c >= 0 ? ws.factor[u] * ws.dx[c] : ws.factor[u];
+  }
+  if (!ws.dw.allFinite()) return false;
+  ws.x = ws.dw;
+  boxedLcpVelocity(lcp, ws.x, ws.w);
+  return ws.w.allFinite();
+}
+
+}  // namespace contact
+}  // namespace rigidiff

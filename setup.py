@@ -76,10 +76,12 @@ class ParallelBuildExt(build_ext):
 
             def one(obj):
                 src, ext = build[obj]
-                # incremental: rebuild an object only when its source or any project header is newer
-                if os.path.exists(obj) and os.path.getmtime(obj) >= max(os.path.getmtime(src), HEADERS_MTIME):
+                # incremental: rebuild an object only when its source or a header it includes is newer (the
+                # compiler writes the list of included files next to the object, -MMD)
+                if os.path.exists(obj) and os.path.getmtime(obj) >= newest_input(obj, src):
                     return
-                compiler._compile(obj, src, ext, cc_args, extra, pp_opts)
+                deps = ["-MMD", "-MF", obj + ".d"] if ext in (".cpp", ".cc") else []
+                compiler._compile(obj, src, ext, cc_args, list(extra) + deps, pp_opts)
 
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
                 list(pool.map(one, objects))
@@ -93,6 +95,23 @@ class ParallelBuildExt(build_ext):
 
 
 HEADERS_MTIME = max((p.stat().st_mtime for p in (ROOT / "cpp" / "include").rglob("*.hpp")), default=0.0)
+
+
+def newest_input(obj: str, src: str) -> float:
+    """Newest modification time of a source and the headers it included when `obj` was last built (from
+    the compiler's dependency file); every project header counts when there is no such file."""
+    dep_file = obj + ".d"
+    if not os.path.exists(dep_file):
+        return max(os.path.getmtime(src), HEADERS_MTIME)
+    text = open(dep_file).read().replace("\\\n", " ")
+    deps = text.split(":", 1)[1].split() if ":" in text else []
+    newest = os.path.getmtime(src)
+    for dep in deps:
+        try:
+            newest = max(newest, os.path.getmtime(dep))
+        except OSError:  # a header that no longer exists: rebuild
+            return float("inf")
+    return newest
 
 
 def extensions():

@@ -45,6 +45,8 @@ ATTRIBUTE_DOCS = {
     "World.time": "simulated time in seconds, advanced by `advance()` only",
     "Skeleton.name": "the skeleton's name, unique within a world",
     "Skeleton.source": "absolute path of the file the skeleton was loaded from, or None",
+    "Skeleton.self_collision": "may the skeleton's bodies touch each other (parent-child pairs never do); "
+                               "default False",
     "Body.skeleton": "the Skeleton that owns the body",
     "Body.name": "the body's name, unique within its skeleton",
     "Body.joint": "the Joint from the parent to this body",
@@ -61,7 +63,8 @@ ATTRIBUTE_DOCS = {
     "Joint.damping": "(nv,) viscous damping, applied implicitly by the step",
     "Joint.stiffness": "(nv,) spring stiffness towards `rest_position`, applied implicitly by the step",
     "Joint.armature": "(nv,) rotor inertia added to the diagonal of the mass matrix",
-    "Joint.friction": "(nv,) Coulomb friction value (stored, not used by the step)",
+    "Joint.friction": "(nv,) Coulomb friction torque or force: a boxed constraint of the step when "
+                      "`contact_options(joint_friction=True)`",
     "Joint.rest_position": "(nq,) configuration where the spring is relaxed (default: neutral)",
     "RevoluteJoint.axis": "(3,) unit rotation axis in the joint frame",
     "PrismaticJoint.axis": "(3,) unit translation axis in the joint frame",
@@ -100,6 +103,7 @@ WORLD_GROUPS = {
     "Kinematics": ["body_poses", "body_pose", "body_velocities", "body_accelerations", "body_jacobian",
                    "body_jacobian_time_variation", "center_of_mass", "center_of_mass_jacobian"],
     "Time stepping": ["step", "rollout", "step_batch"],
+    "Contacts": ["collide", "last_contacts", "contact_options"],
     "Derivatives": ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "integrate_jacobians",
                     "difference_jacobians", "step_jacobians", "step_vjp", "body_velocity_derivatives",
                     "body_acceleration_derivatives", "body_jacobian_derivative_product",
@@ -464,6 +468,18 @@ def render() -> str:
     out += render_class(rd.Shape, constructor=False)
     for cls in (rd.Box, rd.Sphere, rd.Capsule, rd.Cylinder, rd.Plane, rd.Mesh):
         out += render_class(cls, samples.get(cls), base=rd.Shape)
+
+    out += ["## Contacts", "",
+            "Collision geometry, contact manifolds and the constraint solve: [contact.md](contact.md).", ""]
+    out += render_function("rigidiff.distance", rd.distance)
+    for cls in (rd.DistanceResult, rd.ContactSet, rd.StepContacts, rd.ContactOptions):
+        out += render_class(cls, constructor=False)
+    out += ["`rigidiff.lcp` solves the boxed LCP of the contact step on its own (the problem is stated in",
+            "[contact.md](contact.md#the-constraint-solve)):", ""]
+    for fname in ("solve_boxed_lcp", "boxed_lcp_vjp"):
+        out += render_function(f"rigidiff.lcp.{fname}", getattr(rd.lcp, fname))
+    for cls in (rd.lcp.BoxedLcpResult, rd.lcp.LcpClass, rd.lcp.LcpSolver):
+        out += render_class(cls, constructor=False, qualname=f"rigidiff.lcp.{cls.__name__}")
 
     out += ["## Loading robots", "", "Rules in detail: [urdf.md](urdf.md).", ""]
     out += render_function("rigidiff.load_urdf", rd.load_urdf)

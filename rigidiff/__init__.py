@@ -3,11 +3,11 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
-from rigidiff import lcp as lcp  # the contact LCP submodule (outside __all__: docs/api.md lists __all__)
-from rigidiff import models, testing
+from rigidiff import lcp, models, testing
 from rigidiff._version import __version__
 from rigidiff.collision import DistanceResult, distance
 from rigidiff.config import show_config
+from rigidiff.contacts import ContactOptions, ContactSet, StepContacts
 from rigidiff.inertia import Inertia
 from rigidiff.io.urdf import load_urdf
 from rigidiff.jacobians import Gradients, StepJacobians
@@ -62,6 +62,10 @@ __all__ = [
     "load_urdf",
     "distance",
     "DistanceResult",
+    "ContactSet",
+    "StepContacts",
+    "ContactOptions",
+    "lcp",
     "models",
     "testing",
 ]

@@ -25,7 +25,7 @@ cdef extern from *:
 include "_arrays.pxi"
 include "_world_core.pxi"
 include "_collision.pxi"
-include "_collision_model.pxi"
+include "_contact_world.pxi"
 include "_contact.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()

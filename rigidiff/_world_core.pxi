@@ -15,6 +15,13 @@ cdef class WorldCore:
 
     cdef unique_ptr[api.Model] _model
     cdef unique_ptr[api.Data] _data
+    # constraints (contacts, limits, joint friction): see _contact_world.pxi
+    cdef unique_ptr[api.CollisionModel] _cmodel
+    cdef unique_ptr[api.CollisionData] _cdata
+    cdef unique_ptr[api.ContactStepData] _cstep
+    cdef unique_ptr[api.ContactOptions] _copts
+    cdef bint _constrained
+    cdef public object _last_rollout_rows
     cdef int _nq
     cdef int _nv
     cdef int _nframes
@@ -23,6 +30,10 @@ cdef class WorldCore:
 
     def __cinit__(self, *args, **kwargs):
         self._model.reset(new api.Model())
+        self._cmodel.reset(new api.CollisionModel())
+        self._copts.reset(new api.ContactOptions())
+        self._constrained = False
+        self._last_rollout_rows = None
         self._nq = self._nv = self._nframes = 0
         self._ready = False
         self._dt_c = 1e-3
@@ -31,6 +42,10 @@ cdef class WorldCore:
     def _core_reset(self):
         self._data.reset()
         self._model.reset(new api.Model())
+        self._cdata.reset()
+        self._cstep.reset()
+        self._cmodel.reset(new api.CollisionModel())
+        self._constrained = False
         self._ready = False
 
     def _core_add_joint(self, int parent, int type_code, placement, axes, inertia, str name):
@@ -340,8 +355,12 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
-        api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn),
-                 _ptr(vn))
+        if self._constrained:
+            api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
+                                deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+        else:
+            api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn),
+                     _ptr(vn))
         return qn, vn
 
     def rollout(self, q0, v0, taus):
@@ -365,8 +384,19 @@ cdef class WorldCore:
         cdef double* pQ = _ptr(Q)
         cdef double* pV = _ptr(V)
         cdef double dt = self._dt_c
-        with nogil:
-            api.rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+        cdef cnp.ndarray[int, ndim=1] rows
+        cdef int* prows
+        if self._constrained:
+            rows = np.zeros(max(n, 1), dtype=np.intc)
+            prows = &rows[0]
+            with nogil:
+                api.constrainedRollout(deref(self._model), deref(self._cmodel), deref(self._copts), pq0, pv0, pt, n,
+                                       dt, pQ, pV, prows)
+            self._last_rollout_rows = rows[:n]
+        else:
+            with nogil:
+                api.rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+            self._last_rollout_rows = None
         return Q, V
 
     def _core_step_batch(self, Qs, Vs, TAUs, int threads):
@@ -383,8 +413,13 @@ cdef class WorldCore:
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
         cdef double dt = self._dt_c
-        with nogil:
-            api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+        if self._constrained:
+            with nogil:
+                api.constrainedStepBatch(deref(self._model), deref(self._cmodel), deref(self._copts), pq, pv, pt, n,
+                                         dt, threads, pqn, pvn)
+        else:
+            with nogil:
+                api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
         return Qn, Vn
 
     # ---- parameters and reverse mode (public wrappers in rigidiff.World)

@@ -12,16 +12,15 @@ which its point and normal follow as functions of the two body poses.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from rigidiff import _core
 from rigidiff._validate import as_scalar
 from rigidiff.collision import pose_data, shape_data
 from rigidiff.shapes import Mesh
 
-__all__ = ["ContactSet", "CONTACT_TYPES"]
+__all__ = ["ContactSet", "StepContacts", "ContactOptions", "CONTACT_TYPES"]
 
 #: contact types in the order of the core's codes (collision/feature.hpp)
 CONTACT_TYPES = ("point_face", "face_point", "point_point", "point_segment", "segment_point", "segment_segment")
@@ -63,47 +62,132 @@ class ContactSet:
         return "\n".join(rows)
 
 
+#: combination rules of two shapes' coefficients (codes of the core)
+COMBINE = {"geometric_mean": 0, "min": 1, "max": 2, "mean": 3}
+LCP_CLASSES = ("separating", "clamping", "upper_bound", "lower_bound")
+LCP_SOLVERS = ("none", "warm_start", "pivoting", "projected_gauss_seidel", "frictionless_pgs")
+
+
+@dataclass(frozen=True)
+class ContactOptions:
+    """Settings of the constraint solve (see ``World.contact_options``)."""
+
+    friction_directions: int = 2
+    friction_combine: str = "geometric_mean"
+    restitution_combine: str = "max"
+    restitution_threshold: float = 0.1
+    erp: float = 0.0
+    penetration_allowance: float = 1e-4
+    max_correction_velocity: float = 1.0
+    joint_limits: bool = False
+    joint_friction: bool = False
+    tolerance: float = 1e-6
+    margin: float = 0.0
+
+
+@dataclass(frozen=True)
+class StepContacts(ContactSet):
+    """Contacts of the last step with their impulses (N s).
+
+    Attributes (besides those of ContactSet):
+        normal_impulses: (n,) impulse along each normal (>= 0).
+        friction_impulses: (n, 3) friction impulse of each contact, world axes.
+        classes: per contact, the class of its normal row: "clamping" (pushing), "separating", ...
+        solver: the solver stage that produced the impulses ("warm_start", "pivoting", ...).
+        friction_dropped: True if friction was dropped to find a solution.
+    """
+
+    normal_impulses: np.ndarray = None
+    friction_impulses: np.ndarray = None
+    classes: list = None
+    solver: str = "none"
+    friction_dropped: bool = False
+
+
 class ContactMethods:
-    """Collision queries of rigidiff.World (mixed into it)."""
+    """Collision queries and constraint settings of rigidiff.World (mixed into it)."""
 
-    _contact_margin = 0.0
+    _contact_options = ContactOptions()
 
-    @property
-    def contact_margin(self) -> float:
-        """Contacts are reported while their distance is below this margin (m, >= 0; default 0)."""
-        return self._contact_margin
+    def contact_options(self, **changes) -> ContactOptions:
+        """Read or change the contact settings; returns the settings in force.
 
-    @contact_margin.setter
-    def contact_margin(self, value):
-        self._contact_margin = as_scalar(value, "contact_margin", minimum=0.0)
-        if getattr(self, "_collision", None) is not None:
-            self._collision.set_margin(self._contact_margin)
+        Keywords:
+            friction_directions: 2 (a four-sided friction pyramid) or 4 (eight-sided).
+            friction_combine: how two shapes' friction coefficients combine: "geometric_mean" (default),
+                "min", "max" or "mean".
+            restitution_combine: the same for restitution (default "max").
+            restitution_threshold: approach speed (m/s) below which contacts do not bounce (0.1).
+            erp: fraction of a penetration removed per step (0: off, the default); penetration_allowance
+                (m) is left uncorrected and max_correction_velocity (m/s) caps the correction.
+            joint_limits: joint position limits act as unilateral constraints (False: off by default until
+                gradients through constraints are available, so that step_jacobians works near limits).
+            joint_friction: joint Coulomb friction (the joints' ``friction``) acts as a boxed constraint
+                (False, for the same reason).
+            tolerance: LCP validity tolerance (relative, 1e-6).
+            margin: contacts are detected while their distance is below this (m, 0); a positive margin
+                lets a step see a gap that closes within it (the contact allows the gap to close, no more).
+        """
+        unknown = set(changes) - set(ContactOptions.__dataclass_fields__)
+        if unknown:
+            raise ValueError(f"unknown contact option(s) {sorted(unknown)}; known: "
+                             f"{sorted(ContactOptions.__dataclass_fields__)}")
+        for key in ("friction_combine", "restitution_combine"):
+            if key in changes and changes[key] not in COMBINE:
+                raise ValueError(f"{key} must be one of {sorted(COMBINE)}, got {changes[key]!r}")
+        for key in ("restitution_threshold", "erp", "penetration_allowance", "max_correction_velocity", "tolerance",
+                    "margin"):
+            if key in changes:
+                changes[key] = as_scalar(changes[key], key, minimum=0.0)
+        opts = replace(self._contact_options, **changes)
+        self._apply_contact_options(opts)
+        self._contact_options = opts
+        return opts
+
+    def _apply_contact_options(self, o: ContactOptions) -> None:
+        self._core_set_contact_options(int(o.friction_directions), COMBINE[o.friction_combine],
+                                       COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
+                                       o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),
+                                       bool(o.joint_friction), o.tolerance)
+        self._core_set_contact_margin(o.margin)
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""
-        core = _core.CollisionCore()
-        geometries = []
+        geometries, skipped = [], []
         skeleton_index = {id(sk): i for i, sk in enumerate(self._skeletons)}
+        colliding = set()
         for frame, (sk, body) in enumerate(self._frames):
             for inst in body.shapes:
                 if not inst.collide:
                     continue
+                colliding.add(id(sk))
                 if isinstance(inst.shape, Mesh) and not inst.shape.is_convex:
-                    warnings.warn(f"shape {inst.name!r} of body {sk.name}/{body.name} is a mesh that is not convex: "
-                                  "collision with non-convex meshes is not supported yet, so it is left out of "
-                                  "contacts (pass its convex hull, rd.Mesh(mesh.to_trimesh().convex_hull), to "
-                                  "collide with the hull)", stacklevel=3)
+                    skipped.append((sk, body, inst))
                     continue
                 code, params, verts = shape_data(inst.shape)
-                core.add_geometry(self, code, params, verts, frame, skeleton_index[id(sk)],
-                                  pose_data(inst.origin, "origin"), inst.friction, inst.restitution, inst.group,
-                                  inst.mask, inst.name)
+                self._core_add_geometry(code, params, verts, frame, skeleton_index[id(sk)],
+                                        pose_data(inst.origin, "origin"), inst.friction, inst.restitution, inst.group,
+                                        inst.mask, inst.name)
                 geometries.append((frame, inst.name))
+        for sk, body, inst in skipped:  # warn where the mesh could have touched something
+            if sk.self_collision or len(colliding) > 1:
+                warnings.warn(f"shape {inst.name!r} of body {sk.name}/{body.name} is a mesh that is not convex: "
+                              "collision with non-convex meshes is not supported yet, so it is left out of "
+                              "contacts (pass its convex hull, rd.Mesh(mesh.to_trimesh().convex_hull), to "
+                              "collide with the hull)", stacklevel=4)
         for sk in self._skeletons:
-            core.set_self_collision(skeleton_index[id(sk)], sk.self_collision)
-        core.set_margin(self._contact_margin)
-        self._collision = core
+            self._core_set_self_collision(skeleton_index[id(sk)], sk.self_collision)
         self._geometries = geometries
+        self._core_finalize_contacts()
+        self._apply_contact_options(self._contact_options)
+
+    def _contact_set(self, arrays, cls=ContactSet, **extra):
+        pts, nrm, dist, ga, gb, types = arrays
+        names = self.body_names
+        bodies = [names[self._geometries[i][0]] for i in ga], [names[self._geometries[i][0]] for i in gb]
+        shapes = [self._geometries[i][1] for i in ga], [self._geometries[i][1] for i in gb]
+        return cls(pts, nrm, dist, bodies[0], bodies[1], shapes[0], shapes[1], [CONTACT_TYPES[t] for t in types],
+                   np.asarray(ga, dtype=int), np.asarray(gb, dtype=int), **extra)
 
     def collide(self, q=None) -> ContactSet:
         """Contacts of the world at configuration q (default: the world's current ``q``).
@@ -111,12 +195,30 @@ class ContactMethods:
         Pairs tested: shapes on different bodies whose groups and masks match, not both welded to the
         world, and within one skeleton only when its ``self_collision`` is on and the two bodies are not
         parent and child. A resting face gives several contacts (a box on the ground: its 4 corners).
+        A contact between a moving and a welded body has the moving body as A.
         """
         self._ensure_compiled()
         q = self.q if q is None else q
-        pts, nrm, dist, ga, gb, types = self._collision.compute(self, q)
-        names = self.body_names
-        bodies = [names[self._geometries[i][0]] for i in ga], [names[self._geometries[i][0]] for i in gb]
-        shapes = [self._geometries[i][1] for i in ga], [self._geometries[i][1] for i in gb]
-        return ContactSet(pts, nrm, dist, bodies[0], bodies[1], shapes[0], shapes[1],
-                          [CONTACT_TYPES[t] for t in types], np.asarray(ga, dtype=int), np.asarray(gb, dtype=int))
+        return self._contact_set(self._core_collide(q))
+
+    def last_contacts(self) -> StepContacts:
+        """Contacts of the last ``step`` (or ``advance``) with their impulses; empty before any step."""
+        self._ensure_compiled()
+        res = self._core_last_contacts()
+        fn, ft, classes, status = res[6:]
+        return self._contact_set(res[:6], StepContacts, normal_impulses=fn, friction_impulses=ft,
+                                 classes=[LCP_CLASSES[c] for c in classes], solver=LCP_SOLVERS[status[0]],
+                                 friction_dropped=bool(status[1]))
+
+    def _require_unconstrained(self, q, v, tau, f_ext, what: str) -> None:
+        """Gradients through contacts, limits and joint friction come with the contact derivatives: refuse
+        states where the step solves constraints instead of returning the gradient of a different step."""
+        if not self._core_is_constrained():
+            return
+        rows = self._core_constraint_rows(q, v, tau, f_ext)
+        if rows:
+            raise NotImplementedError(
+                f"{what}: the step from this state solves {rows} constraint row(s) (contacts, joint limits or joint "
+                "friction), and gradients through constraints are not available yet; states without active "
+                "constraints are supported (contact_options(joint_limits=False, joint_friction=False) turns the "
+                "joint constraints off)")

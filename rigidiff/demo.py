@@ -1,4 +1,5 @@
-"""``rigidiff demo``: build robots, simulate them, check Jacobians against finite differences, report."""
+"""``rigidiff demo``: build robots, simulate them (with contact), check Jacobians against finite differences,
+report."""
 
 from __future__ import annotations
 
@@ -42,6 +43,22 @@ def jacobian_fd_error(world: rd.World, q: np.ndarray, body: str, eps: float = 1e
         Tm = world.body_pose(world.integrate(q, -d), body)
         Jfd[:, k] = _pose_log(Tm, Tp) / (2 * eps)
     return float(np.abs(J - Jfd).max() / max(1.0, np.abs(J).max()))
+
+
+def box_slide_distance(mu: float, v0: float) -> float:
+    """Distance a 20 cm box launched at v0 along the ground slides before friction stops it."""
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=mu)
+    sk = rd.Skeleton("box")
+    box = sk.add_body("box", joint=rd.FreeJoint("free"), inertia=rd.Inertia.from_shape(rd.Box((0.2, 0.2, 0.2)), 1.0))
+    box.add_shape(rd.Box((0.2, 0.2, 0.2)), friction=mu)
+    world.add_skeleton(sk)
+    q = world.neutral_configuration()
+    q[2] = 0.1
+    v = np.zeros(6)
+    v[0] = v0
+    Q, _ = world.rollout(q, v, np.zeros((int(1.2 * v0 / (mu * 9.81) / world.dt), 6)))
+    return float(Q[-1, 0] - q[0])
 
 
 def run_demo(fast: bool = False) -> int:
@@ -122,9 +139,31 @@ def run_demo(fast: bool = False) -> int:
     lines.append(f"quadruped (floating, nv = {quad.nv}): com acceleration in free fall "
                  f"{np.array2string(com_acc, precision=4)} (gravity {quad.gravity.tolist()})")
 
+    # 4. contact: the quadruped dropped on the ground stands on its four feet under a joint PD;
+    # a box slides to rest after v0^2 / (2 mu g)
+    quad.add_ground(friction=0.8)
+    qs = quad.neutral_configuration()
+    qs[2] = 0.36  # feet 2 cm above the ground
+    q_ref, vs = qs.copy(), np.zeros(quad.nv)
+    for _ in range(500 if fast else 2000):
+        tau_pd = np.zeros(quad.nv)
+        tau_pd[6:] = 20.0 * (q_ref[7:] - qs[7:]) - 0.3 * vs[6:]
+        qs, vs = quad.step(qs, vs, tau_pd)
+    feet = quad.last_contacts()
+    weight_ratio = float(feet.normal_impulses.sum() / (quad.total_mass * 9.81 * quad.dt))
+    lines.append(f"quadruped on the ground: {len(feet)} contacts ({', '.join(sorted(set(feet.body_a)))}), "
+                 f"normal impulses / weight = {weight_ratio:.6f}, base height {qs[2]:.4f} m, "
+                 f"max |v| {np.abs(vs).max():.1e}")
+    slide = box_slide_distance(mu=0.5, v0=2.0)
+    expected = 2.0**2 / (2 * 0.5 * 9.81)
+    lines.append(f"box sliding at 2 m/s on the ground (mu = 0.5): stops after {slide:.4f} m "
+                 f"(v0^2 / (2 mu g) = {expected:.4f} m)")
+
     ok = (drift < 0.01 and jac_err < 1e-6 and step_report.passed and step_err < 1e-6 and roundtrip < 1e-9
           and rollout_err < 1e-6
-          and np.allclose(com_acc, quad.gravity, atol=1e-9))
+          and np.allclose(com_acc, quad.gravity, atol=1e-9)
+          and len(feet) == 4 and abs(weight_ratio - 1.0) < 1e-6 and np.abs(vs).max() < 1e-6
+          and abs(slide - expected) < 0.02 * expected)
     lines.append(f"all checks {'passed' if ok else 'FAILED'} in {time.perf_counter() - t_start:.2f} s")
     print("\n".join(lines))
     return 0 if ok else 1

@@ -17,8 +17,10 @@ class Trajectory:
     Memory is O(T (nq + nv)): the reverse pass recomputes each step's internals instead of storing them.
     """
 
-    def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray):
+    def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray, constrained_steps=()):
         self._world = world
+        #: indices of the steps that solved contact, joint-limit or joint-friction constraints
+        self.constrained_steps = list(constrained_steps)
         self.q = Q
         self.v = V
         self.tau = taus
@@ -40,8 +42,14 @@ class Trajectory:
         Returns:
             Gradients: q (gradient with respect to q0), v (v0), tau (T, nv), parameters.
         Raises RuntimeError if the world changed since the rollout was recorded (its steps no longer
-        reproduce the recorded states) or dt was changed.
+        reproduce the recorded states) or dt was changed; NotImplementedError if some step solved
+        constraints (gradients through contacts and limits are not available yet).
         """
+        if self.constrained_steps:
+            raise NotImplementedError(
+                f"{len(self.constrained_steps)} step(s) of this rollout solved contact, joint-limit or joint-friction "
+                f"constraints (the first: step {self.constrained_steps[0]}); gradients through constraints are not "
+                "available yet")
         if self._world.dt != self.dt:
             raise RuntimeError(f"the world's dt changed from {self.dt} to {self._world.dt} since the rollout was "
                                "recorded; record it again")

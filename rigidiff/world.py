@@ -63,7 +63,7 @@ def _random_quaternion(rng) -> np.ndarray:
     return q if q[3] >= 0 else -q
 
 
-class World(GradientMethods, ContactMethods, _core.WorldCore):
+class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:

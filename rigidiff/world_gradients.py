@@ -355,7 +355,10 @@ class GradientMethods:
             a StepJacobians with q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (each
             (nv, nv), q in the tangent space), the stacked A (2nv, 2nv) and B (2nv, nv), and for wrt:
             parameter_names, dq_dp and dv_dp (nv, n_params) and their stack P (2nv, n_params).
+        Raises NotImplementedError when the step solves contact, joint-limit or joint-friction
+        constraints (gradients through them are not available yet).
         """
+        self._require_unconstrained(q, v, tau, f_ext, "step_jacobians")
         if wrt is None:
             qn, vn, jac = self._core_step_jacobians(q, v, tau, f_ext)
             t = jac.transpose(0, 2, 1)  # the core writes column-major blocks
@@ -386,6 +389,7 @@ class GradientMethods:
             Gradients with q, v, tau, parameters (ordered as parameter_names) and q_next, v_next.
         """
         self._ensure_compiled()
+        self._require_unconstrained(q, v, tau, f_ext, "step_vjp")
         idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
         if coordinates:
             qn, _ = self.step(q, v, tau, f_ext)
@@ -414,7 +418,9 @@ class GradientMethods:
         Q, V = super().rollout(q0, v0, taus)
         if not record:
             return Q, V
-        return Trajectory(self, Q, V, np.array(taus, dtype=float, copy=True))
+        rows = self._last_rollout_rows
+        constrained = [] if rows is None else np.flatnonzero(rows).tolist()
+        return Trajectory(self, Q, V, np.array(taus, dtype=float, copy=True), constrained)
 
     def _rollout_backward(self, traj: Trajectory, dL_dQ, dL_dV, wrt, coordinates: bool) -> Gradients:
         nv, T = self.nv, traj.tau.shape[0]

@@ -23,6 +23,13 @@ cdef extern from "rigidiff/collision/collision_model.hpp" namespace "rigidiff" n
         CollisionData(const CollisionModel&) except +
 
 
+cdef extern from "rigidiff/world/contact_step.hpp" namespace "rigidiff" nogil:
+    cdef cppclass ContactOptions:
+        ContactOptions() except +
+    cdef cppclass ContactStepData:
+        ContactStepData(const CollisionModel&) except +
+
+
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int addJoint(Model&, int parent, int type, const double* placement, const double* axes, const double* inertia,
                  const string& name) except +
@@ -103,6 +110,29 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int computeContacts(const Model&, Data&, const CollisionModel&, CollisionData&, const double* q) except +
     void readContacts(const CollisionData&, double* points, double* normals, double* distances, int* geom_a,
                       int* geom_b, int* types) except +
+
+    void setContactOptions(ContactOptions&, int friction_directions, int friction_combine, int restitution_combine,
+                           double restitution_threshold, double erp, double penetration_allowance,
+                           double max_correction_velocity, bool joint_limits, bool joint_friction,
+                           double lcp_tolerance) except +
+    bool needsConstraints(const Model&, const CollisionModel&, const ContactOptions&) except +
+    void constrainedStep(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
+                         const double* q, const double* v, const double* tau, double dt, const double* fext,
+                         double* q_out, double* v_out) except +
+    void constrainedRollout(const Model&, const CollisionModel&, const ContactOptions&, const double* q0,
+                            const double* v0, const double* taus, int T, double dt, double* Q, double* V,
+                            int* rows) except +
+    void constrainedStepBatch(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
+                              const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
+                              double* Vout) except +
+    int lastRowCount(const ContactStepData&) except +
+    void readLastLcp(const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,
+                     int* findex) except +
+    int lastContactCount(const ContactStepData&) except +
+    void readLastImpulses(const ContactStepData&, double* normal, double* friction, int* classes,
+                          int* status) except +
+    void readLastContacts(const ContactStepData&, double* points, double* normals, double* distances, int* geom_a,
+                          int* geom_b, int* types) except +
 
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +

@@ -306,11 +306,11 @@ def test_broad_phase_finds_every_overlapping_pair():
 def test_contact_margin_reports_contacts_about_to_close():
     world, q = ground_world(rd.Sphere(0.1), [0, 0, 0.15, *IDENTITY])
     assert len(world.collide(q)) == 0
-    world.contact_margin = 0.1
+    world.contact_options(margin=0.1)
     c = world.collide(q)
     assert len(c) == 1 and c.distances[0] == pytest.approx(0.05)
-    with pytest.raises(ValueError, match="contact_margin"):
-        world.contact_margin = -1.0
+    with pytest.raises(ValueError, match="margin"):
+        world.contact_options(margin=-1.0)
 
 
 def test_non_convex_mesh_is_left_out_with_a_warning():

@@ -119,7 +119,18 @@ def check_gradients(report: str, out: Path):
     check_pngs(out, ["gradient_fits.png"], report)
 
 
+def check_contact(report: str, out: Path):
+    rest = number(report, rf"at rest after {NUM} s")
+    assert 0.1 < rest < 1.0  # the shapes fall for about 0.2 s, then nothing moves
+    assert number(report, rf"ground impulses / weight of the pile: {NUM}") == pytest.approx(1.0, abs=1e-6)
+    assert "point_face" in report
+    e2 = 0.7**2
+    assert abs(number(report, rf"first rebound ratio: {NUM}") - e2) < 0.02 * e2
+    check_pngs(out, ["contact_heights.png"], report)
+
+
 CHECKS = {
+    "contact_on_the_ground.py": check_contact,
     "gradients_through_rollouts.py": check_gradients,
     "cartpole_by_hand.py": check_cartpole,
     "urdf_robot_simulation.py": check_urdf_robot,

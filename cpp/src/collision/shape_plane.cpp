@@ -1,6 +1,7 @@
 // Any bounded shape (A) against a half-space (B): the points of A's surface that reach the plane.
 #include <cmath>
 
+#include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/collision/narrowphase.hpp"
 
 namespace rigidiff {
@@ -14,16 +15,20 @@ struct PlaneContext {
   double offset; // world offset: the plane is {x : n.x = offset}
 };
 
-void tryPoint(const PlaneContext& pc, const Vec3& p_local, double radius, const SE3& Ma, int ga, const SE3& Mp, int gp,
-              double margin, std::vector<Contact>& out) {
-  const double dist = pc.n.dot(Ma.actPoint(p_local)) - pc.offset - radius;
-  if (dist >= margin) return;
-  Feature f;
-  f.kind = FeatureKind::Point;
-  f.p = p_local;
-  f.margin = radius;
-  addContact(out, ga, gp, f, Ma, pc.face, Mp, pc.n);
-}
+// the candidate points of A below the margin: local point, radius, world point and distance
+struct Candidates {
+  std::vector<Vec3> local, world;
+  std::vector<double> radius, distance;
+  void add(const PlaneContext& pc, const SE3& Ma, const Vec3& p, double r, double margin) {
+    const Vec3 w = Ma.actPoint(p);
+    const double dist = pc.n.dot(w) - pc.offset - r;
+    if (dist >= margin) return;
+    local.push_back(p);
+    world.push_back(w);
+    radius.push_back(r);
+    distance.push_back(dist);
+  }
+};
 
 }  // namespace
 
@@ -36,7 +41,8 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   pc.n = Mp.R * plane.normal;
   pc.offset = pc.n.dot(Mp.actPoint(pc.face.p));
   const Vec3 u = Ma.R.transpose() * pc.n;  // plane normal in A's frame
-  auto point = [&](const Vec3& p, double r) { tryPoint(pc, p, r, Ma, ga, Mp, gp, margin, out); };
+  Candidates cand;
+  auto point = [&](const Vec3& p, double r) { cand.add(pc, Ma, p, r, margin); };
   switch (a.type) {
     case ShapeType::Sphere: point(Vec3::Zero(), a.radius); break;
     case ShapeType::Capsule:
@@ -65,6 +71,14 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
       for (const Vec3& v : a.vertices) point(v, 0.0);
       break;
     default: break;
+  }
+  // a resting face of many vertices keeps the four that span it (and the deepest)
+  for (int k : manifold::reduceToFour(cand.world, cand.distance)) {
+    Feature f;
+    f.kind = FeatureKind::Point;
+    f.p = cand.local[k];
+    f.margin = cand.radius[k];
+    addContact(out, ga, gp, f, Ma, pc.face, Mp, pc.n);
   }
 }
 

@@ -14,8 +14,8 @@
 
 namespace rigidiff {
 
-void step(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
-          const double* frame_wrenches, double* q_out, double* v_out) {
+void freeVelocity(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+                  const double* frame_wrenches, double* v_out) {
   const int nv = model.nv;
   Eigen::Map<const VecX> vv(v, nv), tt(tau, nv);
   // spring displacement from the rest configuration, in the tangent space
@@ -33,9 +33,12 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
     externalWrenchesFromFrames(model, data, frame_wrenches);
   }
   const VecX& ddq = aba(model, data, q, v, data.tau_eff.data(), with_fext, data.extra_diag.data());
-  Eigen::Map<VecX> vn(v_out, nv);
-  vn = vv + dt * ddq;
-  data.v_tmp = dt * vn;
+  Eigen::Map<VecX>(v_out, nv) = vv + dt * ddq;
+}
+
+void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, const double* v_out) {
+  const int nv = model.nv;
+  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
   integrate(model, q, data.v_tmp.data(), q_out);
   for (int k = 0; k < nv; ++k)
     if (!std::isfinite(v_out[k]))
@@ -43,6 +46,12 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
                                                            << " (state too energetic for dt = " << dt << "?)");
   for (int k = 0; k < model.nq; ++k)
     if (!std::isfinite(q_out[k])) RD_THROW(std::runtime_error, "the step diverged: q[" << k << "] became " << q_out[k]);
+}
+
+void step(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+          const double* frame_wrenches, double* q_out, double* v_out) {
+  freeVelocity(model, data, q, v, tau, dt, frame_wrenches, v_out);
+  finishStep(model, data, q, dt, q_out, v_out);
 }
 
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "rigidiff/collision/collision_model.hpp"
+#include "rigidiff/world/contact_step.hpp"
 #include "rigidiff/multibody/data.hpp"
 
 namespace rigidiff {
@@ -128,6 +129,36 @@ int computeContacts(const Model& m, Data& d, const CollisionModel& cm, Collision
 /// The contacts of the last query: points, normals (n x 3), distances (n), geometries a, b and types (n).
 void readContacts(const CollisionData& cd, double* points, double* normals, double* distances, int* geom_a,
                   int* geom_b, int* types);
+
+// ---- constrained stepping (api_contact_step.cpp)
+/// Contact solver settings; combine codes: 0 geometric mean, 1 min, 2 max, 3 mean.
+void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
+                       double restitution_threshold, double erp, double penetration_allowance,
+                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance);
+/// Can any constraint row ever appear (a pair of geometries allowed to touch, a finite limit, friction)?
+bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o);
+/// One constrained step (world/contact_step.hpp); updates the warm-start cache in cd.
+void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
+                     const double* q, const double* v, const double* tau, double dt, const double* fext,
+                     double* q_out, double* v_out);
+/// T constrained steps with their own buffers (warm-started within the rollout); rows (T) receives
+/// the number of constraint rows of each step.
+void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
+                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows);
+/// N independent constrained steps on `threads` threads (no warm start: results do not depend on order).
+void constrainedStepBatch(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
+                          const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
+                          double* Vout);
+int lastRowCount(const ContactStepData& cd);
+/// The boxed LCP of the last step (m = lastRowCount): A (m x m), b, lo, hi, x (m), findex (m).
+void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex);
+int lastContactCount(const ContactStepData& cd);
+/// Per contact of the last step: normal impulse (n), friction impulse (n x 3, world), class of the
+/// normal row (n; LcpClass codes), and the solver stage and friction-dropped flag (2).
+void readLastImpulses(const ContactStepData& cd, double* normal, double* friction, int* classes, int* status);
+/// Contacts of the last step (as readContacts).
+void readLastContacts(const ContactStepData& cd, double* points, double* normals, double* distances, int* geom_a,
+                      int* geom_b, int* types);
 
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,

@@ -18,6 +18,14 @@ namespace rigidiff {
 void step(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
           const double* frame_wrenches, double* q_out, double* v_out);
 
+/// The velocity of a step without constraint impulses (the first half of step()); leaves the
+/// articulated-body factorisation of M + dt D + dt^2 K in data (see computeMinverseFromFactorization).
+void freeVelocity(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+                  const double* frame_wrenches, double* v_out);
+
+/// The second half of step(): q_out = integrate(q, dt v_out) and the finiteness checks.
+void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, const double* v_out);
+
 /// T steps from (q0, v0) under taus (T x nv, row-major); writes Q (T+1 x nq) and V (T+1 x nv).
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,
              double* Q, double* V);

@@ -1,0 +1,78 @@
+// Time stepping with contact, joint limits and joint Coulomb friction: the step of step.hpp whose
+// velocity update is corrected by constraint impulses from one boxed LCP (contact/boxed_lcp.hpp).
+#pragma once
+
+#include <vector>
+
+#include "rigidiff/collision/collision_model.hpp"
+#include "rigidiff/contact/boxed_lcp.hpp"
+#include "rigidiff/multibody/data.hpp"
+
+namespace rigidiff {
+
+/// How two shapes' coefficients combine into one contact's.
+enum class Combine : int { GeometricMean = 0, Min = 1, Max = 2, Mean = 3 };
+
+/// Settings of the constraint solve (documented in docs/contact.md).
+struct ContactOptions {
+  int frictionDirections = 2;           ///< 2 (a 4-sided pyramid) or 4 (an 8-sided one)
+  Combine frictionCombine = Combine::GeometricMean;
+  Combine restitutionCombine = Combine::Max;
+  double restitutionThreshold = 0.1;    ///< m/s: slower approaches do not bounce
+  double erp = 0.0;                     ///< fraction of a penetration removed per step (0: off)
+  double penetrationAllowance = 1e-4;   ///< m of penetration left uncorrected by erp
+  double maxCorrectionVelocity = 1.0;   ///< m/s cap of the erp correction
+  bool jointLimits = false;             ///< joint position limits as unilateral constraints
+  bool jointFriction = false;           ///< joint Coulomb friction (Model::friction) as boxed constraints
+  contact::BoxedLcpOptions lcp;
+};
+
+/// What a row of the constraint problem stands for.
+enum class RowKind : int { ContactNormal = 0, ContactFriction = 1, LowerLimit = 2, UpperLimit = 3, JointFriction = 4 };
+
+struct ConstraintRow {
+  RowKind kind = RowKind::ContactNormal;
+  int index = 0;  ///< contact index (contact rows) or velocity index (joint rows)
+};
+
+/// Every buffer of the contact step (sized for the rows of the last step).
+struct ContactStepData {
+  explicit ContactStepData(const CollisionModel& cmodel) : cdata(cmodel) {}
+
+  CollisionData cdata;               ///< the contacts at q
+  std::vector<ConstraintRow> rows;   ///< (m)
+  std::vector<Vec3> tangents;        ///< (ncontacts x frictionDirections) unit friction directions
+  std::vector<double> friction;      ///< (ncontacts) combined friction coefficients
+  std::vector<double> restitution;   ///< (ncontacts) combined restitution
+  MatX J;                            ///< (m x nv) constraint rows: J v is the constrained velocity
+  MatX MinvJt;                       ///< (nv x m) (M + dt D + dt^2 K)^-1 J^T
+  MatX A;                            ///< (m x m) Delassus matrix J MinvJt
+  VecX b, lo, hi;                    ///< (m) LCP data: w = A x + b
+  std::vector<int> findex;           ///< (m) normal row of each friction row, or -1
+  VecX vfree;                        ///< (nv) velocity of the step without constraints
+  VecX rowbuf;                       ///< (nv) scratch row
+  contact::BoxedLcpWorkspace lcp;
+  contact::BoxedLcpResult result;    ///< outcome of the last solve
+  std::vector<long> warmKeys;        ///< rows of the previous step (geometry pair, feature, row)
+  std::vector<contact::LcpClass> warmClasses;
+  std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess
+  bool warmStart = true;             ///< use the previous step's classes as a guess
+
+  int rowCount() const { return static_cast<int>(rows.size()); }
+};
+
+/// One step (step.hpp's integrator) with constraint impulses f at q:
+///   (M + dt D + dt^2 K)(v' - v_free) = J^T f,  q' = integrate(q, dt v'),
+/// f from the boxed LCP with w = J v' (+ speculative and restitution terms) as in docs/contact.md.
+/// Contacts are detected at q with the collision model's margin. Updates cdata's contacts and the
+/// warm-start cache in `cd`. Throws runtime_error if the new state is not finite.
+void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
+                 const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
+                 const double* frame_wrenches, double* q_out, double* v_out);
+
+/// The world-frame velocity Jacobian row d^T J_p (dim model.nv, added into `row` with `sign`) of the
+/// point p (world) moving with joint j, along direction d. Needs data.J (world-frame subspaces).
+void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
+                 Ref<VecX> row);
+
+}  // namespace rigidiff

@@ -1,0 +1,223 @@
+#include "rigidiff/world/contact_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/macros.hpp"
+#include "rigidiff/world/step.hpp"
+
+namespace rigidiff {
+
+void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
+                 Ref<VecX> row) {
+  const Vec3 pxd = p.cross(d);
+  for (int i = j; i > 0; i = model.parents[i]) {
+    const JointModel& jm = model.joints[i];
+    for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c)
+      row[c] += sign * (d.dot(data.J.col(c).head<3>()) + pxd.dot(data.J.col(c).tail<3>()));
+  }
+}
+
+namespace {
+
+double combine(Combine how, double a, double b) {
+  switch (how) {
+    case Combine::GeometricMean: return std::sqrt(a * b);
+    case Combine::Min: return std::min(a, b);
+    case Combine::Max: return std::max(a, b);
+    case Combine::Mean: return 0.5 * (a + b);
+  }
+  return std::sqrt(a * b);
+}
+
+// Friction directions of a contact: they turn with body B (through a local axis of B's geometry
+// chosen far from the normal), so they are smooth in the state, with no world-axis singularity.
+void frictionBasis(const Vec3& n, const Mat3& Rb, int directions, std::vector<Vec3>& out) {
+  const Vec3 nl = Rb.transpose() * n;
+  int axis = 0;
+  while (axis < 2 && std::abs(nl[axis]) >= 0.6) ++axis;
+  Vec3 t1 = Rb.col(axis) - n.dot(Rb.col(axis)) * n;
+  t1.normalize();
+  const Vec3 t2 = n.cross(t1);
+  out.push_back(t1);
+  out.push_back(t2);
+  if (directions == 4) {
+    out.push_back((t1 + t2) / std::sqrt(2.0));
+    out.push_back((t2 - t1) / std::sqrt(2.0));
+  }
+}
+
+long contactKey(int ga, int gb, int ordinal, int row, int ngeom) {
+  return ((static_cast<long>(ga) * ngeom + gb) * 64 + std::min(ordinal, 63)) * 8 + row;
+}
+
+// appends a row with its warm-start key
+void pushRow(ContactStepData& cd, RowKind kind, int index, long key) {
+  cd.rows.push_back({kind, index});
+  cd.warmKeys.push_back(key);
+}
+
+}  // namespace
+
+void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
+                 const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
+                 const double* frame_wrenches, double* q_out, double* v_out) {
+  RD_CHECK_ARG(options.frictionDirections == 2 || options.frictionDirections == 4,
+               "friction directions must be 2 or 4, got " << options.frictionDirections);
+  const int nv = model.nv;
+  const int ngeom = static_cast<int>(cmodel.geometries.size());
+  // contacts at q (before the free step: aba leaves the factorisation the impulses need)
+  if (ngeom > 0) {
+    computeContacts(model, data, cmodel, cd.cdata, q);
+  } else {
+    cd.cdata.contacts.clear();
+  }
+  cd.vfree.resize(nv);
+  freeVelocity(model, data, q, v, tau, dt, frame_wrenches, cd.vfree.data());
+  Eigen::Map<const VecX> vq(v, nv);
+
+  // rows: per contact a normal and its friction directions, then limits and joint friction
+  const std::vector<long> prevKeys = cd.warmKeys;
+  cd.rows.clear();
+  cd.warmKeys.clear();
+  cd.tangents.clear();
+  cd.friction.clear();
+  cd.restitution.clear();
+  std::vector<double> target;  // velocity target of each row (w = J v' - target)
+  const auto& contacts = cd.cdata.contacts.contacts;
+  int ordinal = 0;
+  for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
+    const Contact& c = contacts[k];
+    ordinal = (k > 0 && contacts[k - 1].geom_a == c.geom_a && contacts[k - 1].geom_b == c.geom_b) ? ordinal + 1 : 0;
+    const Geometry& ga = cmodel.geometries[c.geom_a];
+    const Geometry& gb = cmodel.geometries[c.geom_b];
+    const double mu = combine(options.frictionCombine, ga.friction, gb.friction);
+    const double e = combine(options.restitutionCombine, ga.restitution, gb.restitution);
+    cd.friction.push_back(mu);
+    cd.restitution.push_back(e);
+    frictionBasis(c.normal, cd.cdata.placements[c.geom_b].R, options.frictionDirections, cd.tangents);
+    pushRow(cd, RowKind::ContactNormal, k, contactKey(c.geom_a, c.geom_b, ordinal, 0, ngeom));
+    if (mu > 0.0)
+      for (int t = 0; t < options.frictionDirections; ++t)
+        pushRow(cd, RowKind::ContactFriction, k, contactKey(c.geom_a, c.geom_b, ordinal, 1 + t, ngeom));
+  }
+  const int ncontact_rows = cd.rowCount();
+  if (options.jointLimits) {
+    for (int j = 1; j < model.njoints; ++j) {
+      const JointModel& jm = model.joints[j];
+      if (jm.nq != 1 || jm.nv != 1) continue;
+      const int iq = jm.idx_q, iv = jm.idx_v;
+      const double qn = q[iq] + dt * cd.vfree[iv];
+      if (std::isfinite(model.lowerLimit[iq]) && qn < model.lowerLimit[iq])
+        pushRow(cd, RowKind::LowerLimit, iv, -1 - 2L * iv);
+      if (std::isfinite(model.upperLimit[iq]) && qn > model.upperLimit[iq])
+        pushRow(cd, RowKind::UpperLimit, iv, -2 - 2L * iv);
+    }
+  }
+  if (options.jointFriction)
+    for (int iv = 0; iv < nv; ++iv)
+      if (model.friction[iv] > 0.0) pushRow(cd, RowKind::JointFriction, iv, -1000000L - iv);
+
+  const int m = cd.rowCount();
+  if (m == 0) {
+    Eigen::Map<VecX>(v_out, nv) = cd.vfree;
+    cd.warmClasses.clear();
+    cd.result = contact::BoxedLcpResult();
+    cd.result.success = true;
+    finishStep(model, data, q, dt, q_out, v_out);
+    return;
+  }
+
+  // the rows' Jacobians and LCP data (data.J holds the world-frame subspaces after aba)
+  cd.J.setZero(m, nv);
+  cd.b.resize(m);
+  cd.lo.resize(m);
+  cd.hi.resize(m);
+  cd.findex.assign(m, -1);
+  target.assign(m, 0.0);
+  const int nt = options.frictionDirections;
+  int normal_row = -1;
+  for (int r = 0; r < ncontact_rows; ++r) {
+    const ConstraintRow& row = cd.rows[r];
+    const Contact& c = contacts[row.index];
+    const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
+    Vec3 d = c.normal;
+    if (row.kind == RowKind::ContactFriction) d = cd.tangents[nt * row.index + (r - normal_row - 1)];
+    cd.rowbuf.setZero(nv);
+    addPointRow(model, data, ja, c.point, d, 1.0, cd.rowbuf);
+    addPointRow(model, data, jb, c.point, d, -1.0, cd.rowbuf);
+    cd.J.row(r) = cd.rowbuf.transpose();
+    if (row.kind == RowKind::ContactNormal) {
+      normal_row = r;
+      cd.lo[r] = 0.0;
+      cd.hi[r] = INFINITY;
+      // allowed approach (a gap closes within the step), bounce, and optional penetration correction
+      const double gap = c.distance;
+      double tv = gap > 0.0 ? -gap / dt : 0.0;
+      const double vn = cd.J.row(r).dot(vq);
+      const double e = cd.restitution[row.index];
+      if (gap <= 0.0 && e > 0.0 && -vn > options.restitutionThreshold) tv = std::max(tv, -e * vn);
+      if (options.erp > 0.0 && -gap > options.penetrationAllowance)
+        tv = std::max(tv, std::min(options.erp * (-gap - options.penetrationAllowance) / dt,
+                                   options.maxCorrectionVelocity));
+      target[r] = tv;
+    } else {
+      // with 4 directions the rows' bounds sum to an octagon whose apothem is mu f_n (exact along the
+      // directions, at most 8 % over in between); with 2 they make the square of half-side mu f_n
+      const double mu = cd.friction[row.index] / (nt == 4 ? 1.0 + std::sqrt(2.0) : 1.0);
+      cd.lo[r] = -mu;
+      cd.hi[r] = mu;
+      cd.findex[r] = normal_row;
+    }
+  }
+  for (int r = ncontact_rows; r < m; ++r) {
+    const ConstraintRow& row = cd.rows[r];
+    const int iv = row.index;
+    const int iq = model.joints[model.dofJoint[iv]].idx_q;
+    if (row.kind == RowKind::JointFriction) {
+      cd.J(r, iv) = 1.0;
+      cd.lo[r] = -model.friction[iv] * dt;
+      cd.hi[r] = model.friction[iv] * dt;
+      continue;
+    }
+    const bool lower = row.kind == RowKind::LowerLimit;
+    cd.J(r, iv) = lower ? 1.0 : -1.0;
+    const double gap = lower ? q[iq] - model.lowerLimit[iq] : model.upperLimit[iq] - q[iq];
+    double tv = gap > 0.0 ? -gap / dt : 0.0;
+    if (options.erp > 0.0 && gap < 0.0) tv = std::min(options.erp * (-gap) / dt, options.maxCorrectionVelocity);
+    target[r] = tv;
+    cd.lo[r] = 0.0;
+    cd.hi[r] = INFINITY;
+  }
+
+  // impulse response and the Delassus matrix of M~ = M + dt D + dt^2 K
+  const MatX& Minv = computeMinverseFromFactorization(model, data);
+  cd.MinvJt.noalias() = Minv * cd.J.transpose();
+  cd.A.noalias() = cd.J * cd.MinvJt;
+  cd.b.noalias() = cd.J * cd.vfree;
+  for (int r = 0; r < m; ++r) cd.b[r] -= target[r];
+
+  // warm start: the previous step's classes, when every row existed then
+  const contact::LcpClass* guess = nullptr;
+  if (cd.warmStart && !cd.warmClasses.empty()) {
+    cd.guess.assign(m, contact::LcpClass::Separating);
+    int found = 0;
+    for (int r = 0; r < m; ++r) {
+      const auto it = std::find(prevKeys.begin(), prevKeys.end(), cd.warmKeys[r]);
+      if (it == prevKeys.end()) continue;
+      cd.guess[r] = cd.warmClasses[it - prevKeys.begin()];
+      ++found;
+    }
+    if (found == m) guess = cd.guess.data();
+  }
+  const contact::BoxedLcp lcp(m, cd.A.data(), cd.b.data(), cd.lo.data(), cd.hi.data(), cd.findex.data());
+  cd.result = contact::solveBoxedLcp(lcp, cd.lcp, options.lcp, guess);
+  cd.warmClasses = cd.lcp.classes;
+
+  Eigen::Map<VecX> vn(v_out, nv);
+  vn = cd.vfree + cd.MinvJt * cd.lcp.x;
+  finishStep(model, data, q, dt, q_out, v_out);
+}
+
+}  // namespace rigidiff

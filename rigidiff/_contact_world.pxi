@@ -1,0 +1,113 @@
+# ContactWorldCore: the collision model and the constraint solve of a compiled world (the C++ members
+# live in WorldCore, whose step, rollout and batch switch to the constrained step when needed).
+# rigidiff.World subclasses it; rigidiff/contacts.py holds the documented Python side.
+
+
+cdef class ContactWorldCore(WorldCore):
+    """WorldCore with contacts, joint limits and joint friction (see rigidiff.World)."""
+
+    # ---- building (used by World._compile through contacts.ContactMethods)
+    def _core_add_geometry(self, int type_code, params, vertices, int frame, int skeleton, placement,
+                           double friction, double restitution, unsigned int group, unsigned int mask, str name):
+        """Attach a shape (type code, 4 parameters, (n, 3) vertices) to a frame; returns its index."""
+        cdef cnp.ndarray P = _vec(params, 4, "shape parameters")
+        cdef cnp.ndarray V = _mat(vertices, -1, 3, "mesh vertices")
+        cdef cnp.ndarray M = _vec(placement, 12, "placement")
+        self._cdata.reset()
+        self._cstep.reset()
+        return api.addGeometry(deref(self._cmodel), deref(self._model), type_code, _ptr(P), _ptr(V),
+                               <int>cnp.PyArray_DIM(V, 0), frame, skeleton, _ptr(M), friction, restitution, group,
+                               mask, name.encode())
+
+    def _core_set_self_collision(self, int skeleton, bint enabled):
+        api.setSelfCollision(deref(self._cmodel), skeleton, enabled)
+
+    def _core_set_contact_margin(self, double margin):
+        api.setContactMargin(deref(self._cmodel), margin)
+
+    def _core_set_contact_options(self, int friction_directions, int friction_combine, int restitution_combine,
+                                  double restitution_threshold, double erp, double penetration_allowance,
+                                  double max_correction_velocity, bint joint_limits, bint joint_friction,
+                                  double tolerance):
+        api.setContactOptions(deref(self._copts), friction_directions, friction_combine, restitution_combine,
+                              restitution_threshold, erp, penetration_allowance, max_correction_velocity,
+                              joint_limits, joint_friction, tolerance)
+        if self._ready:
+            self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
+
+    def _core_finalize_contacts(self):
+        self._cdata.reset(new api.CollisionData(deref(self._cmodel)))
+        self._cstep.reset(new api.ContactStepData(deref(self._cmodel)))
+        self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
+
+    def _core_is_constrained(self):
+        return bool(self._constrained)
+
+    # ---- queries
+    def _core_collide(self, q):
+        """Contacts at q: points (n, 3), normals (n, 3), distances (n,), geometries a, b and types (n,)."""
+        self._ensure()
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef int n = api.computeContacts(deref(self._model), deref(self._data), deref(self._cmodel),
+                                         deref(self._cdata), _ptr(Q))
+        out = _contact_arrays(n)
+        cdef cnp.ndarray pts = out[0], nrm = out[1], dist = out[2]
+        cdef cnp.ndarray[int, ndim=1] ga = out[3], gb = out[4], types = out[5]
+        if n > 0:
+            api.readContacts(deref(self._cdata), _ptr(pts), _ptr(nrm), _ptr(dist), &ga[0], &gb[0], &types[0])
+        return out
+
+    def _core_last_contacts(self):
+        """Contacts of the last constrained step and their impulses: the arrays of _core_collide, then
+        normal impulses (n,), friction impulses (n, 3), classes (n,) and (solver stage, friction dropped)."""
+        self._ensure()
+        if not self._cstep:
+            return None
+        cdef int n = api.lastContactCount(deref(self._cstep))
+        out = _contact_arrays(n)
+        cdef cnp.ndarray pts = out[0], nrm = out[1], dist = out[2]
+        cdef cnp.ndarray[int, ndim=1] ga = out[3], gb = out[4], types = out[5]
+        cdef cnp.ndarray fn = _empty1(n)
+        cdef cnp.ndarray ft = _empty2(n, 3)
+        cdef cnp.ndarray[int, ndim=1] classes = np.zeros(max(n, 1), dtype=np.intc)
+        cdef cnp.ndarray[int, ndim=1] status = np.zeros(2, dtype=np.intc)
+        if n > 0:
+            api.readLastContacts(deref(self._cstep), _ptr(pts), _ptr(nrm), _ptr(dist), &ga[0], &gb[0], &types[0])
+        api.readLastImpulses(deref(self._cstep), _ptr(fn), _ptr(ft), &classes[0], &status[0])
+        return out + (fn, ft, classes[:n], status)
+
+    def _core_last_lcp(self):
+        """The boxed LCP of the last step: A (m, m), b, lo, hi, x (m,) and findex (m,), or None."""
+        self._ensure()
+        if not self._cstep:
+            return None
+        cdef int m = api.lastRowCount(deref(self._cstep))
+        cdef cnp.ndarray A = np.zeros((m, m))
+        cdef cnp.ndarray b = np.zeros(m)
+        cdef cnp.ndarray lo = np.zeros(m)
+        cdef cnp.ndarray hi = np.zeros(m)
+        cdef cnp.ndarray x = np.zeros(m)
+        cdef cnp.ndarray[int, ndim=1] findex = np.full(max(m, 1), -1, dtype=np.intc)
+        api.readLastLcp(deref(self._cstep), _ptr(A), _ptr(b), _ptr(lo), _ptr(hi), _ptr(x), &findex[0])
+        return A, b, lo, hi, x, findex[:m]
+
+    def _core_constraint_rows(self, q, v, tau, f_ext=None):
+        """Number of constraint rows (contacts, limits, joint friction) a step from (q, v, tau) solves."""
+        self._ensure()
+        if not self._constrained:
+            return 0
+        cdef cnp.ndarray Q = _vec(q, self._nq, "q")
+        cdef cnp.ndarray V = _vec(v, self._nv, "v")
+        cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
+        cdef list keep = []
+        cdef double* fx = self._fext_ptr(f_ext, keep)
+        cdef cnp.ndarray qn = _empty1(self._nq)
+        cdef cnp.ndarray vn = _empty1(self._nv)
+        api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
+                            deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+        return api.lastRowCount(deref(self._cstep))
+
+
+cdef tuple _contact_arrays(int n):
+    return (_empty2(n, 3), _empty2(n, 3), _empty1(n), np.zeros(max(n, 1), dtype=np.intc)[:n],
+            np.zeros(max(n, 1), dtype=np.intc)[:n], np.zeros(max(n, 1), dtype=np.intc)[:n])

@@ -8,8 +8,10 @@ cdef class ContactWorldCore(WorldCore):
 
     # ---- building (used by World._compile through contacts.ContactMethods)
     def _core_add_geometry(self, int type_code, params, vertices, int frame, int skeleton, placement,
-                           double friction, double restitution, unsigned int group, unsigned int mask, str name):
-        """Attach a shape (type code, 4 parameters, (n, 3) vertices) to a frame; returns its index."""
+                           double friction, double restitution, unsigned int group, unsigned int mask, str name,
+                           bint planes_only=False):
+        """Attach a shape (type code, 4 parameters, (n, 3) vertices) to a frame; returns its index.
+        planes_only: the geometry touches half-spaces only (the hull of a mesh that is not convex)."""
         cdef cnp.ndarray P = _vec(params, 4, "shape parameters")
         cdef cnp.ndarray V = _mat(vertices, -1, 3, "mesh vertices")
         cdef cnp.ndarray M = _vec(placement, 12, "placement")
@@ -17,7 +19,7 @@ cdef class ContactWorldCore(WorldCore):
         self._cstep.reset()
         return api.addGeometry(deref(self._cmodel), deref(self._model), type_code, _ptr(P), _ptr(V),
                                <int>cnp.PyArray_DIM(V, 0), frame, skeleton, _ptr(M), friction, restitution, group,
-                               mask, name.encode())
+                               mask, name.encode(), planes_only)
 
     def _core_set_self_collision(self, int skeleton, bint enabled):
         api.setSelfCollision(deref(self._cmodel), skeleton, enabled)

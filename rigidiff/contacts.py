@@ -18,7 +18,7 @@ import numpy as np
 
 from rigidiff._validate import as_scalar
 from rigidiff.collision import pose_data, shape_data
-from rigidiff.shapes import Mesh
+from rigidiff.shapes import Mesh, Plane
 
 __all__ = ["ContactSet", "StepContacts", "ContactOptions", "CONTACT_TYPES"]
 
@@ -153,28 +153,32 @@ class ContactMethods:
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""
-        geometries, skipped = [], []
+        geometries, hull_only = [], []
         skeleton_index = {id(sk): i for i, sk in enumerate(self._skeletons)}
-        colliding = set()
+        solid_skeletons = set()  # skeletons with a shape that is neither a plane nor a hull-only mesh
         for frame, (sk, body) in enumerate(self._frames):
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                colliding.add(id(sk))
-                if isinstance(inst.shape, Mesh) and not inst.shape.is_convex:
-                    skipped.append((sk, body, inst))
-                    continue
-                code, params, verts = shape_data(inst.shape)
+                planes_only = isinstance(inst.shape, Mesh) and not inst.shape.is_convex
+                if planes_only:
+                    hull_only.append((sk, body, inst))
+                    code, params, verts = shape_data(Mesh(inst.shape.to_trimesh().convex_hull))
+                else:
+                    code, params, verts = shape_data(inst.shape)
+                    if not isinstance(inst.shape, Plane):
+                        solid_skeletons.add(id(sk))
                 self._core_add_geometry(code, params, verts, frame, skeleton_index[id(sk)],
                                         pose_data(inst.origin, "origin"), inst.friction, inst.restitution, inst.group,
-                                        inst.mask, inst.name)
+                                        inst.mask, inst.name, planes_only)
                 geometries.append((frame, inst.name))
-        for sk, body, inst in skipped:  # warn where the mesh could have touched something
-            if sk.self_collision or len(colliding) > 1:
-                warnings.warn(f"shape {inst.name!r} of body {sk.name}/{body.name} is a mesh that is not convex: "
-                              "collision with non-convex meshes is not supported yet, so it is left out of "
-                              "contacts (pass its convex hull, rd.Mesh(mesh.to_trimesh().convex_hull), to "
-                              "collide with the hull)", stacklevel=4)
+        for sk, body, inst in hull_only:  # warn where the mesh could have touched a solid
+            if sk.self_collision or solid_skeletons - {id(sk)}:
+                warnings.warn(f"shape {inst.name!r} of body {sk.name}/{body.name} is a mesh that is not convex: it "
+                              "touches planes (through its convex hull, which is exact against a plane) but no other "
+                              "shape, since collision between non-convex meshes and solids is not supported yet "
+                              "(pass its convex hull, rd.Mesh(mesh.to_trimesh().convex_hull), to collide with the "
+                              "hull)", stacklevel=4)
         for sk in self._skeletons:
             self._core_set_self_collision(skeleton_index[id(sk)], sk.self_collision)
         self._geometries = geometries

@@ -104,7 +104,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
 
     int addGeometry(CollisionModel&, const Model&, int type, const double* params, const double* vertices, int nvert,
                     int frame, int skeleton, const double* placement, double friction, double restitution,
-                    unsigned group, unsigned mask, const string& name) except +
+                    unsigned group, unsigned mask, const string& name, bool planes_only) except +
     void setSelfCollision(CollisionModel&, int skeleton, bool enabled) except +
     void setContactMargin(CollisionModel&, double margin) except +
     int computeContacts(const Model&, Data&, const CollisionModel&, CollisionData&, const double* q) except +

@@ -20,9 +20,9 @@ CollisionShape readShape(int type, const double* params, const double* vertices,
 
 int addGeometry(CollisionModel& cmodel, const Model& model, int type, const double* params, const double* vertices,
                 int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
-                unsigned group, unsigned mask, const std::string& name) {
+                unsigned group, unsigned mask, const std::string& name, bool planes_only) {
   return cmodel.addGeometry(model, readShape(type, params, vertices, nvert), frame, skeleton, readPlacement(placement),
-                            friction, restitution, group, mask, name);
+                            friction, restitution, group, mask, name, planes_only);
 }
 
 void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled) {

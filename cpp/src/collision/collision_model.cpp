@@ -12,7 +12,7 @@ namespace rigidiff {
 
 int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape, int frame, int skeleton,
                                 const SE3& placement, double friction, double restitution, unsigned group,
-                                unsigned mask, const std::string& name) {
+                                unsigned mask, const std::string& name, bool planes_only) {
   RD_CHECK_ARG(frame >= 0 && frame < static_cast<int>(model.frames.size()),
                "geometry " << name << ": frame index " << frame << " out of range");
   RD_CHECK_ARG(skeleton >= 0, "geometry " << name << ": negative skeleton index");
@@ -30,6 +30,7 @@ int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape,
   g.group = group;
   g.mask = mask;
   g.name = name;
+  g.planesOnly = planes_only;
   geometries.push_back(g);
   if (static_cast<int>(selfCollision.size()) <= skeleton) selfCollision.resize(skeleton + 1, 0);
   return static_cast<int>(geometries.size()) - 1;
@@ -40,7 +41,9 @@ bool CollisionModel::allowed(const Model& model, int i, int j) const {
   const Geometry& b = geometries[j];
   if (a.joint == b.joint) return false;  // one rigid body (or both welded to the world)
   if (!(a.group & b.mask) || !(b.group & a.mask)) return false;
-  if (a.shape.type == ShapeType::Plane && b.shape.type == ShapeType::Plane) return false;
+  const bool pa = a.shape.type == ShapeType::Plane, pb = b.shape.type == ShapeType::Plane;
+  if (pa && pb) return false;
+  if ((a.planesOnly && !pb) || (b.planesOnly && !pa)) return false;
   if (a.skeleton == b.skeleton) {
     if (!selfCollision[a.skeleton]) return false;
     if (model.parents[a.joint] == b.joint || model.parents[b.joint] == a.joint) return false;  // adjacent links

@@ -121,7 +121,7 @@ CollisionShape readShape(int type, const double* params, const double* vertices,
 /// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.
 int addGeometry(CollisionModel& cmodel, const Model& model, int type, const double* params, const double* vertices,
                 int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
-                unsigned group, unsigned mask, const std::string& name);
+                unsigned group, unsigned mask, const std::string& name, bool planes_only);
 void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled);
 void setContactMargin(CollisionModel& cmodel, double margin);
 /// Contacts at q; returns their number (read them with readContacts).

@@ -31,6 +31,15 @@ int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape,
   g.mask = mask;
   g.name = name;
   g.planesOnly = planes_only;
+  if (shape.type == ShapeType::Plane) {
+    g.boxHalf.setConstant(INFINITY);
+  } else {
+    for (int k = 0; k < 3; ++k) {
+      const double hi = shape.coreSupport(Vec3::Unit(k))[k], lo = shape.coreSupport(-Vec3::Unit(k))[k];
+      g.boxCenter[k] = 0.5 * (hi + lo);
+      g.boxHalf[k] = 0.5 * (hi - lo) + shape.margin();
+    }
+  }
   geometries.push_back(g);
   if (static_cast<int>(selfCollision.size()) <= skeleton) selfCollision.resize(skeleton + 1, 0);
   return static_cast<int>(geometries.size()) - 1;
@@ -71,17 +80,25 @@ void updateGeometryPlacements(const Model& model, const Data& data, const Collis
 
 namespace {
 
-void boundingBox(const CollisionShape& s, const SE3& M, double grow, Vec3& lo, Vec3& hi) {
-  if (s.type == ShapeType::Plane) {
+// world box of a geometry from its local box: conservative (the box of the rotated box), O(1)
+void boundingBox(const Geometry& g, const SE3& M, double grow, Vec3& lo, Vec3& hi) {
+  if (g.shape.type == ShapeType::Plane) {
     lo.setConstant(-INFINITY);
     hi.setConstant(INFINITY);
     return;
   }
-  for (int k = 0; k < 3; ++k) {
-    const Vec3 dir = M.R.row(k).transpose();  // world axis k in the shape frame
-    hi[k] = M.actPoint(s.coreSupport(dir))[k] + s.margin() + grow;
-    lo[k] = M.actPoint(s.coreSupport(-dir))[k] - s.margin() - grow;
-  }
+  const Vec3 c = M.actPoint(g.boxCenter);
+  const Vec3 h = M.R.cwiseAbs() * g.boxHalf + Vec3::Constant(grow);
+  lo = c - h;
+  hi = c + h;
+}
+
+// false when the world box [lo, hi] lies entirely above the half-space of plane geometry p (by more than grow)
+bool boxReachesPlane(const Geometry& p, const SE3& Mp, const Vec3& lo, const Vec3& hi, double grow) {
+  const Vec3 n = Mp.R * p.shape.normal;
+  const double offset = p.shape.offset + n.dot(Mp.p);
+  const Vec3 c = 0.5 * (lo + hi), h = 0.5 * (hi - lo);
+  return n.dot(c) - n.cwiseAbs().dot(h) - offset < grow;
 }
 
 }  // namespace
@@ -89,7 +106,7 @@ void boundingBox(const CollisionShape& s, const SE3& M, double grow, Vec3& lo, V
 void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData& cdata) {
   const int n = static_cast<int>(cmodel.geometries.size());
   for (int k = 0; k < n; ++k)
-    boundingBox(cmodel.geometries[k].shape, cdata.placements[k], 0.5 * cmodel.margin, cdata.lower[k], cdata.upper[k]);
+    boundingBox(cmodel.geometries[k], cdata.placements[k], 0.5 * cmodel.margin, cdata.lower[k], cdata.upper[k]);
   // sweep along x: a box can only overlap the boxes that start before it ends
   for (int k = 0; k < n; ++k) cdata.order[k] = k;
   std::sort(cdata.order.begin(), cdata.order.end(), [&](int a, int b) {
@@ -104,6 +121,15 @@ void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData&
       if (cdata.lower[i].y() > cdata.upper[j].y() || cdata.lower[j].y() > cdata.upper[i].y()) continue;
       if (cdata.lower[i].z() > cdata.upper[j].z() || cdata.lower[j].z() > cdata.upper[i].z()) continue;
       if (!cmodel.allowed(model, i, j)) continue;
+      // a half-space has an infinite box: test the other box against the half-space itself
+      const Geometry& gi = cmodel.geometries[i];
+      const Geometry& gj = cmodel.geometries[j];
+      if (gi.shape.type == ShapeType::Plane &&
+          !boxReachesPlane(gi, cdata.placements[i], cdata.lower[j], cdata.upper[j], cmodel.margin))
+        continue;
+      if (gj.shape.type == ShapeType::Plane &&
+          !boxReachesPlane(gj, cdata.placements[j], cdata.lower[i], cdata.upper[i], cmodel.margin))
+        continue;
       cdata.pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
   }

@@ -29,6 +29,8 @@ struct Geometry {
   /// against anything else.
   bool planesOnly = false;
   std::string name;
+  Vec3 boxCenter = Vec3::Zero();    ///< bounding box of the shape in its own frame (margin included):
+  Vec3 boxHalf = Vec3::Zero();      ///< centre and half extents, computed once (infinite for planes)
 };
 
 /// Immutable once built, like Model.

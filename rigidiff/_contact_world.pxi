@@ -21,6 +21,10 @@ cdef class ContactWorldCore(WorldCore):
                                <int>cnp.PyArray_DIM(V, 0), frame, skeleton, _ptr(M), friction, restitution, group,
                                mask, name.encode(), planes_only)
 
+    def _core_set_max_penetration(self, double depth):
+        self._max_penetration = depth
+        self._depth_warned = False
+
     def _core_set_self_collision(self, int skeleton, bint enabled):
         api.setSelfCollision(deref(self._cmodel), skeleton, enabled)
 

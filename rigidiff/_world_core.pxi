@@ -21,6 +21,8 @@ cdef class WorldCore:
     cdef unique_ptr[api.ContactStepData] _cstep
     cdef unique_ptr[api.ContactOptions] _copts
     cdef bint _constrained
+    cdef double _max_penetration  # deeper contacts are solved but reported once (contact_options)
+    cdef bint _depth_warned
     cdef public object _last_rollout_rows
     cdef int _nq
     cdef int _nv
@@ -34,6 +36,8 @@ cdef class WorldCore:
         self._copts.reset(new api.ContactOptions())
         self._constrained = False
         self._last_rollout_rows = None
+        self._max_penetration = 0.03
+        self._depth_warned = False
         self._nq = self._nv = self._nframes = 0
         self._ready = False
         self._dt_c = 1e-3
@@ -358,6 +362,8 @@ cdef class WorldCore:
         if self._constrained:
             api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                 deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+            if not self._depth_warned and api.lastDeepest(deref(self._cstep)) < -self._max_penetration:
+                self._warn_depth(api.lastDeepest(deref(self._cstep)))
         else:
             api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn),
                      _ptr(vn))
@@ -421,6 +427,15 @@ cdef class WorldCore:
             with nogil:
                 api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
         return Qn, Vn
+
+    def _warn_depth(self, double deepest):
+        import warnings
+
+        self._depth_warned = True
+        warnings.warn(f"a contact is {-deepest:.4g} m deep, beyond max_penetration = {self._max_penetration:g} m: it "
+                      "is still solved (never dropped), but such depth usually means a body started inside another "
+                      "or dt is too large; contact_options(erp=...) pushes penetrations out (warned once per world)",
+                      RuntimeWarning, stacklevel=3)
 
     # ---- parameters and reverse mode (public wrappers in rigidiff.World)
     def _core_set_joint_inertia(self, int j, inertia):

@@ -83,6 +83,7 @@ class ContactOptions:
     joint_friction: bool = False
     tolerance: float = 1e-6
     margin: float = 0.0
+    max_penetration: float = 0.03
 
 
 @dataclass(frozen=True)
@@ -127,6 +128,8 @@ class ContactMethods:
             tolerance: LCP validity tolerance (relative, 1e-6).
             margin: contacts are detected while their distance is below this (m, 0); a positive margin
                 lets a step see a gap that closes within it (the contact allows the gap to close, no more).
+            max_penetration: a step whose deepest contact is deeper than this (m, 0.03) warns once
+                (RuntimeWarning). Deep contacts are always solved, never dropped.
         """
         unknown = set(changes) - set(ContactOptions.__dataclass_fields__)
         if unknown:
@@ -136,7 +139,7 @@ class ContactMethods:
             if key in changes and changes[key] not in COMBINE:
                 raise ValueError(f"{key} must be one of {sorted(COMBINE)}, got {changes[key]!r}")
         for key in ("restitution_threshold", "erp", "penetration_allowance", "max_correction_velocity", "tolerance",
-                    "margin"):
+                    "margin", "max_penetration"):
             if key in changes:
                 changes[key] = as_scalar(changes[key], key, minimum=0.0)
         opts = replace(self._contact_options, **changes)
@@ -150,6 +153,7 @@ class ContactMethods:
                                        o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),
                                        bool(o.joint_friction), o.tolerance)
         self._core_set_contact_margin(o.margin)
+        self._core_set_max_penetration(o.max_penetration)
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""

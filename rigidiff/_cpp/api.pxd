@@ -126,6 +126,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                               const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                               double* Vout) except +
     int lastRowCount(const ContactStepData&) except +
+    double lastDeepest(const ContactStepData&) except +
     void readLastLcp(const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,
                      int* findex) except +
     int lastContactCount(const ContactStepData&) except +

@@ -223,3 +223,22 @@ def test_four_friction_directions_slide_the_same_way():
     assert q[0] == pytest.approx(4.0 / (2 * 0.5 * G), rel=0.02)
     with pytest.raises(ValueError, match="friction_directions"):
         world.contact_options(friction_directions=3)
+
+
+def test_deep_contacts_are_solved_and_reported_once():
+    world = free_shape_world(rd.Box((0.2, 0.2, 0.2)))
+    q = world.neutral_configuration()
+    q[2] = 0.05  # 5 cm inside the ground
+    with pytest.warns(RuntimeWarning, match="deep"):
+        q1, v1 = world.step(q, np.zeros(6), np.zeros(6))
+    assert len(world.last_contacts()) == 4
+    assert v1[2] >= -1e-12  # still held: the contact is not dropped
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        world.step(q1, v1, np.zeros(6))  # once per world
+    world.contact_options(erp=0.2)
+    for _ in range(100):
+        q1, v1 = world.step(q1, v1, np.zeros(6))
+    assert q1[2] > 0.099  # erp pushed it out

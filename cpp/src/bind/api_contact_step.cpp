@@ -1,5 +1,6 @@
 // Bindings of the constrained step (declared in rigidiff/bind/api.hpp).
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <memory>
 #include <thread>
@@ -127,6 +128,12 @@ void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, do
     x[r] = cd.lcp.x.size() == m ? cd.lcp.x[r] : 0.0;
     findex[r] = cd.findex[r];
   }
+}
+
+double lastDeepest(const ContactStepData& cd) {
+  double deepest = INFINITY;
+  for (const Contact& c : cd.cdata.contacts.contacts) deepest = std::min(deepest, c.distance);
+  return deepest;
 }
 
 int lastContactCount(const ContactStepData& cd) { return cd.cdata.contacts.size(); }

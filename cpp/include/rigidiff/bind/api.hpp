@@ -150,6 +150,8 @@ void constrainedStepBatch(const Model& m, const CollisionModel& cm, const Contac
                           const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                           double* Vout);
 int lastRowCount(const ContactStepData& cd);
+/// Smallest signed distance among the contacts of the last step (+inf without contacts).
+double lastDeepest(const ContactStepData& cd);
 /// The boxed LCP of the last step (m = lastRowCount): A (m x m), b, lo, hi, x (m), findex (m).
 void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex);
 int lastContactCount(const ContactStepData& cd);

@@ -5,6 +5,7 @@ Conventions (state layout, quaternion order, Jacobian frames) are in docs/conven
 
 from rigidiff import models, testing
 from rigidiff._version import __version__
+from rigidiff.collision import DistanceResult, distance
 from rigidiff.config import show_config
 from rigidiff.inertia import Inertia
 from rigidiff.io.urdf import load_urdf
@@ -58,6 +59,8 @@ __all__ = [
     "Trajectory",
     "JointInfo",
     "load_urdf",
+    "distance",
+    "DistanceResult",
     "models",
     "testing",
 ]

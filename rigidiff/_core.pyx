@@ -24,6 +24,7 @@ cdef extern from *:
 
 include "_arrays.pxi"
 include "_world_core.pxi"
+include "_collision.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
 COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()

@@ -84,6 +84,10 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void centerOfMassVelocityDerivatives(const Model&, Data&, const double* q, const double* v,
                                          double* out) except +
 
+    void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a,
+                       const double* pose_a, int type_b, const double* params_b, const double* vertices_b,
+                       int nvert_b, const double* pose_b, double* out) except +
+
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +
     void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,

@@ -104,6 +104,15 @@ void frameAccelerationDerivatives(const Model& m, Data& d, const double* q, cons
 /// (3 x nv, row-major) derivative of the centre-of-mass velocity with respect to q.
 void centerOfMassVelocityDerivatives(const Model& m, Data& d, const double* q, const double* v, double* out);
 
+// ---- collision (api_collision.cpp)
+/// Signed distance of two shapes: each described by a type code (collision/shape.hpp), 3 numbers of
+/// parameters (sphere: r; capsule, cylinder: r, length; box: size; plane: normal) plus offset (planes),
+/// mesh vertices (n x 3) for convex meshes, and a pose (12 numbers as placement). out: distance,
+/// point_a (3), point_b (3), normal (3).
+void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a, const double* pose_a,
+                   int type_b, const double* params_b, const double* vertices_b, int nvert_b, const double* pose_b,
+                   double* out);
+
 // ---- time stepping
 void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
           double* q_out, double* v_out);

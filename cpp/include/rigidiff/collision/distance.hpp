@@ -1,0 +1,27 @@
+// Signed distance between two placed shapes, with witness points and the contact normal.
+#pragma once
+
+#include "rigidiff/collision/shape.hpp"
+#include "rigidiff/spatial/se3.hpp"
+
+namespace rigidiff {
+
+/// distance > 0: the gap between the shapes; < 0: minus the penetration depth (the shortest
+/// translation of A that separates them). point_a (on A) and point_b (on B) are world points with
+/// point_a - point_b = distance * normal, and normal (unit) points from B to A: moving A along it
+/// increases the distance (DESIGN.md section 2).
+struct DistanceResult {
+  double distance = 0.0;
+  Vec3 point_a = Vec3::Zero();
+  Vec3 point_b = Vec3::Zero();
+  Vec3 normal = Vec3::UnitZ();
+};
+
+/// Exact for sphere, capsule and plane pairs (closed forms) and any shape against a plane (its deepest
+/// support point); GJK / EPA (gjk.hpp) for the pairs with a box, a cylinder or a convex mesh, whose
+/// rounded partners (spheres, capsules) enter as their core point or segment grown by the radius.
+/// When two cores cross (concentric spheres, crossing capsule axes) the normal is any direction that
+/// realises the depth. Two planes have no distance (invalid_argument).
+DistanceResult signedDistance(const CollisionShape& a, const SE3& Ma, const CollisionShape& b, const SE3& Mb);
+
+}  // namespace rigidiff

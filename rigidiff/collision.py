@@ -11,9 +11,10 @@ surface of A and ``point_b`` on the surface of B.
 
 Spheres, capsules and planes use closed forms, and so does any shape against a plane. Pairs with a box, a
 cylinder or a convex mesh use GJK (distances exact to about 1e-11 of the shapes' size) and, when they
-overlap, EPA: exact penetration depths for boxes and meshes; with a cylinder the curved side is resolved
-by a polytope of at most 128 vertices (depths to about 1e-6 of its size). When the depth is realised by
-several directions (concentric spheres, crossing capsule axes) ``normal`` is one of them.
+overlap, EPA: exact penetration depths for boxes and meshes, and to about 1e-10 of the size with a
+cylinder (1e-8 in coaxial poses, where a whole circle of directions is equally deep). Moving A by
+``-distance`` along ``normal`` always brings the shapes exactly into touching contact. When the depth is
+realised by several directions (concentric spheres, crossing capsule axes) ``normal`` is one of them.
 """
 
 from __future__ import annotations

@@ -89,7 +89,10 @@ struct Polytope {
       const Vec3 &p = vert[horizonStart(k)].w, &q = vert[horizonEnd(k)].w;
       const Vec3 n = (q - p).cross(w - p);
       const double len = n.norm();
-      if (!(len > 1e-9 * (q - p).norm() * (w - p).norm()) || n.dot(p) / len < dmin - tol) return false;
+      if (!(len > 1e-9 * (q - p).norm() * (w - p).norm())) return false;
+      // with the origin inside, the faces only recede from it (a start that left the origin just outside
+      // has negative distances that mean nothing yet)
+      if (dmin >= 0.0 && n.dot(p) / len < dmin - tol) return false;
     }
     return true;
   }
@@ -123,8 +126,57 @@ struct Polytope {
   }
 };
 
-// Depth, witness points and normal from the face of A - B nearest the origin.
-void fromFace(const Polytope& P, const Face& F, CoreDistance& out) {
+// Golden-section steps of the normal refinement, and its descent steps.
+constexpr int kLineSteps = 40, kDescentSteps = 8;
+
+// The unit direction n - t g: the normal moved along the great circle of the descent direction g.
+Vec3 along(const Vec3& n, const Vec3& g, double t) { return (n - t * g).normalized(); }
+
+// Lowers the support h(n) = max_{w in A - B} n . w over unit n, from the face normal n (h: the depth of
+// the cores along n), when EPA stopped short of its tolerance: in coaxial poses of a cylinder a circle of
+// directions is equally deep and 128 vertices resolve it to 1e-3 only. Steepest descent on the sphere
+// (the gradient of h is the support point) with a golden-section line search; h only decreases.
+void refineNormal(const Pair& pair, Vec3& n, double& h, double tol) {
+  for (int step = 0; step < kDescentSteps; ++step) {
+    const Vec3 s = pair.support(n).w;
+    Vec3 g = s - s.dot(n) * n;  // tangential gradient
+    const double gn = g.norm();
+    if (!(gn > tol)) return;
+    g /= gn;
+    // h along the great circle n(t) = normalize(n - t g), t in [0, 1] (up to 45 degrees)
+    double lo = 0.0, hi = 1.0;
+    const double r = 0.5 * (std::sqrt(5.0) - 1.0);
+    double t1 = hi - r * (hi - lo), t2 = lo + r * (hi - lo);
+    double h1 = pair.support(along(n, g, t1)).w.dot(along(n, g, t1));
+    double h2 = pair.support(along(n, g, t2)).w.dot(along(n, g, t2));
+    for (int k = 0; k < kLineSteps; ++k) {
+      if (h1 < h2) {
+        hi = t2;
+        t2 = t1;
+        h2 = h1;
+        t1 = hi - r * (hi - lo);
+        h1 = pair.support(along(n, g, t1)).w.dot(along(n, g, t1));
+      } else {
+        lo = t1;
+        t1 = t2;
+        h1 = h2;
+        t2 = lo + r * (hi - lo);
+        h2 = pair.support(along(n, g, t2)).w.dot(along(n, g, t2));
+      }
+    }
+    const Vec3 m = along(n, g, 0.5 * (lo + hi));
+    const double hm = pair.support(m).w.dot(m);
+    if (!(hm < h - 1e-3 * tol)) return;
+    n = m;
+    h = hm;
+  }
+}
+
+// Depth, witness points and normal from the face of A - B nearest the origin. The depth is the support
+// of A - B along the normal: exact for that direction, so translating A by it along the normal separates
+// the cores exactly. The witness point on A keeps the face's position across the normal and moves along
+// it onto A's support plane; the one on B lies depth behind it, on B's support plane.
+void fromFace(const Pair& pair, const Polytope& P, const Face& F, bool converged, double tol, CoreDistance& out) {
   const SupportPoint &A = P.vert[F.v[0]], &B = P.vert[F.v[1]], &C = P.vert[F.v[2]];
   // barycentric coordinates of the origin's projection p = d n on the face, from signed areas
   const Vec3 p = F.d * F.n;
@@ -132,11 +184,15 @@ void fromFace(const Polytope& P, const Face& F, CoreDistance& out) {
   const double area = n.squaredNorm();
   const double la = (B.w - p).cross(C.w - p).dot(n) / area, lb = (C.w - p).cross(A.w - p).dot(n) / area;
   const double lc = 1.0 - la - lb;
-  out.pa = la * A.a + lb * B.a + lc * C.a;
-  out.pb = la * A.b + lb * B.b + lc * C.b;
-  out.depth = std::max(F.d, 0.0);
+  Vec3 dir = F.n;
+  double depth = pair.support(dir).w.dot(dir);
+  if (!converged) refineNormal(pair, dir, depth, tol);
+  const Vec3 pa = la * A.a + lb * B.a + lc * C.a;
+  out.pa = pa + (pair.support(dir).a.dot(dir) - pa.dot(dir)) * dir;
+  out.depth = std::max(depth, 0.0);
+  out.pb = out.pa - out.depth * dir;
   out.distance = 0.0;
-  out.normal = -F.n;  // A - B reaches out to n: moving A by -depth n separates the cores
+  out.normal = -dir;  // A - B reaches out to dir: moving A by -depth dir separates the cores
 }
 
 }  // namespace
@@ -160,11 +216,13 @@ bool expandPolytope(const Pair& pair, const SupportPoint tet[4], double tol, Cor
   P.link(f1, 1, f2, 0);
   P.link(f2, 1, f3, 0);
   int best = P.nearestFace();
+  bool converged = false;
   for (int iter = 0; iter < kMaxIterations; ++iter) {
     const Face& F = P.face[best];
     const SupportPoint w = pair.support(F.n);
     // converged: the support plane in direction n is (within tol) the face itself
-    if (!(F.n.dot(w.w) - F.d > tol) || P.nv == kMaxVertices) break;
+    converged = !(F.n.dot(w.w) - F.d > tol);
+    if (converged || P.nv == kMaxVertices) break;
     P.nh = P.nvis = 0;
     P.face[best].mark = iter;
     P.visible[P.nvis++] = best;
@@ -173,7 +231,7 @@ bool expandPolytope(const Pair& pair, const SupportPoint tet[4], double tol, Cor
     P.expand(w);
     best = P.nearestFace();
   }
-  fromFace(P, P.face[best], out);
+  fromFace(pair, P, P.face[best], converged, tol, out);
   return true;
 }
 

@@ -4,6 +4,7 @@
 // each new support point replaces the faces it sees by a fan over their boundary (the horizon), found by
 // a depth-first walk in boundary order (as in Bullet's gjkepa2). An expansion that would break the
 // polytope (a pinched horizon, a flat or inverted new face) ends the search at the current best face.
+#include <algorithm>
 #include <cmath>
 
 #include "minkowski.hpp"
@@ -172,22 +173,45 @@ void refineNormal(const Pair& pair, Vec3& n, double& h, double tol) {
   }
 }
 
-// Depth, witness points and normal from the face of A - B nearest the origin. The depth is the support
-// of A - B along the normal: exact for that direction, so translating A by it along the normal separates
-// the cores exactly. The witness point on A keeps the face's position across the normal and moves along
-// it onto A's support plane; the one on B lies depth behind it, on B's support plane.
-void fromFace(const Pair& pair, const Polytope& P, const Face& F, bool converged, double tol, CoreDistance& out) {
-  const SupportPoint &A = P.vert[F.v[0]], &B = P.vert[F.v[1]], &C = P.vert[F.v[2]];
-  // barycentric coordinates of the origin's projection p = d n on the face, from signed areas
-  const Vec3 p = F.d * F.n;
-  const Vec3 n = (B.w - A.w).cross(C.w - A.w);
+// Barycentric coordinates in face F of the point p of its plane, from signed areas.
+void barycentric(const Polytope& P, const Face& F, const Vec3& p, double lam[3]) {
+  const Vec3 &a = P.vert[F.v[0]].w, &b = P.vert[F.v[1]].w, &c = P.vert[F.v[2]].w;
+  const Vec3 n = (b - a).cross(c - a);
   const double area = n.squaredNorm();
-  const double la = (B.w - p).cross(C.w - p).dot(n) / area, lb = (C.w - p).cross(A.w - p).dot(n) / area;
-  const double lc = 1.0 - la - lb;
+  lam[0] = (b - p).cross(c - p).dot(n) / area;
+  lam[1] = (c - p).cross(a - p).dot(n) / area;
+  lam[2] = 1.0 - lam[0] - lam[1];
+}
+
+// Depth, witness points and normal from the face of A - B nearest the origin. The witness points come
+// from the face holding the origin's projection: the nearest face itself, or a face in the same plane
+// (a flat face of A - B is split into triangles, and the projection may fall in another one). The depth
+// is the support of A - B along the normal: exact for that direction, so translating A by it along the
+// normal separates the cores exactly. The witness point on A moves along the normal onto A's support
+// plane; the one on B lies depth behind it, on B's support plane.
+void fromFace(const Pair& pair, const Polytope& P, int best, bool converged, double tol, CoreDistance& out) {
+  const Face& F = P.face[best];
+  const Vec3 p = F.d * F.n;
+  double lam[3];
+  barycentric(P, F, p, lam);
+  int holder = best;
+  double inside = std::min({lam[0], lam[1], lam[2]});
+  for (int f = 0; f < P.nf && inside < 0.0; ++f) {
+    const Face& G = P.face[f];
+    if (!G.alive || f == best || G.n.dot(F.n) < 1.0 - 1e-12 || std::abs(G.d - F.d) > tol) continue;
+    double mu[3];
+    barycentric(P, G, p, mu);
+    if (std::min({mu[0], mu[1], mu[2]}) > inside) {
+      inside = std::min({mu[0], mu[1], mu[2]});
+      holder = f;
+      std::copy(mu, mu + 3, lam);
+    }
+  }
+  const Face& H = P.face[holder];
   Vec3 dir = F.n;
   double depth = pair.support(dir).w.dot(dir);
   if (!converged) refineNormal(pair, dir, depth, tol);
-  const Vec3 pa = la * A.a + lb * B.a + lc * C.a;
+  const Vec3 pa = lam[0] * P.vert[H.v[0]].a + lam[1] * P.vert[H.v[1]].a + lam[2] * P.vert[H.v[2]].a;
   out.pa = pa + (pair.support(dir).a.dot(dir) - pa.dot(dir)) * dir;
   out.depth = std::max(depth, 0.0);
   out.pb = out.pa - out.depth * dir;
@@ -231,7 +255,7 @@ bool expandPolytope(const Pair& pair, const SupportPoint tet[4], double tol, Cor
     P.expand(w);
     best = P.nearestFace();
   }
-  fromFace(pair, P, P.face[best], converged, tol, out);
+  fromFace(pair, P, best, converged, tol, out);
   return true;
 }
 

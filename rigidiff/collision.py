@@ -114,7 +114,7 @@ def distance(shape_a: Shape, pose_a, shape_b: Shape, pose_b) -> DistanceResult:
     Raises:
         ValueError: not a shape, a non-convex mesh, two planes, a pose that is not finite or not rigid.
         RuntimeError: the result overflows double precision, or two overlapping shapes are too thin for
-            the penetration search (thinner than 1e-12 of their size).
+            the penetration search (thinner than 1e-9 of their size).
     """
     ta, pa, va = shape_data(shape_a, "shape_a")
     tb, pb, vb = shape_data(shape_b, "shape_b")

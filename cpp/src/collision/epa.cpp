@@ -19,8 +19,8 @@ constexpr int kMaxFaces = 2 * kMaxVertices;  // a closed triangulated sphere has
 constexpr int kMaxIterations = 2 * kMaxVertices;
 
 struct Face {
-  int v[3];    // vertex indices, counter-clockwise seen from outside; edge k runs v[k] -> v[k+1]
-  int adj[3];  // the face across edge k
+  int v[3];         // vertex indices, counter-clockwise seen from outside; edge k runs v[k] -> v[k+1]
+  int adj[3];       // the face across edge k
   int adj_edge[3];  // the index of edge k in that face
   Vec3 n;           // unit outward normal
   double d;         // n . v: signed distance of the origin's projection, > 0 for the origin inside

@@ -293,7 +293,7 @@ CoreDistance coreDistance(const CollisionShape& a, const SE3& Ma, const Collisio
   // cores each step divides the error by about four, so the last digits would cost many vertices
   if (!initialTetrahedron(pair, s, size) || !minkowski::expandPolytope(pair, s.p, 100.0 * tol, out))
     RD_THROW(std::runtime_error, "penetration depth: the shapes overlap but their Minkowski difference is too flat "
-                                     << "for EPA (a shape thinner than 1e-12 of its size?)");
+                                     << "for EPA (a shape thinner than 1e-9 of its size?)");
   return out;
 }
 

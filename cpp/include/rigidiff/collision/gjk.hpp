@@ -25,7 +25,7 @@ struct CoreDistance {
 /// (coaxial cylinders: a circle of equally deep directions) a descent on the support function refines
 /// the normal, to about 1e-8 of the size. The depth is always the exact depth along the normal returned.
 /// Throws invalid_argument when the poses overflow, runtime_error when the overlapping cores are too
-/// flat for EPA (thinner than 1e-12 of their size). No heap allocation.
+/// flat for EPA (thinner than 1e-9 of their size). No heap allocation.
 CoreDistance coreDistance(const CollisionShape& a, const SE3& Ma, const CollisionShape& b, const SE3& Mb);
 
 }  // namespace rigidiff

@@ -4,14 +4,22 @@
     r.distance, r.point_a, r.point_b, r.normal
 
 Poses are ``rd.Transform`` objects or (4, 4) homogeneous matrices placing each shape in the world.
-Sign convention (DESIGN.md section 2): ``distance`` > 0 is the gap, < 0 minus the penetration depth;
-``normal`` is the unit vector from B to A (moving A along it separates the shapes) and
-``point_a - point_b == distance * normal``. Spheres, capsules and planes use closed forms; pairs with a
-box, a cylinder or a convex mesh use GJK and, when they overlap, EPA.
+Sign convention (DESIGN.md section 3): ``distance`` > 0 is the gap, < 0 minus the penetration depth (the
+shortest translation of A that separates the shapes); ``normal`` is the unit vector from B to A (moving A
+along it separates the shapes) and ``point_a - point_b == distance * normal``, with ``point_a`` on the
+surface of A and ``point_b`` on the surface of B.
+
+Spheres, capsules and planes use closed forms, and so does any shape against a plane. Pairs with a box, a
+cylinder or a convex mesh use GJK (distances exact to about 1e-11 of the shapes' size) and, when they
+overlap, EPA: exact penetration depths for boxes and meshes, and to about 1e-10 of the size with a
+cylinder (1e-8 in coaxial poses, where a whole circle of directions is equally deep). Moving A by
+``-distance`` along ``normal`` always brings the shapes exactly into touching contact. When the depth is
+realised by several directions (concentric spheres, crossing capsule axes) ``normal`` is one of them.
 """
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,11 +34,20 @@ __all__ = ["distance", "DistanceResult"]
 # shape type codes shared with the C++ core (cpp/include/rigidiff/collision/shape.hpp)
 SHAPE_CODES = {Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, Plane: 5, Mesh: 6}
 _NO_VERTICES = np.zeros((0, 3))
+# vertices of the meshes found convex (the check runs trimesh once per mesh)
+_CONVEX_VERTICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
 class DistanceResult:
-    """Signed distance of two shapes with its witness points (world) and the unit normal from B to A."""
+    """Signed distance of two shapes, its witness points (world) and the unit normal from B to A.
+
+    Attributes:
+        distance: the gap (> 0) or minus the penetration depth (< 0).
+        point_a: (3,) point on the surface of A.
+        point_b: (3,) point on the surface of B; ``point_a - point_b == distance * normal``.
+        normal: (3,) unit vector from B to A.
+    """
 
     distance: float
     point_a: np.ndarray
@@ -38,30 +55,40 @@ class DistanceResult:
     normal: np.ndarray
 
 
-def shape_data(shape: Shape) -> tuple[int, np.ndarray, np.ndarray]:
-    """(type code, 4 parameters, (n, 3) vertices) of a shape for the core."""
+def _mesh_vertices(mesh: Mesh, name: str) -> np.ndarray:
+    vertices = _CONVEX_VERTICES.get(mesh)
+    if vertices is None:
+        if not mesh.is_convex:
+            raise ValueError(f"{name} is a mesh that is not convex (or not closed); distance queries need a convex "
+                             "mesh and never replace one by its convex hull silently: pass "
+                             "rd.Mesh(mesh.to_trimesh().convex_hull) if the hull is what you mean")
+        vertices = np.ascontiguousarray(mesh.vertices, dtype=np.float64)
+        _CONVEX_VERTICES[mesh] = vertices
+    return vertices
+
+
+def shape_data(shape: Shape, name: str = "shape") -> tuple[int, np.ndarray, np.ndarray]:
+    """(type code, 4 parameters, (n, 3) vertices) of a shape for the core (see bind/api.hpp)."""
+    code = next((c for cls, c in SHAPE_CODES.items() if isinstance(shape, cls)), None)
+    if code is None:
+        raise ValueError(f"{name} must be a rigidiff shape (Box, Sphere, Capsule, Cylinder, Plane, Mesh), got "
+                         f"{type(shape).__name__}")
+    params, vertices = np.zeros(4), _NO_VERTICES
     if isinstance(shape, Sphere):
-        return 1, np.array([shape.radius, 0.0, 0.0, 0.0]), _NO_VERTICES
-    if isinstance(shape, Capsule):
-        return 2, np.array([shape.radius, shape.length, 0.0, 0.0]), _NO_VERTICES
-    if isinstance(shape, Box):
-        return 3, np.array([*shape.size, 0.0]), _NO_VERTICES
-    if isinstance(shape, Cylinder):
-        return 4, np.array([shape.radius, shape.length, 0.0, 0.0]), _NO_VERTICES
-    if isinstance(shape, Plane):
-        return 5, np.array([*shape.normal, shape.offset]), _NO_VERTICES
-    if isinstance(shape, Mesh):
-        if not shape.is_convex:
-            raise ValueError("distance queries on a mesh that is not convex are not supported: a non-convex mesh "
-                             "is never treated as its convex hull silently; pass rd.Mesh(mesh.to_trimesh().convex_hull) "
-                             "if the hull is what you mean")
-        return 6, np.zeros(4), np.ascontiguousarray(shape.vertices, dtype=float)
-    raise ValueError(f"expected a rigidiff shape (Box, Sphere, Capsule, Cylinder, Plane, Mesh), got "
-                     f"{type(shape).__name__}")
+        params[0] = shape.radius
+    elif isinstance(shape, (Capsule, Cylinder)):
+        params[:2] = shape.radius, shape.length
+    elif isinstance(shape, Box):
+        params[:3] = shape.size
+    elif isinstance(shape, Plane):
+        params[:3], params[3] = shape.normal, shape.offset
+    else:
+        vertices = _mesh_vertices(shape, name)
+    return code, params, vertices
 
 
 def pose_data(pose, name: str) -> np.ndarray:
-    """12 numbers (rotation row-major, then translation) of a Transform or a (4, 4) matrix."""
+    """12 numbers (rotation row-major, then translation) of a Transform or a (4, 4) rigid transform matrix."""
     if isinstance(pose, Transform):
         R, p = pose.rotation, pose.translation
     else:
@@ -69,19 +96,27 @@ def pose_data(pose, name: str) -> np.ndarray:
         if not np.allclose(T[3], [0.0, 0.0, 0.0, 1.0]):
             raise ValueError(f"{name} must be a homogeneous transform (last row 0 0 0 1), got last row {T[3]}")
         R, p = T[:3, :3], T[:3, 3]
-    return np.concatenate([np.asarray(R, dtype=float).ravel(), np.asarray(p, dtype=float)])
+        if np.linalg.norm(R.T @ R - np.eye(3)) > 1e-6 or np.linalg.det(R) < 0.0:
+            raise ValueError(f"{name} must be a rigid transform: its rotation block is not a rotation matrix "
+                             f"(R^T R = I, det R = 1), got\n{R}")
+    return np.concatenate([np.asarray(R, dtype=np.float64).ravel(), np.asarray(p, dtype=np.float64)])
 
 
 def distance(shape_a: Shape, pose_a, shape_b: Shape, pose_b) -> DistanceResult:
-    """Signed distance between two shapes placed in the world (see the module docstring).
+    """Signed distance between two shapes placed in the world (conventions in the module docstring).
 
     Args:
-        shape_a, shape_b: rigidiff shapes; meshes must be convex (``Mesh.is_convex``).
-        pose_a, pose_b: ``rd.Transform`` or (4, 4) homogeneous matrices.
+        shape_a, shape_b: rigidiff shapes; meshes must be convex (``Mesh.is_convex``); at most one plane.
+        pose_a, pose_b: ``rd.Transform`` or (4, 4) homogeneous rigid transforms (world from shape).
+    Returns:
+        DistanceResult: distance (negative in penetration), point_a, point_b (world) and the normal from
+        B to A.
     Raises:
-        ValueError: a non-convex mesh, two planes, a pose that is not a rigid transform.
+        ValueError: not a shape, a non-convex mesh, two planes, a pose that is not finite or not rigid.
+        RuntimeError: the result overflows double precision, or two overlapping shapes are too thin for
+            the penetration search (thinner than 1e-9 of their size).
     """
-    ta, pa, va = shape_data(shape_a)
-    tb, pb, vb = shape_data(shape_b)
+    ta, pa, va = shape_data(shape_a, "shape_a")
+    tb, pb, vb = shape_data(shape_b, "shape_b")
     out = _core._shape_distance(ta, pa, va, pose_data(pose_a, "pose_a"), tb, pb, vb, pose_data(pose_b, "pose_b"))
     return DistanceResult(float(out[0]), out[1:4].copy(), out[4:7].copy(), out[7:10].copy())

@@ -19,6 +19,7 @@
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
+#include "rigidiff/collision/distance.hpp"
 #include "rigidiff/world/step.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
@@ -84,6 +85,12 @@ int main() {
   cot.stiffness = g_stiff.data();
   cot.gravity = g_grav.data();
   rollout(m2, c2.d, c2.q.data(), c2.v.data(), c2.T.data(), 2, 1e-3, c2.Q.data(), c2.V.data());
+  // shapes for the distance queries: overlapping pairs go through GJK and EPA
+  const double hull[] = {0.3, 0, 0, -0.3, 0.1, 0, 0, 0.3, 0.1, 0, -0.2, 0.3, 0.1, 0.1, -0.3, -0.1, -0.1, 0.2};
+  const CollisionShape box = makeBox(Vec3(0.4, 0.3, 0.2)), cyl = makeCylinder(0.2, 0.5), mesh = makeConvexMesh(hull, 6),
+                       capsule = makeCapsule(0.1, 0.3), plane = makePlane(Vec3(0.1, 0.2, 1.0), 0.1);
+  const SE3 M0(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()).toRotationMatrix(), Vec3(0.1, 0.05, 0.15)), M1;
+  double dist_sum = 0.0;
   std::vector<std::pair<std::string, std::function<void()>>> calls = {
       {"forwardKinematics", [&] { forwardKinematics(m, d, q.data(), v.data(), a.data()); }},
       {"rnea", [&] { rnea(m, d, q.data(), v.data(), a.data(), false); }},
@@ -146,6 +153,11 @@ int main() {
        [&] {
          rolloutBackward(m2, c2.d, c2.Q.data(), c2.V.data(), c2.T.data(), 2, 1e-3, GQ.data(), GQ.data(), gtaus.data(),
                          cot);
+       }},
+      {"signedDistance",
+       [&] {
+         dist_sum += signedDistance(box, M0, cyl, M1).distance + signedDistance(mesh, M0, box, M1).distance +
+                     signedDistance(capsule, M0, mesh, M1).distance + signedDistance(cyl, M0, plane, M1).distance;
        }},
       {"gradient maps",
        [&] {

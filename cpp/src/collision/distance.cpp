@@ -64,7 +64,9 @@ DistanceResult roundedPair(const CollisionShape& a, const SE3& Ma, const Collisi
   Vec3 d = ca - cb;
   double len = d.norm();
   Vec3 n;
-  if (len > 1e-12 * (1.0 + ca.norm())) {
+  // below this the cores cross: their offset is rounding noise, not a direction
+  const double size = a.radius + b.radius + a.half_length + b.half_length;
+  if (len > 1e-12 * size) {
     n = d / len;
   } else {
     len = 0.0;

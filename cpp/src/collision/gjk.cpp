@@ -1,280 +1,299 @@
+// GJK (Gilbert-Johnson-Keerthi) distance between two convex cores, with the closest-point sub-algorithm
+// of Ericson (Real-Time Collision Detection, 5.1.5-5.1.6) on the simplex; EPA (epa.cpp) takes over when
+// the cores overlap.
 #include "rigidiff/collision/gjk.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <stdexcept>
+
+#include "minkowski.hpp"
+#include "rigidiff/macros.hpp"
 
 namespace rigidiff {
 
+using minkowski::SupportPoint;
+
 namespace {
 
-// A point of the Minkowski difference A - B with the two support points that made it.
-struct SupportPoint {
-  Vec3 w, a, b;
+// A simplex of A - B (1 to 4 points) with the barycentric weights of its point nearest the origin.
+struct Simplex {
+  SupportPoint p[4];
+  double lam[4] = {1.0, 0.0, 0.0, 0.0};
+  int n = 0;
 };
 
-struct Placed {
-  const CollisionShape& shape;
-  const SE3& M;
-  Vec3 support(const Vec3& d) const { return M.actPoint(shape.coreSupport(M.R.transpose() * d)); }
-};
-
-SupportPoint supportOf(const Placed& A, const Placed& B, const Vec3& d) {
-  SupportPoint s;
-  s.a = A.support(d);
-  s.b = B.support(-d);
-  s.w = s.a - s.b;
-  return s;
+// s becomes the vertex a; returns its point. Arguments by value: they may alias the entries of s.
+Vec3 setVertex(Simplex& s, const SupportPoint a) {
+  s.p[0] = a;
+  s.lam[0] = 1.0;
+  s.n = 1;
+  return a.w;
 }
 
-// Closest point to the origin of the convex hull of up to 4 points: every subset's affine-hull closest
-// point whose barycentric coordinates are all positive is a candidate, the nearest candidate wins (it
-// lies in the relative interior of the face that holds the closest point). Writes the barycentric
-// weights (0 outside the winning subset) and returns the winning subset as a bit mask.
-int closestOnSimplex(const SupportPoint* s, int n, double* lambda_out, Vec3& closest) {
+// s becomes the edge ab; returns its point at parameter t
+Vec3 setEdge(Simplex& s, const SupportPoint a, const SupportPoint b, double t) {
+  s.p[0] = a;
+  s.p[1] = b;
+  s.lam[0] = 1.0 - t;
+  s.lam[1] = t;
+  s.n = 2;
+  return a.w + t * (b.w - a.w);
+}
+
+// Closest point to the origin of segment ab; s becomes the feature holding it.
+Vec3 closestOnSegment(const SupportPoint& a, const SupportPoint& b, Simplex& s) {
+  const Vec3 ab = b.w - a.w;
+  const double den = ab.squaredNorm();
+  const double t = den > 0.0 ? -a.w.dot(ab) / den : 0.0;
+  if (!(t > 0.0)) return setVertex(s, a);
+  if (t >= 1.0) return setVertex(s, b);
+  return setEdge(s, a, b, t);
+}
+
+// Closest point to the origin of triangle abc by its Voronoi regions (Ericson 5.1.5); s becomes the
+// feature (vertex, edge or face) holding it. A flat (collinear) triangle falls back to its edges.
+Vec3 closestOnTriangle(const SupportPoint& A, const SupportPoint& B, const SupportPoint& C, Simplex& s) {
+  const Vec3 &a = A.w, &b = B.w, &c = C.w;
+  const Vec3 ab = b - a, ac = c - a;
+  const double d1 = -ab.dot(a), d2 = -ac.dot(a);
+  if (d1 <= 0.0 && d2 <= 0.0) return setVertex(s, A);
+  const double d3 = -ab.dot(b), d4 = -ac.dot(b);
+  if (d3 >= 0.0 && d4 <= d3) return setVertex(s, B);
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return setEdge(s, A, B, d1 / (d1 - d3));
+  const double d5 = -ab.dot(c), d6 = -ac.dot(c);
+  if (d6 >= 0.0 && d5 <= d6) return setVertex(s, C);
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return setEdge(s, A, C, d2 / (d2 - d6));
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) return setEdge(s, B, C, (d4 - d3) / ((d4 - d3) + (d5 - d6)));
+  const double den = va + vb + vc;  // |ab x ac|^2
+  if (!(den > 1e-24 * ab.squaredNorm() * ac.squaredNorm())) {
+    // collinear: the nearest of the three edges
+    Simplex e[3];
+    const Vec3 p[3] = {closestOnSegment(A, B, e[0]), closestOnSegment(B, C, e[1]), closestOnSegment(C, A, e[2])};
+    int k = 0;
+    for (int i = 1; i < 3; ++i)
+      if (p[i].squaredNorm() < p[k].squaredNorm()) k = i;
+    s = e[k];
+    return p[k];
+  }
+  // the projection on the plane, and its barycentric coordinates from signed areas (better conditioned
+  // than va, vb, vc for thin triangles)
+  const Vec3 nrm = ab.cross(ac);
+  const double area = nrm.squaredNorm();
+  const Vec3 p = nrm * (nrm.dot(a) / area);
+  const double la = (b - p).cross(c - p).dot(nrm) / area, lb = (c - p).cross(a - p).dot(nrm) / area;
+  s.p[0] = A;
+  s.p[1] = B;
+  s.p[2] = C;
+  s.lam[0] = la;
+  s.lam[1] = lb;
+  s.lam[2] = 1.0 - la - lb;
+  s.n = 3;
+  return p;
+}
+
+// Closest point to the origin of tetrahedron abcd (Ericson 5.1.6): the nearest of the faces whose plane
+// separates the origin from the opposite vertex. Returns false (s unchanged) when the origin is inside.
+// For a flat tetrahedron every face counts, which covers the flat hull.
+bool closestOnTetrahedron(Simplex& s, Vec3& closest) {
+  static const int faces[4][4] = {{0, 1, 2, 3}, {0, 2, 3, 1}, {0, 3, 1, 2}, {1, 3, 2, 0}};
+  bool outside_any = false;
   double best = INFINITY;
-  int best_mask = 0;
-  for (int mask = 1; mask < (1 << n); ++mask) {
-    int idx[4], k = 0;
-    for (int i = 0; i < n; ++i)
-      if (mask & (1 << i)) idx[k++] = i;
-    double lam[4];
-    if (k == 1) {
-      lam[0] = 1.0;
-    } else {
-      // minimise |w0 + sum_j mu_j (w_j - w0)|: (D^T D) mu = -D^T w0
-      Eigen::Matrix<double, 3, 3> D;
-      for (int j = 1; j < k; ++j) D.col(j - 1) = s[idx[j]].w - s[idx[0]].w;
-      const auto Dk = D.leftCols(k - 1);
-      using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 3, 3>;
-      using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 3, 1>;
-      const Small G = Dk.transpose() * Dk;
-      const SmallVec rhs = -Dk.transpose() * s[idx[0]].w;
-      Eigen::LDLT<Small> ldlt(G);
-      if (ldlt.info() != Eigen::Success || ldlt.rcond() < 1e-12) continue;  // a degenerate subset
-      const SmallVec mu = ldlt.solve(rhs);
-      lam[0] = 1.0 - mu.sum();
-      for (int j = 1; j < k; ++j) lam[j] = mu[j - 1];
-    }
-    bool inside = true;
-    for (int j = 0; j < k; ++j) inside = inside && lam[j] > 0.0;
-    if (!inside) continue;
-    Vec3 p = Vec3::Zero();
-    for (int j = 0; j < k; ++j) p += lam[j] * s[idx[j]].w;
-    const double d = p.squaredNorm();
-    if (d < best) {
-      best = d;
-      best_mask = mask;
+  Simplex best_s;
+  for (const auto& f : faces) {
+    const Vec3 &a = s.p[f[0]].w, &b = s.p[f[1]].w, &c = s.p[f[2]].w, &d = s.p[f[3]].w;
+    const Vec3 n = (b - a).cross(c - a);
+    const double side_origin = -n.dot(a), side_d = n.dot(d - a);
+    if (side_origin * side_d > 0.0) continue;  // the origin is on the tetrahedron's side of this face
+    outside_any = true;
+    Simplex t;
+    const Vec3 p = closestOnTriangle(s.p[f[0]], s.p[f[1]], s.p[f[2]], t);
+    if (p.squaredNorm() < best) {
+      best = p.squaredNorm();
+      best_s = t;
       closest = p;
-      for (int i = 0; i < 4; ++i) lambda_out[i] = 0.0;
-      for (int j = 0; j < k; ++j) lambda_out[idx[j]] = lam[j];
     }
   }
-  return best_mask;
+  if (!outside_any) return false;
+  s = best_s;
+  return true;
 }
 
-void witness(const SupportPoint* s, int n, const double* lambda, Vec3& pa, Vec3& pb) {
+// Bounding radius of a core about its frame origin (sets the scale of the tolerances).
+double coreRadius(const CollisionShape& s) {
+  switch (s.type) {
+    case ShapeType::Capsule: return s.half_length;
+    case ShapeType::Box: return s.half_extents.norm();
+    case ShapeType::Cylinder: return std::hypot(s.radius, s.half_length);
+    case ShapeType::ConvexMesh: {
+      double r = 0.0;
+      for (const Vec3& v : s.vertices) r = std::max(r, v.squaredNorm());
+      return std::sqrt(r);
+    }
+    default: return 0.0;
+  }
+}
+
+void witness(const Simplex& s, Vec3& pa, Vec3& pb) {
   pa.setZero();
   pb.setZero();
-  for (int i = 0; i < n; ++i) {
-    pa += lambda[i] * s[i].a;
-    pb += lambda[i] * s[i].b;
+  for (int i = 0; i < s.n; ++i) {
+    pa += s.lam[i] * s.p[i].a;
+    pb += s.lam[i] * s.p[i].b;
   }
 }
 
-// The expanding polytope: a closed triangle mesh around the origin inside A - B.
-struct Polytope {
-  static constexpr int kMaxVertices = 128, kMaxFaces = 256;
-  SupportPoint v[kMaxVertices];
-  int nv = 0;
-  struct Face {
-    int i, j, k;
-    Vec3 n;
-    double d;
-    bool alive;
-  } f[kMaxFaces];
-  int nf = 0;
+// A simplex handed to EPA must span space well: a vertex nearer than kThin times the cores' size to the
+// span of the others is dropped (EPA recovers an origin left just outside), and a new one must stand
+// kFlat times the size away from that span.
+constexpr double kThin = 1e-3, kFlat = 1e-9;
 
-  bool addFace(int i, int j, int k) {
-    if (nf >= kMaxFaces) return false;
-    Vec3 n = (v[j].w - v[i].w).cross(v[k].w - v[i].w);
-    const double len = n.norm();
-    if (!(len > 1e-14)) return false;
-    n /= len;
-    f[nf++] = {i, j, k, n, n.dot(v[i].w), true};
-    return true;
-  }
-};
-
-// The projection of the origin on a face of the polytope, with its witness points.
-void closestOnFace(const Polytope& P, const Polytope::Face& face, CoreDistance& out) {
-  const Vec3 p = face.d * face.n;
-  const Vec3 &a = P.v[face.i].w, &b = P.v[face.j].w, &c = P.v[face.k].w;
-  const Vec3 n = (b - a).cross(c - a);
-  const double area = n.squaredNorm();
-  const double la = (b - p).cross(c - p).dot(n) / area, lb = (c - p).cross(a - p).dot(n) / area;
-  const double lc = 1.0 - la - lb;
-  out.pa = la * P.v[face.i].a + lb * P.v[face.j].a + lc * P.v[face.k].a;
-  out.pb = la * P.v[face.i].b + lb * P.v[face.j].b + lc * P.v[face.k].b;
-  out.depth = std::max(face.d, 0.0);
-  out.normal = -face.n;  // moving A against the face normal of A - B separates the cores
+// Height of the last vertex of s over the span of the others (the length of a segment).
+double lastHeight(const Simplex& s) {
+  const Vec3 e1 = s.p[1].w - s.p[0].w;
+  if (s.n == 2) return e1.norm();
+  const Vec3 e2 = s.p[2].w - s.p[0].w;
+  if (s.n == 3) return e1.cross(e2).norm() / e1.norm();  // NaN for a point: not well shaped
+  const Vec3 n = e1.cross(e2);
+  return std::abs(n.dot(s.p[3].w - s.p[0].w)) / n.norm();
 }
 
-// EPA from a tetrahedron of support points that contains the origin.
-bool epa(const Placed& A, const Placed& B, SupportPoint tet[4], CoreDistance& out) {
-  Polytope P;
-  for (int i = 0; i < 4; ++i) P.v[P.nv++] = tet[i];
-  // orient the faces outwards
-  const int faces[4][3] = {{0, 1, 2}, {0, 3, 1}, {0, 2, 3}, {1, 3, 2}};
-  const Vec3 centroid = 0.25 * (tet[0].w + tet[1].w + tet[2].w + tet[3].w);
-  for (const auto& fc : faces) {
-    int i = fc[0], j = fc[1], k = fc[2];
-    const Vec3 n = (P.v[j].w - P.v[i].w).cross(P.v[k].w - P.v[i].w);
-    if (n.dot(P.v[i].w - centroid) < 0.0) std::swap(j, k);
-    if (!P.addFace(i, j, k)) return false;
+// True when every vertex stands well away from the span of the others.
+bool wellShaped(Simplex s, double size) {
+  for (int k = 0; k < s.n && s.n > 1; ++k) {
+    if (!(lastHeight(s) > kThin * size)) return false;
+    std::rotate(s.p, s.p + 1, s.p + s.n);  // the next vertex last
   }
-  for (int iter = 0; iter < 100; ++iter) {
-    int best = -1;
-    for (int q = 0; q < P.nf; ++q)
-      if (P.f[q].alive && (best < 0 || P.f[q].d < P.f[best].d)) best = q;
-    if (best < 0) return false;
-    const auto face = P.f[best];
-    const SupportPoint s = supportOf(A, B, face.n);
-    const double gain = face.n.dot(s.w) - face.d;
-    bool known = false;
-    for (int q = 0; q < P.nv; ++q) known = known || (P.v[q].w - s.w).squaredNorm() < 1e-24 * (1.0 + s.w.squaredNorm());
-    // converged; or no room, or a support point the polytope already has (curved shapes repeat them):
-    // the closest face is then the best estimate
-    const bool done = gain < 1e-10 * (1.0 + std::abs(face.d)) || known || P.nv >= Polytope::kMaxVertices;
-    if (done || iter == 99) {
-      closestOnFace(P, face, out);
-      return true;
+  return true;
+}
+
+// Replaces a thin simplex by its facet nearest the origin (which lies within the thinness of it).
+void dropVertex(Simplex& s) {
+  Simplex best;
+  double best_d = INFINITY;
+  for (int skip = 0; skip < s.n; ++skip) {
+    Simplex f;
+    for (int i = 0; i < s.n; ++i)
+      if (i != skip) f.p[f.n++] = s.p[i];
+    Vec3 p = f.p[0].w;
+    if (f.n == 2) p = closestOnSegment(f.p[0], f.p[1], f);
+    if (f.n == 3) p = closestOnTriangle(f.p[0], f.p[1], f.p[2], f);
+    if (p.norm() < best_d) {
+      best_d = p.norm();
+      best = f;
     }
-    const int nvtx = P.nv;
-    P.v[P.nv++] = s;
-    // remove the faces the new point sees, keep the horizon edges (those with one removed side)
-    int edges[3 * Polytope::kMaxFaces][2];
-    int ne = 0;
-    for (int q = 0; q < P.nf; ++q) {
-      auto& fq = P.f[q];
-      if (!fq.alive || fq.n.dot(s.w - P.v[fq.i].w) <= 0.0) continue;
-      fq.alive = false;
-      const int e[3][2] = {{fq.i, fq.j}, {fq.j, fq.k}, {fq.k, fq.i}};
-      for (const auto& ed : e) {
-        int found = -1;
-        for (int m = 0; m < ne; ++m)
-          if (edges[m][0] == ed[1] && edges[m][1] == ed[0]) found = m;
-        if (found >= 0) {
-          edges[found][0] = edges[ne - 1][0];
-          edges[found][1] = edges[ne - 1][1];
-          --ne;
-        } else {
-          edges[ne][0] = ed[0];
-          edges[ne][1] = ed[1];
-          ++ne;
-        }
-      }
-    }
-    // a sliver face (the new point on the line of a horizon edge) adds nothing to the boundary: skip it
-    for (int m = 0; m < ne; ++m) P.addFace(edges[m][0], edges[m][1], nvtx);
   }
-  return false;
+  s = best;
 }
 
-// Grows a simplex that contains the origin (on its boundary or inside) into a tetrahedron.
-bool completeTetrahedron(const Placed& A, const Placed& B, SupportPoint* s, int& n) {
+// Grows a simplex that holds the origin (within tolerance) into a well-shaped tetrahedron of A - B, each
+// new vertex the support point farthest from the span of the others; false when A - B is too flat.
+bool initialTetrahedron(const minkowski::Pair& pair, Simplex& s, double size) {
+  while (s.n > 1 && !wellShaped(s, size)) dropVertex(s);
   static const Vec3 axes[6] = {Vec3::UnitX(),  -Vec3::UnitX(), Vec3::UnitY(),
                                -Vec3::UnitY(), Vec3::UnitZ(),  -Vec3::UnitZ()};
-  if (n == 1) {
-    for (const Vec3& d : axes) {
-      const SupportPoint p = supportOf(A, B, d);
-      if ((p.w - s[0].w).squaredNorm() > 1e-20) {
-        s[n++] = p;
-        break;
-      }
+  SupportPoint best{Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+  double best_h = 0.0;
+  auto consider = [&](const Vec3& d, auto height) {
+    const SupportPoint p = pair.support(d);
+    const double h = height(p.w);
+    if (h > best_h) {
+      best_h = h;
+      best = p;
     }
+  };
+  if (s.n == 1) {
+    for (const Vec3& d : axes) consider(d, [&](const Vec3& w) { return (w - s.p[0].w).norm(); });
+    if (!(best_h > kFlat * size)) return false;
+    s.p[s.n++] = best;
   }
-  if (n == 2) {
-    const Vec3 e = (s[1].w - s[0].w).normalized();
-    Vec3 t = e.cross(Vec3::UnitX());
-    if (t.squaredNorm() < 0.1) t = e.cross(Vec3::UnitY());
-    t.normalize();
-    for (int k = 0; k < 6 && n == 2; ++k) {
-      const Vec3 d = Eigen::AngleAxisd(k * M_PI / 3.0, e) * t;
-      const SupportPoint p = supportOf(A, B, d);
-      if ((p.w - s[0].w).cross(e).squaredNorm() > 1e-20) s[n++] = p;
-    }
+  if (s.n == 2) {
+    const Vec3 e = (s.p[1].w - s.p[0].w).normalized();
+    int i = 0;
+    e.cwiseAbs().minCoeff(&i);  // the axis most orthogonal to e
+    const Vec3 t1 = e.cross(axes[2 * i]).normalized(), t2 = e.cross(t1);
+    best_h = 0.0;
+    for (int k = 0; k < 6; ++k)
+      consider(std::cos(k * M_PI / 3.0) * t1 + std::sin(k * M_PI / 3.0) * t2,
+               [&](const Vec3& w) { return (w - s.p[0].w).cross(e).norm(); });
+    if (!(best_h > kFlat * size)) return false;
+    s.p[s.n++] = best;
   }
-  if (n == 3) {
-    const Vec3 nrm = (s[1].w - s[0].w).cross(s[2].w - s[0].w).normalized();
-    const SupportPoint p1 = supportOf(A, B, nrm), p2 = supportOf(A, B, -nrm);
-    const double d1 = std::abs(nrm.dot(p1.w - s[0].w)), d2 = std::abs(nrm.dot(p2.w - s[0].w));
-    const SupportPoint& p = d1 >= d2 ? p1 : p2;
-    if (std::max(d1, d2) > 1e-12) s[n++] = p;
+  if (s.n == 3) {
+    const Vec3 nrm = (s.p[1].w - s.p[0].w).cross(s.p[2].w - s.p[0].w).normalized();
+    best_h = 0.0;
+    for (const double sign : {1.0, -1.0})
+      consider(sign * nrm, [&](const Vec3& w) { return std::abs(nrm.dot(w - s.p[0].w)); });
+    if (!(best_h > kFlat * size)) return false;
+    s.p[s.n++] = best;
   }
-  return n == 4;
+  return std::isfinite(s.p[3].w.sum());
 }
+
+constexpr int kMaxIterations = 128;
 
 }  // namespace
 
 CoreDistance coreDistance(const CollisionShape& a, const SE3& Ma, const CollisionShape& b, const SE3& Mb) {
-  const Placed A{a, Ma}, B{b, Mb};
+  const minkowski::Pair pair{a, Ma, b, Mb};
+  // distances below tol count as contact; the scale is the size of the cores (or of a point core's
+  // partner), never 0 for the pairs that reach GJK
+  const double size = std::max(coreRadius(a) + coreRadius(b), 1e-300);
+  const double tol = 1e-12 * size;
   CoreDistance out;
-  SupportPoint s[4];
-  int n = 0;
+  Simplex s;
   Vec3 v = Ma.p - Mb.p;
-  if (v.squaredNorm() < 1e-20) v = Vec3::UnitX();
-  s[n++] = supportOf(A, B, -v);
-  v = s[0].w;
-  double lambda[4] = {1.0, 0.0, 0.0, 0.0};
-  const double scale = 1.0 + v.norm();
-  for (int iter = 0; iter < 128; ++iter) {
-    const double vv = v.squaredNorm();
-    if (vv < 1e-24 * scale * scale) break;  // the origin is on the simplex: the cores touch or overlap
-    const SupportPoint w = supportOf(A, B, -v);
-    // no point of A - B lies beyond v in the direction of the origin: v is the closest point
-    if (vv - v.dot(w.w) <= 1e-12 * vv || n == 4) break;
+  if (!(v.squaredNorm() > tol * tol)) v = Vec3::UnitX();
+  setVertex(s, pair.support(-v));
+  v = s.p[0].w;
+  double vv = v.squaredNorm();
+  bool inside = false;
+  for (int iter = 0; iter < kMaxIterations; ++iter) {
+    if (vv <= tol * tol) break;  // the origin is on the simplex: the cores touch or overlap
+    const SupportPoint w = pair.support(-v);
+    // |v| bounds the distance from above, v.w / |v| from below: stop when they agree
+    const double vnorm = std::sqrt(vv);
+    if (vv - v.dot(w.w) <= vnorm * (1e-11 * vnorm + tol)) break;
     bool repeated = false;
-    for (int i = 0; i < n; ++i) repeated = repeated || (s[i].w - w.w).squaredNorm() < 1e-24 * scale * scale;
-    if (repeated) break;
-    s[n++] = w;
+    for (int i = 0; i < s.n; ++i) repeated = repeated || (s.p[i].w - w.w).squaredNorm() <= tol * tol;
+    if (repeated) break;  // no new support point: v is as close as the arithmetic allows
+    Simplex next = s;
+    next.p[next.n++] = w;
     Vec3 closest;
-    const int mask = closestOnSimplex(s, n, lambda, closest);
-    if (mask == 0) break;
-    // keep the supporting subset only
-    int k = 0;
-    double lam2[4] = {0.0, 0.0, 0.0, 0.0};
-    for (int i = 0; i < n; ++i)
-      if (mask & (1 << i)) {
-        lam2[k] = lambda[i];
-        s[k++] = s[i];
-      }
-    n = k;
-    for (int i = 0; i < 4; ++i) lambda[i] = lam2[i];
+    if (next.n == 2)
+      closest = closestOnSegment(next.p[0], next.p[1], next);
+    else if (next.n == 3)
+      closest = closestOnTriangle(next.p[0], next.p[1], next.p[2], next);
+    else if (!closestOnTetrahedron(next, closest)) {
+      s = next;
+      inside = true;
+      break;
+    }
+    const double next_vv = closest.squaredNorm();
+    if (!(next_vv < vv)) break;  // no progress: rounding has the last word
+    s = next;
     v = closest;
-    if (n == 4) break;  // the origin is inside the tetrahedron
+    vv = next_vv;
   }
-  const double dist = v.norm();
-  if (dist > 1e-12 * scale && n < 4) {
-    witness(s, n, lambda, out.pa, out.pb);
-    out.distance = dist;
-    out.normal = v / dist;
+  RD_CHECK_ARG(std::isfinite(vv), "the shapes' sizes or poses overflow double precision");
+  if (!inside && vv > tol * tol) {
+    witness(s, out.pa, out.pb);
+    out.distance = std::sqrt(vv);
+    out.normal = v / out.distance;
     return out;
   }
   // the cores touch or overlap
   out.overlap = true;
-  out.distance = 0.0;
-  witness(s, n, lambda, out.pa, out.pb);
+  witness(s, out.pa, out.pb);
   if (!(a.solidCore() || b.solidCore())) return out;
-  SupportPoint tet[4];
-  for (int i = 0; i < n; ++i) tet[i] = s[i];
-  int m = n;
-  if (!completeTetrahedron(A, B, tet, m)) return out;
-  CoreDistance pen;
-  if (epa(A, B, tet, pen)) {
-    out.depth = pen.depth;
-    out.pa = pen.pa;
-    out.pb = pen.pb;
-    out.normal = pen.normal;
-  }
+  // EPA converges to 1e-10 of the size: exact for polyhedra, whose support planes are faces; for curved
+  // cores each step divides the error by about four, so the last digits would cost many vertices
+  if (!initialTetrahedron(pair, s, size) || !minkowski::expandPolytope(pair, s.p, 100.0 * tol, out))
+    RD_THROW(std::runtime_error, "penetration depth: the shapes overlap but their Minkowski difference is too flat "
+                                     << "for EPA (a shape thinner than 1e-9 of its size?)");
   return out;
 }
 

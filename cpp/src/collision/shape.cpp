@@ -10,6 +10,18 @@ namespace {
 void checkPositive(double x, const char* what) {
   RD_CHECK_ARG(std::isfinite(x) && x > 0.0, what << " must be finite and > 0, got " << x);
 }
+
+// a capsule or a cylinder: axis z, length of the straight part
+CollisionShape axial(ShapeType type, double radius, double length, const char* kind) {
+  RD_CHECK_ARG(std::isfinite(radius) && radius > 0.0, kind << " radius must be finite and > 0, got " << radius);
+  RD_CHECK_ARG(std::isfinite(length) && length > 0.0, kind << " length must be finite and > 0, got " << length);
+  CollisionShape s;
+  s.type = type;
+  s.radius = radius;
+  s.half_length = 0.5 * length;
+  return s;
+}
+
 }  // namespace
 
 Vec3 CollisionShape::coreSupport(const Vec3& d) const {
@@ -51,13 +63,7 @@ CollisionShape makeSphere(double radius) {
 }
 
 CollisionShape makeCapsule(double radius, double length) {
-  checkPositive(radius, "capsule radius");
-  checkPositive(length, "capsule length");
-  CollisionShape s;
-  s.type = ShapeType::Capsule;
-  s.radius = radius;
-  s.half_length = 0.5 * length;
-  return s;
+  return axial(ShapeType::Capsule, radius, length, "capsule");
 }
 
 CollisionShape makeBox(const Vec3& size) {
@@ -69,13 +75,7 @@ CollisionShape makeBox(const Vec3& size) {
 }
 
 CollisionShape makeCylinder(double radius, double length) {
-  checkPositive(radius, "cylinder radius");
-  checkPositive(length, "cylinder length");
-  CollisionShape s;
-  s.type = ShapeType::Cylinder;
-  s.radius = radius;
-  s.half_length = 0.5 * length;
-  return s;
+  return axial(ShapeType::Cylinder, radius, length, "cylinder");
 }
 
 CollisionShape makePlane(const Vec3& normal, double offset) {

@@ -115,7 +115,7 @@ void shapeDistance(int type_a, const double* params_a, const double* vertices_a,
                    int type_b, const double* params_b, const double* vertices_b, int nvert_b, const double* pose_b,
                    double* out);
 
-// ---- contacts (api_contacts.cpp)
+// ---- collision model and contact queries (api_collision_model.cpp)
 /// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance).
 CollisionShape readShape(int type, const double* params, const double* vertices, int nvert);
 /// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.

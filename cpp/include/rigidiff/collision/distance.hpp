@@ -17,8 +17,11 @@ struct DistanceResult {
   Vec3 normal = Vec3::UnitZ();
 };
 
-/// Exact for sphere, capsule and plane pairs (closed forms) and any shape against a plane; GJK / EPA for
-/// the pairs with a box, a cylinder or a convex mesh. Two planes have no distance (invalid_argument).
+/// Exact for sphere, capsule and plane pairs (closed forms) and any shape against a plane (its deepest
+/// support point); GJK / EPA (gjk.hpp) for the pairs with a box, a cylinder or a convex mesh, whose
+/// rounded partners (spheres, capsules) enter as their core point or segment grown by the radius.
+/// When two cores cross (concentric spheres, crossing capsule axes) the normal is any direction that
+/// realises the depth. Two planes have no distance (invalid_argument).
 DistanceResult signedDistance(const CollisionShape& a, const SE3& Ma, const CollisionShape& b, const SE3& Mb);
 
 }  // namespace rigidiff

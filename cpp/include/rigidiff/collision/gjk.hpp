@@ -19,7 +19,13 @@ struct CoreDistance {
 
 /// GJK distance between the cores of a (placed by Ma) and b (by Mb); EPA when they overlap, which
 /// needs a solid core on one side (box, cylinder or mesh); with two point or segment cores the
-/// overlap is reported with depth 0 (callers handle those pairs analytically).
+/// overlap is reported with depth 0 (callers handle those pairs analytically). Separated distances are
+/// exact to about 1e-11 relative. EPA stops when the support plane confirms the nearest face to 1e-10 of
+/// the cores' size: exact for polyhedra and usually for cylinders; when its 128 vertices run out first
+/// (coaxial cylinders: a circle of equally deep directions) a descent on the support function refines
+/// the normal, to about 1e-8 of the size. The depth is always the exact depth along the normal returned.
+/// Throws invalid_argument when the poses overflow, runtime_error when the overlapping cores are too
+/// flat for EPA (thinner than 1e-9 of their size). No heap allocation.
 CoreDistance coreDistance(const CollisionShape& a, const SE3& Ma, const CollisionShape& b, const SE3& Mb);
 
 }  // namespace rigidiff

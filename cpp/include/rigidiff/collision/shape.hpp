@@ -9,7 +9,7 @@
 
 namespace rigidiff {
 
-/// Shape type codes (shared with rigidiff/shapes.py).
+/// Shape type codes (shared with rigidiff/collision.py).
 enum class ShapeType : int {
   Sphere = 1,      // radius
   Capsule = 2,     // radius, half_length (axis z, straight part)
@@ -44,7 +44,8 @@ CollisionShape makeCapsule(double radius, double length);
 CollisionShape makeBox(const Vec3& size);
 CollisionShape makeCylinder(double radius, double length);
 CollisionShape makePlane(const Vec3& normal, double offset);
-/// vertices: n x 3, row-major; at least 4 points not in one plane.
+/// vertices: n x 3, row-major; at least 4 points not in one plane. The shape is their convex hull
+/// (checking that a triangle mesh is convex is the caller's job).
 CollisionShape makeConvexMesh(const double* vertices, int n);
 
 }  // namespace rigidiff

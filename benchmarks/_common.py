@@ -57,12 +57,31 @@ def paired_times(ours, peer, repeat: int, n_ours: int = 400, n_peer: int = 400) 
     return 1e6 * float(np.percentile(a, 25)), 1e6 * float(np.percentile(b, 25))
 
 
-def stripped_urdf(urdf_path: Path, dynamics: bool = False) -> str:
+def interleaved_medians(fns: dict, repeat: int, warmup: int = 1) -> dict:
+    """Median seconds of each zero-argument function of `fns` (name: (fn, setup or None)), over `repeat`
+    rounds that call every function once in turn, so that all see the same load on a shared machine.
+    `setup` runs untimed before each call; `warmup` rounds are discarded."""
+    samples = {name: [] for name in fns}
+    for r in range(warmup + repeat):
+        for name, (fn, setup) in fns.items():
+            if setup is not None:
+                setup()
+            t0 = time.perf_counter()
+            fn()
+            dt = time.perf_counter() - t0
+            if r >= warmup:
+                samples[name].append(dt)
+    return {name: float(np.median(s)) for name, s in samples.items()}
+
+
+def stripped_urdf(urdf_path: Path, dynamics: bool = False, collision: bool = False) -> str:
     """The URDF's text without <visual>, <collision> and <mimic> (and without <dynamics> damping and
-    friction when `dynamics` is True), so that every library loads the same rigid bodies."""
-    text = urdf_path.read_text()
+    friction when `dynamics` is True; keeping <collision> when `collision` is True), so that every library
+    loads the same rigid bodies."""
+    text = Path(urdf_path).read_text()
     text = re.sub(r"<visual.*?</visual>", "", text, flags=re.S)
-    text = re.sub(r"<collision.*?</collision>", "", text, flags=re.S)
+    if not collision:
+        text = re.sub(r"<collision.*?</collision>", "", text, flags=re.S)
     text = re.sub(r"<mimic[^>]*/>", "", text)
     if dynamics:
         text = re.sub(r"<dynamics[^>]*/>", "", text)

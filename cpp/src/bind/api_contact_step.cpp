@@ -125,7 +125,7 @@ void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, do
     b[r] = cd.b[r];
     lo[r] = cd.lo[r];
     hi[r] = cd.hi[r];
-    x[r] = cd.lcp.x.size() == m ? cd.lcp.x[r] : 0.0;
+    x[r] = cd.x.size() == m ? cd.x[r] : 0.0;
     findex[r] = cd.findex[r];
   }
 }
@@ -145,18 +145,18 @@ void readLastImpulses(const ContactStepData& cd, double* normal, double* frictio
     classes[k] = 0;
     for (int i = 0; i < 3; ++i) friction[3 * k + i] = 0.0;
   }
-  const bool solved = cd.rowCount() > 0 && cd.lcp.x.size() == cd.rowCount();
+  const bool solved = cd.rowCount() > 0 && cd.x.size() == cd.rowCount();
   int first_tangent = 0;
   for (int r = 0; solved && r < cd.rowCount(); ++r) {
     const ConstraintRow& row = cd.rows[r];
     if (row.kind == RowKind::ContactNormal) {
-      normal[row.index] = cd.lcp.x[r];
-      classes[row.index] = static_cast<int>(cd.lcp.classes[r]);
+      normal[row.index] = cd.x[r];
+      classes[row.index] = static_cast<int>(cd.classes[r]);
       first_tangent = r + 1;
     } else if (row.kind == RowKind::ContactFriction) {
       const int dirs = static_cast<int>(cd.tangents.size()) / std::max(1, nc);
       const Vec3& t = cd.tangents[dirs * row.index + (r - first_tangent)];
-      for (int i = 0; i < 3; ++i) friction[3 * row.index + i] += cd.lcp.x[r] * t[i];
+      for (int i = 0; i < 3; ++i) friction[3 * row.index + i] += cd.x[r] * t[i];
     }
   }
   status[0] = static_cast<int>(cd.result.solver);

@@ -58,6 +58,106 @@ void pushRow(ContactStepData& cd, RowKind kind, int index, long key) {
   cd.warmKeys.push_back(key);
 }
 
+
+// root joint of every joint's tree; then the islands: union of the trees each row touches
+void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactStepData& cd, int m, int ncontact_rows) {
+  cd.treeOf.assign(model.njoints, 0);
+  for (int j = 1; j < model.njoints; ++j) cd.treeOf[j] = model.parents[j] == 0 ? j : cd.treeOf[model.parents[j]];
+  cd.islandOf.resize(model.njoints);
+  for (int j = 0; j < model.njoints; ++j) cd.islandOf[j] = j;
+  auto find = [&](int t) {
+    while (cd.islandOf[t] != t) t = cd.islandOf[t] = cd.islandOf[cd.islandOf[t]];
+    return t;
+  };
+  auto rowTrees = [&](int r, int& ta, int& tb) {
+    const ConstraintRow& row = cd.rows[r];
+    if (r < ncontact_rows) {
+      const Contact& c = cd.cdata.contacts.contacts[row.index];
+      ta = cd.treeOf[cmodel.geometries[c.geom_a].joint];
+      tb = cd.treeOf[cmodel.geometries[c.geom_b].joint];
+    } else {
+      ta = tb = cd.treeOf[model.dofJoint[row.index]];
+    }
+    if (ta == 0) ta = tb;  // one side welded to the world
+    if (tb == 0) tb = ta;
+  };
+  for (int r = 0; r < m; ++r) {
+    int ta, tb;
+    rowTrees(r, ta, tb);
+    const int ra = find(ta), rb = find(tb);
+    if (ra != rb) cd.islandOf[std::max(ra, rb)] = std::min(ra, rb);
+  }
+  cd.rowIsland.resize(m);
+  for (int r = 0; r < m; ++r) {
+    int ta, tb;
+    rowTrees(r, ta, tb);
+    cd.rowIsland[r] = find(ta);
+  }
+  cd.islandRows.resize(m);
+  for (int r = 0; r < m; ++r) cd.islandRows[r] = r;
+  std::stable_sort(cd.islandRows.begin(), cd.islandRows.end(),
+                   [&](int a, int b) { return cd.rowIsland[a] < cd.rowIsland[b]; });
+}
+
+// one island: rows islandRows[begin:end]; fills MinvJt's columns, A's block, x and classes of its rows
+void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& options, const MatX& Minv,
+                 const std::vector<long>& prevKeys, std::size_t begin, std::size_t end, int slot) {
+  const int mi = static_cast<int>(end - begin);
+  const int* rows = cd.islandRows.data() + begin;
+  const int island = cd.rowIsland[rows[0]];
+  // M~^-1 J^T on the dofs of each tree of the island
+  for (int t = 1; t < model.njoints; ++t) {
+    if (model.parents[t] != 0) continue;  // tree roots only
+    int root = t;
+    while (cd.islandOf[root] != root) root = cd.islandOf[root];
+    if (root != island) continue;
+    const int s0 = model.joints[t].idx_v, n = model.subtreeNv[t];
+    for (int k = 0; k < mi; ++k)
+      cd.MinvJt.col(rows[k]).segment(s0, n).noalias() =
+          Minv.block(s0, s0, n, n) * cd.J.row(rows[k]).segment(s0, n).transpose();
+  }
+  cd.Ai.resize(mi, mi);
+  for (int i = 0; i < mi; ++i)
+    for (int k = 0; k <= i; ++k) cd.Ai(i, k) = cd.Ai(k, i) = cd.J.row(rows[i]).dot(cd.MinvJt.col(rows[k]));
+  cd.bi.resize(mi);
+  cd.loi.resize(mi);
+  cd.hii.resize(mi);
+  cd.findexi.assign(mi, -1);
+  for (int k = 0; k < mi; ++k) {
+    const int r = rows[k];
+    cd.bi[k] = cd.b[r];
+    cd.loi[k] = cd.lo[r];
+    cd.hii[k] = cd.hi[r];
+    if (cd.findex[r] >= 0) cd.findexi[k] = static_cast<int>(std::find(rows, rows + mi, cd.findex[r]) - rows);
+  }
+  // warm start: the previous step's classes, when every row of the island existed then
+  const contact::LcpClass* guess = nullptr;
+  if (cd.warmStart && !cd.warmClasses.empty()) {
+    cd.guess.assign(mi, contact::LcpClass::Separating);
+    int found = 0;
+    for (int k = 0; k < mi; ++k) {
+      const auto it = std::find(prevKeys.begin(), prevKeys.end(), cd.warmKeys[rows[k]]);
+      if (it == prevKeys.end() || it - prevKeys.begin() >= static_cast<long>(cd.warmClasses.size())) continue;
+      cd.guess[k] = cd.warmClasses[it - prevKeys.begin()];
+      ++found;
+    }
+    if (found == mi) guess = cd.guess.data();
+  }
+  if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
+  contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+  const contact::BoxedLcp lcp(mi, cd.Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
+  const contact::BoxedLcpResult res = contact::solveBoxedLcp(lcp, ws, options.lcp, guess);
+  // the step reports the latest stage any island needed
+  cd.result.success = cd.result.success && res.success;
+  cd.result.frictionDropped = cd.result.frictionDropped || res.frictionDropped;
+  if (static_cast<int>(res.solver) > static_cast<int>(cd.result.solver) || !res.success) cd.result.solver = res.solver;
+  for (int i = 0; i < mi; ++i) {
+    cd.x[rows[i]] = ws.x[i];
+    cd.classes[rows[i]] = ws.classes[i];
+    for (int k = 0; k < mi; ++k) cd.A(rows[i], rows[k]) = cd.Ai(i, k);
+  }
+}
+
 }  // namespace
 
 void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
@@ -191,32 +291,29 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     cd.hi[r] = INFINITY;
   }
 
-  // impulse response and the Delassus matrix of M~ = M + dt D + dt^2 K
+  // impulse response M~^-1 J^T of M~ = M + dt D + dt^2 K: M~^-1 couples only dofs of one kinematic
+  // tree, and a row touches the trees of its two bodies, so each block is a product of small blocks
   const MatX& Minv = computeMinverseFromFactorization(model, data);
-  cd.MinvJt.noalias() = Minv * cd.J.transpose();
-  cd.A.noalias() = cd.J * cd.MinvJt;
   cd.b.noalias() = cd.J * cd.vfree;
   for (int r = 0; r < m; ++r) cd.b[r] -= target[r];
-
-  // warm start: the previous step's classes, when every row existed then
-  const contact::LcpClass* guess = nullptr;
-  if (cd.warmStart && !cd.warmClasses.empty()) {
-    cd.guess.assign(m, contact::LcpClass::Separating);
-    int found = 0;
-    for (int r = 0; r < m; ++r) {
-      const auto it = std::find(prevKeys.begin(), prevKeys.end(), cd.warmKeys[r]);
-      if (it == prevKeys.end()) continue;
-      cd.guess[r] = cd.warmClasses[it - prevKeys.begin()];
-      ++found;
-    }
-    if (found == m) guess = cd.guess.data();
+  treesAndIslands(model, cmodel, cd, m, ncontact_rows);
+  cd.MinvJt.setZero(nv, m);
+  cd.A.setZero(m, m);
+  cd.x.setZero(m);
+  cd.classes.assign(m, contact::LcpClass::Separating);
+  cd.result = contact::BoxedLcpResult();
+  cd.result.success = true;
+  int slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    std::size_t end = begin;
+    while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
+    solveIsland(model, cd, options, Minv, prevKeys, begin, end, slot);
+    begin = end;
   }
-  const contact::BoxedLcp lcp(m, cd.A.data(), cd.b.data(), cd.lo.data(), cd.hi.data(), cd.findex.data());
-  cd.result = contact::solveBoxedLcp(lcp, cd.lcp, options.lcp, guess);
-  cd.warmClasses = cd.lcp.classes;
+  cd.warmClasses = cd.classes;
 
   Eigen::Map<VecX> vn(v_out, nv);
-  vn = cd.vfree + cd.MinvJt * cd.lcp.x;
+  vn = cd.vfree + cd.MinvJt * cd.x;
   finishStep(model, data, q, dt, q_out, v_out);
 }
 

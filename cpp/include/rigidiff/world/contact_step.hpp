@@ -1,5 +1,6 @@
 // Time stepping with contact, joint limits and joint Coulomb friction: the step of step.hpp whose
-// velocity update is corrected by constraint impulses from one boxed LCP (contact/boxed_lcp.hpp).
+// velocity update is corrected by constraint impulses from a boxed LCP (contact/boxed_lcp.hpp) per
+// island (the rows that share moving kinematic trees).
 #pragma once
 
 #include <vector>
@@ -51,8 +52,18 @@ struct ContactStepData {
   std::vector<int> findex;           ///< (m) normal row of each friction row, or -1
   VecX vfree;                        ///< (nv) velocity of the step without constraints
   VecX rowbuf;                       ///< (nv) scratch row
-  contact::BoxedLcpWorkspace lcp;
-  contact::BoxedLcpResult result;    ///< outcome of the last solve
+  VecX x;                            ///< (m) impulses of the last step
+  std::vector<contact::LcpClass> classes;  ///< (m) their classes
+  contact::BoxedLcpResult result;    ///< outcome of the last step's solves (the latest stage any island needed)
+  // islands: rows grouped by connected kinematic trees, one LCP each
+  std::vector<int> treeOf;           ///< (njoints) root joint of each joint's tree (0 for the world)
+  std::vector<int> islandOf;         ///< (njoints) union-find parent over tree roots (scratch)
+  std::vector<int> rowIsland;        ///< (m) island of each row
+  std::vector<int> islandRows;       ///< rows sorted by island
+  std::vector<contact::BoxedLcpWorkspace> lcps;  ///< one workspace per island slot, reused
+  MatX Ai;                           ///< scratch: an island's Delassus matrix
+  VecX bi, loi, hii;                 ///< scratch: an island's LCP vectors
+  std::vector<int> findexi;          ///< scratch
   std::vector<long> warmKeys;        ///< rows of the previous step (geometry pair, feature, row)
   std::vector<contact::LcpClass> warmClasses;
   std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess

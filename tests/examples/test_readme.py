@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 
@@ -16,6 +18,9 @@ def test_readme_python_blocks_run():
     world = namespace["world"]
     assert world.nv == 2 and namespace["jac"].A.shape == (4, 4)
     assert namespace["quad"].nv == 18
+    feet = namespace["contacts"]  # the quadruped of the contact block stands on its four feet
+    assert len(feet) == 4 and set(feet.body_b) == {"ground"}
+    assert feet.normal_impulses.sum() == pytest.approx(namespace["scene"].total_mass * 9.81e-3, rel=1e-6)
 
 
 def test_readme_test_command_is_what_ci_runs():

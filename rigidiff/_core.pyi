@@ -81,6 +81,9 @@ class WorldCore:
 
 def _shape_distance(type_a: int, params_a: ArrayLike, verts_a: ArrayLike, pose_a: ArrayLike, type_b: int,
                     params_b: ArrayLike, verts_b: ArrayLike, pose_b: ArrayLike) -> _F: ...
+def _feature_derivatives(kind_a: int, p_a: ArrayLike, d_a: ArrayLike, margin_a: float, pose_a: ArrayLike,
+                         kind_b: int, p_b: ArrayLike, d_b: ArrayLike, margin_b: float, pose_b: ArrayLike,
+                         fallback: ArrayLike) -> tuple[_F, _F, float, _F, _F, _F]: ...
 class CollisionCore:
     def add_geometry(self, world: WorldCore, type_code: int, params: ArrayLike, vertices: ArrayLike, frame: int,
                      skeleton: int, placement: ArrayLike, friction: float, restitution: float, group: int, mask: int,

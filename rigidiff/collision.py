@@ -53,8 +53,8 @@ def shape_data(shape: Shape) -> tuple[int, np.ndarray, np.ndarray]:
     if isinstance(shape, Mesh):
         if not shape.is_convex:
             raise ValueError("distance queries on a mesh that is not convex are not supported: a non-convex mesh "
-                             "is never treated as its convex hull silently; pass rd.Mesh(mesh.to_trimesh().convex_hull) "
-                             "if the hull is what you mean")
+                             "is never treated as its convex hull silently; pass "
+                             "rd.Mesh(mesh.to_trimesh().convex_hull) if the hull is what you mean")
         return 6, np.zeros(4), np.ascontiguousarray(shape.vertices, dtype=float)
     raise ValueError(f"expected a rigidiff shape (Box, Sphere, Capsule, Cylinder, Plane, Mesh), got "
                      f"{type(shape).__name__}")

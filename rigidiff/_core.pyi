@@ -101,6 +101,10 @@ class ContactWorldCore(WorldCore):
     def _core_last_lcp(self) -> tuple[_F, _F, _F, _F, _F, _I] | None: ...
     def _core_constraint_rows(self, q: ArrayLike, v: ArrayLike, tau: ArrayLike, f_ext: Any = None) -> int: ...
 
+def _feature_derivatives(kind_a: int, p_a: ArrayLike, d_a: ArrayLike, margin_a: float, pose_a: ArrayLike,
+                         kind_b: int, p_b: ArrayLike, d_b: ArrayLike, margin_b: float, pose_b: ArrayLike,
+                         fallback: ArrayLike) -> tuple[_F, _F, float, _F, _F, _F]: ...
+
 # contact solver core (rigidiff/_contact.pxi; documented in rigidiff.lcp)
 def _solve_boxed_lcp(A: ArrayLike, b: ArrayLike, lo: ArrayLike, hi: ArrayLike, findex: ArrayLike | None = None,
                      warm: ArrayLike | None = None, tolerance: float = 1e-6, jacobian: bool = False,

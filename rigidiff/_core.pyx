@@ -25,6 +25,7 @@ cdef extern from *:
 include "_arrays.pxi"
 include "_world_core.pxi"
 include "_collision.pxi"
+include "_feature_derivatives.pxi"
 include "_contact_world.pxi"
 include "_contact.pxi"
 

@@ -102,6 +102,12 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                        const double* pose_a, int type_b, const double* params_b, const double* vertices_b,
                        int nvert_b, const double* pose_b, double* out) except +
 
+    # feature-contact derivatives, for tests (api_feature_derivatives.cpp)
+    void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, const double* pose_a,
+                            int kind_b, const double* p_b, const double* d_b, double margin_b, const double* pose_b,
+                            const double* fallback, double* value, double* dpoint, double* dnormal,
+                            double* ddistance) except +
+
     int addGeometry(CollisionModel&, const Model&, int type, const double* params, const double* vertices, int nvert,
                     int frame, int skeleton, const double* placement, double friction, double restitution,
                     unsigned group, unsigned mask, const string& name, bool planes_only) except +

@@ -25,12 +25,7 @@
 #include "rigidiff/world/step_parameter_derivatives.hpp"
 #include "rigidiff/world/step_vjp.hpp"
 
-extern "C" void* __libc_malloc(size_t);
-static long g_mallocs = 0;
-extern "C" void* malloc(size_t n) {
-  ++g_mallocs;
-  return __libc_malloc(n);
-}
+#include "malloc_counter.hpp"
 
 #include "every_joint_model.hpp"
 

@@ -16,3 +16,13 @@ def test_algorithms_do_not_allocate(tmp_path):
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 of" in run.stdout
+
+
+def test_feature_derivatives_do_not_allocate(tmp_path):
+    require()
+    sources = [*core_sources("collision/feature.cpp", "collision/feature_derivatives.cpp"),
+               ROOT / "tests" / "cpp" / "feature_derivatives_no_heap.cpp"]
+    exe = build(sources, tmp_path / "feature_derivatives_no_heap", flags=("-O0", "-DNDEBUG"))
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 of" in run.stdout

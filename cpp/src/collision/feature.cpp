@@ -44,7 +44,7 @@ void centresAndNormal(const Feature& a, const SE3& Ma, const Feature& b, const S
     const Vec3 ua = Ma.R * a.d, ub = Mb.R * b.d;
     const Vec3 w = pa - pb;
     const double k = ua.dot(ub), den = 1.0 - k * k;
-    if (den > 1e-12) {
+    if (den > kParallelLinesTolerance) {
       // closest points of the two lines
       const double s = (k * ub.dot(w) - ua.dot(w)) / den;
       const double t = (ub.dot(w) - k * ua.dot(w)) / den;
@@ -71,7 +71,7 @@ void centresAndNormal(const Feature& a, const SE3& Ma, const Feature& b, const S
   }
   const Vec3 w = ca - cb;
   const double len = w.norm();
-  n = len > 1e-12 * (1.0 + ca.norm()) ? Vec3(w / len) : fallback;
+  n = len > kCoincidentCentresTolerance * (1.0 + ca.norm()) ? Vec3(w / len) : fallback;
 }
 
 }  // namespace

@@ -37,6 +37,12 @@ enum class ContactType : int {
 /// those patches are reported as several point-face contacts).
 ContactType contactType(FeatureKind a, FeatureKind b);
 
+/// Two lines count as parallel when 1 - (ua . ub)^2 is at most this (evaluateFeatures and its derivatives
+/// take the same branches).
+constexpr double kParallelLinesTolerance = 1e-12;
+/// Two centres coincide, and the fallback normal stands in, when |ca - cb| <= this * (1 + |ca|).
+constexpr double kCoincidentCentresTolerance = 1e-12;
+
 /// Witness points, normal and signed distance of a feature pair under placements Ma, Mb.
 struct FeatureGeometry {
   Vec3 point_a = Vec3::Zero();  ///< witness point on A (world), margins included

@@ -1,0 +1,71 @@
+// Binding of the feature-contact derivatives (declared in rigidiff/bind/api.hpp), for tests.
+#include <cmath>
+#include <string>
+
+#include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/checks.hpp"
+#include "rigidiff/collision/feature_derivatives.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+namespace {
+
+// the derivatives assume unit directions: a looser vector would bias them by its norm error
+constexpr double kUnitTolerance = 1e-9;
+
+Vec3 readUnit(const double* x, const std::string& what) {
+  checkFinite(x, 3, what.c_str());
+  const Vec3 u(x[0], x[1], x[2]);
+  RD_CHECK_ARG(std::abs(u.norm() - 1.0) <= kUnitTolerance,
+               what << " must be a unit vector (within " << kUnitTolerance << "), its norm is " << u.norm());
+  return u;
+}
+
+Feature readFeature(int kind, const double* p, const double* d, double margin, const std::string& side) {
+  RD_CHECK_ARG(kind >= 0 && kind <= 2,
+               "kind_" << side << " must be 0 (point), 1 (segment) or 2 (face), got " << kind);
+  RD_CHECK_ARG(std::isfinite(margin) && margin >= 0.0, "margin_" << side << " must be finite and >= 0, got " << margin);
+  Feature f;
+  f.kind = static_cast<FeatureKind>(kind);
+  checkFinite(p, 3, ("p_" + side).c_str());
+  if (f.kind == FeatureKind::Point)
+    checkFinite(d, 3, ("d_" + side).c_str());  // unused, but garbage in is still refused
+  else
+    f.d = readUnit(d, "d_" + side);
+  f.p = Vec3(p[0], p[1], p[2]);
+  f.margin = margin;
+  return f;
+}
+
+}  // namespace
+
+void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, const double* pose_a,
+                        int kind_b, const double* p_b, const double* d_b, double margin_b, const double* pose_b,
+                        const double* fallback, double* value, double* dpoint, double* dnormal, double* ddistance) {
+  const Feature a = readFeature(kind_a, p_a, d_a, margin_a, "a");
+  const Feature b = readFeature(kind_b, p_b, d_b, margin_b, "b");
+  contactType(a.kind, b.kind);  // refuses face-face and face-segment before any work
+  const SE3 Ma = readPlacement(pose_a), Mb = readPlacement(pose_b);
+  const Vec3 n0 = readUnit(fallback, "fallback normal");
+  FeatureGeometry g;
+  FeatureGeometryDerivatives dg;
+  evaluateFeatureDerivatives(a, Ma, b, Mb, n0, g, dg);
+  using Block = Eigen::Map<Eigen::Matrix<double, 3, 12, Eigen::RowMajor>>;
+  Eigen::Map<Vec3> point_out(value), normal_out(value + 3);
+  point_out = 0.5 * (g.point_a + g.point_b);
+  normal_out = g.normal;
+  value[6] = g.distance;
+  Block dpoint_out(dpoint), dnormal_out(dnormal);
+  Eigen::Map<Eigen::Matrix<double, 1, 12>> ddistance_out(ddistance);
+  dpoint_out = dg.dpoint;
+  dnormal_out = dg.dnormal;
+  ddistance_out = dg.ddistance;
+  checkResult(value, 7, "feature_derivatives");
+  checkResult(dpoint, 36, "feature_derivatives");
+  checkResult(dnormal, 36, "feature_derivatives");
+  checkResult(ddistance, 12, "feature_derivatives");
+}
+
+}  // namespace bind
+}  // namespace rigidiff

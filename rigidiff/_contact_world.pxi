@@ -22,8 +22,9 @@ cdef class ContactWorldCore(WorldCore):
                                mask, name.encode(), planes_only)
 
     def _core_set_max_penetration(self, double depth):
-        self._max_penetration = depth
-        self._depth_warned = False
+        if depth != self._max_penetration:  # a new threshold may warn again
+            self._max_penetration = depth
+            self._depth_warned = False
 
     def _core_set_self_collision(self, int skeleton, bint enabled):
         api.setSelfCollision(deref(self._cmodel), skeleton, enabled)

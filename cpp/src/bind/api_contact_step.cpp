@@ -1,13 +1,10 @@
 // Bindings of the constrained step (declared in rigidiff/bind/api.hpp).
 #include <algorithm>
 #include <cmath>
-#include <exception>
-#include <memory>
-#include <thread>
-#include <vector>
 
 #include "rigidiff/bind/api.hpp"
 #include "rigidiff/bind/checks.hpp"
+#include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -88,31 +85,14 @@ void constrainedStepBatch(const Model& m, const CollisionModel& cm, const Contac
     checkState(m, Q + s * nq, V + s * nv, "Q", "V");
     checkFinite(TAU + s * nv, nv, "TAU");
   }
-  threads = std::max(1, std::min(threads, N));
-  std::vector<std::exception_ptr> errors(threads);
-  auto work = [&](int w) {
-    try {
-      Data data(m);
-      ContactStepData cd(cm);
-      cd.warmStart = false;
-      const int begin = static_cast<int>(static_cast<long>(N) * w / threads);
-      const int end = static_cast<int>(static_cast<long>(N) * (w + 1) / threads);
-      for (int s = begin; s < end; ++s)
-        contactStep(m, data, cm, cd, o, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq,
-                    Vout + s * nv);
-    } catch (...) {
-      errors[w] = std::current_exception();
-    }
-  };
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int w = 0; w < threads; ++w) pool.emplace_back(work, w);
-    for (auto& th : pool) th.join();
-  }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  parallelChunks(N, threads, [&](int begin, int end) {
+    Data data(m);
+    ContactStepData cd(cm);
+    cd.warmStart = false;
+    for (int s = begin; s < end; ++s)
+      contactStep(m, data, cm, cd, o, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq,
+                  Vout + s * nv);
+  });
 }
 
 int lastRowCount(const ContactStepData& cd) { return cd.rowCount(); }

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "axes.hpp"
+
 namespace rigidiff {
 namespace manifold {
 
@@ -12,7 +14,7 @@ void orderAround(std::vector<Vec3>& pts, const Vec3& n) {
   Vec3 c = Vec3::Zero();
   for (const Vec3& p : pts) c += p;
   c /= static_cast<double>(pts.size());
-  const Vec3 e1 = (std::abs(n.x()) < 0.9 ? n.cross(Vec3::UnitX()) : n.cross(Vec3::UnitY())).normalized();
+  const Vec3 e1 = axes::anyOrthogonal(n);
   const Vec3 e2 = n.cross(e1);
   std::vector<std::pair<double, Vec3>> keyed;
   keyed.reserve(pts.size());

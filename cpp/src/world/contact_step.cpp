@@ -101,7 +101,7 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
 
 // one island: rows islandRows[begin:end]; fills MinvJt's columns, A's block, x and classes of its rows
 void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& options, const MatX& Minv,
-                 const std::vector<long>& prevKeys, std::size_t begin, std::size_t end, int slot) {
+                 std::size_t begin, std::size_t end, int slot) {
   const int mi = static_cast<int>(end - begin);
   const int* rows = cd.islandRows.data() + begin;
   const int island = cd.rowIsland[rows[0]];
@@ -136,9 +136,9 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
     cd.guess.assign(mi, contact::LcpClass::Separating);
     int found = 0;
     for (int k = 0; k < mi; ++k) {
-      const auto it = std::find(prevKeys.begin(), prevKeys.end(), cd.warmKeys[rows[k]]);
-      if (it == prevKeys.end() || it - prevKeys.begin() >= static_cast<long>(cd.warmClasses.size())) continue;
-      cd.guess[k] = cd.warmClasses[it - prevKeys.begin()];
+      const auto it = std::find(cd.prevKeys.begin(), cd.prevKeys.end(), cd.warmKeys[rows[k]]);
+      if (it == cd.prevKeys.end() || it - cd.prevKeys.begin() >= static_cast<long>(cd.warmClasses.size())) continue;
+      cd.guess[k] = cd.warmClasses[it - cd.prevKeys.begin()];
       ++found;
     }
     if (found == mi) guess = cd.guess.data();
@@ -178,13 +178,12 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   Eigen::Map<const VecX> vq(v, nv);
 
   // rows: per contact a normal and its friction directions, then limits and joint friction
-  const std::vector<long> prevKeys = cd.warmKeys;
+  cd.prevKeys.swap(cd.warmKeys);  // no copy: the buffers trade places each step
   cd.rows.clear();
   cd.warmKeys.clear();
   cd.tangents.clear();
   cd.friction.clear();
   cd.restitution.clear();
-  std::vector<double> target;  // velocity target of each row (w = J v' - target)
   const auto& contacts = cd.cdata.contacts.contacts;
   int ordinal = 0;
   for (int k = 0; k < static_cast<int>(contacts.size()); ++k) {
@@ -235,7 +234,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   cd.lo.resize(m);
   cd.hi.resize(m);
   cd.findex.assign(m, -1);
-  target.assign(m, 0.0);
+  cd.target.assign(m, 0.0);
   const int nt = options.frictionDirections;
   int normal_row = -1;
   for (int r = 0; r < ncontact_rows; ++r) {
@@ -261,7 +260,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
       if (options.erp > 0.0 && -gap > options.penetrationAllowance)
         tv = std::max(tv, std::min(options.erp * (-gap - options.penetrationAllowance) / dt,
                                    options.maxCorrectionVelocity));
-      target[r] = tv;
+      cd.target[r] = tv;
     } else {
       // with 4 directions the rows' bounds sum to an octagon whose apothem is mu f_n (exact along the
       // directions, at most 8 % over in between); with 2 they make the square of half-side mu f_n
@@ -286,7 +285,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const double gap = lower ? q[iq] - model.lowerLimit[iq] : model.upperLimit[iq] - q[iq];
     double tv = gap > 0.0 ? -gap / dt : 0.0;
     if (options.erp > 0.0 && gap < 0.0) tv = std::min(options.erp * (-gap) / dt, options.maxCorrectionVelocity);
-    target[r] = tv;
+    cd.target[r] = tv;
     cd.lo[r] = 0.0;
     cd.hi[r] = INFINITY;
   }
@@ -295,7 +294,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   // tree, and a row touches the trees of its two bodies, so each block is a product of small blocks
   const MatX& Minv = computeMinverseFromFactorization(model, data);
   cd.b.noalias() = cd.J * cd.vfree;
-  for (int r = 0; r < m; ++r) cd.b[r] -= target[r];
+  cd.b -= Eigen::Map<const VecX>(cd.target.data(), m);
   treesAndIslands(model, cmodel, cd, m, ncontact_rows);
   cd.MinvJt.setZero(nv, m);
   cd.A.setZero(m, m);
@@ -307,7 +306,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
     std::size_t end = begin;
     while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
-    solveIsland(model, cd, options, Minv, prevKeys, begin, end, slot);
+    solveIsland(model, cd, options, Minv, begin, end, slot);
     begin = end;
   }
   cd.warmClasses = cd.classes;

@@ -2,15 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
-#include <memory>
-#include <thread>
-#include <vector>
 
 #include "rigidiff/algorithm/aba.hpp"
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
 
@@ -66,28 +63,11 @@ void rollout(const Model& model, Data& data, const double* q0, const double* v0,
 void stepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
                double* Qout, double* Vout) {
   const int nq = model.nq, nv = model.nv;
-  threads = std::max(1, std::min(threads, N));
-  std::vector<std::exception_ptr> errors(threads);
-  auto work = [&](int w) {
-    try {
-      Data data(model);
-      const int begin = static_cast<int>(static_cast<long>(N) * w / threads);
-      const int end = static_cast<int>(static_cast<long>(N) * (w + 1) / threads);
-      for (int s = begin; s < end; ++s)
-        step(model, data, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
-    } catch (...) {
-      errors[w] = std::current_exception();
-    }
-  };
-  if (threads == 1) {
-    work(0);
-  } else {
-    std::vector<std::thread> pool;
-    for (int w = 0; w < threads; ++w) pool.emplace_back(work, w);
-    for (auto& th : pool) th.join();
-  }
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  parallelChunks(N, threads, [&](int begin, int end) {
+    Data data(model);
+    for (int s = begin; s < end; ++s)
+      step(model, data, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
+  });
 }
 
 }  // namespace rigidiff

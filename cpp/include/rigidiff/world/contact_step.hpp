@@ -64,7 +64,9 @@ struct ContactStepData {
   MatX Ai;                           ///< scratch: an island's Delassus matrix
   VecX bi, loi, hii;                 ///< scratch: an island's LCP vectors
   std::vector<int> findexi;          ///< scratch
-  std::vector<long> warmKeys;        ///< rows of the previous step (geometry pair, feature, row)
+  std::vector<long> warmKeys;        ///< rows of this step (geometry pair, contact ordinal, row)
+  std::vector<long> prevKeys;        ///< rows of the previous step, whose classes are warmClasses
+  std::vector<double> target;        ///< (m) velocity target of each row: w = J v' - target
   std::vector<contact::LcpClass> warmClasses;
   std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess
   bool warmStart = true;             ///< use the previous step's classes as a guess

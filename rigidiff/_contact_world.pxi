@@ -21,6 +21,9 @@ cdef class ContactWorldCore(WorldCore):
                                <int>cnp.PyArray_DIM(V, 0), frame, skeleton, _ptr(M), friction, restitution, group,
                                mask, name.encode(), planes_only)
 
+    def _core_set_geometry_coefficients(self, int g, double friction, double restitution):
+        api.setGeometryCoefficients(deref(self._cmodel), g, friction, restitution)
+
     def _core_set_max_penetration(self, double depth):
         if depth != self._max_penetration:  # a new threshold may warn again
             self._max_penetration = depth
@@ -35,10 +38,10 @@ cdef class ContactWorldCore(WorldCore):
     def _core_set_contact_options(self, int friction_directions, int friction_combine, int restitution_combine,
                                   double restitution_threshold, double erp, double penetration_allowance,
                                   double max_correction_velocity, bint joint_limits, bint joint_friction,
-                                  double tolerance):
+                                  double tolerance, bint bounce_correction):
         api.setContactOptions(deref(self._copts), friction_directions, friction_combine, restitution_combine,
                               restitution_threshold, erp, penetration_allowance, max_correction_velocity,
-                              joint_limits, joint_friction, tolerance)
+                              joint_limits, joint_friction, tolerance, bounce_correction)
         if self._ready:
             self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
 
@@ -82,6 +85,17 @@ cdef class ContactWorldCore(WorldCore):
             api.readLastContacts(deref(self._cstep), _ptr(pts), _ptr(nrm), _ptr(dist), &ga[0], &gb[0], &types[0])
         api.readLastImpulses(deref(self._cstep), _ptr(fn), _ptr(ft), &classes[0], &status[0])
         return out + (fn, ft, classes[:n], status)
+
+    def _core_last_rows(self):
+        """Rows of the last constrained step: kinds, contact or dof indices and LCP classes (m,) each."""
+        self._ensure()
+        cdef int m = api.lastRowCount(deref(self._cstep)) if self._cstep else 0
+        cdef cnp.ndarray[int, ndim=1] kinds = np.zeros(max(m, 1), dtype=np.intc)
+        cdef cnp.ndarray[int, ndim=1] index = np.zeros(max(m, 1), dtype=np.intc)
+        cdef cnp.ndarray[int, ndim=1] classes = np.zeros(max(m, 1), dtype=np.intc)
+        if m > 0:
+            api.readLastRows(deref(self._cstep), &kinds[0], &index[0], &classes[0])
+        return kinds[:m], index[:m], classes[:m]
 
     def _core_last_lcp(self):
         """The boxed LCP of the last step: A (m, m), b, lo, hi, x (m,) and findex (m,), or None."""

@@ -236,8 +236,13 @@ cdef class WorldCore:
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx,
-                          _ptr(qn), _ptr(vn), _ptr(jac))
+        if self._constrained:
+            api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
+                                         deref(self._cstep), deref(self._copts), _ptr(Q), _ptr(V), _ptr(T),
+                                         self._dt_c, fx, 0, _ptr(qn), _ptr(vn), _ptr(jac), NULL)
+        else:
+            api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx,
+                              _ptr(qn), _ptr(vn), _ptr(jac))
         return qn, vn, jac
 
     # ---- kinematics
@@ -459,8 +464,12 @@ cdef class WorldCore:
         return out
 
     def _core_param_count(self, int groups):
+        """Parameter columns of the groups: the model's (bits 1..16), then per geometry its friction (32)
+        and restitution (64)."""
         self._ensure()
-        return api.stepParameterCount(deref(self._model), groups)
+        if self._cmodel:
+            return api.constrainedParameterCount(deref(self._model), deref(self._cmodel), groups)
+        return api.stepParameterCount(deref(self._model), groups & 31)
 
     def _core_step_param_jacobians(self, q, v, tau, int groups, f_ext=None):
         """(q_next, v_next, jac as in _core_step_jacobians, pjac (2, nv, np)) for the parameter groups."""
@@ -470,13 +479,21 @@ cdef class WorldCore:
         cdef cnp.ndarray T = _vec(tau, self._nv, "tau")
         cdef list keep = []
         cdef double* fx = self._fext_ptr(f_ext, keep)
-        cdef int npar = api.stepParameterCount(deref(self._model), groups)
+        cdef int npar = self._core_param_count(groups)
+        cdef int nmodel = api.stepParameterCount(deref(self._model), groups & 31)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        cdef cnp.ndarray pjac = _empty3(2, self._nv, npar)
-        api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c,
-                                   fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+        cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
+        if self._constrained:
+            api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
+                                         deref(self._cstep), deref(self._copts), _ptr(Q), _ptr(V), _ptr(T),
+                                         self._dt_c, fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+        else:
+            api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T),
+                                       self._dt_c, fx, groups & 31, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+            if npar > nmodel:  # contact coefficients act only through constraints
+                pjac = np.concatenate([pjac, np.zeros((2, self._nv, npar - nmodel))], axis=2)
         return qn, vn, jac, pjac
 
     def _core_step_vjp(self, q, v, tau, gq, gv, int groups, f_ext=None):
@@ -489,14 +506,19 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray GQ = _vec(gq, self._nv, "dL_dq_next")
         cdef cnp.ndarray GV = _vec(gv, self._nv, "dL_dv_next")
-        cdef int npar = api.stepParameterCount(deref(self._model), groups)
+        cdef int npar = self._core_param_count(groups)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
         cdef cnp.ndarray gt = _empty1(self._nv)
-        cdef cnp.ndarray gp = _empty1(npar)
-        api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ),
-                    _ptr(GV), groups, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
+        cdef cnp.ndarray gp = np.zeros(npar)
+        if self._constrained:
+            api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
+                                   deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ), _ptr(GV),
+                                   groups, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
+        else:
+            api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ),
+                        _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         return qn, vn, gs, gt, gp
 
     def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups):
@@ -508,10 +530,10 @@ cdef class WorldCore:
         cdef cnp.ndarray V = _mat(Vs, n + 1, self._nv, "V")
         cdef cnp.ndarray G1 = _mat(GQ, n + 1, self._nv, "dL_dQ")
         cdef cnp.ndarray G2 = _mat(GV, n + 1, self._nv, "dL_dV")
-        cdef int npar = api.stepParameterCount(deref(self._model), groups)
+        cdef int npar = self._core_param_count(groups)
         cdef cnp.ndarray gtaus = _empty2(n, self._nv)
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
-        cdef cnp.ndarray gp = _empty1(npar)
+        cdef cnp.ndarray gp = np.zeros(npar)
         cdef double* pQ = _ptr(Q)
         cdef double* pV = _ptr(V)
         cdef double* pT = _ptr(T)
@@ -521,8 +543,13 @@ cdef class WorldCore:
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
         cdef double dt = self._dt_c
-        with nogil:
-            api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups, pgt, pgs, pgp)
+        if self._constrained:
+            with nogil:
+                api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), deref(self._copts), pQ, pV,
+                                               pT, n, dt, p1, p2, groups, pgt, pgs, pgp)
+        else:
+            with nogil:
+                api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
         return gtaus, gs, gp
 
     def _core_body_velocity_derivatives(self, q, v, int f, bint local):

@@ -65,6 +65,7 @@ class ContactSet:
 #: combination rules of two shapes' coefficients (codes of the core)
 COMBINE = {"geometric_mean": 0, "min": 1, "max": 2, "mean": 3}
 LCP_CLASSES = ("separating", "clamping", "upper_bound", "lower_bound")
+ROW_KINDS = ("normal", "friction", "lower_limit", "upper_limit", "joint_friction")
 LCP_SOLVERS = ("none", "warm_start", "pivoting", "projected_gauss_seidel", "frictionless_pgs")
 
 
@@ -84,6 +85,7 @@ class ContactOptions:
     tolerance: float = 1e-6
     margin: float = 0.0
     max_penetration: float = 0.03
+    bounce_correction: bool = True
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,11 @@ class StepContacts(ContactSet):
         classes: per contact, the class of its normal row: "clamping" (pushing), "separating", ...
         solver: the solver stage that produced the impulses ("warm_start", "pivoting", ...).
         friction_dropped: True if friction was dropped to find a solution.
+        row_kinds: the kind of every constraint row of the step, in row order: "normal", "friction"
+            (contact rows), "lower_limit", "upper_limit" (joint limits) or "joint_friction".
+        row_index: (m,) the contact of each contact row, the velocity index of each joint row.
+        row_classes: the LCP class of every row ("separating", "clamping", "upper_bound",
+            "lower_bound"): the contact mode the step's Jacobians hold fixed.
     """
 
     normal_impulses: np.ndarray = None
@@ -103,6 +110,9 @@ class StepContacts(ContactSet):
     classes: list = None
     solver: str = "none"
     friction_dropped: bool = False
+    row_kinds: list = None
+    row_index: np.ndarray = None
+    row_classes: list = None
 
 
 class ContactMethods:
@@ -121,15 +131,18 @@ class ContactMethods:
             restitution_threshold: approach speed (m/s) below which contacts do not bounce (0.1).
             erp: fraction of a penetration removed per step (0: off, the default); penetration_allowance
                 (m) is left uncorrected and max_correction_velocity (m/s) caps the correction.
-            joint_limits: joint position limits act as unilateral constraints (False: off by default until
-                gradients through constraints are available, so that step_jacobians works near limits).
+            joint_limits: joint position limits act as unilateral constraints (False by default: a
+                loaded robot then steps like Pinocchio's and MuJoCo's unconstrained dynamics).
             joint_friction: joint Coulomb friction (the joints' ``friction``) acts as a boxed constraint
-                (False, for the same reason).
+                (False by default).
             tolerance: LCP validity tolerance (relative, 1e-6).
             margin: contacts are detected while their distance is below this (m, 0); a positive margin
                 lets a step see a gap that closes within it (the contact allows the gap to close, no more).
             max_penetration: a step whose deepest contact is deeper than this (m, 0.03) warns once
                 (RuntimeWarning). Deep contacts are always solved, never dropped.
+            bounce_correction: position Jacobians of a bouncing step follow the bounce's time of impact
+                (True, the default; docs/contact.md), so that lowering a ball that bounces raises it
+                after the bounce; False gives the exact derivatives of the discrete step.
         """
         unknown = set(changes) - set(ContactOptions.__dataclass_fields__)
         if unknown:
@@ -151,13 +164,13 @@ class ContactMethods:
         self._core_set_contact_options(int(o.friction_directions), COMBINE[o.friction_combine],
                                        COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
                                        o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),
-                                       bool(o.joint_friction), o.tolerance)
+                                       bool(o.joint_friction), o.tolerance, bool(o.bounce_correction))
         self._core_set_contact_margin(o.margin)
         self._core_set_max_penetration(o.max_penetration)
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""
-        geometries, hull_only = [], []
+        geometries, hull_only, shapes, owners = [], [], [], []
         skeleton_index = {id(sk): i for i, sk in enumerate(self._skeletons)}
         solid_skeletons = set()  # skeletons with a shape that is neither a plane nor a hull-only mesh
         for frame, (sk, body) in enumerate(self._frames):
@@ -176,6 +189,8 @@ class ContactMethods:
                                         pose_data(inst.origin, "origin"), inst.friction, inst.restitution, inst.group,
                                         inst.mask, inst.name, planes_only)
                 geometries.append((frame, inst.name))
+                shapes.append(inst)
+                owners.append(sk.name)
         for sk, body, inst in hull_only:  # warn where the mesh could have touched a solid
             if sk.self_collision or solid_skeletons - {id(sk)}:
                 warnings.warn(f"shape {inst.name!r} of body {sk.name}/{body.name} is a mesh that is not convex: it "
@@ -186,8 +201,26 @@ class ContactMethods:
         for sk in self._skeletons:
             self._core_set_self_collision(skeleton_index[id(sk)], sk.self_collision)
         self._geometries = geometries
+        self._geometry_shapes = shapes
+        self._geometry_skeletons = owners
         self._core_finalize_contacts()
         self._apply_contact_options(self._contact_options)
+
+    def _geometry_parameter_names(self) -> list:
+        """Per geometry, the name its parameters carry: the shape's, prefixed by its skeleton's where two
+        skeletons have shapes of that name."""
+        names = [name for _, name in self._geometries]
+        counts = {n: names.count(n) for n in names}
+        return [n if counts[n] == 1 else f"{sk}/{n}" for n, sk in zip(names, self._geometry_skeletons)]
+
+    def _replace_shape_instance(self, g: int, inst) -> None:
+        """Puts a shape instance with new contact coefficients in place of geometry g's (in its body and
+        in the collision model)."""
+        body = self._frames[self._geometries[g][0]][1]
+        old = self._geometry_shapes[g]
+        body.shapes[next(i for i, s in enumerate(body.shapes) if s is old)] = inst
+        self._geometry_shapes[g] = inst
+        self._core_set_geometry_coefficients(g, inst.friction, inst.restitution)
 
     def _contact_set(self, arrays, cls=ContactSet, **extra):
         pts, nrm, dist, ga, gb, types = arrays
@@ -214,19 +247,9 @@ class ContactMethods:
         self._ensure_compiled()
         res = self._core_last_contacts()
         fn, ft, classes, status = res[6:]
+        kinds, index, row_classes = self._core_last_rows()
         return self._contact_set(res[:6], StepContacts, normal_impulses=fn, friction_impulses=ft,
                                  classes=[LCP_CLASSES[c] for c in classes], solver=LCP_SOLVERS[status[0]],
-                                 friction_dropped=bool(status[1]))
-
-    def _require_unconstrained(self, q, v, tau, f_ext, what: str) -> None:
-        """Gradients through contacts, limits and joint friction come with the contact derivatives: refuse
-        states where the step solves constraints instead of returning the gradient of a different step."""
-        if not self._core_is_constrained():
-            return
-        rows = self._core_constraint_rows(q, v, tau, f_ext)
-        if rows:
-            raise NotImplementedError(
-                f"{what}: the step from this state solves {rows} constraint row(s) (contacts, joint limits or joint "
-                "friction), and gradients through constraints are not available yet; states without active "
-                "constraints are supported (contact_options(joint_limits=False, joint_friction=False) turns the "
-                "joint constraints off)")
+                                 friction_dropped=bool(status[1]), row_kinds=[ROW_KINDS[k] for k in kinds],
+                                 row_index=np.asarray(index, dtype=int),
+                                 row_classes=[LCP_CLASSES[c] for c in row_classes])

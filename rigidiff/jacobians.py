@@ -18,7 +18,8 @@ class StepJacobians:
     through integrate, changes measured by difference), so quaternion joints have nv rows and columns.
     ``A`` = [[dq_dq, dq_dv], [dv_dq, dv_dv]] (2nv, 2nv) and ``B`` = [[dq_dtau], [dv_dtau]] (2nv, nv).
     With parameters (``wrt=``): ``dq_dp``, ``dv_dp`` (nv, n_params), columns named by ``parameter_names``,
-    and their stack ``P`` (2nv, n_params).
+    and their stack ``P`` (2nv, n_params). ``contacts``: the step's StepContacts in a world with
+    constraints (None otherwise); its ``row_classes`` are the contact mode the Jacobians hold fixed.
     """
 
     q_next: np.ndarray
@@ -32,6 +33,7 @@ class StepJacobians:
     parameter_names: tuple = ()
     dq_dp: np.ndarray | None = None
     dv_dp: np.ndarray | None = None
+    contacts: object = None
 
     @property
     def A(self) -> np.ndarray:

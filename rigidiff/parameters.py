@@ -10,7 +10,11 @@ A world's parameters (``world.parameters()``), one scalar per name, in this orde
 * per moving joint (``world.joint_names`` order): ``<joint>/damping``, then all ``<joint>/stiffness``,
   then all ``<joint>/armature`` -- one name per dof, with a suffix ``_0``, ``_1``, ... on joints of
   several dofs (``ball/damping_2``);
-* ``gravity_x``, ``gravity_y``, ``gravity_z``.
+* ``gravity_x``, ``gravity_y``, ``gravity_z``;
+* per colliding shape (the collision model's order: bodies in ``world.body_names`` order, shapes in
+  the order they were added): ``<shape>/friction``, then all ``<shape>/restitution``, with the
+  shape's name (``"<body>/shape<i>"`` unless named; prefixed by ``"<skeleton>/"`` when two skeletons
+  have shapes of the same name). They act through contacts only.
 
 The core differentiates with respect to the standard inertial parameters of each joint's merged
 body (mass, first moment m c and rotational inertia about the joint origin, in the joint frame),
@@ -30,7 +34,8 @@ INERTIAL_FIELDS = ("mass", "com_x", "com_y", "com_z", "inertia_xx", "inertia_xy"
                    "inertia_yz", "inertia_zz")
 JOINT_FIELDS = ("damping", "stiffness", "armature")
 # parameter groups: keyword -> the core's group bit (cpp/include/rigidiff/world/step_parameter_derivatives.hpp)
-GROUPS = {"inertia": 1, "armature": 2, "damping": 4, "stiffness": 8, "gravity": 16}
+GROUPS = {"inertia": 1, "armature": 2, "damping": 4, "stiffness": 8, "gravity": 16, "friction": 32, "restitution": 64}
+CONTACT_FIELDS = ("friction", "restitution")
 _SYM = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
 
@@ -127,21 +132,28 @@ class ParameterLayout:
     """Where each named parameter lives: built by World._compile, refreshed after set_parameters."""
 
     names: tuple
-    kinds: list  # per name: ("body", body_slot, field) | ("joint", dof, field) | ("gravity", axis)
+    # per name: ("body", slot, field) | ("joint", dof, field) | ("gravity", axis) | ("contact", geometry, field)
+    kinds: list
     body_joint: list  # per parameter body: core joint index (>= 1)
     body_pose: list  # per parameter body: Transform of the body in its core joint's frame
     njoints: int  # core joints, world included
     nv: int
+    ngeometries: int = 0
     version: int = 0
+
+
+def group_of(kind) -> str:
+    """The group keyword of a parameter kind (a ParameterLayout.kinds entry)."""
+    return "inertia" if kind[0] == "body" else "gravity" if kind[0] == "gravity" else kind[2]
 
 
 def core_offsets(layout: ParameterLayout, groups: int) -> dict:
     """{group keyword: column offset} for the core vector of `groups` (inertia, armature, damping,
-    stiffness, gravity in that order)."""
+    stiffness, gravity, friction, restitution in that order)."""
     sizes = {"inertia": 10 * (layout.njoints - 1), "armature": layout.nv, "damping": layout.nv,
-             "stiffness": layout.nv, "gravity": 3}
+             "stiffness": layout.nv, "gravity": 3, "friction": layout.ngeometries, "restitution": layout.ngeometries}
     out, col = {}, 0
-    for key in ("inertia", "armature", "damping", "stiffness", "gravity"):
+    for key in ("inertia", "armature", "damping", "stiffness", "gravity", "friction", "restitution"):
         if groups & GROUPS[key]:
             out[key] = col
             col += sizes[key]
@@ -156,8 +168,7 @@ def selection_map(layout: ParameterLayout, selected: list[int], body_jacobians: 
     groups = 0
     for i in selected:
         kind = layout.kinds[i]
-        groups |= GROUPS["inertia"] if kind[0] == "body" else GROUPS["gravity"] if kind[0] == "gravity" else \
-            GROUPS[kind[2]]
+        groups |= GROUPS[group_of(kind)]
     off = core_offsets(layout, groups)
     rows, cols, vals = [], [], []
     for c, i in enumerate(selected):
@@ -170,7 +181,7 @@ def selection_map(layout: ParameterLayout, selected: list[int], body_jacobians: 
                 rows.append(base + r)
                 cols.append(c)
                 vals.append(column[r])
-        elif kind[0] == "joint":
+        elif kind[0] in ("joint", "contact"):
             rows.append(off[kind[2]] + kind[1])
             cols.append(c)
             vals.append(1.0)

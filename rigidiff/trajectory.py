@@ -14,7 +14,8 @@ class Trajectory:
         q: (T+1, nq) configurations, q[0] = q0. v: (T+1, nv) velocities. tau: (T, nv) torques.
         dt: the time step it was made with.
 
-    Memory is O(T (nq + nv)): the reverse pass recomputes each step's internals instead of storing them.
+    Memory is O(T (nq + nv)): the reverse pass recomputes each step's internals instead of storing them
+    (in reverse order; a step with constraints is re-solved and must reproduce the recorded state).
     """
 
     def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray, constrained_steps=()):
@@ -41,15 +42,11 @@ class Trajectory:
             coordinates: take dL_dQ and return the q0 gradient in q's coordinates.
         Returns:
             Gradients: q (gradient with respect to q0), v (v0), tau (T, nv), parameters.
+        Steps that solved contact, joint-limit or joint-friction constraints (``constrained_steps``) are
+        differentiated with their contact mode held fixed, as World.step_jacobians.
         Raises RuntimeError if the world changed since the rollout was recorded (its steps no longer
-        reproduce the recorded states) or dt was changed; NotImplementedError if some step solved
-        constraints (gradients through contacts and limits are not available yet).
+        reproduce the recorded states) or dt was changed.
         """
-        if self.constrained_steps:
-            raise NotImplementedError(
-                f"{len(self.constrained_steps)} step(s) of this rollout solved contact, joint-limit or joint-friction "
-                f"constraints (the first: step {self.constrained_steps[0]}); gradients through constraints are not "
-                "available yet")
         if self._world.dt != self.dt:
             raise RuntimeError(f"the world's dt changed from {self.dt} to {self._world.dt} since the rollout was "
                                "recorded; record it again")

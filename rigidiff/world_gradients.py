@@ -9,6 +9,7 @@ coordinates of q (quaternions normalised: the gradient of f(normalise(q))).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from rigidiff._validate import as_array
 from rigidiff.inertia import Inertia
 from rigidiff.jacobians import Gradients, StepJacobians
 from rigidiff.parameters import (
+    CONTACT_FIELDS,
     GROUPS,
     INERTIAL_FIELDS,
     JOINT_FIELDS,
@@ -23,6 +25,7 @@ from rigidiff.parameters import (
     Parameters,
     _from6,
     _sym6,
+    group_of,
     inertial_parameter_jacobian,
     selection_map,
     standard_parameters,
@@ -75,7 +78,13 @@ class GradientMethods:
         for axis, c in enumerate("xyz"):
             names.append(f"gravity_{c}")
             kinds.append(("gravity", axis))
-        layout = ParameterLayout(tuple(names), kinds, body_joint, body_pose, self._core_njoints, self.nv)
+        shape_names = self._geometry_parameter_names()
+        for field in CONTACT_FIELDS:
+            for g, name in enumerate(shape_names):
+                names.append(f"{name}/{field}")
+                kinds.append(("contact", g, field))
+        layout = ParameterLayout(tuple(names), kinds, body_joint, body_pose, self._core_njoints, self.nv,
+                                 len(shape_names))
         self._param_layout = layout
         self._param_bodies = bodies
         self._param_transforms = [theta_transform_matrix(T.rotation, T.translation) for T in body_pose]
@@ -107,8 +116,7 @@ class GradientMethods:
                 chosen.update(range(len(layout.names)))
             elif item in GROUPS:
                 for i, kind in enumerate(layout.kinds):
-                    group = "inertia" if kind[0] == "body" else kind[0] if kind[0] == "gravity" else kind[2]
-                    if group == item:
+                    if group_of(kind) == item:
                         chosen.add(i)
             elif item in layout.names:
                 chosen.add(layout.names.index(item))
@@ -170,10 +178,13 @@ class GradientMethods:
                 dof = kind[1]
                 values.append(float(getattr(self._dof_joint(dof)[0], kind[2])[self._dof_joint(dof)[1]]))
                 lower.append(0.0)
+            elif kind[0] == "contact":
+                values.append(float(getattr(self._geometry_shapes[kind[1]], kind[2])))
+                lower.append(0.0)
             else:
                 values.append(g[kind[1]])
                 lower.append(-np.inf)
-            upper.append(np.inf)
+            upper.append(1.0 if kind[0] == "contact" and kind[2] == "restitution" else np.inf)
         arrs = [np.array(x, dtype=float) for x in (values, lower, upper)]
         for a in arrs:
             a.flags.writeable = False
@@ -208,7 +219,7 @@ class GradientMethods:
         else:
             arr = as_array(values, (len(layout.names),), "parameter values")
             updates = dict(enumerate(arr.tolist()))
-        new_inertia, joint_values, gravity = {}, {}, None
+        new_inertia, joint_values, contact_values, gravity = {}, {}, {}, None
         for i, val in updates.items():
             try:
                 val = float(val)
@@ -233,6 +244,11 @@ class GradientMethods:
                 if val < 0:
                     raise ValueError(f"parameter {layout.names[i]!r} must be >= 0, got {val}")
                 joint_values[(kind[1], kind[2])] = val
+            elif kind[0] == "contact":
+                top = 1.0 if kind[2] == "restitution" else np.inf
+                if not 0.0 <= val <= top:
+                    raise ValueError(f"parameter {layout.names[i]!r} must be in [0, {top}], got {val}")
+                contact_values[(kind[1], kind[2])] = val
             else:
                 if gravity is None:
                     gravity = self.gravity
@@ -272,6 +288,10 @@ class GradientMethods:
             self._core_set_joint_inertia(core_j, own)
             for part in welded:
                 self._core_append_inertia(core_j, part)
+        for g in sorted({g for g, _ in contact_values}):
+            old = self._geometry_shapes[g]
+            changes = {field: val for (h, field), val in contact_values.items() if h == g}
+            self._replace_shape_instance(g, replace(old, **changes))
         if gravity is not None:
             self.gravity = gravity
         if built:
@@ -354,15 +374,19 @@ class GradientMethods:
         Returns:
             a StepJacobians with q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (each
             (nv, nv), q in the tangent space), the stacked A (2nv, 2nv) and B (2nv, nv), and for wrt:
-            parameter_names, dq_dp and dv_dp (nv, n_params) and their stack P (2nv, n_params).
-        Raises NotImplementedError when the step solves contact, joint-limit or joint-friction
-        constraints (gradients through them are not available yet).
+            parameter_names, dq_dp and dv_dp (nv, n_params) and their stack P (2nv, n_params). In a world
+            with contacts, joint limits or joint friction, ``contacts`` holds the step's contacts and
+            the classes of its constraint rows (as ``last_contacts()``).
+
+        Through constraints the Jacobians are those of the step with the class of every constraint row
+        held fixed (clamping, at a friction bound, separating: ``contacts.row_classes``), including the
+        motion of the contact points, normals and friction directions (docs/contact.md).
         """
-        self._require_unconstrained(q, v, tau, f_ext, "step_jacobians")
+        self._ensure_compiled()
         if wrt is None:
             qn, vn, jac = self._core_step_jacobians(q, v, tau, f_ext)
             t = jac.transpose(0, 2, 1)  # the core writes column-major blocks
-            return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5])
+            return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], contacts=self._step_contacts())
         idx, groups, M = self._selection(wrt)
         qn, vn, jac, pjac = self._core_step_param_jacobians(q, v, tau, groups, f_ext)
         nv = self.nv
@@ -370,14 +394,19 @@ class GradientMethods:
         names = tuple(self._param_layout.names[i] for i in idx)
         t = jac.transpose(0, 2, 1)
         return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], parameter_names=names,
-                             dq_dp=np.ascontiguousarray(P[:nv]), dv_dp=np.ascontiguousarray(P[nv:]))
+                             dq_dp=np.ascontiguousarray(P[:nv]), dv_dp=np.ascontiguousarray(P[nv:]),
+                             contacts=self._step_contacts())
+
+    def _step_contacts(self):
+        return self.last_contacts() if self._core_is_constrained() else None
 
     # ------------------------------------------------------------------ reverse mode
     def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False,
                  f_ext=None) -> Gradients:
         """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and parameters,
-        from the cotangents of q_next and v_next, in O(n) and without forming any Jacobian. Equals
-        J^T g for the Jacobians of step_jacobians.
+        from the cotangents of q_next and v_next. Equals J^T g for the Jacobians of step_jacobians. In
+        O(n) without forming any Jacobian when the step solves no constraint; through contacts, limits
+        and joint friction it multiplies the step's Jacobians (the clamped rows couple every dof).
 
         Args:
             dL_dq_next: (nv,) cotangent of q_next in the tangent space, or (nq,) coordinate gradient
@@ -389,7 +418,6 @@ class GradientMethods:
             Gradients with q, v, tau, parameters (ordered as parameter_names) and q_next, v_next.
         """
         self._ensure_compiled()
-        self._require_unconstrained(q, v, tau, f_ext, "step_vjp")
         idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
         if coordinates:
             qn, _ = self.step(q, v, tau, f_ext)

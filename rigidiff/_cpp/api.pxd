@@ -108,6 +108,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                             const double* fallback, double* value, double* dpoint, double* dnormal,
                             double* ddistance) except +
 
+    void setGeometryCoefficients(CollisionModel&, int g, double friction, double restitution) except +
     int addGeometry(CollisionModel&, const Model&, int type, const double* params, const double* vertices, int nvert,
                     int frame, int skeleton, const double* placement, double friction, double restitution,
                     unsigned group, unsigned mask, const string& name, bool planes_only) except +
@@ -120,7 +121,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void setContactOptions(ContactOptions&, int friction_directions, int friction_combine, int restitution_combine,
                            double restitution_threshold, double erp, double penetration_allowance,
                            double max_correction_velocity, bool joint_limits, bool joint_friction,
-                           double lcp_tolerance) except +
+                           double lcp_tolerance, bool bounce_correction) except +
     bool needsConstraints(const Model&, const CollisionModel&, const ContactOptions&) except +
     void constrainedStep(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
                          const double* q, const double* v, const double* tau, double dt, const double* fext,
@@ -131,6 +132,18 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void constrainedStepBatch(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
                               const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                               double* Vout) except +
+    int constrainedParameterCount(const Model&, const CollisionModel&, int groups) except +
+    void constrainedStepJacobians(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
+                                  const double* q, const double* v, const double* tau, double dt, const double* fext,
+                                  int groups, double* q_out, double* v_out, double* jac, double* pjac) except +
+    void constrainedStepVJP(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
+                            const double* q, const double* v, const double* tau, double dt, const double* fext,
+                            const double* gq, const double* gv, int groups, double* q_out, double* v_out,
+                            double* g_state, double* g_tau, double* g_params) except +
+    void constrainedRolloutBackward(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
+                                    const double* V, const double* taus, int T, double dt, const double* GQ,
+                                    const double* GV, int groups, double* g_taus, double* g_state,
+                                    double* g_params) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +
     void readLastLcp(const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,
@@ -138,6 +151,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int lastContactCount(const ContactStepData&) except +
     void readLastImpulses(const ContactStepData&, double* normal, double* friction, int* classes,
                           int* status) except +
+    void readLastRows(const ContactStepData&, int* kinds, int* index, int* classes) except +
     void readLastContacts(const ContactStepData&, double* points, double* normals, double* distances, int* geom_a,
                           int* geom_b, int* types) except +
 

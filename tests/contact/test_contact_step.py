@@ -173,22 +173,6 @@ def test_rollout_and_batch_match_the_step_loop():
     np.testing.assert_allclose(Vn, V[1:], atol=1e-10)
 
 
-def test_gradients_refuse_constrained_states_and_work_apart():
-    world = free_shape_world(rd.Sphere(0.1))
-    q = world.neutral_configuration()
-    q[2] = 0.0999
-    with pytest.raises(NotImplementedError, match="constraint"):
-        world.step_jacobians(q, np.zeros(6), np.zeros(6))
-    with pytest.raises(NotImplementedError, match="constraint"):
-        world.step_vjp(q, np.zeros(6), np.zeros(6), np.ones(6), np.ones(6))
-    traj = world.rollout(q, np.zeros(6), np.zeros((3, 6)), record=True)
-    with pytest.raises(NotImplementedError, match="constraint"):
-        traj.backward(dL_dV=np.ones((4, 6)))
-    q[2] = 0.5  # in the air: the free step, and its exact Jacobians
-    jac = world.step_jacobians(q, np.zeros(6), np.zeros(6))
-    assert np.abs(jac.dv_dtau).max() > 0
-
-
 def test_friction_combination_rules():
     world = free_shape_world(rd.Box((0.2, 0.2, 0.2)), friction=0.5)
     world.skeletons[0].bodies[0].shapes.clear()

@@ -31,6 +31,15 @@ void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled) {
   cmodel.selfCollision[skeleton] = enabled ? 1 : 0;
 }
 
+void setGeometryCoefficients(CollisionModel& cmodel, int g, double friction, double restitution) {
+  RD_CHECK_ARG(g >= 0 && g < static_cast<int>(cmodel.geometries.size()), "geometry index " << g << " out of range");
+  RD_CHECK_ARG(std::isfinite(friction) && friction >= 0.0, "friction must be >= 0, got " << friction);
+  RD_CHECK_ARG(std::isfinite(restitution) && restitution >= 0.0 && restitution <= 1.0,
+               "restitution must be in [0, 1], got " << restitution);
+  cmodel.geometries[g].friction = friction;
+  cmodel.geometries[g].restitution = restitution;
+}
+
 void setContactMargin(CollisionModel& cmodel, double margin) {
   RD_CHECK_ARG(std::isfinite(margin) && margin >= 0.0, "contact margin must be finite and >= 0, got " << margin);
   cmodel.margin = margin;

@@ -11,7 +11,8 @@ namespace bind {
 
 void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
                        double restitution_threshold, double erp, double penetration_allowance,
-                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance) {
+                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
+                       bool bounce_correction) {
   RD_CHECK_ARG(friction_directions == 2 || friction_directions == 4,
                "friction_directions must be 2 or 4, got " << friction_directions);
   RD_CHECK_ARG(friction_combine >= 0 && friction_combine <= 3, "unknown friction combine code " << friction_combine);
@@ -34,6 +35,7 @@ void setContactOptions(ContactOptions& o, int friction_directions, int friction_
   o.jointLimits = joint_limits;
   o.jointFriction = joint_friction;
   o.lcp.tolerance = lcp_tolerance;
+  o.bounceCorrection = bounce_correction;
 }
 
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
@@ -141,6 +143,15 @@ void readLastImpulses(const ContactStepData& cd, double* normal, double* frictio
   }
   status[0] = static_cast<int>(cd.result.solver);
   status[1] = cd.result.frictionDropped ? 1 : 0;
+}
+
+void readLastRows(const ContactStepData& cd, int* kinds, int* index, int* classes) {
+  const bool solved = cd.x.size() == cd.rowCount();
+  for (int r = 0; r < cd.rowCount(); ++r) {
+    kinds[r] = static_cast<int>(cd.rows[r].kind);
+    index[r] = cd.rows[r].index;
+    classes[r] = solved ? static_cast<int>(cd.classes[r]) : 0;
+  }
 }
 
 void readLastContacts(const ContactStepData& cd, double* points, double* normals, double* distances, int* geom_a,

@@ -5,6 +5,7 @@
 
 #include "rigidiff/algorithm/aba.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/friction_basis.hpp"
 #include "rigidiff/world/step.hpp"
 
 namespace rigidiff {
@@ -31,30 +32,13 @@ double combine(Combine how, double a, double b) {
   return std::sqrt(a * b);
 }
 
-// Friction directions of a contact: they turn with body B (through a local axis of B's geometry
-// chosen far from the normal), so they are smooth in the state, with no world-axis singularity.
-void frictionBasis(const Vec3& n, const Mat3& Rb, int directions, std::vector<Vec3>& out) {
-  const Vec3 nl = Rb.transpose() * n;
-  int axis = 0;
-  while (axis < 2 && std::abs(nl[axis]) >= 0.6) ++axis;
-  Vec3 t1 = Rb.col(axis) - n.dot(Rb.col(axis)) * n;
-  t1.normalize();
-  const Vec3 t2 = n.cross(t1);
-  out.push_back(t1);
-  out.push_back(t2);
-  if (directions == 4) {
-    out.push_back((t1 + t2) / std::sqrt(2.0));
-    out.push_back((t2 - t1) / std::sqrt(2.0));
-  }
-}
-
 long contactKey(int ga, int gb, int ordinal, int row, int ngeom) {
   return ((static_cast<long>(ga) * ngeom + gb) * 64 + std::min(ordinal, 63)) * 8 + row;
 }
 
 // appends a row with its warm-start key
-void pushRow(ContactStepData& cd, RowKind kind, int index, long key) {
-  cd.rows.push_back({kind, index});
+void pushRow(ContactStepData& cd, RowKind kind, int index, long key, int direction = 0) {
+  cd.rows.push_back({kind, index, direction});
   cd.warmKeys.push_back(key);
 }
 
@@ -195,11 +179,13 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const double e = combine(options.restitutionCombine, ga.restitution, gb.restitution);
     cd.friction.push_back(mu);
     cd.restitution.push_back(e);
-    frictionBasis(c.normal, cd.cdata.placements[c.geom_b].R, options.frictionDirections, cd.tangents);
+    cd.tangents.resize(cd.tangents.size() + options.frictionDirections);
+    frictionBasis(c.normal, cd.cdata.placements[c.geom_b].R, options.frictionDirections,
+                  cd.tangents.data() + cd.tangents.size() - options.frictionDirections);
     pushRow(cd, RowKind::ContactNormal, k, contactKey(c.geom_a, c.geom_b, ordinal, 0, ngeom));
     if (mu > 0.0)
       for (int t = 0; t < options.frictionDirections; ++t)
-        pushRow(cd, RowKind::ContactFriction, k, contactKey(c.geom_a, c.geom_b, ordinal, 1 + t, ngeom));
+        pushRow(cd, RowKind::ContactFriction, k, contactKey(c.geom_a, c.geom_b, ordinal, 1 + t, ngeom), t);
   }
   const int ncontact_rows = cd.rowCount();
   if (options.jointLimits) {
@@ -235,6 +221,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   cd.hi.resize(m);
   cd.findex.assign(m, -1);
   cd.target.assign(m, 0.0);
+  cd.targetKind.assign(m, TargetKind::None);
   const int nt = options.frictionDirections;
   int normal_row = -1;
   for (int r = 0; r < ncontact_rows; ++r) {
@@ -242,7 +229,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const Contact& c = contacts[row.index];
     const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
     Vec3 d = c.normal;
-    if (row.kind == RowKind::ContactFriction) d = cd.tangents[nt * row.index + (r - normal_row - 1)];
+    if (row.kind == RowKind::ContactFriction) d = cd.tangents[nt * row.index + row.direction];
     cd.rowbuf.setZero(nv);
     addPointRow(model, data, ja, c.point, d, 1.0, cd.rowbuf);
     addPointRow(model, data, jb, c.point, d, -1.0, cd.rowbuf);
@@ -252,15 +239,29 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
       cd.lo[r] = 0.0;
       cd.hi[r] = INFINITY;
       // allowed approach (a gap closes within the step), bounce, and optional penetration correction
+      // (the kind of term that sets the target is kept for the derivatives)
       const double gap = c.distance;
-      double tv = gap > 0.0 ? -gap / dt : 0.0;
+      double tv = 0.0;
+      TargetKind kind = TargetKind::None;
+      if (gap > 0.0) {
+        tv = -gap / dt;
+        kind = TargetKind::Gap;
+      }
       const double vn = cd.J.row(r).dot(vq);
       const double e = cd.restitution[row.index];
-      if (gap <= 0.0 && e > 0.0 && -vn > options.restitutionThreshold) tv = std::max(tv, -e * vn);
-      if (options.erp > 0.0 && -gap > options.penetrationAllowance)
-        tv = std::max(tv, std::min(options.erp * (-gap - options.penetrationAllowance) / dt,
-                                   options.maxCorrectionVelocity));
+      if (gap <= 0.0 && e > 0.0 && -vn > options.restitutionThreshold && -e * vn > tv) {
+        tv = -e * vn;
+        kind = TargetKind::Restitution;
+      }
+      if (options.erp > 0.0 && -gap > options.penetrationAllowance) {
+        const double corr = options.erp * (-gap - options.penetrationAllowance) / dt;
+        if (std::min(corr, options.maxCorrectionVelocity) > tv) {
+          tv = std::min(corr, options.maxCorrectionVelocity);
+          kind = corr < options.maxCorrectionVelocity ? TargetKind::Correction : TargetKind::Capped;
+        }
+      }
       cd.target[r] = tv;
+      cd.targetKind[r] = kind;
     } else {
       // with 4 directions the rows' bounds sum to an octagon whose apothem is mu f_n (exact along the
       // directions, at most 8 % over in between); with 2 they make the square of half-side mu f_n
@@ -283,9 +284,19 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const bool lower = row.kind == RowKind::LowerLimit;
     cd.J(r, iv) = lower ? 1.0 : -1.0;
     const double gap = lower ? q[iq] - model.lowerLimit[iq] : model.upperLimit[iq] - q[iq];
-    double tv = gap > 0.0 ? -gap / dt : 0.0;
-    if (options.erp > 0.0 && gap < 0.0) tv = std::min(options.erp * (-gap) / dt, options.maxCorrectionVelocity);
+    double tv = 0.0;
+    TargetKind kind = TargetKind::None;
+    if (gap > 0.0) {
+      tv = -gap / dt;
+      kind = TargetKind::Gap;
+    }
+    if (options.erp > 0.0 && gap < 0.0) {
+      const double corr = options.erp * (-gap) / dt;
+      tv = std::min(corr, options.maxCorrectionVelocity);
+      kind = corr < options.maxCorrectionVelocity ? TargetKind::Correction : TargetKind::Capped;
+    }
     cd.target[r] = tv;
+    cd.targetKind[r] = kind;
     cd.lo[r] = 0.0;
     cd.hi[r] = INFINITY;
   }

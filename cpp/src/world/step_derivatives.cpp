@@ -10,11 +10,9 @@
 
 namespace rigidiff {
 
-void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
-                     double* q_out, double* v_out, const double* frame_wrenches) {
+void stepVelocityDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau,
+                             double dt, const double* frame_wrenches) {
   const int nv = model.nv;
-  step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
-  data.ddq_tmp = data.ddq;
   computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data(), true);  // the step's aba left q's kinematics
   if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
   computeMinverseFromFactorization(model, data);  // (M + E)^-1 from the step's aba
@@ -37,13 +35,22 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
     else
       data.dv_dtau.col(k).setZero();
   }
+}
 
-  // q' = integrate(q, dt v')
-  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
+void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out) {
+  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, model.nv);
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dq, data.dq_dq, false);
   addDIntegrateBlocks(model, data.v_tmp.data(), 0, data.dq_dq);
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dv, data.dq_dv, false);
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dtau, data.dq_dtau, false);
+}
+
+void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
+                     double* q_out, double* v_out, const double* frame_wrenches) {
+  step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
+  data.ddq_tmp = data.ddq;
+  stepVelocityDerivatives(model, data, q, v, tau, dt, frame_wrenches);
+  stepPositionDerivatives(model, data, dt, v_out);
 }
 
 }  // namespace rigidiff

@@ -129,6 +129,8 @@ void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double
 /// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance).
 CollisionShape readShape(int type, const double* params, const double* vertices, int nvert);
 /// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.
+/// Changes the contact coefficients of geometry g (friction >= 0, restitution in [0, 1]).
+void setGeometryCoefficients(CollisionModel& cmodel, int g, double friction, double restitution);
 int addGeometry(CollisionModel& cmodel, const Model& model, int type, const double* params, const double* vertices,
                 int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
                 unsigned group, unsigned mask, const std::string& name, bool planes_only);
@@ -144,7 +146,8 @@ void readContacts(const CollisionData& cd, double* points, double* normals, doub
 /// Contact solver settings; combine codes: 0 geometric mean, 1 min, 2 max, 3 mean.
 void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
                        double restitution_threshold, double erp, double penetration_allowance,
-                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance);
+                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
+                       bool bounce_correction);
 /// Can any constraint row ever appear (a pair of geometries allowed to touch, a finite limit, friction)?
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o);
 /// One constrained step (world/contact_step.hpp); updates the warm-start cache in cd.
@@ -159,6 +162,24 @@ void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactO
 void constrainedStepBatch(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                           const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                           double* Vout);
+/// Columns of the parameter Jacobians of a constrained step: stepParameterCount of the model groups
+/// (bits 1..16), then the friction (bit 32) and restitution (bit 64) of every geometry.
+int constrainedParameterCount(const Model& m, const CollisionModel& cm, int groups);
+/// constrainedStep and its Jacobians (world/contact_step_derivatives.hpp): jac as stepJacobians and,
+/// unless null, pjac as stepParameterJacobians (api_contact_gradients.cpp).
+void constrainedStepJacobians(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
+                              const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
+                              const double* fext, int groups, double* q_out, double* v_out, double* jac,
+                              double* pjac);
+/// constrainedStep and J^T (gq, gv), outputs as stepVJP.
+void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
+                        const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
+                        const double* fext, const double* gq, const double* gv, int groups, double* q_out,
+                        double* v_out, double* g_state, double* g_tau, double* g_params);
+/// Reverse pass of a recorded constrained rollout, outputs as rolloutBackward.
+void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
+                                const double* V, const double* taus, int T, double dt, const double* GQ,
+                                const double* GV, int groups, double* g_taus, double* g_state, double* g_params);
 int lastRowCount(const ContactStepData& cd);
 /// Smallest signed distance among the contacts of the last step (+inf without contacts).
 double lastDeepest(const ContactStepData& cd);
@@ -168,6 +189,8 @@ int lastContactCount(const ContactStepData& cd);
 /// Per contact of the last step: normal impulse (n), friction impulse (n x 3, world), class of the
 /// normal row (n; LcpClass codes), and the solver stage and friction-dropped flag (2).
 void readLastImpulses(const ContactStepData& cd, double* normal, double* friction, int* classes, int* status);
+/// Rows of the last step (m = lastRowCount): kind (RowKind codes), contact or dof index, LCP class.
+void readLastRows(const ContactStepData& cd, int* kinds, int* index, int* classes);
 /// Contacts of the last step (as readContacts).
 void readLastContacts(const ContactStepData& cd, double* points, double* normals, double* distances, int* geom_a,
                       int* geom_b, int* types);

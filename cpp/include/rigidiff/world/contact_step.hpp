@@ -25,6 +25,7 @@ struct ContactOptions {
   double maxCorrectionVelocity = 1.0;   ///< m/s cap of the erp correction
   bool jointLimits = false;             ///< joint position limits as unilateral constraints
   bool jointFriction = false;           ///< joint Coulomb friction (Model::friction) as boxed constraints
+  bool bounceCorrection = true;         ///< position derivatives of bounces from their time of impact
   contact::BoxedLcpOptions lcp;
 };
 
@@ -33,7 +34,39 @@ enum class RowKind : int { ContactNormal = 0, ContactFriction = 1, LowerLimit = 
 
 struct ConstraintRow {
   RowKind kind = RowKind::ContactNormal;
-  int index = 0;  ///< contact index (contact rows) or velocity index (joint rows)
+  int index = 0;      ///< contact index (contact rows) or velocity index (joint rows)
+  int direction = 0;  ///< friction rows: which of the contact's friction directions
+};
+
+/// Which term sets a row's velocity target (w = J v' - target), for the derivatives.
+enum class TargetKind : int {
+  None = 0,         ///< target 0
+  Gap = 1,          ///< -gap / dt: a speculative contact or limit may close its gap within the step
+  Restitution = 2,  ///< -e (J v): a bounce
+  Correction = 3,   ///< erp (depth - allowance) / dt: penetration correction
+  Capped = 4,       ///< the correction at its maximum velocity (a constant)
+};
+
+/// Buffers of the constrained step's derivatives (contact_step_derivatives.hpp).
+struct ConstraintDerivativeBuffers {
+  std::vector<int> clamped;  ///< rows of class Clamping (nc)
+  std::vector<int> slot;     ///< (m) index of a row in clamped, or -1
+  MatX K;                    ///< (nv x nc) (M + E)^-1 J^T P: velocity change per clamped impulse
+  MatX Jc;                   ///< (nc x nv) clamped rows of J
+  MatX Qc;                   ///< (nc x nc) Jc K
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Qc
+  MatX Gq, Gv;               ///< (nc x nv) d target_C - (dJ_C) v' with respect to q and v
+  MatX H, Z;                 ///< (nc x 3 nv) right-hand sides and clamped impulse derivatives
+  MatX Fq;                   ///< (nv x nv) d(J^T x)/dq at fixed impulses x
+  Mat6X nuNext, nuPrev;      ///< (6 x njoints) spatial velocities of the joints under v' and v
+  MatX dpoint, dnormal, dtangent, dw, dW;  ///< (3 x nv), (3 x nv), (3 x 4 nv), (6 x nv), (6 x nv)
+  VecX ddistance, rowq;      ///< (nv)
+  std::vector<char> onB;     ///< (nv) dof moves body B of the current contact
+  // bouncing rows (restitution targets): their gaps, approach speeds and derivatives
+  std::vector<int> bounceRows;
+  std::vector<double> bounceGap;
+  MatX bounceGapDq, bounceSpeedDq;  ///< (rows of m used: bounceRows.size()) x nv
+  VecX impactTime;                  ///< (nv) time of impact (<= 0) of the bounce moving each dof, else 0
 };
 
 /// Every buffer of the contact step (sized for the rows of the last step).
@@ -67,9 +100,11 @@ struct ContactStepData {
   std::vector<long> warmKeys;        ///< rows of this step (geometry pair, contact ordinal, row)
   std::vector<long> prevKeys;        ///< rows of the previous step, whose classes are warmClasses
   std::vector<double> target;        ///< (m) velocity target of each row: w = J v' - target
+  std::vector<TargetKind> targetKind;  ///< (m) the term that set each target
   std::vector<contact::LcpClass> warmClasses;
   std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess
   bool warmStart = true;             ///< use the previous step's classes as a guess
+  ConstraintDerivativeBuffers deriv;  ///< of contactStepDerivatives
 
   int rowCount() const { return static_cast<int>(rows.size()); }
 };

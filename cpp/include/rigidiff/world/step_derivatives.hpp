@@ -19,4 +19,14 @@ namespace rigidiff {
 void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
                      double* q_out, double* v_out, const double* frame_wrenches = nullptr);
 
+/// The velocity half of stepDerivatives at the acceleration a = data.ddq_tmp: fills data.dv_dq,
+/// dv_dv, dv_dtau (and data.Minv). Any generalized force the step added besides tau (a constraint
+/// impulse J^T f / dt) is held fixed: a = (v' - v) / dt of a constrained step gives the derivatives at
+/// fixed impulses. Needs the articulated-body factorisation of M + E at q that the step's aba left.
+void stepVelocityDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau,
+                             double dt, const double* frame_wrenches);
+
+/// The position half: data.dq_dq, dq_dv, dq_dtau of q' = integrate(q, dt v') from data.dv_*.
+void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out);
+
 }  // namespace rigidiff

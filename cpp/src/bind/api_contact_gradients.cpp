@@ -1,0 +1,178 @@
+// Bindings of the constrained step's Jacobians and reverse mode (declared in rigidiff/bind/api.hpp).
+// The reverse mode multiplies the step's Jacobians: the clamping-set system couples every dof of an
+// island, so there is no O(n) recursion to exploit.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/checks.hpp"
+#include "rigidiff/world/contact_step_derivatives.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+namespace {
+constexpr int kFriction = 32, kRestitution = 64;  // contact coefficient groups (after the model's)
+
+void checkGroups(int groups) { RD_CHECK_ARG(groups >= 0 && groups < 128, "unknown parameter groups " << groups); }
+
+void checkInputs(const Model& m, const double* q, const double* v, const double* tau, const double* fext,
+                 int groups) {
+  checkGroups(groups);
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+}
+
+// the step's Jacobians (6 column-major nv x nv blocks, as Data::setStepJacobianStorage) and, if pjac,
+// the parameter Jacobians (dq_dp then dv_dp, row-major nv x np): the model's groups, then the
+// friction and the restitution of every geometry
+void jacobiansInto(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
+                   const double* q, const double* v, const double* tau, double dt, const double* fext, int groups,
+                   double* q_out, double* v_out, double* jac, double* pjac) {
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int nv = m.nv, npm = rigidiff::stepParameterCount(m, groups & 31);
+  const int np = constrainedParameterCount(m, cm, groups);
+  d.setStepJacobianStorage(jac);
+  try {
+    contactStepDerivatives(m, d, cm, cd, o, q, v, tau, dt, fext, q_out, v_out);
+    if (pjac && np > 0) {
+      Eigen::Map<RowMat> Pq(pjac, nv, np), Pv(pjac + static_cast<long>(nv) * np, nv, np);
+      if (npm > 0) {
+        RowMat mq(nv, npm), mv(nv, npm);
+        contactStepParameterDerivatives(m, d, cd, q, v, dt, groups & 31, mq.data(), mv.data());
+        Pq.leftCols(npm) = mq;
+        Pv.leftCols(npm) = mv;
+      }
+      if (groups & (kFriction | kRestitution)) {
+        MatX qmu, vmu, qe, ve;
+        contactCoefficientDerivatives(m, d, cm, cd, o, v, dt, qmu, vmu, qe, ve);
+        int col = npm;
+        const int ng = static_cast<int>(cm.geometries.size());
+        if (groups & kFriction) {
+          Pq.middleCols(col, ng) = qmu;
+          Pv.middleCols(col, ng) = vmu;
+          col += ng;
+        }
+        if (groups & kRestitution) {
+          Pq.middleCols(col, ng) = qe;
+          Pv.middleCols(col, ng) = ve;
+        }
+      }
+    }
+  } catch (...) {
+    d.setStepJacobianStorage(nullptr);
+    throw;
+  }
+  d.setStepJacobianStorage(nullptr);
+}
+
+// g_state += [A^T] (gq, gv), g_tau += B^T (gq, gv), g_params += P^T (gq, gv)
+void transposeProducts(const Model& m, const double* jac, const double* pjac, int np, const double* gq,
+                       const double* gv, double* g_q, double* g_v, double* g_tau, double* g_params) {
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int nv = m.nv;
+  const long b = static_cast<long>(nv) * nv;
+  Eigen::Map<const VecX> q(gq, nv), vv(gv, nv);
+  auto block = [&](int i) { return Eigen::Map<const MatX>(jac + i * b, nv, nv); };
+  // blocks: dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau
+  Eigen::Map<VecX>(g_q, nv).noalias() += block(0).transpose() * q + block(3).transpose() * vv;
+  Eigen::Map<VecX>(g_v, nv).noalias() += block(1).transpose() * q + block(4).transpose() * vv;
+  Eigen::Map<VecX>(g_tau, nv).noalias() += block(2).transpose() * q + block(5).transpose() * vv;
+  if (np > 0) {
+    Eigen::Map<const RowMat> Pq(pjac, nv, np), Pv(pjac + static_cast<long>(nv) * np, nv, np);
+    Eigen::Map<VecX>(g_params, np).noalias() += Pq.transpose() * q + Pv.transpose() * vv;
+  }
+}
+}  // namespace
+
+int constrainedParameterCount(const Model& m, const CollisionModel& cm, int groups) {
+  checkGroups(groups);
+  const int ng = static_cast<int>(cm.geometries.size());
+  return rigidiff::stepParameterCount(m, groups & 31) + (groups & kFriction ? ng : 0) + (groups & kRestitution ? ng : 0);
+}
+
+void constrainedStepJacobians(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
+                              const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
+                              const double* fext, int groups, double* q_out, double* v_out, double* jac,
+                              double* pjac) {
+  checkInputs(m, q, v, tau, fext, groups);
+  jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac, pjac);
+  checkResult(jac, 6L * m.nv * m.nv, "step_jacobians");
+  if (pjac) checkResult(pjac, 2L * m.nv * constrainedParameterCount(m, cm, groups), "step_jacobians");
+}
+
+void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
+                        const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
+                        const double* fext, const double* gq, const double* gv, int groups, double* q_out,
+                        double* v_out, double* g_state, double* g_tau, double* g_params) {
+  checkInputs(m, q, v, tau, fext, groups);
+  checkFinite(gq, m.nv, "dL_dq_next");
+  checkFinite(gv, m.nv, "dL_dv_next");
+  const int np = constrainedParameterCount(m, cm, groups);
+  std::vector<double> jac(6L * m.nv * m.nv), pjac(2L * m.nv * np);
+  jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());
+  std::fill(g_state, g_state + 2 * m.nv, 0.0);
+  std::fill(g_tau, g_tau + m.nv, 0.0);
+  std::fill(g_params, g_params + np, 0.0);
+  transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, g_state, g_state + m.nv, g_tau, g_params);
+  checkResult(g_state, 2 * m.nv, "step_vjp");
+  checkResult(g_tau, m.nv, "step_vjp");
+  checkResult(g_params, np, "step_vjp");
+}
+
+void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
+                                const double* V, const double* taus, int T, double dt, const double* GQ,
+                                const double* GV, int groups, double* g_taus, double* g_state, double* g_params) {
+  checkGroups(groups);
+  RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
+  const int nq = m.nq, nv = m.nv, np = constrainedParameterCount(m, cm, groups);
+  for (int t = 0; t <= T; ++t) {
+    const std::string row = "[" + std::to_string(t) + "]";
+    checkState(m, Q + static_cast<long>(t) * nq, V + static_cast<long>(t) * nv, ("Q" + row).c_str(),
+               ("V" + row).c_str());
+  }
+  checkFinite(taus, static_cast<long>(T) * nv, "taus");
+  checkFinite(GQ, static_cast<long>(T + 1) * nv, "dL_dQ");
+  checkFinite(GV, static_cast<long>(T + 1) * nv, "dL_dV");
+  Data d(m);
+  ContactStepData cd(cm);
+  std::vector<double> jac(6L * nv * nv), pjac(2L * nv * np), qn(nq), vn(nv);
+  // cq, cv: cotangent of state t + 1; nq_, nv_: that of state t
+  VecX cq = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
+  VecX cv = Eigen::Map<const VecX>(GV + static_cast<long>(T) * nv, nv);
+  VecX pq(nv), pv(nv);
+  std::fill(g_params, g_params + np, 0.0);
+  for (int t = T - 1; t >= 0; --t) {
+    const long o_v = static_cast<long>(t) * nv, o_q = static_cast<long>(t) * nq;
+    jacobiansInto(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, groups, qn.data(), vn.data(),
+                  jac.data(), pjac.data());
+    // the recorded step is recomputed; the impulses come from an LCP solve, so compare with its tolerance
+    const double tol = 1e-6;
+    for (int k = 0; k < nv; ++k)
+      if (!(std::abs(vn[k] - V[o_v + nv + k]) <= tol * (1.0 + std::abs(V[o_v + nv + k]))))
+        RD_THROW(std::runtime_error, "rollout backward: the recorded V[" << t + 1 << "] does not follow from step " << t
+                                                                         << " (was the model changed?)");
+    for (int k = 0; k < nq; ++k)
+      if (!(std::abs(qn[k] - Q[o_q + nq + k]) <= tol * (1.0 + std::abs(Q[o_q + nq + k]))))
+        RD_THROW(std::runtime_error, "rollout backward: the recorded Q[" << t + 1 << "] does not follow from step " << t
+                                                                         << " (was the model changed?)");
+    pq = Eigen::Map<const VecX>(GQ + o_v, nv);
+    pv = Eigen::Map<const VecX>(GV + o_v, nv);
+    std::fill(g_taus + o_v, g_taus + o_v + nv, 0.0);
+    transposeProducts(m, jac.data(), pjac.data(), np, cq.data(), cv.data(), pq.data(), pv.data(), g_taus + o_v,
+                      g_params);
+    cq.swap(pq);
+    cv.swap(pv);
+  }
+  Eigen::Map<VecX>(g_state, nv) = cq;
+  Eigen::Map<VecX>(g_state + nv, nv) = cv;
+  checkResult(g_state, 2 * nv, "rollout backward");
+  checkResult(g_taus, static_cast<long>(T) * nv, "rollout backward");
+  checkResult(g_params, np, "rollout backward");
+}
+
+}  // namespace bind
+}  // namespace rigidiff

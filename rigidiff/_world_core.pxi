@@ -496,7 +496,7 @@ cdef class WorldCore:
                 pjac = np.concatenate([pjac, np.zeros((2, self._nv, npar - nmodel))], axis=2)
         return qn, vn, jac, pjac
 
-    def _core_step_vjp(self, q, v, tau, gq, gv, int groups, f_ext=None):
+    def _core_step_vjp(self, q, v, tau, gq, gv, int groups, f_ext=None, bint explore=False):
         """(q_next, v_next, g_state (2 nv), g_tau (nv), g_params) for tangent cotangents gq, gv."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
@@ -515,13 +515,13 @@ cdef class WorldCore:
         if self._constrained:
             api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                    deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ), _ptr(GV),
-                                   groups, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
+                                   groups, explore, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         else:
             api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ),
                         _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         return qn, vn, gs, gt, gp
 
-    def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups):
+    def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups, bint explore=False):
         """(g_taus (T, nv), g_state (2 nv), g_params) of a recorded rollout; GQ in the tangent space."""
         self._ensure()
         cdef cnp.ndarray T = _mat(taus, -1, self._nv, "taus")
@@ -546,7 +546,7 @@ cdef class WorldCore:
         if self._constrained:
             with nogil:
                 api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), deref(self._copts), pQ, pV,
-                                               pT, n, dt, p1, p2, groups, pgt, pgs, pgp)
+                                               pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)
         else:
             with nogil:
                 api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)

@@ -31,7 +31,8 @@ class Trajectory:
         """Number of steps T."""
         return self.tau.shape[0]
 
-    def backward(self, dL_dQ=None, dL_dV=None, wrt=None, coordinates: bool = False):
+    def backward(self, dL_dQ=None, dL_dV=None, wrt=None, coordinates: bool = False,
+                 explore_contact_modes: bool = False):
         """Gradients of a loss L(Q, V) of the whole trajectory, in one C++ call.
 
         Args:
@@ -40,6 +41,8 @@ class Trajectory:
             dL_dV: (T+1, nv) cotangents of every recorded v; None for zeros.
             wrt: parameters to differentiate with respect to, as in World.step_jacobians.
             coordinates: take dL_dQ and return the q0 gradient in q's coordinates.
+            explore_contact_modes: at each step with contacts, also try the contact mode the loss asks
+                for, as World.step_vjp does.
         Returns:
             Gradients: q (gradient with respect to q0), v (v0), tau (T, nv), parameters.
         Steps that solved contact, joint-limit or joint-friction constraints (``constrained_steps``) are
@@ -50,7 +53,7 @@ class Trajectory:
         if self._world.dt != self.dt:
             raise RuntimeError(f"the world's dt changed from {self.dt} to {self._world.dt} since the rollout was "
                                "recorded; record it again")
-        return self._world._rollout_backward(self, dL_dQ, dL_dV, wrt, coordinates)
+        return self._world._rollout_backward(self, dL_dQ, dL_dV, wrt, coordinates, explore_contact_modes)
 
     def __repr__(self) -> str:
         return f"Trajectory(T={len(self)}, nq={self.q.shape[1]}, nv={self.v.shape[1]}, dt={self.dt})"

@@ -402,7 +402,7 @@ class GradientMethods:
 
     # ------------------------------------------------------------------ reverse mode
     def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False,
-                 f_ext=None) -> Gradients:
+                 f_ext=None, explore_contact_modes: bool = False) -> Gradients:
         """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and parameters,
         from the cotangents of q_next and v_next. Equals J^T g for the Jacobians of step_jacobians. In
         O(n) without forming any Jacobian when the step solves no constraint; through contacts, limits
@@ -414,6 +414,11 @@ class GradientMethods:
             wrt: parameters, as in step_jacobians (None: no parameter gradients).
             coordinates: take and return configuration gradients in q's coordinates.
             f_ext: external body wrenches as in step_jacobians.
+            explore_contact_modes: DiffDART's complementarity-aware backward (docs/contact.md): also
+                differentiate the contact mode the loss asks for (a contact whose impulse would lower
+                the loss separates, the others clamp) and keep whichever mode gives the larger gradients
+                with respect to v and tau. It lets a loss lift a resting body off the ground, where
+                the solved mode's gradient is zero. Parameter gradients always use the solved mode.
         Returns:
             Gradients with q, v, tau, parameters (ordered as parameter_names) and q_next, v_next.
         """
@@ -424,7 +429,8 @@ class GradientMethods:
             gq = self._core_tangent_gradients(qn[None], as_array(dL_dq_next, (self.nq,), "dL_dq_next")[None])[0]
         else:
             gq = dL_dq_next
-        qn, vn, gs, gt, gp = self._core_step_vjp(q, v, tau, gq, dL_dv_next, groups, f_ext)
+        qn, vn, gs, gt, gp = self._core_step_vjp(q, v, tau, gq, dL_dv_next, groups, f_ext,
+                                                 bool(explore_contact_modes))
         nv = self.nv
         gq0 = gs[:nv]
         if coordinates:
@@ -450,7 +456,8 @@ class GradientMethods:
         constrained = [] if rows is None else np.flatnonzero(rows).tolist()
         return Trajectory(self, Q, V, np.array(taus, dtype=float, copy=True), constrained)
 
-    def _rollout_backward(self, traj: Trajectory, dL_dQ, dL_dV, wrt, coordinates: bool) -> Gradients:
+    def _rollout_backward(self, traj: Trajectory, dL_dQ, dL_dV, wrt, coordinates: bool,
+                          explore_contact_modes: bool = False) -> Gradients:
         nv, T = self.nv, traj.tau.shape[0]
         if dL_dQ is None:
             GQ = np.zeros((T + 1, nv))
@@ -460,7 +467,8 @@ class GradientMethods:
             GQ = dL_dQ
         GV = np.zeros((T + 1, nv)) if dL_dV is None else dL_dV
         idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
-        gtaus, gs, gp = self._core_rollout_backward(traj.q, traj.v, traj.tau, GQ, GV, groups)
+        gtaus, gs, gp = self._core_rollout_backward(traj.q, traj.v, traj.tau, GQ, GV, groups,
+                                                    bool(explore_contact_modes))
         gq0 = gs[:nv]
         if coordinates:
             gq0 = self._core_coordinate_gradients(traj.q[:1], gq0[None])[0]

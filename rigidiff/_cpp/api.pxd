@@ -138,11 +138,11 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                                   int groups, double* q_out, double* v_out, double* jac, double* pjac) except +
     void constrainedStepVJP(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
                             const double* q, const double* v, const double* tau, double dt, const double* fext,
-                            const double* gq, const double* gv, int groups, double* q_out, double* v_out,
-                            double* g_state, double* g_tau, double* g_params) except +
+                            const double* gq, const double* gv, int groups, bint explore, double* q_out,
+                            double* v_out, double* g_state, double* g_tau, double* g_params) except +
     void constrainedRolloutBackward(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
                                     const double* V, const double* taus, int T, double dt, const double* GQ,
-                                    const double* GV, int groups, double* g_taus, double* g_state,
+                                    const double* GV, int groups, bint explore, double* g_taus, double* g_state,
                                     double* g_params) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "rigidiff/bind/api.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/world/contact_step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
@@ -86,6 +87,65 @@ void transposeProducts(const Model& m, const double* jac, const double* pjac, in
     Eigen::Map<VecX>(g_params, np).noalias() += Pq.transpose() * q + Pv.transpose() * vv;
   }
 }
+// The loss-driven contact mode of DiffDART's complementarity-aware backward (seed section 4.4): a normal
+// row whose impulse would lower the loss (dL/dx_r = (M^-1 J_r^T) . dL/dv' < 0, with dL/dv' gathering the
+// cotangents of v' and of q' = integrate(q, dt v')) separates, any other clamps; friction rows separate;
+// joint rows keep their classes. Returns false if this mode is the solved one.
+bool lossDrivenClasses(const Model& m, Data& d, ContactStepData& cd, double dt, const double* gq, const double* gv) {
+  const int nv = m.nv, rows = cd.rowCount();
+  VecX gvn(nv);
+  d.v_tmp = dt * d.v_next;  // the step's dt v'
+  dIntegrateTransposeProduct(m, d.v_tmp.data(), 1, gq, gvn.data());
+  gvn = dt * gvn + Eigen::Map<const VecX>(gv, nv);
+  cd.classOverride = cd.classes;
+  for (int r = 0; r < rows; ++r) {
+    const RowKind kind = cd.rows[r].kind;
+    if (kind == RowKind::ContactFriction) cd.classOverride[r] = contact::LcpClass::Separating;
+    if (kind == RowKind::ContactNormal)
+      cd.classOverride[r] =
+          cd.MinvJt.col(r).dot(gvn) < 0.0 ? contact::LcpClass::Separating : contact::LcpClass::Clamping;
+  }
+  if (cd.classOverride == cd.classes) {
+    cd.classOverride.clear();
+    return false;
+  }
+  return true;
+}
+
+// J^T g of a step into (g_q, g_v, g_tau, g_params); with explore, the contact mode whose state and
+// torque gradients are larger (|g_v|^2 + |g_tau|^2) is kept, parameters always from the solved mode
+void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
+                    const double* q, const double* v, const double* tau, double dt, const double* fext, int groups,
+                    bool explore, const double* gq, const double* gv, double* q_out, double* v_out,
+                    std::vector<double>& jac, std::vector<double>& pjac, double* g_q, double* g_v, double* g_tau,
+                    double* g_params) {
+  const int nv = m.nv, np = constrainedParameterCount(m, cm, groups);
+  jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());
+  VecX q1 = VecX::Zero(nv), v1 = VecX::Zero(nv), t1 = VecX::Zero(nv);
+  transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, q1.data(), v1.data(), t1.data(), g_params);
+  if (explore) {
+    d.v_next = Eigen::Map<const VecX>(v_out, nv);
+    if (lossDrivenClasses(m, d, cd, dt, gq, gv)) {
+      try {
+        jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, 0, q_out, v_out, jac.data(), nullptr);
+      } catch (...) {
+        cd.classOverride.clear();
+        throw;
+      }
+      cd.classOverride.clear();
+      VecX q2 = VecX::Zero(nv), v2 = VecX::Zero(nv), t2 = VecX::Zero(nv);
+      transposeProducts(m, jac.data(), nullptr, 0, gq, gv, q2.data(), v2.data(), t2.data(), nullptr);
+      if (v2.squaredNorm() + t2.squaredNorm() > v1.squaredNorm() + t1.squaredNorm()) {
+        q1.swap(q2);
+        v1.swap(v2);
+        t1.swap(t2);
+      }
+    }
+  }
+  Eigen::Map<VecX>(g_q, nv) += q1;
+  Eigen::Map<VecX>(g_v, nv) += v1;
+  Eigen::Map<VecX>(g_tau, nv) += t1;
+}
 }  // namespace
 
 int constrainedParameterCount(const Model& m, const CollisionModel& cm, int groups) {
@@ -106,18 +166,18 @@ void constrainedStepJacobians(const Model& m, Data& d, const CollisionModel& cm,
 
 void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
                         const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
-                        const double* fext, const double* gq, const double* gv, int groups, double* q_out,
-                        double* v_out, double* g_state, double* g_tau, double* g_params) {
+                        const double* fext, const double* gq, const double* gv, int groups, bool explore,
+                        double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params) {
   checkInputs(m, q, v, tau, fext, groups);
   checkFinite(gq, m.nv, "dL_dq_next");
   checkFinite(gv, m.nv, "dL_dv_next");
   const int np = constrainedParameterCount(m, cm, groups);
   std::vector<double> jac(6L * m.nv * m.nv), pjac(2L * m.nv * np);
-  jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());
   std::fill(g_state, g_state + 2 * m.nv, 0.0);
   std::fill(g_tau, g_tau + m.nv, 0.0);
   std::fill(g_params, g_params + np, 0.0);
-  transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, g_state, g_state + m.nv, g_tau, g_params);
+  stepCotangents(m, d, cm, cd, o, q, v, tau, dt, fext, groups, explore, gq, gv, q_out, v_out, jac, pjac, g_state,
+                 g_state + m.nv, g_tau, g_params);
   checkResult(g_state, 2 * m.nv, "step_vjp");
   checkResult(g_tau, m.nv, "step_vjp");
   checkResult(g_params, np, "step_vjp");
@@ -125,7 +185,8 @@ void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, Conta
 
 void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                                 const double* V, const double* taus, int T, double dt, const double* GQ,
-                                const double* GV, int groups, double* g_taus, double* g_state, double* g_params) {
+                                const double* GV, int groups, bool explore, double* g_taus, double* g_state,
+                                double* g_params) {
   checkGroups(groups);
   RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
   const int nq = m.nq, nv = m.nv, np = constrainedParameterCount(m, cm, groups);
@@ -140,15 +201,18 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
   Data d(m);
   ContactStepData cd(cm);
   std::vector<double> jac(6L * nv * nv), pjac(2L * nv * np), qn(nq), vn(nv);
-  // cq, cv: cotangent of state t + 1; nq_, nv_: that of state t
+  // cq, cv: cotangent of state t + 1; pq, pv: that of state t
   VecX cq = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
   VecX cv = Eigen::Map<const VecX>(GV + static_cast<long>(T) * nv, nv);
   VecX pq(nv), pv(nv);
   std::fill(g_params, g_params + np, 0.0);
   for (int t = T - 1; t >= 0; --t) {
     const long o_v = static_cast<long>(t) * nv, o_q = static_cast<long>(t) * nq;
-    jacobiansInto(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, groups, qn.data(), vn.data(),
-                  jac.data(), pjac.data());
+    pq = Eigen::Map<const VecX>(GQ + o_v, nv);
+    pv = Eigen::Map<const VecX>(GV + o_v, nv);
+    std::fill(g_taus + o_v, g_taus + o_v + nv, 0.0);
+    stepCotangents(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, groups, explore, cq.data(), cv.data(),
+                   qn.data(), vn.data(), jac, pjac, pq.data(), pv.data(), g_taus + o_v, g_params);
     // the recorded step is recomputed; the impulses come from an LCP solve, so compare with its tolerance
     const double tol = 1e-6;
     for (int k = 0; k < nv; ++k)
@@ -159,11 +223,6 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
       if (!(std::abs(qn[k] - Q[o_q + nq + k]) <= tol * (1.0 + std::abs(Q[o_q + nq + k]))))
         RD_THROW(std::runtime_error, "rollout backward: the recorded Q[" << t + 1 << "] does not follow from step " << t
                                                                          << " (was the model changed?)");
-    pq = Eigen::Map<const VecX>(GQ + o_v, nv);
-    pv = Eigen::Map<const VecX>(GV + o_v, nv);
-    std::fill(g_taus + o_v, g_taus + o_v + nv, 0.0);
-    transposeProducts(m, jac.data(), pjac.data(), np, cq.data(), cv.data(), pq.data(), pv.data(), g_taus + o_v,
-                      g_params);
     cq.swap(pq);
     cv.swap(pv);
   }

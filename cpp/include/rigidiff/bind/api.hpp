@@ -171,15 +171,17 @@ void constrainedStepJacobians(const Model& m, Data& d, const CollisionModel& cm,
                               const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
                               const double* fext, int groups, double* q_out, double* v_out, double* jac,
                               double* pjac);
-/// constrainedStep and J^T (gq, gv), outputs as stepVJP.
+/// constrainedStep and J^T (gq, gv), outputs as stepVJP. explore: also try the loss-driven contact
+/// mode and keep the one with the larger state and torque gradients (parameters: the solved mode).
 void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
                         const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
-                        const double* fext, const double* gq, const double* gv, int groups, double* q_out,
-                        double* v_out, double* g_state, double* g_tau, double* g_params);
-/// Reverse pass of a recorded constrained rollout, outputs as rolloutBackward.
+                        const double* fext, const double* gq, const double* gv, int groups, bool explore,
+                        double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params);
+/// Reverse pass of a recorded constrained rollout, outputs as rolloutBackward; explore per step as above.
 void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                                 const double* V, const double* taus, int T, double dt, const double* GQ,
-                                const double* GV, int groups, double* g_taus, double* g_state, double* g_params);
+                                const double* GV, int groups, bool explore, double* g_taus, double* g_state,
+                                double* g_params);
 int lastRowCount(const ContactStepData& cd);
 /// Smallest signed distance among the contacts of the last step (+inf without contacts).
 double lastDeepest(const ContactStepData& cd);

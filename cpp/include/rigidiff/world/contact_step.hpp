@@ -105,6 +105,9 @@ struct ContactStepData {
   std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess
   bool warmStart = true;             ///< use the previous step's classes as a guess
   ConstraintDerivativeBuffers deriv;  ///< of contactStepDerivatives
+  /// If sized to the step's rows: the classes contactStepDerivatives differentiates with instead of
+  /// the solved ones (an alternative contact mode; the step and its impulses are unchanged)
+  std::vector<contact::LcpClass> classOverride;
 
   int rowCount() const { return static_cast<int>(rows.size()); }
 };

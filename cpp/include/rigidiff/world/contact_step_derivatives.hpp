@@ -19,6 +19,8 @@ namespace rigidiff {
 /// clamping system is consistent (every clamped row meets its target, as in resting and sliding
 /// contact); Q^+ is the minimum-norm pseudo-inverse, so redundant contacts give the derivative of the
 /// standardised solution. Leaves in cd what contactStepParameterDerivatives needs.
+/// If cd.classOverride holds one class per row of the step, the derivatives are those of that contact
+/// mode instead of the solved one (contact-mode exploration; the step's results are unchanged).
 void contactStepDerivatives(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                             const ContactOptions& options, const double* q, const double* v, const double* tau,
                             double dt, const double* frame_wrenches, double* q_out, double* v_out);

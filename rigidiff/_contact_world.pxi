@@ -9,17 +9,24 @@ cdef class ContactWorldCore(WorldCore):
     # ---- building (used by World._compile through contacts.ContactMethods)
     def _core_add_geometry(self, int type_code, params, vertices, int frame, int skeleton, placement,
                            double friction, double restitution, unsigned int group, unsigned int mask, str name,
-                           bint planes_only=False):
+                           mesh=None):
         """Attach a shape (type code, 4 parameters, (n, 3) vertices) to a frame; returns its index.
-        planes_only: the geometry touches half-spaces only (the hull of a mesh that is not convex)."""
+        mesh: for a triangle mesh (type 7, vertices: its convex hull), (points (n, 3), faces (m, 3),
+        prism thickness)."""
         cdef cnp.ndarray P = _vec(params, 4, "shape parameters")
         cdef cnp.ndarray V = _mat(vertices, -1, 3, "mesh vertices")
         cdef cnp.ndarray M = _vec(placement, 12, "placement")
+        cdef cnp.ndarray MP = _mat(np.zeros((0, 3)) if mesh is None else mesh[0], -1, 3, "mesh points")
+        cdef cnp.ndarray[int, ndim=2] MF = np.ascontiguousarray(
+            np.zeros((1, 3)) if mesh is None else mesh[1], dtype=np.intc).reshape(-1, 3)
+        cdef double thickness = 0.0 if mesh is None else float(mesh[2])
+        cdef int nfaces = 0 if mesh is None else <int>MF.shape[0]
         self._cdata.reset()
         self._cstep.reset()
         return api.addGeometry(deref(self._cmodel), deref(self._model), type_code, _ptr(P), _ptr(V),
                                <int>cnp.PyArray_DIM(V, 0), frame, skeleton, _ptr(M), friction, restitution, group,
-                               mask, name.encode(), planes_only)
+                               mask, name.encode(), _ptr(MP), <int>cnp.PyArray_DIM(MP, 0), &MF[0, 0], nfaces,
+                               thickness)
 
     def _core_set_geometry_coefficients(self, int g, double friction, double restitution):
         api.setGeometryCoefficients(deref(self._cmodel), g, friction, restitution)

@@ -87,6 +87,40 @@ def shape_data(shape: Shape, name: str = "shape") -> tuple[int, np.ndarray, np.n
     return code, params, vertices
 
 
+#: code of a triangle mesh that is not convex (cpp/include/rigidiff/collision/shape.hpp)
+TRIANGLE_MESH_CODE = 7
+
+
+def triangle_mesh_data(mesh: Mesh, name: str = "mesh") -> tuple[int, np.ndarray, np.ndarray, tuple]:
+    """(type code, parameters, convex-hull vertices, (points, faces, prism thickness)) of a mesh that is
+    not convex, for the core's per-triangle collision (docs/contact.md). A closed mesh gets outward
+    faces (trimesh's fix_normals) and prisms a quarter of its smallest extent deep; an open surface
+    (terrain) keeps its winding (counter-clockwise seen from the free side) and prisms a tenth of its
+    largest extent deep."""
+    import trimesh
+
+    tm = trimesh.Trimesh(np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces), process=True)
+    tm.update_faces(tm.area_faces > 1e-12 * max(float(np.max(tm.extents, initial=0.0)), 1e-300) ** 2)
+    tm.remove_unreferenced_vertices()
+    if len(tm.faces) == 0:
+        raise ValueError(f"{name}: every triangle of the mesh is degenerate (zero area); nothing can touch it")
+    extent = tm.extents
+    if tm.is_watertight:
+        tm.fix_normals()
+        thickness = 0.25 * float(np.min(extent))
+    else:
+        thickness = 0.1 * float(np.max(extent))
+    if not thickness > 0.0:
+        raise ValueError(f"{name}: the mesh is degenerate (zero extent)")
+    hull_points = tm.vertices
+    if not tm.is_watertight:  # a surface: its prisms' back faces bound the solid (and a flat one has volume)
+        hull_points = np.vstack([tm.vertices, tm.vertices - thickness * tm.vertex_normals])
+    hull = np.ascontiguousarray(trimesh.convex.convex_hull(hull_points).vertices, dtype=np.float64)
+    points = np.ascontiguousarray(tm.vertices, dtype=np.float64)
+    faces = np.ascontiguousarray(tm.faces, dtype=np.intc)
+    return TRIANGLE_MESH_CODE, np.zeros(4), hull, (points, faces, thickness)
+
+
 def pose_data(pose, name: str) -> np.ndarray:
     """12 numbers (rotation row-major, then translation) of a Transform or a (4, 4) rigid transform matrix."""
     if isinstance(pose, Transform):

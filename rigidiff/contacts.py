@@ -11,14 +11,13 @@ which its point and normal follow as functions of the two body poses.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
 
 from rigidiff._validate import as_scalar
-from rigidiff.collision import pose_data, shape_data
-from rigidiff.shapes import Mesh, Plane
+from rigidiff.collision import pose_data, shape_data, triangle_mesh_data
+from rigidiff.shapes import Mesh
 
 __all__ = ["ContactSet", "StepContacts", "ContactOptions", "CONTACT_TYPES"]
 
@@ -170,34 +169,22 @@ class ContactMethods:
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""
-        geometries, hull_only, shapes, owners = [], [], [], []
+        geometries, shapes, owners = [], [], []
         skeleton_index = {id(sk): i for i, sk in enumerate(self._skeletons)}
-        solid_skeletons = set()  # skeletons with a shape that is neither a plane nor a hull-only mesh
         for frame, (sk, body) in enumerate(self._frames):
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                planes_only = isinstance(inst.shape, Mesh) and not inst.shape.is_convex
-                if planes_only:
-                    hull_only.append((sk, body, inst))
-                    code, params, verts = shape_data(Mesh(inst.shape.to_trimesh().convex_hull))
+                if isinstance(inst.shape, Mesh) and not inst.shape.is_convex:
+                    code, params, verts, mesh = triangle_mesh_data(inst.shape, f"shape {inst.name!r}")
                 else:
-                    code, params, verts = shape_data(inst.shape)
-                    if not isinstance(inst.shape, Plane):
-                        solid_skeletons.add(id(sk))
+                    (code, params, verts), mesh = shape_data(inst.shape), None
                 self._core_add_geometry(code, params, verts, frame, skeleton_index[id(sk)],
                                         pose_data(inst.origin, "origin"), inst.friction, inst.restitution, inst.group,
-                                        inst.mask, inst.name, planes_only)
+                                        inst.mask, inst.name, mesh)
                 geometries.append((frame, inst.name))
                 shapes.append(inst)
                 owners.append(sk.name)
-        for sk, body, inst in hull_only:  # warn where the mesh could have touched a solid
-            if sk.self_collision or solid_skeletons - {id(sk)}:
-                warnings.warn(f"shape {inst.name!r} of body {sk.name}/{body.name} is a mesh that is not convex: it "
-                              "touches planes (through its convex hull, which is exact against a plane) but no other "
-                              "shape, since collision between non-convex meshes and solids is not supported yet "
-                              "(pass its convex hull, rd.Mesh(mesh.to_trimesh().convex_hull), to collide with the "
-                              "hull)", stacklevel=4)
         for sk in self._skeletons:
             self._core_set_self_collision(skeleton_index[id(sk)], sk.self_collision)
         self._geometries = geometries

@@ -45,6 +45,29 @@ def jacobian_fd_error(world: rd.World, q: np.ndarray, body: str, eps: float = 1e
     return float(np.abs(J - Jfd).max() / max(1.0, np.abs(J).max()))
 
 
+def contact_jacobian_error(world, q, v, tau, eps=1e-7):
+    """Largest difference between world.step_jacobians and central differences of world.step over the
+    input columns whose perturbed steps keep the contact mode; (error, number of columns checked)."""
+    jac = world.step_jacobians(q, v, tau)
+    mode = jac.contacts.row_classes
+    nv = world.nv
+    analytic = np.block([[jac.dq_dq, jac.dq_dv, jac.dq_dtau], [jac.dv_dq, jac.dv_dv, jac.dv_dtau]])
+    err, checked = 0.0, 0
+    for col in range(3 * nv):
+        outs = []
+        for s in (1.0, -1.0):
+            d = np.zeros(3 * nv)
+            d[col] = s * eps
+            qn, vn = world.step(world.integrate(q, d[:nv]), v + d[nv:2 * nv], tau + d[2 * nv:])
+            outs.append((qn, vn, world.last_contacts().row_classes))
+        if outs[0][2] != mode or outs[1][2] != mode:
+            continue
+        fd = np.concatenate([world.difference(outs[1][0], outs[0][0]), outs[0][1] - outs[1][1]]) / (2 * eps)
+        err = max(err, float(np.abs(analytic[:, col] - fd).max()))
+        checked += 1
+    return err, checked
+
+
 def box_slide_distance(mu: float, v0: float) -> float:
     """Distance a 20 cm box launched at v0 along the ground slides before friction stops it."""
     world = rd.World(dt=1e-3)
@@ -154,6 +177,13 @@ def run_demo(fast: bool = False) -> int:
     lines.append(f"quadruped on the ground: {len(feet)} contacts ({', '.join(sorted(set(feet.body_a)))}), "
                  f"normal impulses / weight = {weight_ratio:.6f}, base height {qs[2]:.4f} m, "
                  f"max |v| {np.abs(vs).max():.1e}")
+    # the standing quadruped's step Jacobians through its foot contacts, against central differences
+    # that keep every constraint row's class (the contact mode)
+    tau_pd = np.zeros(quad.nv)
+    tau_pd[6:] = 20.0 * (q_ref[7:] - qs[7:]) - 0.3 * vs[6:]
+    contact_err, contact_cols = contact_jacobian_error(quad, qs, vs, tau_pd)
+    lines.append(f"quadruped step Jacobians through {len(feet)} foot contacts vs central differences: max error "
+                 f"{contact_err:.1e} over {contact_cols}/{3 * quad.nv} columns (the others change the contact mode)")
     slide = box_slide_distance(mu=0.5, v0=2.0)
     expected = 2.0**2 / (2 * 0.5 * 9.81)
     lines.append(f"box sliding at 2 m/s on the ground (mu = 0.5): stops after {slide:.4f} m "
@@ -163,6 +193,7 @@ def run_demo(fast: bool = False) -> int:
           and rollout_err < 1e-6
           and np.allclose(com_acc, quad.gravity, atol=1e-9)
           and len(feet) == 4 and abs(weight_ratio - 1.0) < 1e-6 and np.abs(vs).max() < 1e-6
+          and contact_err < 1e-6 and contact_cols >= 2 * quad.nv
           and abs(slide - expected) < 0.02 * expected)
     lines.append(f"all checks {'passed' if ok else 'FAILED'} in {time.perf_counter() - t_start:.2f} s")
     print("\n".join(lines))

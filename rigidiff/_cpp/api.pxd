@@ -111,7 +111,8 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void setGeometryCoefficients(CollisionModel&, int g, double friction, double restitution) except +
     int addGeometry(CollisionModel&, const Model&, int type, const double* params, const double* vertices, int nvert,
                     int frame, int skeleton, const double* placement, double friction, double restitution,
-                    unsigned group, unsigned mask, const string& name, bool planes_only) except +
+                    unsigned group, unsigned mask, const string& name, const double* mesh_points, int n_points,
+                    const int* mesh_faces, int n_faces, double thickness) except +
     void setSelfCollision(CollisionModel&, int skeleton, bool enabled) except +
     void setContactMargin(CollisionModel&, double margin) except +
     int computeContacts(const Model&, Data&, const CollisionModel&, CollisionData&, const double* q) except +

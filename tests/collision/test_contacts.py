@@ -315,28 +315,6 @@ def test_contact_margin_reports_contacts_about_to_close():
         world.contact_options(margin=-1.0)
 
 
-def test_non_convex_mesh_touches_planes_through_its_hull_and_nothing_else():
-    import warnings
-
-    import trimesh
-
-    shape = rd.Mesh(trimesh.creation.annulus(0.1, 0.2, 0.1))  # a ring: not convex
-    assert not shape.is_convex
-    world = rd.World()
-    world.add_ground()
-    world.add_skeleton(free_body("ring", shape))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # the ring can only meet the ground: nothing to warn about
-        c = world.collide(np.array([0, 0, 0.049, *IDENTITY]))
-    assert len(c) == 4 and set(c.types) == {"point_face"}
-    np.testing.assert_allclose(c.distances, -0.001, atol=1e-12)
-    world.add_skeleton(free_body("ball", rd.Sphere(0.05)))
-    with pytest.warns(UserWarning, match="not convex"):
-        c = world.collide(np.array([0, 0, 0.049, *IDENTITY, 0.15, 0, 0.05, *IDENTITY]))
-    assert "ball/body" not in c.body_a or all("ring" not in b for b in c.body_b)
-    assert not any({"ring/body", "ball/body"} <= {a, b} for a, b in zip(c.body_a, c.body_b))
-
-
 def test_collide_rejects_bad_configurations():
     world, q = ground_world(rd.Sphere(0.1), [0, 0, 0.15, *IDENTITY])
     with pytest.raises(ValueError, match="q"):

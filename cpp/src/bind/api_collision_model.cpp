@@ -1,6 +1,7 @@
 // Bindings of the collision model and contact queries (declared in rigidiff/bind/api.hpp).
 #include "rigidiff/bind/api.hpp"
 #include "rigidiff/bind/checks.hpp"
+#include "rigidiff/collision/triangle_mesh.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -20,9 +21,14 @@ CollisionShape readShape(int type, const double* params, const double* vertices,
 
 int addGeometry(CollisionModel& cmodel, const Model& model, int type, const double* params, const double* vertices,
                 int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
-                unsigned group, unsigned mask, const std::string& name, bool planes_only) {
-  return cmodel.addGeometry(model, readShape(type, params, vertices, nvert), frame, skeleton, readPlacement(placement),
-                            friction, restitution, group, mask, name, planes_only);
+                unsigned group, unsigned mask, const std::string& name, const double* mesh_points, int n_points,
+                const int* mesh_faces, int n_faces, double thickness) {
+  const CollisionShape shape =
+      static_cast<ShapeType>(type) == ShapeType::TriangleMesh
+          ? makeTriangleMesh(mesh_points, n_points, mesh_faces, n_faces, vertices, nvert, thickness)
+          : readShape(type, params, vertices, nvert);
+  return cmodel.addGeometry(model, shape, frame, skeleton, readPlacement(placement), friction, restitution, group, mask,
+                            name);
 }
 
 void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled) {

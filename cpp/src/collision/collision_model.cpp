@@ -12,7 +12,7 @@ namespace rigidiff {
 
 int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape, int frame, int skeleton,
                                 const SE3& placement, double friction, double restitution, unsigned group,
-                                unsigned mask, const std::string& name, bool planes_only) {
+                                unsigned mask, const std::string& name) {
   RD_CHECK_ARG(frame >= 0 && frame < static_cast<int>(model.frames.size()),
                "geometry " << name << ": frame index " << frame << " out of range");
   RD_CHECK_ARG(skeleton >= 0, "geometry " << name << ": negative skeleton index");
@@ -30,7 +30,6 @@ int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape,
   g.group = group;
   g.mask = mask;
   g.name = name;
-  g.planesOnly = planes_only;
   if (shape.type == ShapeType::Plane) {
     g.boxHalf.setConstant(INFINITY);
   } else {
@@ -52,7 +51,6 @@ bool CollisionModel::allowed(const Model& model, int i, int j) const {
   if (!(a.group & b.mask) || !(b.group & a.mask)) return false;
   const bool pa = a.shape.type == ShapeType::Plane, pb = b.shape.type == ShapeType::Plane;
   if (pa && pb) return false;
-  if ((a.planesOnly && !pb) || (b.planesOnly && !pa)) return false;
   if (a.skeleton == b.skeleton) {
     if (!selfCollision[a.skeleton]) return false;
     if (model.parents[a.joint] == b.joint || model.parents[b.joint] == a.joint) return false;  // adjacent links

@@ -68,6 +68,17 @@ std::vector<Vec3> supportFeature(const CollisionShape& s, const Vec3& u) {
   return pts;
 }
 
+// area of a support feature (local points of the shape placed by M) seen along the world normal n
+double featureArea(const std::vector<Vec3>& local, const SE3& M, const Vec3& n) {
+  if (local.size() < 3) return 0.0;
+  std::vector<Vec3> pts;
+  for (const Vec3& p : local) pts.push_back(M.actPoint(p));
+  manifold::orderAround(pts, n);
+  double twice = 0.0;
+  for (std::size_t k = 0; k < pts.size(); ++k) twice += (pts[k] - pts[0]).cross(pts[(k + 1) % pts.size()] - pts[0]).dot(n);
+  return 0.5 * std::abs(twice);
+}
+
 }  // namespace
 
 void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
@@ -90,8 +101,10 @@ void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
     witnessContact();
     return;
   }
-  // the side with the larger feature is the reference face; the other side's feature is clipped to it
-  const bool a_ref = fa.size() > fb.size();
+  // the side with the larger feature (by area, then by number of points) is the reference face, so the
+  // clipped points are mostly material points of the other side; its feature is clipped to it
+  const double area_a = featureArea(fa, Ma, n), area_b = featureArea(fb, Mb, n);
+  const bool a_ref = area_a > area_b || (area_a == area_b && fa.size() > fb.size());
   const CollisionShape& R = a_ref ? a : b;
   const CollisionShape& I = a_ref ? b : a;
   const SE3& Mr = a_ref ? Ma : Mb;

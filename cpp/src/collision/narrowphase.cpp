@@ -34,6 +34,11 @@ bool dispatch(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
     return true;
   }
   if (ta == ShapeType::Plane) return false;
+  if (ta == ShapeType::TriangleMesh) {
+    narrowphase::meshPair(a, Ma, ga, b, Mb, gb, margin, out);
+    return true;
+  }
+  if (tb == ShapeType::TriangleMesh) return false;
   if (isRounded(ta) && isRounded(tb)) {
     narrowphase::roundedPair(a, Ma, ga, b, Mb, gb, margin, out);
     return true;

@@ -38,7 +38,8 @@ Vec3 CollisionShape::coreSupport(const Vec3& d) const {
       if (r < 1e-300) return Vec3(radius, 0.0, z);
       return Vec3(radius * d.x() / r, radius * d.y() / r, z);
     }
-    case ShapeType::ConvexMesh: {
+    case ShapeType::ConvexMesh:
+    case ShapeType::TriangleMesh: {
       int best = 0;
       double best_dot = d.dot(vertices[0]);
       for (int k = 1; k < static_cast<int>(vertices.size()); ++k) {

@@ -68,6 +68,7 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
       break;
     }
     case ShapeType::ConvexMesh:
+    case ShapeType::TriangleMesh:  // against a half-space the hull's vertices are the deepest points
       for (const Vec3& v : a.vertices) point(v, 0.0);
       break;
     default: break;

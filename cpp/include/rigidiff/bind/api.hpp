@@ -128,12 +128,15 @@ void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double
 // ---- collision model and contact queries (api_collision_model.cpp)
 /// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance).
 CollisionShape readShape(int type, const double* params, const double* vertices, int nvert);
-/// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.
 /// Changes the contact coefficients of geometry g (friction >= 0, restitution in [0, 1]).
 void setGeometryCoefficients(CollisionModel& cmodel, int g, double friction, double restitution);
+/// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.
+/// A triangle mesh (type 7) passes its convex hull as vertices and its points (n_points x 3), faces
+/// (n_faces x 3) and prism thickness in the mesh arguments (unused by the other types).
 int addGeometry(CollisionModel& cmodel, const Model& model, int type, const double* params, const double* vertices,
                 int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
-                unsigned group, unsigned mask, const std::string& name, bool planes_only);
+                unsigned group, unsigned mask, const std::string& name, const double* mesh_points, int n_points,
+                const int* mesh_faces, int n_faces, double thickness);
 void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled);
 void setContactMargin(CollisionModel& cmodel, double margin);
 /// Contacts at q; returns their number (read them with readContacts).

@@ -24,10 +24,6 @@ struct Geometry {
   double restitution = 0.0;
   unsigned group = 1u;              ///< collides with g when (group & g.mask) and (g.group & mask)
   unsigned mask = ~0u;
-  /// Touches half-spaces only: a mesh that is not convex, represented by its convex hull, which is
-  /// exact against a plane (the deepest points of any solid are vertices of its hull) and wrong
-  /// against anything else.
-  bool planesOnly = false;
   std::string name;
   Vec3 boxCenter = Vec3::Zero();    ///< bounding box of the shape in its own frame (margin included):
   Vec3 boxHalf = Vec3::Zero();      ///< centre and half extents, computed once (infinite for planes)
@@ -41,8 +37,7 @@ struct CollisionModel {
 
   /// Appends a geometry attached to frame `frame` of `model`; returns its index.
   int addGeometry(const Model& model, const CollisionShape& shape, int frame, int skeleton, const SE3& placement,
-                  double friction, double restitution, unsigned group, unsigned mask, const std::string& name,
-                  bool planes_only = false);
+                  double friction, double restitution, unsigned group, unsigned mask, const std::string& name);
   /// May geometries i and j touch (filters only: different moving bodies, groups, self-collision,
   /// no parent-child pairs)?
   bool allowed(const Model& model, int i, int j) const;

@@ -31,6 +31,9 @@ void boxBox(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape
 /// any two convex shapes: GJK/EPA normal, then the support features of both clipped against each other
 void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
                 double margin, std::vector<Contact>& out);
+/// a triangle mesh (A) against any shape but a half-space: the prisms of its faces near B
+void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
+              double margin, std::vector<Contact>& out);
 /// Swaps the roles of A and B in the contacts out[first:] (features, geometries, normal, type).
 void swapRoles(std::vector<Contact>& out, std::size_t first);
 }  // namespace narrowphase

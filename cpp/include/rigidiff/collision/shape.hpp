@@ -3,6 +3,7 @@
 // spheres and capsules), or a half-space.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "rigidiff/fwd.hpp"
@@ -17,7 +18,10 @@ enum class ShapeType : int {
   Cylinder = 4,    // radius, half_length (axis z)
   Plane = 5,       // the half-space {x : normal . x <= offset}
   ConvexMesh = 6,  // the convex hull of vertices
+  TriangleMesh = 7,  // triangles that need not bound a convex solid (vertices: their convex hull)
 };
+
+struct MeshTriangles;  // collision/triangle_mesh.hpp
 
 struct CollisionShape {
   ShapeType type = ShapeType::Sphere;
@@ -26,7 +30,8 @@ struct CollisionShape {
   Vec3 half_extents = Vec3::Zero();
   Vec3 normal = Vec3::UnitZ();
   double offset = 0.0;
-  std::vector<Vec3> vertices;
+  std::vector<Vec3> vertices;  ///< ConvexMesh: the points of the hull; TriangleMesh: its convex hull's
+  std::shared_ptr<const MeshTriangles> triangles;  ///< TriangleMesh: its triangles (shared by copies)
 
   /// The rounded part left out of the core: the radius of spheres and capsules, 0 otherwise.
   double margin() const { return (type == ShapeType::Sphere || type == ShapeType::Capsule) ? radius : 0.0; }

@@ -1,0 +1,51 @@
+// Triangle meshes that need not be convex (static terrain, robot links): each triangle collides as a
+// thin prism that extends a fixed thickness into the solid behind it, so contacts are one-sided (their
+// normals point out of the mesh) and any convex routine handles them. A bounding-volume hierarchy of
+// the triangles' boxes finds the candidates of a query.
+#pragma once
+
+#include <array>
+#include <vector>
+
+#include "rigidiff/collision/shape.hpp"
+
+namespace rigidiff {
+
+struct MeshTriangles {
+  std::vector<Vec3> points;               ///< vertices (shape frame)
+  std::vector<std::array<int, 3>> faces;  ///< counter-clockwise seen from outside the solid
+  std::vector<Vec3> normals;              ///< outward unit normal of each face
+  double thickness = 0.0;                 ///< depth of each face's prism behind the face
+  /// per face and edge (k: from vertex k to k + 1): is it a ridge (the neighbour face falls away
+  /// behind it) or a boundary edge? false for flat and valley edges, inside the surface
+  std::vector<std::array<bool, 3>> ridge;
+
+  struct Node {
+    Vec3 lo, hi;        ///< box of the node's triangles (prisms included)
+    int left = -1;      ///< children (internal nodes) or -1
+    int right = -1;
+    int begin = 0;      ///< leaves: their triangles are order[begin:end]
+    int end = 0;
+  };
+  std::vector<Node> nodes;  ///< nodes[0] is the root
+  std::vector<int> order;   ///< face indices, grouped by leaf
+
+  /// Appends to out the faces whose prism boxes overlap the box [lo, hi] (shape frame).
+  void query(const Vec3& lo, const Vec3& hi, std::vector<int>& out) const;
+  /// The prism of face f: the triangle and its copy moved `thickness` against the normal (6 vertices).
+  CollisionShape prism(int f) const;
+  /// Is a contact of face f's prism at point p (shape frame) whose outward normal n (shape frame)
+  /// leans away from the face normal a ghost of an edge inside the surface? Such a contact lies on a
+  /// flat or valley edge of f, where the neighbour face reports the true one; on a ridge (or the
+  /// mesh's boundary) the leaning normal is real.
+  bool ghostContact(int f, const Vec3& p, const Vec3& n) const;
+};
+
+/// A triangle mesh shape: points (n x 3) and faces (m x 3 vertex indices, counter-clockwise from
+/// outside), the points of its convex hull (h x 3; used against half-spaces, where the deepest point is
+/// a hull vertex, and for bounding boxes) and the prism thickness (> 0). Degenerate faces (zero
+/// area) are dropped; invalid_argument if no face is left, for indices out of range or non-finite data.
+CollisionShape makeTriangleMesh(const double* points, int n, const int* faces, int m, const double* hull, int h,
+                                double thickness);
+
+}  // namespace rigidiff

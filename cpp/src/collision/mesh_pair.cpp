@@ -1,0 +1,102 @@
+// A triangle mesh (A) against any shape but a half-space (B), another triangle mesh included: the
+// prisms of the faces near B, each through the convex routine (collision/triangle_mesh.hpp).
+#include <cmath>
+
+#include "rigidiff/collision/manifold.hpp"
+#include "rigidiff/collision/narrowphase.hpp"
+#include "rigidiff/collision/triangle_mesh.hpp"
+
+namespace rigidiff {
+namespace narrowphase {
+
+namespace {
+
+// box, in the frame of Mf, of shape s placed by Ms (its core's support along the frame's axes, grown by
+// its margin and by `grow`)
+void boxIn(const SE3& Mf, const CollisionShape& s, const SE3& Ms, double grow, Vec3& lo, Vec3& hi) {
+  for (int k = 0; k < 3; ++k) {
+    const Vec3 axis = Mf.R.col(k);
+    const double up = axis.dot(Ms.actPoint(s.coreSupport(Ms.R.transpose() * axis)) - Mf.p);
+    const double down = axis.dot(Ms.actPoint(s.coreSupport(-(Ms.R.transpose() * axis))) - Mf.p);
+    hi[k] = up + s.margin() + grow;
+    lo[k] = down - s.margin() - grow;
+  }
+}
+
+// a contact on an edge or vertex shared by several faces is found once per face: keep the first
+void dropDuplicates(std::vector<Contact>& out, std::size_t first, double size) {
+  std::size_t kept = first;
+  for (std::size_t k = first; k < out.size(); ++k) {
+    bool seen = false;
+    for (std::size_t i = first; i < kept && !seen; ++i)
+      seen = (out[i].point - out[k].point).norm() <= 1e-9 * size && out[i].normal.dot(out[k].normal) > 1.0 - 1e-12;
+    if (!seen) out[kept++] = out[k];
+  }
+  out.resize(kept);
+}
+
+// many contacts of nearly one normal (a body resting across several faces) keep the four that span them
+void reduceCoplanar(std::vector<Contact>& out, std::size_t first) {
+  const std::size_t n = out.size() - first;
+  if (n <= 4) return;
+  Vec3 mean = Vec3::Zero();
+  for (std::size_t k = first; k < out.size(); ++k) mean += out[k].normal;
+  mean.normalize();
+  for (std::size_t k = first; k < out.size(); ++k)
+    if (out[k].normal.dot(mean) < std::cos(5.0 * M_PI / 180.0)) return;
+  std::vector<Vec3> pts;
+  std::vector<double> depth;
+  for (std::size_t k = first; k < out.size(); ++k) {
+    pts.push_back(out[k].point);
+    depth.push_back(out[k].distance);
+  }
+  std::vector<Contact> kept;
+  for (int k : manifold::reduceToFour(pts, depth)) kept.push_back(out[first + k]);
+  out.resize(first);
+  out.insert(out.end(), kept.begin(), kept.end());
+}
+
+}  // namespace
+
+void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
+              double margin, std::vector<Contact>& out) {
+  const MeshTriangles& ma = *a.triangles;
+  Vec3 lo, hi;
+  boxIn(Ma, b, Mb, margin, lo, hi);
+  std::vector<int> faces_a, faces_b;
+  ma.query(lo, hi, faces_a);
+  const std::size_t first = out.size();
+  // contacts of face f of mesh m (placed by M) from out[from:], whose outward normal is sign * normal,
+  // that are ghosts of edges inside the surface are dropped
+  auto dropGhosts = [&](const MeshTriangles& m, const SE3& M, int f, double sign, std::size_t from) {
+    std::size_t kept = from;
+    for (std::size_t k = from; k < out.size(); ++k)
+      if (!m.ghostContact(f, M.R.transpose() * (out[k].point - M.p), M.R.transpose() * (sign * out[k].normal)))
+        out[kept++] = out[k];
+    out.resize(kept);
+  };
+  for (int f : faces_a) {
+    const CollisionShape prism_a = ma.prism(f);
+    const std::size_t from = out.size();
+    if (b.type != ShapeType::TriangleMesh) {
+      convexPair(prism_a, Ma, ga, b, Mb, gb, margin, out);
+      dropGhosts(ma, Ma, f, -1.0, from);
+      continue;
+    }
+    const MeshTriangles& mb = *b.triangles;
+    boxIn(Mb, prism_a, Ma, margin, lo, hi);
+    faces_b.clear();
+    mb.query(lo, hi, faces_b);
+    for (int g : faces_b) {
+      const std::size_t from_g = out.size();
+      convexPair(prism_a, Ma, ga, mb.prism(g), Mb, gb, margin, out);
+      dropGhosts(mb, Mb, g, 1.0, from_g);
+    }
+    dropGhosts(ma, Ma, f, -1.0, from);
+  }
+  dropDuplicates(out, first, 1.0 + (hi - lo).norm());
+  reduceCoplanar(out, first);
+}
+
+}  // namespace narrowphase
+}  // namespace rigidiff

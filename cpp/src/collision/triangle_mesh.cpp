@@ -1,0 +1,156 @@
+#include "rigidiff/collision/triangle_mesh.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+// box of face f's prism
+void faceBox(const MeshTriangles& mesh, int f, Vec3& lo, Vec3& hi) {
+  const Vec3 back = -mesh.thickness * mesh.normals[f];
+  lo = hi = mesh.points[mesh.faces[f][0]];
+  for (int k = 0; k < 3; ++k) {
+    const Vec3& p = mesh.points[mesh.faces[f][k]];
+    lo = lo.cwiseMin(p).cwiseMin(p + back);
+    hi = hi.cwiseMax(p).cwiseMax(p + back);
+  }
+}
+
+// median split on the longest axis of the face centres, leaves of at most 4 faces
+int build(MeshTriangles& mesh, const std::vector<Vec3>& lo, const std::vector<Vec3>& hi, int begin, int end) {
+  const int id = static_cast<int>(mesh.nodes.size());
+  mesh.nodes.emplace_back();
+  Vec3 nlo = lo[mesh.order[begin]], nhi = hi[mesh.order[begin]];
+  for (int i = begin; i < end; ++i) {
+    nlo = nlo.cwiseMin(lo[mesh.order[i]]);
+    nhi = nhi.cwiseMax(hi[mesh.order[i]]);
+  }
+  mesh.nodes[id].lo = nlo;
+  mesh.nodes[id].hi = nhi;
+  if (end - begin <= 4) {
+    mesh.nodes[id].begin = begin;
+    mesh.nodes[id].end = end;
+    return id;
+  }
+  int axis;
+  (nhi - nlo).maxCoeff(&axis);
+  const int mid = (begin + end) / 2;
+  std::nth_element(mesh.order.begin() + begin, mesh.order.begin() + mid, mesh.order.begin() + end, [&](int a, int b) {
+    return lo[a][axis] + hi[a][axis] < lo[b][axis] + hi[b][axis];
+  });
+  const int left = build(mesh, lo, hi, begin, mid);
+  const int right = build(mesh, lo, hi, mid, end);
+  mesh.nodes[id].left = left;
+  mesh.nodes[id].right = right;
+  return id;
+}
+
+}  // namespace
+
+void MeshTriangles::query(const Vec3& lo, const Vec3& hi, std::vector<int>& out) const {
+  if (nodes.empty()) return;
+  int stack[128];
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const Node& node = nodes[stack[--top]];
+    if ((node.lo.array() > hi.array()).any() || (lo.array() > node.hi.array()).any()) continue;
+    if (node.left < 0) {
+      for (int i = node.begin; i < node.end; ++i) out.push_back(order[i]);
+    } else if (top + 2 <= 128) {
+      stack[top++] = node.left;
+      stack[top++] = node.right;
+    }
+  }
+}
+
+bool MeshTriangles::ghostContact(int f, const Vec3& p, const Vec3& n) const {
+  const Vec3& nf = normals[f];
+  if (n.dot(nf) > 1.0 - 1e-9) return false;  // along the face normal: a face contact
+  // barycentric coordinates of p projected on the face; edge k is opposite vertex k + 2
+  const Vec3& a = points[faces[f][0]];
+  const Vec3 e1 = points[faces[f][1]] - a, e2 = points[faces[f][2]] - a, d = p - a;
+  const double d11 = e1.dot(e1), d12 = e1.dot(e2), d22 = e2.dot(e2), den = d11 * d22 - d12 * d12;
+  const double u = (d22 * e1.dot(d) - d12 * e2.dot(d)) / den, w = (d11 * e2.dot(d) - d12 * e1.dot(d)) / den;
+  const double bary[3] = {1.0 - u - w, u, w};  // of vertices 0, 1, 2
+  const double tol = 1e-3;
+  bool on_edge = false;
+  for (int k = 0; k < 3; ++k) {
+    if (bary[(k + 2) % 3] > tol) continue;  // not on edge k (vertices k, k + 1)
+    on_edge = true;
+    if (ridge[f][k]) return false;
+  }
+  return on_edge;
+}
+
+CollisionShape MeshTriangles::prism(int f) const {
+  CollisionShape s;
+  s.type = ShapeType::ConvexMesh;
+  s.vertices.reserve(6);
+  for (int k = 0; k < 3; ++k) s.vertices.push_back(points[faces[f][k]]);
+  for (int k = 0; k < 3; ++k) s.vertices.push_back(points[faces[f][k]] - thickness * normals[f]);
+  return s;
+}
+
+CollisionShape makeTriangleMesh(const double* points, int n, const int* faces, int m, const double* hull, int h,
+                                double thickness) {
+  RD_CHECK_ARG(n >= 3 && m >= 1, "a triangle mesh needs at least 3 vertices and 1 face, got " << n << " and " << m);
+  RD_CHECK_ARG(h >= 4, "the convex hull of a triangle mesh needs at least 4 vertices, got " << h);
+  RD_CHECK_ARG(std::isfinite(thickness) && thickness > 0.0, "mesh prism thickness must be > 0, got " << thickness);
+  auto mesh = std::make_shared<MeshTriangles>();
+  mesh->thickness = thickness;
+  mesh->points.reserve(n);
+  for (int k = 0; k < n; ++k) {
+    const Vec3 p(points[3 * k], points[3 * k + 1], points[3 * k + 2]);
+    RD_CHECK_ARG(p.allFinite(), "mesh vertex " << k << " is not finite");
+    mesh->points.push_back(p);
+  }
+  double size = 0.0;
+  for (const Vec3& p : mesh->points) size = std::max(size, (p - mesh->points[0]).norm());
+  for (int f = 0; f < m; ++f) {
+    const std::array<int, 3> face{faces[3 * f], faces[3 * f + 1], faces[3 * f + 2]};
+    for (int k : face) RD_CHECK_ARG(k >= 0 && k < n, "mesh face " << f << " has vertex index " << k << " out of range");
+    const Vec3 c = (mesh->points[face[1]] - mesh->points[face[0]]).cross(mesh->points[face[2]] - mesh->points[face[0]]);
+    if (!(c.norm() > 1e-12 * size * size)) continue;  // degenerate: no area, no normal
+    mesh->faces.push_back(face);
+    mesh->normals.push_back(c.normalized());
+  }
+  RD_CHECK_ARG(!mesh->faces.empty(), "every face of the triangle mesh is degenerate (zero area)");
+  const int nf = static_cast<int>(mesh->faces.size());
+  // edges: a ridge when the neighbour's far vertex lies behind the face (boundary edges count as ridges)
+  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> edges;  // (face, edge) per vertex pair
+  for (int f = 0; f < nf; ++f)
+    for (int k = 0; k < 3; ++k) {
+      const int i = mesh->faces[f][k], j = mesh->faces[f][(k + 1) % 3];
+      edges[{std::min(i, j), std::max(i, j)}].emplace_back(f, k);
+    }
+  mesh->ridge.assign(nf, {true, true, true});
+  for (const auto& [key, users] : edges) {
+    if (users.size() != 2) continue;
+    for (int s = 0; s < 2; ++s) {
+      const auto [f, k] = users[s];
+      const auto [g, l] = users[1 - s];
+      const Vec3& far = mesh->points[mesh->faces[g][(l + 2) % 3]];
+      const double behind = mesh->normals[f].dot(far - mesh->points[mesh->faces[f][k]]);
+      mesh->ridge[f][k] = behind < -1e-6 * size;
+    }
+  }
+  std::vector<Vec3> lo(nf), hi(nf);
+  for (int f = 0; f < nf; ++f) faceBox(*mesh, f, lo[f], hi[f]);
+  mesh->order.resize(nf);
+  for (int f = 0; f < nf; ++f) mesh->order[f] = f;
+  mesh->nodes.reserve(2 * nf / 4 + 2);
+  build(*mesh, lo, hi, 0, nf);
+  CollisionShape s = makeConvexMesh(hull, h);
+  s.type = ShapeType::TriangleMesh;
+  s.triangles = mesh;
+  return s;
+}
+
+}  // namespace rigidiff

@@ -12,12 +12,12 @@ Scenes (dt 1e-3, the same masses, inertias, friction and state in every engine):
   every body 1 kg with unit moments of inertia (DART's default inertia, which that benchmark keeps);
   gravity -9.81 along y; a welded 2.5 x 0.25 x 0.5 m floor box centred at y = -0.56, friction 0, so
   that the tail's last box enters the floor by 9.5 mm at two corners; the root falling at 0.1 m/s;
-- talos: example-robot-data's talos (talos_reduced.urdf, nv 38) with its collision meshes (non-convex
-  meshes touch the ground plane through their convex hulls), friction 0.8, on the ground plane
+- talos: example-robot-data's talos (talos_reduced.urdf, nv 38) with its collision meshes (a mesh
+  touches the ground plane at its deepest vertices, at most four), friction 0.8, on the ground plane
   z = 0 at its SRDF "half_sitting" configuration, lowered until the deeper foot enters the ground by
   0.1 mm, then settled for 0.8 s under a joint PD around that configuration (stiffness 1e4 N m/rad,
   damping 1e3 N m s/rad, as implicit joint springs: an explicit PD that stiff is unstable at dt 1e-3 on
-  talos' light wrist joints). The timed state is the settled one with the springs replaced by the
+  talos' light arm joints). The timed state is the settled one with the springs replaced by the
   torques they apply there, tau = K (q_ref - q) - D v, so that it stands still on both feet.
 
 Each scene is timed at two states, alternated call after call (DART skips the work of setting an
@@ -47,7 +47,7 @@ round, with its quartiles over the rounds.
 The targets: FD / step_jacobians >= 100x on talos, Nimble's forward pass + Jacobians / step_jacobians
 >= 5x, step / mj_step <= 2x. Untimed checks follow: the analytic Jacobians against rigidiff's own
 finite differences, the timed ones and mode-preserving ones (per column, eps from 1e-6 down to 1e-9 until
-both perturbed steps keep the contact mode: on talos' flat feet some hull vertices are within 1e-7 m of
+both perturbed steps keep the contact mode: on talos' flat feet some mesh vertices are within 1e-7 m of
 the ground, and a plain FD switches them on or off), and Nimble's velocity Jacobians against ours (each
 engine finds and solves its own contacts: they may legitimately differ).
 """
@@ -555,7 +555,7 @@ def fd_checks(scene: Scene) -> dict:
 def bench_scene(scene: Scene, quick: bool, nimble_python: str | None) -> tuple[dict, dict]:
     world = scene.world
     res, checks = {"nv": world.nv}, {}
-    res.update(contact_summary(world, *scene.states[0]))
+    res.update(contact_summary(world, *scene.states[0]), **{"rd mass": world.total_mass})
     repeat = 5 if quick else 41
     n = {"step": 100 if quick else 200, "jac": 20 if quick else 40, "fd": 2 * max(1, 60 // world.nv)}
     res["n step"] = n["step"]
@@ -594,7 +594,8 @@ def print_scene(name: str, res: dict, checks: dict, notes: list) -> None:
           f"{', '.join(res['bodies']) or 'no body'}; deepest {1e3 * res['depth']:.3f} mm; LCP {res['solver']}")
     peers = []
     if "mj contacts" in res:
-        peers.append(f"mujoco {res['mj contacts']} contacts")
+        peers.append(f"mujoco {res['mj contacts']} contacts, total mass {res['mj mass']:.3f} kg (rigidiff "
+                     f"{res['rd mass']:.3f})")
     if "nimble contacts" in res:
         peers.append(f"nimble {res['nimble contacts']} contacts")
     for note in notes + ([", ".join(peers)] if peers else []):

@@ -85,6 +85,7 @@ class ContactOptions:
     margin: float = 0.0
     max_penetration: float = 0.03
     bounce_correction: bool = True
+    warm_start: bool = True
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,13 @@ class ContactMethods:
             bounce_correction: position Jacobians of a bouncing step follow the bounce's time of impact
                 (True, the default; docs/contact.md), so that lowering a ball that bounces raises it
                 after the bounce; False gives the exact derivatives of the discrete step.
+            warm_start: each step first tries the previous step's contact mode (True, the default: one
+                small solve instead of the pivoting solver when the mode persists). A problem with
+                several valid modes (a box resting on four corners after sliding: its friction rows
+                may stay at their bounds, cancelling) then keeps the previous one, so impulses, row
+                classes and Jacobians depend on the steps before; velocities do not. False makes
+                ``step`` and ``step_jacobians`` pure functions of (q, v, tau). A recorded rollout's
+                backward pass always re-solves each step in its recorded mode.
         """
         unknown = set(changes) - set(ContactOptions.__dataclass_fields__)
         if unknown:
@@ -163,7 +171,8 @@ class ContactMethods:
         self._core_set_contact_options(int(o.friction_directions), COMBINE[o.friction_combine],
                                        COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
                                        o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),
-                                       bool(o.joint_friction), o.tolerance, bool(o.bounce_correction))
+                                       bool(o.joint_friction), o.tolerance, bool(o.bounce_correction),
+                                       bool(o.warm_start))
         self._core_set_contact_margin(o.margin)
         self._core_set_max_penetration(o.max_penetration)
 

@@ -146,6 +146,18 @@ void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactSt
   Eigen::Map<VecX>(g_v, nv) += v1;
   Eigen::Map<VecX>(g_tau, nv) += t1;
 }
+// the recomputed step t must reproduce the recorded state t + 1 (the LCP solve's tolerance)
+void checkReproduced(const Model& m, int t, const double* qn, const double* vn, const double* Qr, const double* Vr) {
+  const double tol = 1e-6;
+  for (int k = 0; k < m.nv; ++k)
+    if (!(std::abs(vn[k] - Vr[k]) <= tol * (1.0 + std::abs(Vr[k]))))
+      RD_THROW(std::runtime_error, "rollout backward: the recorded V[" << t + 1 << "] does not follow from step " << t
+                                                                       << " (was the model changed?)");
+  for (int k = 0; k < m.nq; ++k)
+    if (!(std::abs(qn[k] - Qr[k]) <= tol * (1.0 + std::abs(Qr[k]))))
+      RD_THROW(std::runtime_error, "rollout backward: the recorded Q[" << t + 1 << "] does not follow from step " << t
+                                                                       << " (was the model changed?)");
+}
 }  // namespace
 
 int constrainedParameterCount(const Model& m, const CollisionModel& cm, int groups) {
@@ -201,6 +213,18 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
   Data d(m);
   ContactStepData cd(cm);
   std::vector<double> jac(6L * nv * nv), pjac(2L * nv * np), qn(nq), vn(nv);
+  // forward: the rollout's own warm-start chain, keeping each step's rows and classes, so that the
+  // reverse pass re-solves every step in exactly its recorded contact mode (a problem with several
+  // valid modes resolves to the one its predecessor chose)
+  std::vector<std::vector<long>> keys(T);
+  std::vector<std::vector<contact::LcpClass>> classes(T);
+  for (int t = 0; t < T; ++t) {
+    const long o_v = static_cast<long>(t) * nv, o_q = static_cast<long>(t) * nq;
+    contactStep(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, qn.data(), vn.data());
+    keys[t] = cd.warmKeys;
+    classes[t] = cd.classes;
+    checkReproduced(m, t, qn.data(), vn.data(), Q + o_q + nq, V + o_v + nv);
+  }
   // cq, cv: cotangent of state t + 1; pq, pv: that of state t
   VecX cq = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
   VecX cv = Eigen::Map<const VecX>(GV + static_cast<long>(T) * nv, nv);
@@ -211,18 +235,10 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
     pq = Eigen::Map<const VecX>(GQ + o_v, nv);
     pv = Eigen::Map<const VecX>(GV + o_v, nv);
     std::fill(g_taus + o_v, g_taus + o_v + nv, 0.0);
+    cd.warmKeys = keys[t];  // the step swaps them into its previous-step keys
+    cd.warmClasses = classes[t];
     stepCotangents(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, groups, explore, cq.data(), cv.data(),
                    qn.data(), vn.data(), jac, pjac, pq.data(), pv.data(), g_taus + o_v, g_params);
-    // the recorded step is recomputed; the impulses come from an LCP solve, so compare with its tolerance
-    const double tol = 1e-6;
-    for (int k = 0; k < nv; ++k)
-      if (!(std::abs(vn[k] - V[o_v + nv + k]) <= tol * (1.0 + std::abs(V[o_v + nv + k]))))
-        RD_THROW(std::runtime_error, "rollout backward: the recorded V[" << t + 1 << "] does not follow from step " << t
-                                                                         << " (was the model changed?)");
-    for (int k = 0; k < nq; ++k)
-      if (!(std::abs(qn[k] - Q[o_q + nq + k]) <= tol * (1.0 + std::abs(Q[o_q + nq + k]))))
-        RD_THROW(std::runtime_error, "rollout backward: the recorded Q[" << t + 1 << "] does not follow from step " << t
-                                                                         << " (was the model changed?)");
     cq.swap(pq);
     cv.swap(pv);
   }

@@ -12,7 +12,7 @@ namespace bind {
 void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
                        double restitution_threshold, double erp, double penetration_allowance,
                        double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
-                       bool bounce_correction) {
+                       bool bounce_correction, bool warm_start) {
   RD_CHECK_ARG(friction_directions == 2 || friction_directions == 4,
                "friction_directions must be 2 or 4, got " << friction_directions);
   RD_CHECK_ARG(friction_combine >= 0 && friction_combine <= 3, "unknown friction combine code " << friction_combine);
@@ -36,6 +36,7 @@ void setContactOptions(ContactOptions& o, int friction_directions, int friction_
   o.jointFriction = joint_friction;
   o.lcp.tolerance = lcp_tolerance;
   o.bounceCorrection = bounce_correction;
+  o.warmStart = warm_start;
 }
 
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {

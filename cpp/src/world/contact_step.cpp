@@ -116,7 +116,7 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   }
   // warm start: the previous step's classes, when every row of the island existed then
   const contact::LcpClass* guess = nullptr;
-  if (cd.warmStart && !cd.warmClasses.empty()) {
+  if (cd.warmStart && options.warmStart && !cd.warmClasses.empty()) {
     cd.guess.assign(mi, contact::LcpClass::Separating);
     int found = 0;
     for (int k = 0; k < mi; ++k) {

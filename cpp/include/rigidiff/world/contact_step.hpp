@@ -26,6 +26,7 @@ struct ContactOptions {
   bool jointLimits = false;             ///< joint position limits as unilateral constraints
   bool jointFriction = false;           ///< joint Coulomb friction (Model::friction) as boxed constraints
   bool bounceCorrection = true;         ///< position derivatives of bounces from their time of impact
+  bool warmStart = true;                ///< guess each island's classes from the previous step's
   contact::BoxedLcpOptions lcp;
 };
 

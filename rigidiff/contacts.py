@@ -241,9 +241,15 @@ class ContactMethods:
     def last_contacts(self) -> StepContacts:
         """Contacts of the last ``step`` (or ``advance``) with their impulses; empty before any step."""
         self._ensure_compiled()
-        res = self._core_last_contacts()
+        return self._step_contacts_from(self._last_contacts_raw())
+
+    def _last_contacts_raw(self) -> tuple:
+        """The last step's contact arrays, copied out of the core (cheap; see _step_contacts_from)."""
+        return self._core_last_contacts(), self._core_last_rows()
+
+    def _step_contacts_from(self, raw) -> StepContacts:
+        res, (kinds, index, row_classes) = raw
         fn, ft, classes, status = res[6:]
-        kinds, index, row_classes = self._core_last_rows()
         return self._contact_set(res[:6], StepContacts, normal_impulses=fn, friction_impulses=ft,
                                  classes=[LCP_CLASSES[c] for c in classes], solver=LCP_SOLVERS[status[0]],
                                  friction_dropped=bool(status[1]), row_kinds=[ROW_KINDS[k] for k in kinds],

@@ -33,7 +33,15 @@ class StepJacobians:
     parameter_names: tuple = ()
     dq_dp: np.ndarray | None = None
     dv_dp: np.ndarray | None = None
-    contacts: object = None
+    _contacts: object = None  # a StepContacts, or (world, raw arrays) until first asked for
+
+    @property
+    def contacts(self):
+        """The step's StepContacts (world with constraints), built on first access; else None."""
+        if isinstance(self._contacts, tuple):
+            world, raw = self._contacts
+            self._contacts = world._step_contacts_from(raw)
+        return self._contacts
 
     @property
     def A(self) -> np.ndarray:

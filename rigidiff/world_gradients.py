@@ -386,7 +386,7 @@ class GradientMethods:
         if wrt is None:
             qn, vn, jac = self._core_step_jacobians(q, v, tau, f_ext)
             t = jac.transpose(0, 2, 1)  # the core writes column-major blocks
-            return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], contacts=self._step_contacts())
+            return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], _contacts=self._step_contacts())
         idx, groups, M = self._selection(wrt)
         qn, vn, jac, pjac = self._core_step_param_jacobians(q, v, tau, groups, f_ext)
         nv = self.nv
@@ -395,10 +395,11 @@ class GradientMethods:
         t = jac.transpose(0, 2, 1)
         return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], parameter_names=names,
                              dq_dp=np.ascontiguousarray(P[:nv]), dv_dp=np.ascontiguousarray(P[nv:]),
-                             contacts=self._step_contacts())
+                             _contacts=self._step_contacts())
 
     def _step_contacts(self):
-        return self.last_contacts() if self._core_is_constrained() else None
+        """The step's contacts for StepJacobians: raw arrays now, objects when asked for."""
+        return (self, self._last_contacts_raw()) if self._core_is_constrained() else None
 
     # ------------------------------------------------------------------ reverse mode
     def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None, coordinates: bool = False,

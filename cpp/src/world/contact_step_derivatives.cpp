@@ -99,9 +99,17 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
   w.onB.assign(nv, 0);
   for (int j = jb; j > 0; j = model.parents[j])
     for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col) w.onB[col] = 1;
+  // the dofs that move A or B: every derivative of this contact vanishes on the others
+  w.cols.clear();
+  for (int j = ja; j > 0; j = model.parents[j])
+    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col)
+      if (!w.onB[col]) w.cols.push_back(col);
+  for (int col = 0; col < nv; ++col)
+    if (w.onB[col]) w.cols.push_back(col);
+  for (int col : w.cols) w.active[col] = 1;
   w.dtangent.setZero(3, nt * nv);
   Vec3 dt[4];
-  for (int col = 0; col < nv; ++col) {
+  for (int col : w.cols) {
     const Vec3 wb = w.onB[col] ? Vec3(data.J.col(col).tail<3>()) : Vec3::Zero();
     const Vec3 dn = w.dnormal.col(col);
     if (!w.onB[col] && dn.isZero(0.0)) continue;
@@ -120,7 +128,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
   const Vec3& p = c.point;
   Vec6 W = Vec6::Zero();
   w.dW.setZero(6, nv);
-  w.dw.resize(6, nv);
+  w.dw.setZero(6, nv);
   for (int r = r0; r < r1; ++r) {
     const ConstraintRow& row = cd.rows[r];
     const bool normal = row.kind == RowKind::ContactNormal;
@@ -128,14 +136,14 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     const auto dd = normal ? w.dnormal.leftCols(nv) : w.dtangent.middleCols(row.direction * nv, nv);
     Vec6 wr;
     wr << d, p.cross(d);
-    for (int col = 0; col < nv; ++col) {
+    for (int col : w.cols) {
       w.dw.col(col).head<3>() = dd.col(col);
       w.dw.col(col).tail<3>() = Vec3(w.dpoint.col(col)).cross(d) + p.cross(Vec3(dd.col(col)));
     }
     const double x = cd.x[r];
     if (x != 0.0) {
       W += x * wr;
-      w.dW += x * w.dw;
+      for (int col : w.cols) w.dW.col(col) += x * w.dw.col(col);
     }
     const int a = w.slot[r];
     if (a < 0) continue;
@@ -247,7 +255,6 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   if (swap.active) cd.classes.swap(cd.classOverride);
   Eigen::Map<const VecX> vq(v, nv), vn(v_out, nv);
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt
-  stepVelocityDerivatives(model, data, q, v, tau, dt, frame_wrenches);
 
   ConstraintDerivativeBuffers& w = cd.deriv;
   w.clamped.clear();
@@ -262,9 +269,12 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   bool any_impulse = false;
   for (int r = 0; r < m; ++r) any_impulse = any_impulse || cd.x[r] != 0.0;
   if (nc == 0 && !any_impulse) {
+    w.P.resize(0, 0);  // no constraint acts: parameters see (M + E)^-1
+    stepVelocityDerivatives(model, data, q, v, tau, dt, frame_wrenches, m > 0);  // a step with rows computed Minv
     stepPositionDerivatives(model, data, dt, v_out);
     return;
   }
+  stepResidualDerivatives(model, data, q, v, dt, frame_wrenches, true);
 
   // K = (M + E)^-1 J^T P: a clamped normal also carries its friction rows at the bound
   w.K.resize(nv, nc);
@@ -284,6 +294,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   jointVelocities(model, data, vn, w.nuNext);
   jointVelocities(model, data, vq, w.nuPrev);
   w.Fq.setZero(nv, nv);
+  w.active.assign(nv, 0);
   w.rowq.resize(nv);
   w.Gq.setZero(nc, nv);
   w.Gv.setZero(nc, nv);
@@ -311,21 +322,42 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   }
   for (int i = ncontact_rows; i < m; ++i) jointRowDerivatives(cd, options, dt, i, w);
 
-  // velocity derivatives at fixed impulses, then the clamped impulses' response
-  data.dv_dq.noalias() += data.Minv * w.Fq;
+  // the constrained response to generalized forces, P = (M + E)^-1 - K Q^+ J_C (M + E)^-1: with s the
+  // derivative at fixed impulses, dv' = s + K Q^+ (G - J_C s) becomes
+  //   dv'/dq = P (d(J^T x)/dq - dt dr/dq) + K Q^+ G_q,  dv'/dv = I - dt P dr/dv + K Q^+ (G_v - J_C),
+  //   dv'/dtau = dt P
   if (nc > 0) {
     w.Qc.noalias() = w.Jc * w.K;
     w.cod.compute(w.Qc);
-    w.H.resize(nc, 3 * nv);
-    w.H.leftCols(nv) = w.Gq;
-    w.H.leftCols(nv).noalias() -= w.Jc * data.dv_dq;
-    w.H.middleCols(nv, nv) = w.Gv;
-    w.H.middleCols(nv, nv).noalias() -= w.Jc * data.dv_dv;
-    w.H.rightCols(nv).noalias() = -w.Jc * data.dv_dtau;
+    w.H.resize(nc, nv);
+    for (int a = 0; a < nc; ++a) w.H.row(a) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
     w.Z = w.cod.solve(w.H);
-    data.dv_dq.noalias() += w.K * w.Z.leftCols(nv);
-    data.dv_dv.noalias() += w.K * w.Z.middleCols(nv, nv);
-    data.dv_dtau.noalias() += w.K * w.Z.rightCols(nv);
+    w.P = data.Minv;
+    w.P.noalias() -= w.K * w.Z;
+  } else {
+    w.P = data.Minv;
+  }
+  stepVelocityFromResidual(model, data, w.P, tau, dt);
+  // P d(J^T x)/dq: Fq lives on the dofs that move contacting bodies
+  w.activeList.clear();
+  for (int k = 0; k < nv; ++k)
+    if (w.active[k]) w.activeList.push_back(k);
+  if (!w.activeList.empty()) {
+    w.MinvF.noalias() = w.P(Eigen::all, w.activeList) * w.Fq(w.activeList, w.activeList);
+    data.dv_dq(Eigen::all, w.activeList) += w.MinvF;
+  }
+  if (nc > 0) {
+    w.gcols.clear();  // the columns of G_q that are not zero (contact chains, limited joints)
+    for (int k = 0; k < nv; ++k)
+      if (!w.Gq.col(k).isZero(0.0)) w.gcols.push_back(k);
+    if (!w.gcols.empty()) {
+      w.Z = w.cod.solve(w.Gq(Eigen::all, w.gcols));
+      w.MinvF.noalias() = w.K * w.Z;
+      data.dv_dq(Eigen::all, w.gcols) += w.MinvF;
+    }
+    w.H = w.Gv - w.Jc;
+    w.Z = w.cod.solve(w.H);
+    data.dv_dv.noalias() += w.K * w.Z;
   }
   stepPositionDerivatives(model, data, dt, v_out);
   if (options.bounceCorrection) addBounceCorrection(model, data, cd, vq, vn);
@@ -345,14 +377,14 @@ void contactStepParameterDerivatives(const Model& model, Data& data, ContactStep
                                      const double* v, double dt, int groups, double* dq_dp, double* dv_dp) {
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int nv = model.nv, np = stepParameterCount(model, groups);
-  stepParameterDerivatives(model, data, q, v, dt, groups, dq_dp, dv_dp);  // at fixed impulses
-  const ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
-  if (nc == 0 || np == 0 || cd.rowCount() == 0) return;
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  // the parameters move no target and no row: their derivatives are those at fixed impulses with the
+  // constrained response P in place of (M + E)^-1
+  const bool constrained = cd.rowCount() > 0 && w.P.rows() == nv;
+  if (constrained) data.Minv.swap(w.P);
+  stepParameterDerivatives(model, data, q, v, dt, groups, dq_dp, dv_dp);
+  if (constrained) data.Minv.swap(w.P);
   Eigen::Map<RowMat> Dv(dv_dp, nv, np), Dq(dq_dp, nv, np);
-  const MatX H = -(w.Jc * Dv);  // the parameters move no target and no row
-  Dv.noalias() += w.K * w.cod.solve(H);
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false);
   addImpactTimeShift(w, Dv, Dq);
 }
 

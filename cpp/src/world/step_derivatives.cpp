@@ -10,31 +10,37 @@
 
 namespace rigidiff {
 
-void stepVelocityDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau,
-                             double dt, const double* frame_wrenches) {
-  const int nv = model.nv;
+void stepResidualDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt,
+                             const double* frame_wrenches, bool minv_ready) {
   computeRNEADerivatives(model, data, q, v, data.ddq_tmp.data(), true);  // the step's aba left q's kinematics
   if (frame_wrenches) addExternalWrenchDerivatives(model, data, q, frame_wrenches, data.dtau_dq);
-  computeMinverseFromFactorization(model, data);  // (M + E)^-1 from the step's aba
-
+  if (!minv_ready) computeMinverseFromFactorization(model, data);  // (M + E)^-1 from the step's aba
   // dr/dq = -K d(difference(rest, q))/dq, dr/dv = -(D + dt K): move them to the rnea side
-  MatX& Rq = data.dtau_dq;
-  MatX& Rv = data.dtau_dv;
   if (model.stiffness.any()) {
     dDifference(model, model.restPosition.data(), q, 1, data.dv_dq.data());  // scratch
-    Rq.noalias() += model.stiffness.asDiagonal() * data.dv_dq;
+    data.dtau_dq.noalias() += model.stiffness.asDiagonal() * data.dv_dq;
   }
-  Rv.diagonal() += model.damping + dt * model.stiffness;
-  data.dv_dq.noalias() = (-dt) * data.Minv * Rq;
-  data.dv_dv.noalias() = (-dt) * data.Minv * Rv;
+  data.dtau_dv.diagonal() += model.damping + dt * model.stiffness;
+}
+
+void stepVelocityFromResidual(const Model& model, Data& data, const MatX& response, const double* tau, double dt) {
+  const int nv = model.nv;
+  data.dv_dq.noalias() = (-dt) * response * data.dtau_dq;
+  data.dv_dv.noalias() = (-dt) * response * data.dtau_dv;
   data.dv_dv.diagonal().array() += 1.0;
   for (int k = 0; k < nv; ++k) {
     const bool inside = std::abs(tau[k]) <= model.effortLimit[k];
     if (inside)
-      data.dv_dtau.col(k) = dt * data.Minv.col(k);
+      data.dv_dtau.col(k) = dt * response.col(k);
     else
       data.dv_dtau.col(k).setZero();
   }
+}
+
+void stepVelocityDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau,
+                             double dt, const double* frame_wrenches, bool minv_ready) {
+  stepResidualDerivatives(model, data, q, v, dt, frame_wrenches, minv_ready);
+  stepVelocityFromResidual(model, data, data.Minv, tau, dt);
 }
 
 void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out) {

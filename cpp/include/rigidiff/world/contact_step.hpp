@@ -57,12 +57,18 @@ struct ConstraintDerivativeBuffers {
   MatX Qc;                   ///< (nc x nc) Jc K
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Qc
   MatX Gq, Gv;               ///< (nc x nv) d target_C - (dJ_C) v' with respect to q and v
-  MatX H, Z;                 ///< (nc x 3 nv) right-hand sides and clamped impulse derivatives
+  MatX H, Z;                 ///< scratch: right-hand sides of the clamping system and its solutions
   MatX Fq;                   ///< (nv x nv) d(J^T x)/dq at fixed impulses x
   Mat6X nuNext, nuPrev;      ///< (6 x njoints) spatial velocities of the joints under v' and v
   MatX dpoint, dnormal, dtangent, dw, dW;  ///< (3 x nv), (3 x nv), (3 x 4 nv), (6 x nv), (6 x nv)
   VecX ddistance, rowq;      ///< (nv)
   std::vector<char> onB;     ///< (nv) dof moves body B of the current contact
+  std::vector<int> cols;     ///< dofs that move A or B of the current contact
+  std::vector<char> active;  ///< (nv) dof moves a body of some active contact
+  std::vector<int> activeList;
+  MatX MinvF;                ///< scratch: products on a subset of columns
+  std::vector<int> gcols;    ///< columns of Gq that are not zero
+  MatX P;                    ///< (nv x nv) constrained response (M + E)^-1 - K Q^+ J_C (M + E)^-1
   // bouncing rows (restitution targets): their gaps, approach speeds and derivatives
   std::vector<int> bounceRows;
   std::vector<double> bounceGap;

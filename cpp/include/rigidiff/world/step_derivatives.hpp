@@ -22,9 +22,18 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
 /// The velocity half of stepDerivatives at the acceleration a = data.ddq_tmp: fills data.dv_dq,
 /// dv_dv, dv_dtau (and data.Minv). Any generalized force the step added besides tau (a constraint
 /// impulse J^T f / dt) is held fixed: a = (v' - v) / dt of a constrained step gives the derivatives at
-/// fixed impulses. Needs the articulated-body factorisation of M + E at q that the step's aba left.
+/// fixed impulses. Needs the articulated-body factorisation of M + E at q that the step's aba left
+/// (or, with minv_ready, data.Minv already holding (M + E)^-1 at q).
 void stepVelocityDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau,
-                             double dt, const double* frame_wrenches);
+                             double dt, const double* frame_wrenches, bool minv_ready = false);
+
+/// The parts of stepVelocityDerivatives: the derivatives of the step's residual at a = data.ddq_tmp
+/// into data.dtau_dq (dr/dq with the rnea side's sign, springs included) and data.dtau_dv (damping
+/// included), and data.Minv unless minv_ready; then dv_dq = -dt R dtau_dq, dv_dv = I - dt R dtau_dv,
+/// dv_dtau = dt R (inside the effort limits) for a response matrix R ((M + E)^-1 without constraints).
+void stepResidualDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt,
+                             const double* frame_wrenches, bool minv_ready);
+void stepVelocityFromResidual(const Model& model, Data& data, const MatX& response, const double* tau, double dt);
 
 /// The position half: data.dq_dq, dq_dv, dq_dtau of q' = integrate(q, dt v') from data.dv_*.
 void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out);

@@ -75,10 +75,29 @@ bool validWithoutFriction(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const Boxe
   return isValidBoxedLcp(normalOnly, ws.x, ws.w, options);
 }
 
+// does the classification in ws.classes give the clamping system that ws holds, solved with the classes
+// `solved` (clamped rows, then rows at a bound with the same bound, the rest separating)?
+bool sameSystem(const BoxedLcp& lcp, const BoxedLcpWorkspace& ws, const LcpClass* solved) {
+  for (int i = 0; i < lcp.n; ++i) {
+    LcpClass expected = LcpClass::Separating;
+    if (ws.slot[i] >= 0)
+      expected = LcpClass::Clamping;
+    else if (std::find(ws.bounded.begin(), ws.bounded.end(), i) != ws.bounded.end())
+      expected = solved[i];
+    if (ws.classes[i] != expected) return false;
+  }
+  return true;
+}
+
 // classifies and standardises the accepted solution in ws; keeps the solver's answer if the standardised one
 // does not pass the validity check
-bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options, bool frictionDropped) {
+bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options, bool frictionDropped,
+                 const LcpClass* solvedWith = nullptr) {
   classifyBoxedLcp(lcp, ws, options, frictionDropped);
+  if (solvedWith && sameSystem(lcp, ws, solvedWith)) {  // x is already that system's minimum-norm solution
+    ws.systemValid = true;
+    return true;
+  }
   ws.xprev = ws.x;
   ws.tmp = ws.w;
   if (solveClampingSystem(lcp, ws.classes.data(), ws, options) &&
@@ -112,7 +131,7 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
   if (warmClasses && solveClampingSystem(lcp, warmClasses, ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
     result.solver = LcpSolver::WarmStart;
     result.success = true;
-    result.standardised = standardise(lcp, ws, options, false);
+    result.standardised = standardise(lcp, ws, options, false, warmClasses);
     return result;
   }
 

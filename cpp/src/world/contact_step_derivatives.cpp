@@ -237,6 +237,66 @@ void addBounceCorrection(const Model& model, Data& data, ContactStepData& cd, co
   }
 }
 
+// The clamping system Q = J_C K couples only rows of one island, and each island's LCP solve left the
+// decomposition of its block (contact/lcp_classification.hpp) when the classes are the solved ones;
+// with other classes (an explored contact mode) Q gets a decomposition of its own.
+void prepareClampedSolve(ContactStepData& cd) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  w.islandCods = true;
+  int covered = 0, slot = 0, coupled = 0, coupledHere = 0;
+  for (int r = 0; r < cd.rowCount(); ++r) {
+    const bool bound = cd.classes[r] == contact::LcpClass::UpperBound || cd.classes[r] == contact::LcpClass::LowerBound;
+    if (bound && cd.findex[r] >= 0 && w.slot[cd.findex[r]] >= 0) ++coupled;
+  }
+  for (std::size_t begin = 0; begin < cd.islandRows.size() && w.islandCods; ++slot) {
+    std::size_t end = begin;
+    while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
+    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+    w.islandCods = ws.systemValid;
+    for (std::size_t j = 0; j < ws.clamped.size() && w.islandCods; ++j)
+      w.islandCods = w.slot[cd.islandRows[begin + ws.clamped[j]]] >= 0;
+    for (std::size_t u = 0; u < ws.bounded.size() && w.islandCods; ++u) {
+      if (ws.coupling[u] < 0) continue;  // a fixed bound adds nothing to Q
+      const contact::LcpClass c = cd.classes[cd.islandRows[begin + ws.bounded[u]]];
+      w.islandCods = c == contact::LcpClass::UpperBound || c == contact::LcpClass::LowerBound;
+      ++coupledHere;
+    }
+    covered += static_cast<int>(ws.clamped.size());
+    begin = end;
+  }
+  w.islandCods = w.islandCods && covered == nc && coupledHere == coupled;
+  if (!w.islandCods) {
+    w.Qc.noalias() = w.Jc * w.K;
+    w.cod.compute(w.Qc);
+  }
+}
+
+// Z = Q^+ H (H: one row per clamped row)
+void clampedSolve(const ContactStepData& cd, const MatX& H, MatX& Z) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  if (!w.islandCods) {
+    Z = w.cod.solve(H);
+    return;
+  }
+  Z.setZero(H.rows(), H.cols());
+  MatX Hi, Zi;
+  int slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    std::size_t end = begin;
+    while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
+    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+    const int mc = static_cast<int>(ws.clamped.size());
+    if (mc > 0) {
+      Hi.resize(mc, H.cols());
+      for (int j = 0; j < mc; ++j) Hi.row(j) = H.row(w.slot[cd.islandRows[begin + ws.clamped[j]]]);
+      Zi = ws.cod.solve(Hi);
+      for (int j = 0; j < mc; ++j) Z.row(w.slot[cd.islandRows[begin + ws.clamped[j]]]) = Zi.row(j);
+    }
+    begin = end;
+  }
+}
+
 }  // namespace
 
 void contactStepDerivatives(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
@@ -327,11 +387,10 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   //   dv'/dq = P (d(J^T x)/dq - dt dr/dq) + K Q^+ G_q,  dv'/dv = I - dt P dr/dv + K Q^+ (G_v - J_C),
   //   dv'/dtau = dt P
   if (nc > 0) {
-    w.Qc.noalias() = w.Jc * w.K;
-    w.cod.compute(w.Qc);
+    prepareClampedSolve(cd);
     w.H.resize(nc, nv);
     for (int a = 0; a < nc; ++a) w.H.row(a) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
-    w.Z = w.cod.solve(w.H);
+    clampedSolve(cd, w.H, w.Z);
     w.P = data.Minv;
     w.P.noalias() -= w.K * w.Z;
   } else {
@@ -351,12 +410,13 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     for (int k = 0; k < nv; ++k)
       if (!w.Gq.col(k).isZero(0.0)) w.gcols.push_back(k);
     if (!w.gcols.empty()) {
-      w.Z = w.cod.solve(w.Gq(Eigen::all, w.gcols));
+      w.H = w.Gq(Eigen::all, w.gcols);
+      clampedSolve(cd, w.H, w.Z);
       w.MinvF.noalias() = w.K * w.Z;
       data.dv_dq(Eigen::all, w.gcols) += w.MinvF;
     }
     w.H = w.Gv - w.Jc;
-    w.Z = w.cod.solve(w.H);
+    clampedSolve(cd, w.H, w.Z);
     data.dv_dv.noalias() += w.K * w.Z;
   }
   stepPositionDerivatives(model, data, dt, v_out);
@@ -433,9 +493,11 @@ void contactCoefficientDerivatives(const Model& model, Data& data, const Collisi
     }
   }
   if (nc > 0) {
-    MatX H = -(w.Jc * dv_dmu);
-    dv_dmu.noalias() += w.K * w.cod.solve(H);
-    dv_de.noalias() = w.K * w.cod.solve(Ge);
+    MatX H = -(w.Jc * dv_dmu), Z;
+    clampedSolve(cd, H, Z);
+    dv_dmu.noalias() += w.K * Z;
+    clampedSolve(cd, Ge, Z);
+    dv_de.noalias() = w.K * Z;
   }
   dq_dmu.resize(nv, ng);
   dq_de.resize(nv, ng);

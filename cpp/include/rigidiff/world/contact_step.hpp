@@ -55,7 +55,8 @@ struct ConstraintDerivativeBuffers {
   MatX K;                    ///< (nv x nc) (M + E)^-1 J^T P: velocity change per clamped impulse
   MatX Jc;                   ///< (nc x nv) clamped rows of J
   MatX Qc;                   ///< (nc x nc) Jc K
-  Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Qc
+  Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Qc, unless islandCods
+  bool islandCods = false;   ///< the islands' LCP decompositions describe Qc (the solved classes)
   MatX Gq, Gv;               ///< (nc x nv) d target_C - (dJ_C) v' with respect to q and v
   MatX H, Z;                 ///< scratch: right-hand sides of the clamping system and its solutions
   MatX Fq;                   ///< (nv x nv) d(J^T x)/dq at fixed impulses x

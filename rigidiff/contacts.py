@@ -146,8 +146,9 @@ class ContactMethods:
             warm_start: each step first tries the previous step's contact mode (True, the default: one
                 small solve instead of the pivoting solver when the mode persists). A problem with
                 several valid modes (a box resting on four corners after sliding: its friction rows
-                may stay at their bounds, cancelling) then keeps the previous one, so impulses, row
-                classes and Jacobians depend on the steps before; velocities do not. False makes
+                may stay at their bounds) then keeps the previous one, so impulses, row classes,
+                Jacobians and, where the friction problem has several solutions, velocities depend on
+                the steps before (a sliding box coming to rest: about 1e-3 m/s). False makes
                 ``step`` and ``step_jacobians`` pure functions of (q, v, tau). A recorded rollout's
                 backward pass always re-solves each step in its recorded mode.
         """

@@ -88,3 +88,32 @@ def test_rollout_backward_matches_finite_differences_of_a_sliding_box():
             d[t, k] = eps
             fd = (loss(v0, taus + d) - loss(v0, taus - d)) / (2 * eps)
             assert abs(grads.tau[t, k] - fd) < 1e-7
+
+
+def test_without_warm_start_a_step_and_its_jacobians_do_not_depend_on_history():
+    """A sliding, turning box slowing down on four corners meets states where the friction LCP has more
+    than one solution: the warm-started step keeps its predecessor's and a cold one may not. Without
+    the warm start the step and its Jacobians are the same whatever came before."""
+    world, q, v = sliding_box_world(mu=0.8)
+    cold, _, _ = sliding_box_world(mu=0.8)
+    cold.contact_options(warm_start=False)
+    tau = np.zeros(6)
+    for _ in range(400):
+        qn, vn = world.step(q, v, tau)
+        warm_classes = world.last_contacts().row_classes
+        cold.step(q, v, tau)
+        if cold.last_contacts().row_classes != warm_classes:
+            break
+        q, v = qn, vn
+    else:
+        pytest.fail("no state where the warm start changes the contact mode")
+    world.contact_options(warm_start=False)
+    first = world.step_jacobians(q, v, tau)  # after the whole slide
+    again = sliding_box_world(mu=0.8)[0]
+    again.contact_options(warm_start=False)
+    second = again.step_jacobians(q, v, tau)  # in a new world
+    assert second.contacts.row_classes == first.contacts.row_classes == cold.last_contacts().row_classes
+    np.testing.assert_array_equal(second.v_next, first.v_next)
+    np.testing.assert_array_equal(second.contacts.friction_impulses, first.contacts.friction_impulses)
+    np.testing.assert_array_equal(second.dv_dq, first.dv_dq)
+    np.testing.assert_array_equal(second.dq_dv, first.dq_dv)

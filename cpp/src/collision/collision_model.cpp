@@ -137,6 +137,10 @@ void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData&
 void computeContacts(const Model& model, Data& data, const CollisionModel& cmodel, CollisionData& cdata,
                      const double* q) {
   forwardKinematics(model, data, q);
+  detectContacts(model, data, cmodel, cdata);
+}
+
+void detectContacts(const Model& model, const Data& data, const CollisionModel& cmodel, CollisionData& cdata) {
   updateGeometryPlacements(model, data, cmodel, cdata);
   broadPhase(model, cmodel, cdata);
   cdata.contacts.clear();

@@ -97,12 +97,11 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
     if (root != island) continue;
     const int s0 = model.joints[t].idx_v, n = model.subtreeNv[t];
     for (int k = 0; k < mi; ++k)
-      cd.MinvJt.col(rows[k]).segment(s0, n).noalias() =
-          Minv.block(s0, s0, n, n) * cd.J.row(rows[k]).segment(s0, n).transpose();
+      cd.MinvJt.col(rows[k]).segment(s0, n).noalias() = Minv.block(s0, s0, n, n) * cd.Jt.col(rows[k]).segment(s0, n);
   }
   cd.Ai.resize(mi, mi);
   for (int i = 0; i < mi; ++i)
-    for (int k = 0; k <= i; ++k) cd.Ai(i, k) = cd.Ai(k, i) = cd.J.row(rows[i]).dot(cd.MinvJt.col(rows[k]));
+    for (int k = 0; k <= i; ++k) cd.Ai(i, k) = cd.Ai(k, i) = cd.Jt.col(rows[i]).dot(cd.MinvJt.col(rows[k]));
   cd.bi.resize(mi);
   cd.loi.resize(mi);
   cd.hii.resize(mi);
@@ -151,14 +150,15 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
                "friction directions must be 2 or 4, got " << options.frictionDirections);
   const int nv = model.nv;
   const int ngeom = static_cast<int>(cmodel.geometries.size());
-  // contacts at q (before the free step: aba leaves the factorisation the impulses need)
+  // the free step; its aba leaves q's kinematics, from which the contacts at q follow, and the
+  // factorisation the impulses need
+  cd.vfree.resize(nv);
+  freeVelocity(model, data, q, v, tau, dt, frame_wrenches, cd.vfree.data());
   if (ngeom > 0) {
-    computeContacts(model, data, cmodel, cd.cdata, q);
+    detectContacts(model, data, cmodel, cd.cdata);
   } else {
     cd.cdata.contacts.clear();
   }
-  cd.vfree.resize(nv);
-  freeVelocity(model, data, q, v, tau, dt, frame_wrenches, cd.vfree.data());
   Eigen::Map<const VecX> vq(v, nv);
 
   // rows: per contact a normal and its friction directions, then limits and joint friction
@@ -304,6 +304,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   // impulse response M~^-1 J^T of M~ = M + dt D + dt^2 K: M~^-1 couples only dofs of one kinematic
   // tree, and a row touches the trees of its two bodies, so each block is a product of small blocks
   const MatX& Minv = computeMinverseFromFactorization(model, data);
+  cd.Jt = cd.J.transpose();  // rows as contiguous columns for the products below
   cd.b.noalias() = cd.J * cd.vfree;
   cd.b -= Eigen::Map<const VecX>(cd.target.data(), m);
   treesAndIslands(model, cmodel, cd, m, ncontact_rows);

@@ -68,4 +68,7 @@ void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData&
 void computeContacts(const Model& model, Data& data, const CollisionModel& cmodel, CollisionData& cdata,
                      const double* q);
 
+/// computeContacts without the forward kinematics: data.oMi must already hold the joints' placements.
+void detectContacts(const Model& model, const Data& data, const CollisionModel& cmodel, CollisionData& cdata);
+
 }  // namespace rigidiff

@@ -87,6 +87,7 @@ struct ContactStepData {
   std::vector<double> friction;      ///< (ncontacts) combined friction coefficients
   std::vector<double> restitution;   ///< (ncontacts) combined restitution
   MatX J;                            ///< (m x nv) constraint rows: J v is the constrained velocity
+  MatX Jt;                           ///< (nv x m) J^T
   MatX MinvJt;                       ///< (nv x m) (M + dt D + dt^2 K)^-1 J^T
   MatX A;                            ///< (m x m) Delassus matrix J MinvJt
   VecX b, lo, hi;                    ///< (m) LCP data: w = A x + b

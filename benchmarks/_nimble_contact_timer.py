@@ -32,7 +32,7 @@ import tempfile
 import time
 import traceback
 
-from _nimble_timer import _vectors
+from _nimble_timer import _vectors, world_calls
 
 
 def _box_node(nimble, body, size, friction: float):
@@ -134,17 +134,10 @@ def setup(req: dict):
     (qa, va, fa), (qb, vb, fb) = states
     xa, xb = np.concatenate([qa, va]), np.concatenate([qb, vb])
 
-    def step(x, u):
-        world.setState(x)
-        world.setAction(u)
-        world.step()
+    step, forward_pass = world_calls(nimble, world)
 
     def step_jacobians(x, u):
-        world.setState(x)
-        world.setAction(u)
-        # idempotent: the world is restored to the pre-step state, else the Jacobians read afterwards
-        # are those of the wrong state
-        snap = nimble.neural.forwardPass(world, idempotent=True)
+        snap = forward_pass(x, u)
         return snap, snap.getStateJacobian(world), snap.getActionJacobian(world)
 
     snap, _, _ = step_jacobians(xa, fa)

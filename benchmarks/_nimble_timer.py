@@ -54,6 +54,25 @@ def _vectors(skel, state, nv):
     return q, v, f
 
 
+def world_calls(nimble, world):
+    """(step, forward_pass) of a Nimble world at state x = (q, v) under action u: one plain step, and the
+    forward pass whose snapshot gives the Jacobians."""
+
+    def step(x, u):
+        world.setState(x)
+        world.setAction(u)
+        world.step()
+
+    def forward_pass(x, u):
+        world.setState(x)
+        world.setAction(u)
+        # idempotent: the world is restored to the pre-step state, else the Jacobians read afterwards
+        # are those of the wrong state
+        return nimble.neural.forwardPass(world, idempotent=True)
+
+    return step, forward_pass
+
+
 def _time(fn, a, b, repeat: int, n: int) -> float:
     import numpy as np
 
@@ -90,17 +109,10 @@ def run(req: dict) -> dict:
     (qa, va, fa), (qb, vb, fb) = states
     xa, xb = np.concatenate([qa, va]), np.concatenate([qb, vb])
 
-    def step(x, u):
-        world.setState(x)
-        world.setAction(u)
-        world.step()
+    step, forward_pass = world_calls(nimble, world)
 
     def step_jacobians(x, u):
-        world.setState(x)
-        world.setAction(u)
-        # idempotent: the world is restored to the pre-step state, else the Jacobians read afterwards
-        # are those of the wrong state
-        snap = nimble.neural.forwardPass(world, idempotent=True)
+        snap = forward_pass(x, u)
         return snap.getStateJacobian(world), snap.getActionJacobian(world)
 
     A, B = step_jacobians(xa, fa)

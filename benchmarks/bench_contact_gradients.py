@@ -71,7 +71,7 @@ from pathlib import Path
 import numpy as np
 from _common import interleaved_medians, robots_dir, stripped_urdf
 from bench_contact import mj_ground, mj_spec_options
-from bench_gradients import joint_layout, nimble_state, quat_matrix
+from bench_gradients import joint_layout, mujoco_free_joint, nimble_state
 
 import rigidiff as rd
 from rigidiff.testing import finite_difference_jacobians
@@ -267,20 +267,11 @@ def mj_state(model, layout, q, v, tau):
     """MuJoCo's qpos, qvel, qfrc_applied for rigidiff's (q, v, tau), by joint name, and the permutation
     rigidiff v index -> MuJoCo dof. The free joint: quaternion wxyz (ours xyzw), linear velocity and force
     in the world frame (ours in the body frame)."""
-    import mujoco
-
     qpos, qvel, qfrc = np.zeros(model.nq), np.zeros(model.nv), np.zeros(model.nv)
     perm = np.zeros(len(v), dtype=int)
     for name, jtype, qi, vi in layout:
         if jtype == "free":
-            j = next(k for k in range(model.njnt) if model.jnt_type[k] == mujoco.mjtJoint.mjJNT_FREE)
-            qa, da = model.jnt_qposadr[j], model.jnt_dofadr[j]
-            R = quat_matrix(q[qi + 3:qi + 7])
-            qpos[qa:qa + 3] = q[qi:qi + 3]
-            qpos[qa + 3:qa + 7] = np.roll(q[qi + 3:qi + 7], 1)
-            qvel[da:da + 3], qvel[da + 3:da + 6] = R @ v[vi:vi + 3], v[vi + 3:vi + 6]
-            qfrc[da:da + 3], qfrc[da + 3:da + 6] = R @ tau[vi:vi + 3], tau[vi + 3:vi + 6]
-            perm[vi:vi + 6] = np.arange(da, da + 6)
+            mujoco_free_joint(model, q[qi:qi + 7], v[vi:vi + 6], tau[vi:vi + 6], qpos, qvel, qfrc, perm[vi:vi + 6])
         else:
             j = model.joint(name)
             qpos[j.qposadr[0]] = q[qi]

@@ -126,25 +126,32 @@ def bench_pinocchio(text: str, floating: bool, world, states, ours, repeat: int,
 # ------------------------------------------------------------------------------------------ MuJoCo
 
 
+def mujoco_free_joint(model, q7, v6, tau6, qpos, qvel, qfrc, perm6) -> None:
+    """Writes the model's free joint from rigidiff's (x, y, z, quaternion xyzw), body-frame velocity and
+    wrench into MuJoCo's qpos (quaternion wxyz), qvel and qfrc (linear parts in the world frame), and its
+    dof indices into perm6."""
+    import mujoco
+
+    j = next(k for k in range(model.njnt) if model.jnt_type[k] == mujoco.mjtJoint.mjJNT_FREE)
+    qa, da = model.jnt_qposadr[j], model.jnt_dofadr[j]
+    R = quat_matrix(q7[3:7])
+    qpos[qa:qa + 3] = q7[:3]
+    qpos[qa + 3:qa + 7] = np.roll(q7[3:7], 1)
+    qvel[da:da + 3], qvel[da + 3:da + 6] = R @ v6[:3], v6[3:]
+    qfrc[da:da + 3], qfrc[da + 3:da + 6] = R @ tau6[:3], tau6[3:]
+    perm6[:] = np.arange(da, da + 6)
+
+
 def mujoco_state(model, layout, q, v, tau):
     """MuJoCo's qpos, qvel, ctrl and qfrc_applied for rigidiff's (q, v, tau), mapped by joint name.
     The free joint: quaternion wxyz (ours xyzw), linear velocity and force in the world frame (ours in
     the body frame)."""
-    import mujoco
-
     qpos, qvel = np.zeros(model.nq), np.zeros(model.nv)
     ctrl, qfrc = np.zeros(model.nu), np.zeros(model.nv)
     perm = np.zeros(len(v), dtype=int)  # rigidiff v index -> MuJoCo dof index
     for name, jtype, qi, vi in layout:
         if jtype == "free":
-            j = next(k for k in range(model.njnt) if model.jnt_type[k] == mujoco.mjtJoint.mjJNT_FREE)
-            qa, da = model.jnt_qposadr[j], model.jnt_dofadr[j]
-            R = quat_matrix(q[qi + 3:qi + 7])
-            qpos[qa:qa + 3] = q[qi:qi + 3]
-            qpos[qa + 3:qa + 7] = np.roll(q[qi + 3:qi + 7], 1)
-            qvel[da:da + 3], qvel[da + 3:da + 6] = R @ v[vi:vi + 3], v[vi + 3:vi + 6]
-            qfrc[da:da + 3], qfrc[da + 3:da + 6] = R @ tau[vi:vi + 3], tau[vi + 3:vi + 6]
-            perm[vi:vi + 6] = np.arange(da, da + 6)
+            mujoco_free_joint(model, q[qi:qi + 7], v[vi:vi + 6], tau[vi:vi + 6], qpos, qvel, qfrc, perm[vi:vi + 6])
         else:
             j = model.joint(name)
             qpos[j.qposadr[0]] = angle(jtype, q, qi)

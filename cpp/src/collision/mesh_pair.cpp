@@ -94,7 +94,7 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
     }
     dropGhosts(ma, Ma, f, -1.0, from);
   }
-  dropDuplicates(out, first, 1.0 + (hi - lo).norm());
+  dropDuplicates(out, first, 1.0 + (ma.nodes[0].hi - ma.nodes[0].lo).norm());  // the mesh's size
   reduceCoplanar(out, first);
 }
 

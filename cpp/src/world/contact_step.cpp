@@ -316,8 +316,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   cd.result.success = true;
   int slot = 0;
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
-    std::size_t end = begin;
-    while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
+    const std::size_t end = cd.islandEnd(begin);
     solveIsland(model, cd, options, Minv, begin, end, slot);
     begin = end;
   }

@@ -250,8 +250,7 @@ void prepareClampedSolve(ContactStepData& cd) {
     if (bound && cd.findex[r] >= 0 && w.slot[cd.findex[r]] >= 0) ++coupled;
   }
   for (std::size_t begin = 0; begin < cd.islandRows.size() && w.islandCods; ++slot) {
-    std::size_t end = begin;
-    while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
+    const std::size_t end = cd.islandEnd(begin);
     const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
     w.islandCods = ws.systemValid;
     for (std::size_t j = 0; j < ws.clamped.size() && w.islandCods; ++j)
@@ -283,8 +282,7 @@ void clampedSolve(const ContactStepData& cd, const MatX& H, MatX& Z) {
   MatX Hi, Zi;
   int slot = 0;
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
-    std::size_t end = begin;
-    while (end < cd.islandRows.size() && cd.rowIsland[cd.islandRows[end]] == cd.rowIsland[cd.islandRows[begin]]) ++end;
+    const std::size_t end = cd.islandEnd(begin);
     const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
     const int mc = static_cast<int>(ws.clamped.size());
     if (mc > 0) {

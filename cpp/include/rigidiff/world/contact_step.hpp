@@ -119,6 +119,12 @@ struct ContactStepData {
   std::vector<contact::LcpClass> classOverride;
 
   int rowCount() const { return static_cast<int>(rows.size()); }
+  /// End of the island whose rows start at islandRows[begin] (islandRows groups them island by island).
+  std::size_t islandEnd(std::size_t begin) const {
+    std::size_t end = begin;
+    while (end < islandRows.size() && rowIsland[islandRows[end]] == rowIsland[islandRows[begin]]) ++end;
+    return end;
+  }
 };
 
 /// One step (step.hpp's integrator) with constraint impulses f at q:

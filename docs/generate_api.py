@@ -424,7 +424,8 @@ def render() -> str:
     out = [PREAMBLE]
     out += ["## Contents", ""]
     toc = ["Package", "World", "Skeletons and bodies", "Joints", "Inertia", "Transforms", "Shapes",
-           "Loading robots", "Shipped models", "Checking gradients", "PyTorch", "The `rigidiff` command"]
+           "Loading robots", "Shipped models", "Checking gradients", "Trajectory optimisation", "MPC",
+           "System identification", "Pictures", "PyTorch", "The `rigidiff` command"]
     for t in toc:
         anchor = re.sub(r"[^\w\- ]", "", t.lower()).replace(" ", "-")
         out.append(f"- [{t}](#{anchor})")
@@ -500,6 +501,32 @@ def render() -> str:
         out += render_function(f"rigidiff.testing.{fname}", getattr(testing, fname))
     for cls in (testing.JacobianReport, testing.BlockReport):
         out += render_class(cls, constructor=False, qualname=f"rigidiff.testing.{cls.__name__}")
+
+    out += ["## Trajectory optimisation", "",
+            "`rigidiff.trajopt` optimises torques (and initial states and parameters) over a horizon; the",
+            "tutorial is [trajopt.md](trajopt.md).", ""]
+    problem_members = [n for n in public_members(rd.trajopt.Problem) if n not in ("nu", "u_lower", "u_upper")]
+    out += render_class(rd.trajopt.Problem, qualname="rigidiff.trajopt.Problem",
+                        members=[n for n in problem_members if not n.startswith("_") and n not in
+                                 ("costs", "initial_controls", "torques", "set_parameter_values")])
+    out += render_class(rd.trajopt.Result, constructor=False, qualname="rigidiff.trajopt.Result")
+    out += render_function("rigidiff.trajopt.box_qp", rd.trajopt.box_qp)
+
+    out += ["## MPC", "",
+            "`rigidiff.mpc` wraps the optimisers in a receding-horizon controller ([mpc.md](mpc.md)).", ""]
+    out += render_class(rd.mpc.MPC, qualname="rigidiff.mpc.MPC", members=["controller", "reset"])
+
+    out += ["## System identification", "",
+            "`rigidiff.sysid` fits physical parameters to recorded trajectories ([sysid.md](sysid.md)).", ""]
+    out += render_function("rigidiff.sysid.fit", rd.sysid.fit)
+    out += render_class(rd.sysid.FitResult, constructor=False, qualname="rigidiff.sysid.FitResult")
+
+    out += ["## Pictures", "",
+            "`rigidiff.viz` draws worlds and trajectories with matplotlib (`pip install rigidiff[plot]`;",
+            "[viz.md](viz.md)).", ""]
+    for fname in ("draw_state", "frame_strip", "render_trajectory", "plot_costs", "plot_jacobian_error"):
+        out += render_function(f"rigidiff.viz.{fname}", getattr(rd.viz, fname))
+    out += render_class(rd.viz.Camera, qualname="rigidiff.viz.Camera")
 
     out += ["## PyTorch", "",
             "`rigidiff.torch` (needs `pip install rigidiff[torch]`; rigidiff never imports torch itself) wraps",

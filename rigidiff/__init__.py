@@ -3,7 +3,7 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
-from rigidiff import lcp, models, testing
+from rigidiff import lcp, models, mpc, sysid, testing, trajopt, viz
 from rigidiff._version import __version__
 from rigidiff.collision import DistanceResult, distance
 from rigidiff.config import show_config
@@ -67,5 +67,9 @@ __all__ = [
     "ContactOptions",
     "lcp",
     "models",
+    "mpc",
+    "sysid",
     "testing",
+    "trajopt",
+    "viz",
 ]

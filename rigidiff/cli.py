@@ -109,7 +109,7 @@ def cmd_check_grad(args) -> int:
 def cmd_demo(args) -> int:
     from rigidiff.demo import run_demo
 
-    return run_demo(fast=args.fast)
+    return run_demo(fast=args.fast, picture=None if args.no_picture else args.picture)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -149,8 +149,13 @@ def build_parser() -> argparse.ArgumentParser:
                          "(inertia, damping, stiffness, armature, gravity, all)")
     sp.set_defaults(func=cmd_check_grad)
 
-    sp = sub.add_parser("demo", help="build robots, simulate them, check Jacobians; print a report")
+    sp = sub.add_parser("demo", help="build robots, simulate them, check Jacobians; print a report and draw "
+                                     "a picture")
     sp.add_argument("--fast", action="store_true", help="shorter simulations")
+    sp.add_argument("--picture", metavar="PATH", default="rigidiff_demo.png",
+                    help="where to draw the quadruped standing on the ground, a PNG frame strip (default "
+                         "rigidiff_demo.png in the current folder; needs matplotlib: pip install rigidiff[plot])")
+    sp.add_argument("--no-picture", action="store_true", help="draw no picture")
     sp.set_defaults(func=cmd_demo)
     return p
 

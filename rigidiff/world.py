@@ -278,7 +278,8 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def body(self, name) -> Body:
         """The Body object called ``name``."""
-        return self._frames[self.body_index(name)][1]
+        index = self.body_index(name)  # compiles the world first if needed
+        return self._frames[index][1]
 
     def joint(self, name: str) -> JointInfo:
         """Layout and limits of the joint called ``name`` (fixed joints have nq = nv = 0)."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import rigidiff
@@ -147,7 +148,36 @@ def check_panda_push(report: str, out: Path):
     check_pngs(out, ["panda_push.png"], report)
 
 
+def check_sysid(report: str, out: Path):
+    assert "method: rollout" in report and "method: regressor" in report  # the box has contacts, the pendulum none
+    assert number(report, rf"box pushed along the ground: .*?, {NUM} with contacts") > 0
+    errors = [float(x) for x in re.findall(rf"largest relative error: {NUM}", report)]
+    assert len(errors) == 2 and max(errors) < 1e-6, errors
+    for start, end in re.findall(rf"residual \(RMS\): {NUM} -> {NUM}", report):
+        assert float(end) < 1e-9 < float(start)
+    assert number(report, rf"fitted model {NUM} m") < 1e-9 < number(report, rf"start model {NUM} m")
+    assert "every fitted value within a relative 1e-06 of the truth" in report
+    check_pngs(out, ["sysid_box.png"], report)
+
+
+def check_swing_up(report: str, out: Path):
+    costs = [float(x) for x in re.findall(rf": cost {NUM} after", report)]
+    assert len(costs) == 2 and max(costs) < 0.5, report
+    assert report.count("(converged: True)") == 2
+    assert number(report, rf"cost difference: {NUM}") < 1e-6
+    assert number(report, rf"largest torque difference: {NUM} N") < 0.05
+    assert number(report, rf"multiple shooting defects: {NUM}") < 1e-8
+    for final in re.findall(r"final q = \[([^\]]*)\]", report):
+        assert np.abs(np.array(final.split(), dtype=float)).max() < 0.02
+    assert number(report, rf"largest tilt after the first push {NUM} rad") < 0.2
+    check_pngs(out, ["cartpole_swing_up.png"], report)
+    if HAVE_MPL:
+        assert (out / "cartpole_swing_up.gif").stat().st_size > 20_000
+
+
 CHECKS = {
+    "cartpole_swing_up.py": check_swing_up,
+    "identify_mass_and_friction.py": check_sysid,
     "contact_on_the_ground.py": check_contact,
     "panda_pushes_a_box.py": check_panda_push,
     "gradients_through_rollouts.py": check_gradients,

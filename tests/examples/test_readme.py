@@ -21,6 +21,9 @@ def test_readme_python_blocks_run():
     feet = namespace["contacts"]  # the quadruped of the contact block stands on its four feet
     assert len(feet) == 4 and set(feet.body_b) == {"ground"}
     assert feet.normal_impulses.sum() == pytest.approx(namespace["scene"].total_mass * 9.81e-3, rel=1e-6)
+    swing = namespace["res"]  # the cartpole swung up by iLQR, and its masses identified from that motion
+    assert abs(swing.q[-1]).max() < 0.05 and abs(swing.q[:, 1]).max() > 3.0
+    assert namespace["fit"].values == pytest.approx({"cart/mass": 1.0, "pole/mass": 0.1}, rel=1e-6)
 
 
 def test_readme_test_command_is_what_ci_runs():

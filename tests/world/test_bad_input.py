@@ -198,6 +198,8 @@ def test_unknown_names_raise_index_error(world):
         rd.Skeleton("s").joint("nope")
     # the qualified and plain names both work
     assert world.body_index("bad/arm") == world.body_index("arm") == 1
+    fresh = build_world()  # not compiled yet: body() compiles it first
+    assert fresh.body("arm").name == "arm"
 
 
 @pytest.mark.parametrize("frame", ["LOCAL", "World", "", None, 0, ["world"], "local_world_aligned"])

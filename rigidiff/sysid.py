@@ -1,0 +1,431 @@
+"""System identification: fit physical parameters of a World to recorded motion (docs/sysid.md).
+
+    res = rigidiff.sysid.fit(world, q, v, tau, params=["link1/mass", "joint1/damping"])
+    res.values, res.world, res.residual     # fitted values, a fitted copy of the world, RMS residual
+
+"regressor": least squares on the residual of the discrete equations of motion (the step's own
+accelerations, implicit damping and springs), exact on data stepped by rigidiff; steps without
+constraints only. "rollout": least squares on the state errors of short shots simulated from recorded
+states, with the exact Jacobian of the shots; works through contacts and fits friction and restitution.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from rigidiff.parameters import GROUPS, INERTIAL_FIELDS, _from6, inertial_parameter_jacobian, standard_parameters
+from rigidiff.parameters import unknown_message as _unknown_message
+from rigidiff.world import World
+
+__all__ = ["fit", "FitResult", "METHODS"]
+
+#: the values of ``fit(..., method=)``
+METHODS = ("auto", "regressor", "rollout")
+
+
+@dataclass
+class FitResult:
+    """The outcome of :func:`fit`.
+
+    Attributes:
+        values: {name: fitted value} for every fitted parameter, in ``world.parameters().names`` order.
+        world: a copy of the world with the fitted values set (the world given to ``fit`` is unchanged).
+        residual: root mean square of the final residual: torques (N m or N) for "regressor", weighted
+            state errors for "rollout" (docs/sysid.md).
+        initial_residual: the same measure at the start values.
+        method: the method that ran, "regressor" or "rollout".
+        iterations: Gauss-Newton steps ("regressor") or Jacobian evaluations ("rollout").
+        success: whether the solver met its convergence test.
+        message: the solver's account of how it stopped, and warnings such as unidentifiable parameters.
+        start: {name: start value}.
+    """
+
+    values: dict
+    world: World
+    residual: float
+    initial_residual: float
+    method: str
+    iterations: int
+    success: bool
+    message: str = ""
+    start: dict = dataclasses.field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        vals = ", ".join(f"{k}={v:.6g}" for k, v in self.values.items())
+        return (f"FitResult(method={self.method!r}, success={self.success}, residual={self.residual:.3g} "
+                f"(from {self.initial_residual:.3g}), iterations={self.iterations}, values: {vals})")
+
+
+def fit(world: World, q, v, tau, params, method: str = "auto", *, start: dict | None = None,
+        shot_length: int | None = 10, weights=None, max_iterations: int = 100, tol: float = 1e-12) -> FitResult:
+    """Fit physical parameters of ``world`` to recorded motion.
+
+    Args:
+        world: the model; its current values are the start of the fit and the value of every parameter
+            that is not fitted. It is not modified.
+        q, v, tau: one recording, q (T+1, nq), v (T+1, nv) and the torques tau (T, nv) applied at each
+            step of length ``world.dt``; or lists of such arrays for several recordings.
+        params: names from ``world.parameters().names``, or groups ("inertia", "damping", "friction", ...,
+            "all") and body or joint names (all of their parameters), as ``world.step_jacobians(wrt=)``.
+        method: "regressor", "rollout", or "auto": the regressor when every name enters the rigid-body
+            equations (inertial, damping, stiffness, armature, gravity) and no recorded step solves a
+            contact, joint-limit or joint-friction constraint, the rollout fit otherwise.
+        start: {name: value} start values for some fitted parameters instead of the world's.
+        shot_length: "rollout": steps per shot (None: each recording is one shot).
+        weights: "rollout": (w_q, w_v), the weights of configuration errors (tangent space) and of
+            velocity errors; default (1, dt), which measures a velocity error by the configuration
+            error it makes in one step.
+        max_iterations: at most this many Gauss-Newton steps ("regressor") or residual evaluations
+            ("rollout").
+        tol: relative tolerance on the step of the parameters (and on the cost for "rollout").
+    Returns:
+        a FitResult (values, world, residual, initial_residual, method, iterations, success, message).
+    Raises:
+        ValueError for inconsistent shapes, non-finite data, an empty ``params``, an unknown method, or
+        method="regressor" where it does not apply (constrained steps, contact parameters); KeyError for
+        an unknown parameter name (naming close matches).
+    """
+    if not isinstance(world, World):
+        raise ValueError(f"world must be a rigidiff.World, got {type(world).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    recs = _recordings(world, q, v, tau)
+    idx = _resolve(world, params)
+    _positive_int(max_iterations, "max_iterations")
+    _positive_int(shot_length, "shot_length", allow_none=True)
+    if isinstance(tol, bool) or not isinstance(tol, (float, int)) or not np.isfinite(tol) or tol <= 0:
+        raise ValueError(f"tol must be a positive number, got {tol!r}")
+    weights = _weights(weights, world.dt)
+    work = _copy_world(world)
+    layout = work._parameter_layout()
+    names = [layout.names[i] for i in idx]
+    if start is not None:
+        if not isinstance(start, dict):
+            raise ValueError(f"start must be a dict {{name: value}}, got {type(start).__name__}")
+        extra = [n for n in start if n not in names]
+        if extra:
+            raise ValueError(f"start names {extra} are not among the fitted parameters {names}")
+        work.set_parameters(start)
+    p = work.parameters()
+    x0, lower, upper = p.values[idx].copy(), p.lower[idx], p.upper[idx]
+
+    contact_names = [n for i, n in zip(idx, names) if layout.kinds[i][0] == "contact"]
+    if method == "regressor" and contact_names:
+        raise ValueError(f"{contact_names} act only through contacts and do not enter the inverse dynamics: "
+                         "method='regressor' cannot fit them; use method='rollout'")
+    if method == "auto" and contact_names:
+        method = "rollout"
+    if method == "regressor":
+        bad = [(r, s) for r, s in enumerate(_constrained_steps(work, recs)) if s]
+        if bad:
+            where = "; ".join(f"recording {r}: steps {_brief(s)}" for r, s in bad)
+            raise ValueError(f"method='regressor' needs steps without constraints, but these steps solve contact, "
+                             f"joint-limit or joint-friction constraints ({where}); use method='rollout'")
+    elif method == "auto":
+        method = "rollout" if any(_constrained_steps(work, recs)) else "regressor"
+
+    if method == "regressor":
+        x, r0, r1, its, ok, msg = _fit_regressor(work, recs, idx, x0, lower, upper, max_iterations, tol)
+    else:
+        x, r0, r1, its, ok, msg = _fit_rollout(work, recs, names, x0, lower, upper, shot_length, weights,
+                                               max_iterations, tol)
+    values = dict(zip(names, x.tolist()))
+    try:
+        work.set_parameters(values)
+    except ValueError as exc:
+        warnings.warn(f"the fitted values are not physical ({exc}); res.world holds them unchecked",
+                      UserWarning, stacklevel=2)
+        msg += f"; the fitted values are not physical: {exc}"
+        work.set_parameters(values, check_inertia=False)
+    return FitResult(values, work, r1, r0, method, its, ok, msg, dict(zip(names, x0.tolist())))
+
+
+# ---------------------------------------------------------------------------------------------- inputs
+def _positive_int(val, name: str, allow_none: bool = False) -> None:
+    if val is None and allow_none:
+        return
+    if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
+        raise ValueError(f"{name} must be a positive integer{' or None' if allow_none else ''}, got {val!r}")
+
+
+def _weights(weights, dt: float) -> tuple:
+    if weights is None:
+        return 1.0, dt
+    try:
+        w = np.asarray(weights, dtype=float)
+    except (TypeError, ValueError):
+        w = np.zeros(0)
+    if w.shape != (2,) or not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
+        raise ValueError(f"weights must be (w_q, w_v), two non-negative numbers not both zero, got {weights!r}")
+    return float(w[0]), float(w[1])
+
+
+def _copy_world(world: World) -> World:
+    """A new World with copies of ``world``'s skeletons, dt, gravity, contact options and state."""
+    new = World(dt=world.dt, gravity=world.gravity)
+    for sk in copy.deepcopy(world.skeletons):
+        new.add_skeleton(sk)
+    new.contact_options(**dataclasses.asdict(world.contact_options()))
+    new.q, new.v, new.time = world.q, world.v, world.time
+    return new
+
+
+def _is_list_of_arrays(x) -> bool:
+    return isinstance(x, (list, tuple)) and len(x) > 0 and all(np.ndim(e) == 2 for e in x)
+
+
+def _matrix(x, name: str, shape: str, rows, cols: int) -> np.ndarray:
+    try:
+        arr = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a float array of shape {shape}: {exc}") from None
+    if arr.ndim != 2 or arr.shape[1] != cols or (rows is not None and arr.shape[0] != rows):
+        want = f"({'T+1' if rows is None else rows}, {cols})"
+        raise ValueError(f"{name} must have shape {shape} = {want}, got {arr.shape}")
+    bad = np.argwhere(~np.isfinite(arr))
+    if len(bad):
+        raise ValueError(f"{name} must be finite, got {arr[tuple(bad[0])]} at row {bad[0][0]}, column {bad[0][1]}")
+    return arr
+
+
+def _recordings(world: World, q, v, tau) -> list:
+    """[(Q, V, TAU)] validated against the world's nq and nv."""
+    multi = [_is_list_of_arrays(x) for x in (q, v, tau)]
+    if any(multi) and not all(multi):
+        raise ValueError("q, v and tau must be all arrays (one recording) or all lists of arrays (several "
+                         f"recordings); got lists for {[n for n, m in zip('q v tau'.split(), multi) if m]} only")
+    if all(multi):
+        if not len(q) == len(v) == len(tau):
+            raise ValueError(f"q, v and tau must hold as many recordings: got {len(q)}, {len(v)} and {len(tau)}")
+        items = [(a, b, c, f"[{k}]") for k, (a, b, c) in enumerate(zip(q, v, tau))]
+    else:
+        items = [(q, v, tau, "")]
+    nq, nv = world.nq, world.nv
+    out = []
+    for a, b, c, k in items:
+        Q = _matrix(a, f"q{k}", "(T+1, nq)", None, nq)
+        if Q.shape[0] < 2:
+            raise ValueError(f"q{k} must hold at least 2 states (T+1 rows for T steps), got {Q.shape[0]}")
+        V = _matrix(b, f"v{k}", "(T+1, nv)", Q.shape[0], nv)
+        TAU = _matrix(c, f"tau{k}", "(T, nv)", Q.shape[0] - 1, nv)
+        out.append((Q, V, TAU))
+    return out
+
+
+def _resolve(world: World, params) -> list[int]:
+    """Indices into world.parameters().names of ``params``, in names order."""
+    names = world.parameters().names
+    if isinstance(params, str):
+        params = [params]
+    if params is None or not isinstance(params, Iterable):
+        raise ValueError(f"params must be a list of parameter names, got {params!r}")
+    chosen = set()
+    for item in list(params):
+        if not isinstance(item, str):
+            raise ValueError(f"params entries must be strings, got {item!r}")
+        if item in names:
+            chosen.add(names.index(item))
+        elif item == "all" or item in GROUPS or any(n.startswith(item + "/") for n in names):
+            chosen.update(world._resolve_wrt([item]))
+        else:
+            raise KeyError(_unknown_message(item, names))
+    if not chosen:
+        raise ValueError(f"params selects no parameter (got {params!r}): name at least one of "
+                         "world.parameters().names")
+    return sorted(chosen)
+
+
+def _brief(steps: list) -> str:
+    more = f", ... ({len(steps)} steps)" if len(steps) > 8 else ""
+    return ", ".join(map(str, steps[:8])) + more
+
+
+def _rms(r: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(r**2)))
+
+
+def _constrained_steps(world: World, recs) -> list[list[int]]:
+    """Per recording, the steps whose solve has a constraint row that acts (any class but separating)."""
+    out = []
+    for Q, V, TAU in recs:
+        steps = []
+        for t in range(len(TAU)):
+            world.step(Q[t], V[t], TAU[t])
+            if any(c != "separating" for c in world.last_contacts().row_classes):
+                steps.append(t)
+        out.append(steps)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- regressor
+def _fit_regressor(work: World, recs, idx, x0, lower, upper, max_iterations, tol):
+    """Gauss-Newton on r(p) = Y(q, v, a; g) theta(p) + D v' + K (d + dt v') - clip(tau), stacked over steps."""
+    layout = work._parameter_layout()
+    kinds, nv, dt = layout.kinds, work.nv, work.dt
+    nb = len(layout.body_joint)
+    body_at = np.zeros((nb, 10), dtype=int)
+    dof_at = {f: np.zeros(nv, dtype=int) for f in ("damping", "stiffness", "armature")}
+    grav_at = np.zeros(3, dtype=int)
+    for i, k in enumerate(kinds):
+        if k[0] == "body":
+            body_at[k[1], INERTIAL_FIELDS.index(k[2])] = i
+        elif k[0] == "joint":
+            dof_at[k[2]][k[1]] = i
+        elif k[0] == "gravity":
+            grav_at[k[1]] = i
+    rest, effort = work.neutral_configuration(), np.full(nv, np.inf)
+    for name in work.joint_names:
+        info = work.joint(name)
+        rest[info.q_index:info.q_index + info.nq] = info.joint.rest_position
+        effort[info.v_index:info.v_index + info.nv] = info.effort_limit
+    fit_gravity = any(kinds[i][0] == "gravity" for i in idx)
+    gravity = work.gravity
+    states = [(Q[t], V[t], (V[t + 1] - V[t]) / dt, V[t + 1], TAU[t]) for Q, V, TAU in recs for t in range(len(TAU))]
+
+    def stacked_regressor(g):
+        work.gravity = g
+        return np.vstack([work.inverse_dynamics_regressor(q, v, a) for q, v, a, _, _ in states])
+
+    if fit_gravity:  # Y is affine in gravity: Y(g) = Y0 + sum_k g_k G_k
+        Y0 = stacked_regressor(np.zeros(3))
+        G = [stacked_regressor(np.eye(3)[k]) - Y0 for k in range(3)]
+    else:
+        Y0, G = stacked_regressor(gravity), []
+    work.gravity = gravity
+    vnext = np.array([s[3] for s in states])
+    spring = np.array([work.difference(rest, s[0]) + dt * s[3] for s in states])
+    tau_c = np.clip(np.array([s[4] for s in states]), -effort, effort).ravel()
+    full = work.parameters().values.copy()
+
+    def evaluate(x, jacobian=True):
+        pf = full.copy()
+        pf[idx] = x
+        theta = np.concatenate([standard_parameters(pf[b[0]], pf[b[1:4]], _from6(pf[b[4:]])) for b in body_at]
+                               + [pf[dof_at["armature"]]])
+        Y = Y0 + sum(pf[grav_at[k]] * G[k] for k in range(len(G)))
+        r = Y @ theta + (vnext * pf[dof_at["damping"]] + spring * pf[dof_at["stiffness"]]).ravel() - tau_c
+        if not jacobian:
+            return r
+        J = np.zeros((len(r), len(idx)))
+        cache = {}
+        for c, i in enumerate(idx):
+            k = kinds[i]
+            if k[0] == "body":
+                b = k[1]
+                if b not in cache:
+                    cache[b] = Y[:, 10 * b:10 * b + 10] @ inertial_parameter_jacobian(pf[body_at[b, 0]],
+                                                                                       pf[body_at[b, 1:4]])
+                J[:, c] = cache[b][:, INERTIAL_FIELDS.index(k[2])]
+            elif k[0] == "gravity":
+                J[:, c] = G[k[1]] @ theta
+            elif k[2] == "armature":
+                J[:, c] = Y[:, 10 * nb + k[1]]
+            else:
+                J[k[1]::nv, c] = (vnext if k[2] == "damping" else spring)[:, k[1]]
+        return r, J
+
+    x = x0.copy()
+    r, J = evaluate(x)
+    r_start = _rms(r)
+    its, ok, rank = 0, False, len(idx)
+    while its < max_iterations:
+        scale = np.linalg.norm(J, axis=0)
+        scale[scale == 0] = 1.0
+        sol, _, rank, _ = np.linalg.lstsq(J / scale, -r, rcond=None)
+        dx = sol / scale
+        its += 1
+        cost, step = r @ r, 1.0
+        for _ in range(40):  # halve the step until the cost does not grow
+            r_new = evaluate(x + step * dx, jacobian=False)
+            if r_new @ r_new <= cost:
+                break
+            step *= 0.5
+        else:
+            ok = True  # no step lowers the cost: round-off level
+            break
+        x = x + step * dx
+        r, J = evaluate(x)
+        if np.linalg.norm(step * dx) <= tol * (np.linalg.norm(x) + tol):
+            ok = True
+            break
+    msg = "Gauss-Newton converged" if ok else f"Gauss-Newton stopped after {its} steps without converging"
+    if np.any(x < lower) or np.any(x > upper):
+        from scipy.optimize import least_squares
+
+        sol = least_squares(lambda y: evaluate(y, jacobian=False), np.clip(x, lower, upper),
+                            jac=lambda y: evaluate(y)[1], bounds=(lower, upper), method="trf", x_scale="jac",
+                            ftol=tol, xtol=tol, gtol=tol, max_nfev=max_iterations)
+        x, r, ok = sol.x, sol.fun, sol.status > 0
+        its += sol.njev
+        msg += f"; outside the parameter bounds, refitted within them: {sol.message.rstrip('.')}"
+    if rank < len(idx):
+        msg += _rank_warning(rank, len(idx))
+    return x, r_start, _rms(r), its, ok, msg
+
+
+def _rank_warning(rank: int, n: int) -> str:
+    text = (f"only {rank} of the {n} parameters are identifiable from these data: other values fit them "
+            "equally well (docs/sysid.md, Limits)")
+    warnings.warn(text, UserWarning, stacklevel=4)
+    return "; " + text
+
+
+# ---------------------------------------------------------------------------------------------- rollout
+def _fit_rollout(work: World, recs, names, x0, lower, upper, shot_length, weights, max_iterations, tol):
+    """Trust-region least squares on the state errors of shots simulated from recorded states."""
+    from scipy.optimize import least_squares
+
+    wq, wv = weights
+    nv = work.nv
+    shots = []
+    for Q, V, TAU in recs:
+        T = len(TAU)
+        length = T if shot_length is None else int(shot_length)
+        shots += [(Q, V, TAU, s, min(s + length, T)) for s in range(0, T, length)]
+
+    def apply(x):
+        work.set_parameters(dict(zip(names, x)), check_inertia=False)
+
+    def fun(x):
+        apply(x)
+        out = []
+        for Q, V, TAU, s, e in shots:
+            Qs, Vs = _guarded(work.rollout, Q[s], V[s], TAU[s:e])
+            for k in range(1, e - s + 1):
+                out += [wq * work.difference(Q[s + k], Qs[k]), wv * (Vs[k] - V[s + k])]
+        return np.concatenate(out)
+
+    def jac(x):
+        apply(x)
+        rows = []
+        for Q, V, TAU, s, e in shots:
+            q, v, S = Q[s], V[s], np.zeros((2 * nv, len(names)))
+            for t in range(s, e):
+                J = _guarded(work.step_jacobians, q, v, TAU[t], wrt=names)
+                S = J.A @ S + J.P  # d(q, v)_{t+1} / dp, q in the tangent space
+                q, v = J.q_next, J.v_next
+                rows += [wq * (work.difference_jacobians(Q[t + 1], q)[1] @ S[:nv]), wv * S[nv:]]
+        return np.vstack(rows)
+
+    r0 = fun(x0)
+    sol = least_squares(fun, x0, jac=jac, bounds=(lower, upper), method="trf", x_scale="jac", ftol=tol,
+                        xtol=tol, gtol=tol, max_nfev=max_iterations)
+    msg = sol.message.rstrip(".")
+    scale = np.linalg.norm(sol.jac, axis=0)
+    rank = int(np.linalg.matrix_rank(sol.jac / np.where(scale > 0, scale, 1.0)))
+    if rank < len(names):
+        msg += _rank_warning(rank, len(names))
+    return sol.x, _rms(r0), _rms(sol.fun), int(sol.njev or 0), bool(sol.status > 0), msg
+
+
+def _guarded(fn, *args, **kwargs):
+    try:
+        return fn(*args, **kwargs)
+    except RuntimeError as exc:
+        raise RuntimeError(f"simulating the recording failed at the current parameter values: {exc}") from exc

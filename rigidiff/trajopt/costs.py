@@ -1,0 +1,237 @@
+"""Cost terms of a trajectory problem: value, gradient and Gauss-Newton Hessian over a whole trajectory.
+
+Every term sees the states q_t (coordinates), v_t for t = 0..T and the torques tau_t for t = 0..T-1.
+Gradients with respect to q are tangent-space cotangents (nv per knot), as everywhere in rigidiff;
+the Gauss-Newton Hessians (J^T W J of each residual) feed iLQR.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import as_array
+from ..transform import _as_rotation
+
+__all__ = ["CostDerivatives", "StateCost", "ControlCost", "BodyTarget", "UserCost", "weight_matrix"]
+
+
+class CostDerivatives:
+    """Accumulated cost of a trajectory: value, gq, gv (T+1, nv), gtau (T, nv), and with hessians the
+    per-knot blocks hxx (T+1, 2nv, 2nv) over (q tangent, v) and huu (T, nv, nv) over tau."""
+
+    def __init__(self, T: int, nv: int, hessians: bool):
+        self.value = 0.0
+        self.gq = np.zeros((T + 1, nv))
+        self.gv = np.zeros((T + 1, nv))
+        self.gtau = np.zeros((T, nv))
+        self.hxx = np.zeros((T + 1, 2 * nv, 2 * nv)) if hessians else None
+        self.huu = np.zeros((T, nv, nv)) if hessians else None
+
+
+def weight_matrix(weight, n: int, name: str) -> np.ndarray:
+    """(n, n) symmetric positive semi-definite weight from a scalar, an (n,) diagonal or an (n, n) matrix."""
+    W = np.asarray(weight, dtype=float)
+    if W.ndim == 0:
+        W = np.eye(n) * float(W)
+    elif W.shape == (n,):
+        W = np.diag(W)
+    elif W.shape != (n, n):
+        raise ValueError(f"{name} must be a scalar, ({n},) or ({n}, {n}), got shape {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise ValueError(f"{name} must be finite")
+    W = 0.5 * (W + W.T)
+    if np.linalg.eigvalsh(W).min() < -1e-12 * max(1.0, np.abs(W).max()):
+        raise ValueError(f"{name} must be positive semi-definite")
+    return W
+
+
+def time_indices(time, n_knots: int, name: str = "time") -> np.ndarray:
+    """Knot indices from an int (negative counts from the end), a sequence of ints, or "all"."""
+    if isinstance(time, str):
+        if time != "all":
+            raise ValueError(f"{name} must be an int, a sequence of ints or 'all', got {time!r}")
+        return np.arange(n_knots)
+    idx = np.atleast_1d(np.asarray(time))
+    if idx.ndim != 1 or not np.issubdtype(idx.dtype, np.integer):
+        raise ValueError(f"{name} must be an int, a sequence of ints or 'all', got {time!r}")
+    if np.any(idx >= n_knots) or np.any(idx < -n_knots):
+        raise ValueError(f"{name} {time!r} is outside the {n_knots} knots 0..{n_knots - 1}")
+    return np.unique(np.where(idx < 0, idx + n_knots, idx))
+
+
+def _per_knot(target, n_knots: int, width: int, name: str) -> np.ndarray:
+    """(n_knots, width) targets from one (width,) target or a (n_knots, width) sequence."""
+    arr = np.asarray(target, dtype=float)
+    if arr.shape == (width,):
+        arr = np.broadcast_to(arr, (n_knots, width))
+    elif arr.shape != (n_knots, width):
+        raise ValueError(f"{name} must have shape ({width},) or ({n_knots}, {width}), got {arr.shape}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite")
+    return arr
+
+
+class StateCost:
+    """0.5 |difference(q_target_t, q_t)|^2_Wq + 0.5 |v_t - v_target_t|^2_Wv at the chosen knots."""
+
+    def __init__(self, world, T, q_target, v_target, q_weight, v_weight, final_only):
+        nq, nv = world.nq, world.nv
+        self.knots = np.array([T]) if final_only else np.arange(T + 1)
+        self.q_target = None if q_target is None else _per_knot(q_target, T + 1, nq, "q_target")
+        self.v_target = None if v_target is None else _per_knot(v_target, T + 1, nv, "v_target")
+        self.Wq = weight_matrix(q_weight, nv, "q_weight")
+        self.Wv = weight_matrix(v_weight, nv, "v_weight")
+        self._world = world
+
+    def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
+        world, nv = self._world, self._world.nv
+        for t in self.knots:
+            if self.q_target is not None:
+                r = world.difference(self.q_target[t], Q[t])
+                Wr = self.Wq @ r
+                acc.value += 0.5 * r @ Wr
+                if derivatives:
+                    J = world.difference_jacobians(self.q_target[t], Q[t])[1]
+                    acc.gq[t] += J.T @ Wr
+                    if acc.hxx is not None:
+                        acc.hxx[t, :nv, :nv] += J.T @ self.Wq @ J
+            if self.v_target is not None:
+                r = V[t] - self.v_target[t]
+                Wr = self.Wv @ r
+                acc.value += 0.5 * r @ Wr
+                if derivatives:
+                    acc.gv[t] += Wr
+                    if acc.hxx is not None:
+                        acc.hxx[t, nv:, nv:] += self.Wv
+
+
+class ControlCost:
+    """0.5 |tau_t - tau_target_t|^2_W summed over t = 0..T-1."""
+
+    def __init__(self, world, T, weight, tau_target):
+        nv = world.nv
+        self.W = weight_matrix(weight, nv, "weight")
+        self.target = np.zeros((T, nv)) if tau_target is None else _per_knot(tau_target, T, nv, "tau_target")
+
+    def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
+        R = TAU - self.target
+        WR = R @ self.W
+        acc.value += 0.5 * float(np.sum(R * WR))
+        if derivatives:
+            acc.gtau += WR
+            if acc.huu is not None:
+                acc.huu += self.W
+
+
+def _skew(w) -> np.ndarray:
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+def rotation_log(R) -> np.ndarray:
+    """Rotation vector of a rotation matrix (angle in [0, pi])."""
+    c = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
+    angle = np.arccos(c)
+    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+    if angle < 1e-6:
+        return w
+    if np.pi - angle < 1e-4:
+        # near pi the skew part vanishes: the axis is the dominant column of R + I
+        M = 0.5 * (R + np.eye(3))
+        axis = M[:, int(np.argmax(np.diag(M)))]
+        axis = axis / np.linalg.norm(axis)
+        if axis @ w < 0:
+            axis = -axis
+        return angle * axis
+    return w * (angle / np.sin(angle))
+
+
+def right_jacobian_inverse(r) -> np.ndarray:
+    """Inverse of SO(3)'s right Jacobian at the rotation vector r: d log(R) = J^-1 (R^T d omega_world)."""
+    angle = np.linalg.norm(r)
+    S = _skew(r)
+    if angle < 1e-6:
+        return np.eye(3) + 0.5 * S + S @ S / 12.0
+    coef = 1.0 / angle**2 - (1.0 + np.cos(angle)) / (2.0 * angle * np.sin(angle))
+    return np.eye(3) + 0.5 * S + coef * S @ S
+
+
+class BodyTarget:
+    """0.5 |p_t - position|^2_W for a point fixed in a body, and optionally
+    0.5 |log(R_target^T R_t)|^2_Wr for the body's orientation, at the chosen knots."""
+
+    def __init__(self, world, T, body, position, weight, time, point, orientation, orientation_weight):
+        self.body = world.body_index(body)
+        self.knots = time_indices(time, T + 1)
+        self.position = None if position is None else as_array(position, (3,), "position")
+        self.point = np.zeros(3) if point is None else as_array(point, (3,), "point")
+        self.W = weight_matrix(weight, 3, "weight")
+        self.orientation = None
+        if orientation is not None:
+            # a (3, 3) rotation matrix or an (x, y, z, w) unit quaternion
+            self.orientation = _as_rotation(orientation)
+        self.Wr = weight_matrix(orientation_weight, 3, "orientation_weight")
+        if self.position is None and self.orientation is None:
+            raise ValueError("a body target needs a position, an orientation or both")
+        self._world = world
+
+    def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
+        world, nv = self._world, self._world.nv
+        for t in self.knots:
+            pose = world.body_poses(Q[t])[self.body]
+            R = pose[:3, :3]
+            J = world.body_jacobian(Q[t], self.body) if derivatives else None
+            if self.position is not None:
+                arm = R @ self.point
+                r = pose[:3, 3] + arm - self.position
+                Wr = self.W @ r
+                acc.value += 0.5 * r @ Wr
+                if derivatives:
+                    Jp = J[:3] - _skew(arm) @ J[3:]
+                    acc.gq[t] += Jp.T @ Wr
+                    if acc.hxx is not None:
+                        acc.hxx[t, :nv, :nv] += Jp.T @ self.W @ Jp
+            if self.orientation is not None:
+                r = rotation_log(self.orientation.T @ R)
+                Wr = self.Wr @ r
+                acc.value += 0.5 * r @ Wr
+                if derivatives:
+                    Jr = right_jacobian_inverse(r) @ R.T @ J[3:]
+                    acc.gq[t] += Jr.T @ Wr
+                    if acc.hxx is not None:
+                        acc.hxx[t, :nv, :nv] += Jr.T @ self.Wr @ Jr
+
+
+class UserCost:
+    """A cost written in Python: fn(Q, V, TAU) -> (value, dQ, dV, dTAU).
+
+    dQ is the gradient with respect to the configurations in q's coordinates ((T+1, nq), converted to
+    the tangent space here), dV (T+1, nv), dTAU (T, nv); any of them may be None (zero). iLQR uses
+    its gradient only (no Hessian), plus its own regularisation.
+    """
+
+    def __init__(self, world, T, fn):
+        if not callable(fn):
+            raise TypeError(f"add_cost needs a callable fn(Q, V, TAU) -> (value, dQ, dV, dTAU), got {fn!r}")
+        self.fn = fn
+        self._world = world
+        self._T = T
+
+    def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
+        out = self.fn(Q.copy(), V.copy(), TAU.copy())
+        if not isinstance(out, tuple) or len(out) != 4:
+            raise TypeError("a user cost must return (value, dQ, dV, dTAU); use None for a zero gradient")
+        value, dQ, dV, dT = out
+        value = float(value)
+        if not np.isfinite(value):
+            raise ValueError(f"the user cost returned a non-finite value {value}")
+        acc.value += value
+        if not derivatives:
+            return
+        world, T = self._world, self._T
+        if dQ is not None:
+            dQ = as_array(dQ, (T + 1, world.nq), "user cost dQ")
+            acc.gq += world._core_tangent_gradients(Q, dQ)
+        if dV is not None:
+            acc.gv += as_array(dV, (T + 1, world.nv), "user cost dV")
+        if dT is not None:
+            acc.gtau += as_array(dT, (T, world.nv), "user cost dTAU")

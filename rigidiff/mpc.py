@@ -31,7 +31,9 @@ class MPC:
         horizon: steps planned ahead at every replan.
         setup: ``setup(problem)`` adds the costs, bounds and actuation to a fresh
             ``rd.trajopt.Problem(world, horizon, q, v)``; it may read ``problem.q0``, ``problem.v0``
-            and ``mpc.time`` (seconds since reset) to build time-varying targets.
+            and ``mpc.time`` (seconds since reset) to build time-varying targets. A first guess it
+            sets (``problem.set_initial_guess``) seeds the first solve; later replans start from the
+            previous plan instead.
         method: the trajopt method of every replan ("ilqr" by default; any of trajopt.METHODS).
         iterations: solver iterations per replan (a few: the warm start carries the rest).
         replan_every: control steps between replans; in between, the controller plays the plan

@@ -12,6 +12,9 @@ import numpy as np
 from .._validate import as_array
 from ..transform import _as_rotation
 
+# joint types whose coordinates add: integrate(q, dv) = q + dv
+ADDITIVE = ("fixed", "revolute", "continuous", "prismatic", "translational", "universal")
+
 __all__ = ["CostDerivatives", "StateCost", "ControlCost", "BodyTarget", "UserCost", "weight_matrix"]
 
 
@@ -82,9 +85,25 @@ class StateCost:
         self.Wq = weight_matrix(q_weight, nv, "q_weight")
         self.Wv = weight_matrix(v_weight, nv, "v_weight")
         self._world = world
+        # joints whose coordinates add (difference = subtraction, its Jacobian the identity): vectorised
+        self.additive = nq == nv and all(world.joint(n).type in ADDITIVE for n in world.joint_names)
 
     def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
         world, nv = self._world, self._world.nv
+        if self.additive:
+            k = self.knots
+            for X, target, W, g, block in ((Q, self.q_target, self.Wq, acc.gq, slice(0, nv)),
+                                           (V, self.v_target, self.Wv, acc.gv, slice(nv, 2 * nv))):
+                if target is None:
+                    continue
+                R = X[k] - target[k]
+                WR = R @ W
+                acc.value += 0.5 * float(np.sum(R * WR))
+                if derivatives:
+                    g[k] += WR
+                    if acc.hxx is not None:
+                        acc.hxx[k, block, block] += W
+            return
         for t in self.knots:
             if self.q_target is not None:
                 r = world.difference(self.q_target[t], Q[t])

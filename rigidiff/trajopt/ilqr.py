@@ -138,16 +138,15 @@ class _Ilqr:
             Quu = luu[t] + Bt.T @ Vxx @ Bt
             Quu_reg = Quu + mu * np.eye(nu)
             try:
-                if self.bounded:
-                    kt, free = box_qp(Quu_reg, Qu, self.lower[t] - U[t], self.upper[t] - U[t], x0=k[t])
+                np.linalg.cholesky(Quu_reg)  # positive definite, or LinAlgError
+                sol = np.linalg.solve(Quu_reg, np.column_stack([Qu, Qux]))
+                kt, Kt = -sol[:, 0], -sol[:, 1:]
+                lo, hi = self.lower[t] - U[t], self.upper[t] - U[t]
+                if self.bounded and (np.any(kt < lo) or np.any(kt > hi)):
+                    kt, free = box_qp(Quu_reg, Qu, lo, hi, x0=k[t])
                     Kt = np.zeros((nu, 2 * prob.nv))
-                    if free.all():
-                        Kt = -_pd_solve(Quu_reg, Qux)
-                    elif free.any():
+                    if free.any():
                         Kt[free] = -_pd_solve(Quu_reg[np.ix_(free, free)], Qux[free])
-                else:
-                    kt = -_pd_solve(Quu_reg, Qu)
-                    Kt = -_pd_solve(Quu_reg, Qux)
             except np.linalg.LinAlgError:
                 return None
             k[t], K[t] = kt, Kt

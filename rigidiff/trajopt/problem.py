@@ -5,9 +5,13 @@ from __future__ import annotations
 import contextlib
 
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .._validate import as_array, as_scalar
 from .costs import BodyTarget, ControlCost, CostDerivatives, StateCost, UserCost
+from .ilqr import solve_ilqr
+from .multiple_shooting import solve_multiple_shooting
+from .shooting import solve_shooting
 
 __all__ = ["Problem", "METHODS"]
 
@@ -15,6 +19,16 @@ METHODS = ("multiple_shooting", "shooting", "ilqr", "adam")
 # the options each method's solve accepts
 OPTIONS = {"multiple_shooting": ("shot_length", "solver"), "shooting": (), "ilqr": ("mu",),
            "adam": ("learning_rate", "betas")}
+
+
+_CONTROLLER = []
+
+
+def _blas_controller() -> ThreadpoolController:
+    """The BLAS libraries loaded (found once: the search reads the process's memory map)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
 
 
 class Problem:
@@ -209,14 +223,16 @@ class Problem:
         if method == "ilqr" and (self.param_names or self.opt_q0 or self.opt_v0):
             raise ValueError("iLQR optimises the torques only; use 'shooting' or 'multiple_shooting' to "
                              "optimise the initial state or parameters")
-        with self._restoring_parameters():
-            if method == "multiple_shooting":
-                from .multiple_shooting import solve_multiple_shooting as run
-            elif method == "ilqr":
-                from .ilqr import solve_ilqr as run
-            else:
-                from .shooting import solve_shooting as run
-                options["method"] = method
+        # the solvers' matrices are small: BLAS threads only add overhead, and on a busy machine their
+        # spinning threads slow dense solves (SLSQP) by up to ten times
+        if method == "multiple_shooting":
+            run = solve_multiple_shooting
+        elif method == "ilqr":
+            run = solve_ilqr
+        else:
+            run = solve_shooting
+            options["method"] = method
+        with self._restoring_parameters(), _blas_controller().limit(limits=1, user_api="blas"):
             return run(self, int(max_iters), tol, bool(verbose), **options)
 
     # ------------------------------------------------------------------ shared by the solvers

@@ -28,6 +28,7 @@ include "_collision.pxi"
 include "_feature_derivatives.pxi"
 include "_contact_world.pxi"
 include "_contact.pxi"
+include "_trajopt.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
 COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()

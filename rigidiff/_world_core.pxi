@@ -245,6 +245,61 @@ cdef class WorldCore:
                               _ptr(qn), _ptr(vn), _ptr(jac))
         return qn, vn, jac
 
+    # ---- trajectory optimisation kernels (rigidiff.trajopt.ilqr)
+    def _core_trajectory_jacobians(self, Qs, Vs, TAUs):
+        """(T, 6, nv, nv) step Jacobians (layout of _core_step_jacobians) at the first T states of Qs, Vs."""
+        self._ensure()
+        cdef cnp.ndarray Tau = _mat(TAUs, -1, self._nv, "TAU")
+        cdef int n = <int>cnp.PyArray_DIM(Tau, 0)
+        cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
+        cdef cnp.ndarray V = _mat(Vs, -1, self._nv, "V")
+        if cnp.PyArray_DIM(Q, 0) < n or cnp.PyArray_DIM(V, 0) < n:
+            raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
+        cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
+        if self._constrained:
+            api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
+                                    self._copts.get(), _ptr(Q), _ptr(V), _ptr(Tau), n, self._dt_c, _ptr(jac))
+        else:
+            api.trajectoryJacobians(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(Q), _ptr(V),
+                                    _ptr(Tau), n, self._dt_c, _ptr(jac))
+        return jac
+
+    def _core_closed_loop_rollout(self, q0, v0, Qr, Vr, Ur, k, K, double alpha, S, lo, hi):
+        """(Q, V, U) of iLQR's closed-loop rollout (api.hpp closedLoopRollout)."""
+        self._ensure()
+        cdef cnp.ndarray U0 = np.ascontiguousarray(Ur, dtype=np.float64)  # (T, nu); wraparound is off here
+        if cnp.PyArray_NDIM(U0) != 2:
+            raise ValueError(f"U must be a (T, nu) array, got shape {np.shape(Ur)}")
+        cdef int n = <int>cnp.PyArray_DIM(U0, 0)
+        cdef int nu = <int>cnp.PyArray_DIM(U0, 1)
+        cdef cnp.ndarray q = _vec(q0, self._nq, "q0")
+        cdef cnp.ndarray v = _vec(v0, self._nv, "v0")
+        cdef cnp.ndarray Qm = _mat(Qr, n + 1, self._nq, "Q")
+        cdef cnp.ndarray Vm = _mat(Vr, n + 1, self._nv, "V")
+        cdef cnp.ndarray km = _mat(k, n, nu, "k")
+        cdef cnp.ndarray Km = np.ascontiguousarray(K, dtype=np.float64)
+        if (cnp.PyArray_NDIM(Km) != 3 or cnp.PyArray_DIM(Km, 0) != n or cnp.PyArray_DIM(Km, 1) != nu
+                or cnp.PyArray_DIM(Km, 2) != 2 * self._nv):
+            raise ValueError(f"K must have shape ({n}, {nu}, {2 * self._nv}), got {np.shape(K)}")
+        cdef cnp.ndarray Sm = _mat(S, self._nv, nu, "S")
+        cdef cnp.ndarray lom = np.ascontiguousarray(np.broadcast_to(lo, (n, nu)), dtype=np.float64)
+        cdef cnp.ndarray him = np.ascontiguousarray(np.broadcast_to(hi, (n, nu)), dtype=np.float64)
+        cdef cnp.ndarray Qo = _empty2(n + 1, self._nq)
+        cdef cnp.ndarray Vo = _empty2(n + 1, self._nv)
+        cdef cnp.ndarray Uo = _empty2(n, nu)
+        cdef double* pK = <double*>cnp.PyArray_DATA(Km)
+        cdef double* plo = <double*>cnp.PyArray_DATA(lom)
+        cdef double* phi = <double*>cnp.PyArray_DATA(him)
+        if self._constrained:
+            api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
+                                  self._copts.get(), _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
+                                  alpha, _ptr(Sm), nu, plo, phi, n, self._dt_c, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+        else:
+            api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
+                                  _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
+                                  self._dt_c, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+        return Qo, Vo, Uo
+
     # ---- kinematics
     def body_poses(self, q):
         """(nbodies, 4, 4) world poses of every body, in body_names order."""

@@ -156,6 +156,18 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void readLastContacts(const ContactStepData&, double* points, double* normals, double* distances, int* geom_a,
                           int* geom_b, int* types) except +
 
+    void trajectoryJacobians(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
+                             const double* Q, const double* V, const double* TAU, int T, double dt,
+                             double* jac) except +
+    void closedLoopRollout(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
+                           const double* q0, const double* v0, const double* Qr, const double* Vr, const double* Ur,
+                           const double* k, const double* K, double alpha, const double* S, int nu,
+                           const double* lo, const double* hi, int T, double dt, double* Q, double* V,
+                           double* U) except +
+    bint riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx,
+                         const double* lxx, const double* lu, const double* luu, const double* lo, const double* hi,
+                         double mu, double* k, double* K, double* dV) except +
+
     void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
               const double* fext, double* q_out, double* v_out) except +
     void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,

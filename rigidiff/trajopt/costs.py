@@ -34,14 +34,14 @@ class CostDerivatives:
 def weight_matrix(weight, n: int, name: str) -> np.ndarray:
     """(n, n) symmetric positive semi-definite weight from a scalar, an (n,) diagonal or an (n, n) matrix."""
     W = np.asarray(weight, dtype=float)
-    if W.ndim == 0:
-        W = np.eye(n) * float(W)
-    elif W.shape == (n,):
-        W = np.diag(W)
-    elif W.shape != (n, n):
+    if W.ndim > 2 or (W.ndim >= 1 and W.shape not in ((n,), (n, n))):
         raise ValueError(f"{name} must be a scalar, ({n},) or ({n}, {n}), got shape {W.shape}")
     if not np.all(np.isfinite(W)):
         raise ValueError(f"{name} must be finite")
+    if W.ndim < 2:  # a diagonal: semi-definite when no entry is negative
+        if np.any(W < 0):
+            raise ValueError(f"{name} must be positive semi-definite")
+        return np.eye(n) * W
     W = 0.5 * (W + W.T)
     if np.linalg.eigvalsh(W).min() < -1e-12 * max(1.0, np.abs(W).max()):
         raise ValueError(f"{name} must be positive semi-definite")

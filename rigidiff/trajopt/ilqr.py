@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 
+from .. import _core
 from .progress import Progress
 from .result import Result
 
@@ -18,47 +19,27 @@ ALPHAS = 0.5 ** np.arange(12)
 ARMIJO = 1e-4
 
 
-def box_qp(H, g, lo, hi, x0=None, iters: int = 30):
-    """min 0.5 x^T H x + g^T x subject to lo <= x <= hi (H positive definite), by projected Newton.
+def box_qp(H, g, lo, hi, x0=None):
+    """min 0.5 x^T H x + g^T x subject to lo <= x <= hi (H symmetric positive definite), by projected
+    Newton from x0: the box QP iLQR solves for the controls of every step.
 
-    Returns (x, free) with ``free`` the mask of the dofs not held at a bound; raises
-    np.linalg.LinAlgError if H's free block is not positive definite.
+    Returns (x, free) with ``free`` the mask of the entries not held at a bound; raises
+    np.linalg.LinAlgError if H is not positive definite.
     """
+    H = np.atleast_2d(np.asarray(H, dtype=float))
+    g = np.asarray(g, dtype=float)
     n = len(g)
-    x = -_pd_solve(H, g)
-    if np.all(x >= lo) and np.all(x <= hi):  # the unconstrained minimum is feasible
-        return x, np.ones(n, dtype=bool)
-    x = np.clip(np.zeros(n) if x0 is None else x0, lo, hi)
-    free = np.ones(n, dtype=bool)
-    for _ in range(iters):
-        grad = H @ x + g
-        clamped = ((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0))
-        free = ~clamped
-        if not free.any():
-            break
-        direction = np.zeros(n)
-        direction[free] = -_pd_solve(H[np.ix_(free, free)], grad[free])
-        if np.max(np.abs(direction)) < 1e-13 * (1.0 + np.max(np.abs(x))):
-            break
-        f0 = 0.5 * x @ H @ x + g @ x
-        step = 1.0
-        while step > 1e-10:
-            trial = np.clip(x + step * direction, lo, hi)
-            if 0.5 * trial @ H @ trial + g @ trial <= f0 + ARMIJO * grad @ (trial - x):
-                break
-            step *= 0.5
-        if np.array_equal(trial, x):
-            break
-        x = trial
+    lo = np.broadcast_to(np.asarray(lo, dtype=float), (n,))
+    hi = np.broadcast_to(np.asarray(hi, dtype=float), (n,))
+    start = np.zeros(n) if x0 is None else np.asarray(x0, dtype=float)
+    # one backward step with no dynamics (B = 0) and the cost 0.5 u^T H u + g^T u is this QP
+    out = _core._riccati_backward(np.zeros((1, 1, 1)), np.zeros((1, 1, n)), np.zeros((2, 1)), np.zeros((2, 1, 1)),
+                                  g[None], H[None], lo[None], hi[None], start[None], 0.0)
+    if out is None:
+        raise np.linalg.LinAlgError("box_qp: H is not positive definite")
+    x = out[0][0]
     grad = H @ x + g
-    free = ~(((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0)))
-    return x, free
-
-
-def _pd_solve(H, b):
-    """H^-1 b for a symmetric positive-definite H; np.linalg.LinAlgError if it is not."""
-    L = np.linalg.cholesky(H)
-    return np.linalg.solve(L.T, np.linalg.solve(L, b))
+    return x, ~(((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0)))
 
 
 class _Ilqr:
@@ -70,91 +51,46 @@ class _Ilqr:
         self.bounded = bool(np.any(np.isfinite(self.lower)) or np.any(np.isfinite(self.upper)))
 
     def rollout(self, U, ref=None, k=None, K=None, alpha=1.0):
-        """States and cost of the (closed-loop, when ref/k/K are given) rollout; None if it diverged."""
+        """States and cost of the open-loop rollout of U, or of the closed-loop one around ref = (Q, V, U)
+        with the gains k, K; None if it diverged."""
         prob, world = self.prob, self.world
-        T, nv = prob.T, prob.nv
         t0 = time.perf_counter()
-        if ref is None:
-            TAU = prob.torques(U)
-            try:
-                Q, V = world.rollout(prob.q0, prob.v0, TAU)
-            except (RuntimeError, ValueError):
-                return None
-            self.dynamics_time += time.perf_counter() - t0
-            if not (np.all(np.isfinite(Q)) and np.all(np.isfinite(V))):
-                return None
-            return Q, V, U, prob.costs(Q, V, TAU, derivatives=False).value
-        Qr, Vr, Ur = ref
-        Q = np.empty_like(Qr)
-        V = np.empty_like(Vr)
-        Un = np.empty_like(Ur)
-        Q[0], V[0] = prob.q0, prob.v0
-        dx = np.empty(2 * nv)
         try:
-            for t in range(T):
-                dx[:nv] = world.difference(Qr[t], Q[t])
-                dx[nv:] = V[t] - Vr[t]
-                Un[t] = np.clip(Ur[t] + alpha * k[t] + K[t] @ dx, self.lower[t], self.upper[t])
-                Q[t + 1], V[t + 1] = world.step(Q[t], V[t], prob.S @ Un[t])
+            if ref is None:
+                Q, V = world.rollout(prob.q0, prob.v0, prob.torques(U))
+            else:
+                Q, V, U = world._core_closed_loop_rollout(prob.q0, prob.v0, ref[0], ref[1], ref[2], k, K, alpha,
+                                                          prob.S, self.lower, self.upper)
         except (RuntimeError, ValueError):
             return None
         self.dynamics_time += time.perf_counter() - t0
         if not (np.all(np.isfinite(Q)) and np.all(np.isfinite(V))):
             return None
-        return Q, V, Un, prob.costs(Q, V, prob.torques(Un), derivatives=False).value
+        return Q, V, U, prob.costs(Q, V, prob.torques(U), derivatives=False).value
 
     def linearize(self, Q, V, U):
+        """Step Jacobians A (T, 2nv, 2nv), B (T, 2nv, nu) along the trajectory, and the cost's model."""
         prob, world = self.prob, self.world
+        nv = prob.nv
         t0 = time.perf_counter()
-        A, B = [], []
-        for t in range(prob.T):
-            J = world.step_jacobians(Q[t], V[t], prob.S @ U[t])
-            A.append(J.A)
-            B.append(J.B @ prob.S)
+        jac = world._core_trajectory_jacobians(Q, V, prob.torques(U)).transpose(0, 1, 3, 2)
         self.dynamics_time += time.perf_counter() - t0
+        T = prob.T
+        A = np.empty((T, 2 * nv, 2 * nv))
+        A[:, :nv, :nv], A[:, :nv, nv:], A[:, nv:, :nv], A[:, nv:, nv:] = jac[:, 0], jac[:, 1], jac[:, 3], jac[:, 4]
+        B = np.concatenate([jac[:, 2], jac[:, 5]], axis=1) @ prob.S
         acc = prob.costs(Q, V, prob.torques(U), derivatives=True, hessians=True)
         lx = np.concatenate([acc.gq, acc.gv], axis=1)
         lu = acc.gtau @ prob.S
         luu = np.einsum("ia,tij,jb->tab", prob.S, acc.huu, prob.S)
         return A, B, lx, acc.hxx, lu, luu
 
-    def backward(self, model, U, mu):
-        """Gains k (T, nu), K (T, nu, 2nv) and the expected-reduction terms; None if Q_uu is not
-        positive definite at this regularisation."""
+    def backward(self, model, U, mu, k_start):
+        """Gains k (T, nu), K (T, nu, 2nv) and the expected-reduction terms (C++ Riccati pass); None if
+        Q_uu is not positive definite at this regularisation."""
         A, B, lx, lxx, lu, luu = model
-        prob = self.prob
-        T, nu = prob.T, prob.nu
-        Vx, Vxx = lx[T].copy(), lxx[T].copy()
-        k = np.zeros((T, nu))
-        K = np.zeros((T, nu, 2 * prob.nv))
-        dV = np.zeros(2)
-        for t in range(T - 1, -1, -1):
-            At, Bt = A[t], B[t]
-            Qx = lx[t] + At.T @ Vx
-            Qu = lu[t] + Bt.T @ Vx
-            VA = Vxx @ At
-            Qxx = lxx[t] + At.T @ VA
-            Qux = Bt.T @ VA
-            Quu = luu[t] + Bt.T @ Vxx @ Bt
-            Quu_reg = Quu + mu * np.eye(nu)
-            try:
-                np.linalg.cholesky(Quu_reg)  # positive definite, or LinAlgError
-                sol = np.linalg.solve(Quu_reg, np.column_stack([Qu, Qux]))
-                kt, Kt = -sol[:, 0], -sol[:, 1:]
-                lo, hi = self.lower[t] - U[t], self.upper[t] - U[t]
-                if self.bounded and (np.any(kt < lo) or np.any(kt > hi)):
-                    kt, free = box_qp(Quu_reg, Qu, lo, hi, x0=k[t])
-                    Kt = np.zeros((nu, 2 * prob.nv))
-                    if free.any():
-                        Kt[free] = -_pd_solve(Quu_reg[np.ix_(free, free)], Qux[free])
-            except np.linalg.LinAlgError:
-                return None
-            k[t], K[t] = kt, Kt
-            dV += (kt @ Qu, 0.5 * kt @ Quu @ kt)
-            Vx = Qx + Kt.T @ Quu @ kt + Kt.T @ Qu + Qux.T @ kt
-            Vxx = Qxx + Kt.T @ Quu @ Kt + Kt.T @ Qux + Qux.T @ Kt
-            Vxx = 0.5 * (Vxx + Vxx.T)
-        return k, K, dV
+        lo, hi = (self.lower - U, self.upper - U) if self.bounded else (None, None)
+        return _core._riccati_backward(A, B, lx, lxx, lu, luu, lo, hi, k_start, mu)
 
 
 def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6):
@@ -170,11 +106,12 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
     converged, message, iterations = False, "iteration limit reached", 0
     mu = max(float(mu), MU_MIN)
     gains_kept = None
+    k_start = np.zeros_like(U)
     for iterations in range(1, max_iters + 1):
         model = solver.linearize(Q, V, U)
         accepted = False
         while not accepted:
-            gains = solver.backward(model, U, mu)
+            gains = solver.backward(model, U, mu, k_start)
             if gains is None:
                 mu *= MU_FACTOR
                 if mu > MU_MAX:
@@ -202,6 +139,7 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
             break
         decrease = cost - trial[3]
         gains_kept = K
+        k_start = k
         Q, V, U, cost = trial
         history.append(float(cost))
         progress.update(iterations, cost)

@@ -219,5 +219,26 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
                    const int* warm, double tolerance, double* x, double* w, int* classes, int* status, double* dx_db,
                    const double* g, double* grad_b, double* grad_A);
 
+
+// ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)
+/// Step Jacobians at every (Q[t], V[t], TAU[t]) of a trajectory, t < T, into jac (T x 6 x nv x nv) in
+/// stepJacobians' layout; through the constraint solve when cm, cd and o are given (null: the plain step).
+void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
+                         const ContactOptions* o, const double* Q, const double* V,
+                         const double* TAU, int T, double dt, double* jac);
+/// iLQR's closed-loop rollout from (q0, v0): u_t = clamp(Ur[t] + alpha k[t] + K[t] dx_t, lo[t], hi[t]) with
+/// dx_t = (difference(Qr[t], q_t), v_t - Vr[t]), tau_t = S u_t (S: nv x nu, row-major). Writes Q (T+1, nq),
+/// V (T+1, nv) and U (T, nu). lo and hi may hold infinities. cm, cd, o as in trajectoryJacobians.
+void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
+                       const ContactOptions* o, const double* q0, const double* v0,
+                       const double* Qr, const double* Vr, const double* Ur, const double* k, const double* K,
+                       double alpha, const double* S, int nu, const double* lo, const double* hi, int T, double dt,
+                       double* Q, double* V, double* U);
+/// iLQR's backward pass (trajopt/riccati.hpp, arrays row-major); lo and hi bound the control change k
+/// (null: none); k holds the box QP's start on entry. Returns false if a regularised Q_uu is not
+/// positive definite.
+bool riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx, const double* lxx,
+                     const double* lu, const double* luu, const double* lo, const double* hi, double mu, double* k,
+                     double* K, double* dV);
 }  // namespace bind
 }  // namespace rigidiff

@@ -264,6 +264,17 @@ cdef class WorldCore:
                                     _ptr(Tau), n, self._dt_c, _ptr(jac))
         return jac
 
+    def _core_body_along(self, Qs, int f, bint jacobians):
+        """(poses (N, 4, 4), world-aligned Jacobians (N, 6, nv) or None) of body frame f at the rows of Qs."""
+        self._ensure()
+        cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
+        cdef int n = <int>cnp.PyArray_DIM(Q, 0)
+        cdef cnp.ndarray poses = np.empty((n, 4, 4))
+        cdef cnp.ndarray J = np.empty((n, 6, self._nv)) if jacobians else None
+        api.frameAlongTrajectory(deref(self._model), deref(self._data), _ptr(Q), n, f, _ptr(poses),
+                                 _ptr(J) if jacobians else NULL)
+        return poses, J
+
     def _core_closed_loop_rollout(self, q0, v0, Qr, Vr, Ur, k, K, double alpha, S, lo, hi):
         """(Q, V, U) of iLQR's closed-loop rollout (api.hpp closedLoopRollout)."""
         self._ensure()

@@ -164,6 +164,8 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                            const double* k, const double* K, double alpha, const double* S, int nu,
                            const double* lo, const double* hi, int T, double dt, double* Q, double* V,
                            double* U) except +
+    void frameAlongTrajectory(const Model&, Data&, const double* Q, int N, int f, double* poses,
+                              double* J) except +
     bint riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx,
                          const double* lxx, const double* lu, const double* luu, const double* lo, const double* hi,
                          double mu, double* k, double* K, double* dV) except +

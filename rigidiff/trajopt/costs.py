@@ -86,7 +86,7 @@ class StateCost:
         self.Wv = weight_matrix(v_weight, nv, "v_weight")
         self._world = world
         # joints whose coordinates add (difference = subtraction, its Jacobian the identity): vectorised
-        self.additive = nq == nv and all(world.joint(n).type in ADDITIVE for n in world.joint_names)
+        self.additive = nq == nv and all(body.joint.type in ADDITIVE for _, body, _, _ in world._joint_table)
 
     def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
         world, nv = self._world, self._world.nv
@@ -194,27 +194,27 @@ class BodyTarget:
         self._world = world
 
     def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
-        world, nv = self._world, self._world.nv
-        for t in self.knots:
-            pose = world.body_poses(Q[t])[self.body]
-            R = pose[:3, :3]
-            J = world.body_jacobian(Q[t], self.body) if derivatives else None
-            if self.position is not None:
-                arm = R @ self.point
-                r = pose[:3, 3] + arm - self.position
-                Wr = self.W @ r
-                acc.value += 0.5 * r @ Wr
-                if derivatives:
-                    Jp = J[:3] - _skew(arm) @ J[3:]
-                    acc.gq[t] += Jp.T @ Wr
-                    if acc.hxx is not None:
-                        acc.hxx[t, :nv, :nv] += Jp.T @ self.W @ Jp
-            if self.orientation is not None:
-                r = rotation_log(self.orientation.T @ R)
+        nv, k = self._world.nv, self.knots
+        poses, J = self._world._core_body_along(Q[k], self.body, derivatives)  # one C++ call for all knots
+        R = poses[:, :3, :3]
+        if self.position is not None:
+            arm = R @ self.point
+            r = poses[:, :3, 3] + arm - self.position
+            Wr = r @ self.W
+            acc.value += 0.5 * float(np.sum(r * Wr))
+            if derivatives:
+                # velocity of the point: v_origin + omega x arm = (J_lin - [arm]x J_ang) v
+                Jp = J[:, :3] - np.cross(arm[:, :, None], J[:, 3:], axis=1)
+                acc.gq[k] += np.einsum("kin,ki->kn", Jp, Wr)
+                if acc.hxx is not None:
+                    acc.hxx[k, :nv, :nv] += np.einsum("kin,ij,kjm->knm", Jp, self.W, Jp)
+        if self.orientation is not None:
+            for i, t in enumerate(k):
+                r = rotation_log(self.orientation.T @ R[i])
                 Wr = self.Wr @ r
                 acc.value += 0.5 * r @ Wr
                 if derivatives:
-                    Jr = right_jacobian_inverse(r) @ R.T @ J[3:]
+                    Jr = right_jacobian_inverse(r) @ R[i].T @ J[i, 3:]
                     acc.gq[t] += Jr.T @ Wr
                     if acc.hxx is not None:
                         acc.hxx[t, :nv, :nv] += Jr.T @ self.Wr @ Jr

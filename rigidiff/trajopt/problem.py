@@ -56,6 +56,7 @@ class Problem:
         self.T = int(horizon)
         self.nq, self.nv = world.nq, world.nv
         self.q0 = as_array(q0, (self.nq,), "q0").copy()
+        world.difference(self.q0, self.q0)  # ValueError for a quaternion that is not of unit norm
         self.v0 = np.zeros(self.nv) if v0 is None else as_array(v0, (self.nv,), "v0").copy()
         self.explore_contact_modes = bool(explore_contact_modes)
         self._costs = []
@@ -223,8 +224,6 @@ class Problem:
         if method == "ilqr" and (self.param_names or self.opt_q0 or self.opt_v0):
             raise ValueError("iLQR optimises the torques only; use 'shooting' or 'multiple_shooting' to "
                              "optimise the initial state or parameters")
-        # the solvers' matrices are small: BLAS threads only add overhead, and on a busy machine their
-        # spinning threads slow dense solves (SLSQP) by up to ten times
         if method == "multiple_shooting":
             run = solve_multiple_shooting
         elif method == "ilqr":
@@ -232,7 +231,11 @@ class Problem:
         else:
             run = solve_shooting
             options["method"] = method
-        with self._restoring_parameters(), _blas_controller().limit(limits=1, user_api="blas"):
+        # SLSQP's dense matrices are small: BLAS threads only add overhead, and on a busy machine their
+        # spinning slows multiple shooting by up to ten times (the other methods barely call BLAS)
+        limit = _blas_controller().limit(limits=1, user_api="blas") if run is solve_multiple_shooting \
+            else contextlib.nullcontext()
+        with self._restoring_parameters(), limit:
             return run(self, int(max_iters), tol, bool(verbose), **options)
 
     # ------------------------------------------------------------------ shared by the solvers

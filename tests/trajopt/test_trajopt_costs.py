@@ -150,6 +150,8 @@ def test_bad_state_costs_are_named(kwargs, match):
 
 def test_bad_body_targets_and_user_costs_are_named():
     world = free_body_world()
+    with pytest.raises(ValueError, match="quaternion"):
+        rd.trajopt.Problem(world, 4, np.r_[0, 0, 0, 0, 0, 0, 2.0, 0])
     prob = rd.trajopt.Problem(world, 4, world.neutral_configuration())
     with pytest.raises(IndexError):
         prob.add_body_target("no_such_body", position=(0, 0, 0))

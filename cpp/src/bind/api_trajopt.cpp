@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "rigidiff/algorithm/jacobian.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/bind/api.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/trajopt/riccati.hpp"
@@ -50,6 +52,28 @@ void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, Contac
       constrainedStep(m, d, *cm, *cd, *o, q, v, tau.data(), dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
     else
       step(m, d, q, v, tau.data(), dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
+  }
+}
+
+void frameAlongTrajectory(const Model& m, Data& d, const double* Q, int N, int f, double* poses, double* J) {
+  RD_CHECK_ARG(N >= 0, "N must be >= 0, got " << N);
+  checkFrame(m, f);
+  for (long i = 0; i < N; ++i) {
+    const double* q = Q + i * m.nq;
+    checkState(m, q, nullptr);
+    if (J) {
+      computeJointJacobians(m, d, q);  // forward kinematics included
+      Mat6X& tmp = d.Ftmp;
+      rigidiff::frameJacobian(m, d, f, ReferenceFrame::LocalWorldAligned, tmp.data());
+      Eigen::Map<Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::RowMajor>>(J + i * 6 * m.nv, 6, m.nv) = tmp;
+    } else {
+      forwardKinematics(m, d, q);
+    }
+    const SE3 M = framePlacement(m, d, f);
+    Eigen::Map<Eigen::Matrix<double, 4, 4, Eigen::RowMajor>> P(poses + 16 * i);
+    P.setIdentity();
+    P.topLeftCorner<3, 3>() = M.R;
+    P.topRightCorner<3, 1>() = M.p;
   }
 }
 

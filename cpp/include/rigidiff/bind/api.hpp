@@ -234,6 +234,9 @@ void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, Contac
                        const double* Qr, const double* Vr, const double* Ur, const double* k, const double* K,
                        double alpha, const double* S, int nu, const double* lo, const double* hi, int T, double dt,
                        double* Q, double* V, double* U);
+/// Pose (N x 16, row-major 4x4) and, if J is not null, world-aligned Jacobian (N x 6 x nv, rows linear then
+/// angular, as frameJacobian) of frame f at each of the N configurations Q (N x nq).
+void frameAlongTrajectory(const Model& m, Data& d, const double* Q, int N, int f, double* poses, double* J);
 /// iLQR's backward pass (trajopt/riccati.hpp, arrays row-major); lo and hi bound the control change k
 /// (null: none); k holds the box QP's start on entry. Returns false if a regularised Q_uu is not
 /// positive definite.

@@ -37,8 +37,10 @@ name). Each is perturbed through ``world.set_parameters(..., check_inertia=False
 n_params). Where one side of the difference is not a valid parameter (a mass or damping of 0 moved
 below 0) the column is a one-sided difference.
 
-**Purity.** Every evaluation goes through ``_evaluate_step``; the step is a pure function of (q, v, tau)
-today, and the place where a warm-start cache will be restored between evaluations later.
+**Purity.** Every evaluation goes through ``_evaluate_step``. With ``contact_options(warm_start=False)`` the
+step is a pure function of (q, v, tau); with the warm start on (the default) a contact step whose friction
+problem has several solutions answers with the one the previous step's mode selects (docs/contact.md),
+so checks at such degenerate states should turn the warm start off.
 """
 
 from __future__ import annotations
@@ -116,8 +118,8 @@ def _check_wrt(wrt, world=None) -> tuple:
 
 
 def _evaluate_step(world, q, v, tau):
-    """One step, (q_next, v_next). The single place where finite differences call the world: the step is
-    pure today; a warm-start cache will be restored here before each evaluation."""
+    """One step, (q_next, v_next). The single place where finite differences call the world (pure with
+    the contact warm start off; see the module's note on purity)."""
     return world.step(q, v, tau)
 
 

@@ -118,9 +118,11 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
                     break
                 continue
             k, K, dV = gains
+            if -(dV[0] + dV[1]) <= 1e-14 * max(abs(cost), 1.0):
+                break  # the model predicts no decrease: a (local) minimum
             for alpha in ALPHAS:
                 trial = solver.rollout(None, (Q, V, U), k, K, alpha)
-                if trial is None:
+                if trial is None:  # diverged: a shorter step
                     continue
                 expected = -(alpha * dV[0] + alpha**2 * dV[1])
                 if trial[3] < cost and cost - trial[3] >= ARMIJO * max(expected, 0.0):
@@ -128,8 +130,6 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
                     break
             if accepted:
                 break
-            if expected <= 1e-14 * max(abs(cost), 1.0):
-                break  # no descent left at any regularisation: a (local) minimum
             mu *= MU_FACTOR
             if mu > MU_MAX:
                 break

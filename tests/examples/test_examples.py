@@ -175,6 +175,31 @@ def check_swing_up(report: str, out: Path):
         assert (out / "cartpole_swing_up.gif").stat().st_size > 20_000
 
 
+def check_jump_worm(report: str, out: Path):
+    rest = number(report, rf"resting centre of mass height: {NUM} m")
+    guess = number(report, rf"first guess .*?centre of mass at T = {NUM} m")
+    assert number(report, rf"first guess vs central differences .*?: max relative error {NUM}") < 1e-6
+    assert "every contact mode kept" in report
+    height = number(report, rf"re-simulated with world.rollout: centre of mass at T = {NUM} m")
+    assert height > 1.4 * guess and height > guess + 0.05 and height > 5 * rest, report
+    assert number(report, rf"lowest point of the worm at T: {NUM} m above the ground") > 0.05  # in the air
+    assert number(report, rf"apex of the flight .*?: centre of mass at {NUM} m") >= height
+    assert number(report, rf"deepest penetration into the ground: {NUM} mm") < 2.0
+    assert number(report, rf"the same torques at dt/2: centre of mass at T = {NUM} m") > guess + 0.05
+    check_pngs(out, ["jump_worm.png", "jump_worm_frames.png"], report)
+
+
+def check_catapult(report: str, out: Path):
+    assert number(report, rf"initial miss {NUM} m") > 0.3
+    assert number(report, rf"re-simulated with world.rollout: .*?distance to the target {NUM} m") < 0.03
+    assert 0.2 < number(report, rf"the box leaves the cup at t = {NUM} s") < 0.8
+    assert number(report, rf"deepest overlap of two shapes: {NUM} mm") < 2.0
+    line = re.search(r"peak \|torque\| / limit: (.*)", report).group(1)
+    ratios = re.findall(rf"(?:shoulder|elbow|wrist) {NUM}", line)
+    assert len(ratios) == 3 and max(float(r) for r in ratios) <= 1.0 + 1e-9, ratios
+    check_pngs(out, ["catapult.png", "catapult_frames.png"], report)
+
+
 CHECKS = {
     "cartpole_swing_up.py": check_swing_up,
     "identify_mass_and_friction.py": check_sysid,
@@ -184,6 +209,8 @@ CHECKS = {
     "cartpole_by_hand.py": check_cartpole,
     "urdf_robot_simulation.py": check_urdf_robot,
     "compare_with_pinocchio.py": check_pinocchio,
+    "jump_worm.py": check_jump_worm,
+    "catapult.py": check_catapult,
 }
 
 

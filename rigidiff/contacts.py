@@ -240,7 +240,8 @@ class ContactMethods:
         return self._contact_set(self._core_collide(q))
 
     def last_contacts(self) -> StepContacts:
-        """Contacts of the last ``step`` (or ``advance``) with their impulses; empty before any step."""
+        """Contacts of the last ``step`` with their impulses (the last step of ``advance``, and the step of
+        ``step_jacobians`` or ``step_vjp``, count; ``rollout`` keeps its own); empty before any step."""
         self._ensure_compiled()
         return self._step_contacts_from(self._last_contacts_raw())
 

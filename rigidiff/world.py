@@ -435,12 +435,16 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         self._v = as_array(value, (self.nv,), "v").copy()
 
     def advance(self, tau=None, n_steps: int = 1):
-        """Step the world's own state n_steps times under constant tau (zeros if None); returns (q, v)."""
+        """Step the world's own state n_steps times under constant tau (zeros if None); returns (q, v).
+        ``last_contacts()`` then shows the contacts of the last of these steps."""
         if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
             raise ValueError(f"n_steps must be a positive integer, got {n_steps!r}")
         tau = np.zeros(self.nv) if tau is None else as_array(tau, (self.nv,), "tau")
-        Q, V = self.rollout(self.q, self.v, np.broadcast_to(tau, (int(n_steps), self.nv)))
-        self._q, self._v = Q[-1].copy(), V[-1].copy()
+        q, v = self.q, self.v
+        if n_steps > 1:
+            Q, V = self.rollout(q, v, np.broadcast_to(tau, (int(n_steps) - 1, self.nv)))
+            q, v = Q[-1], V[-1]
+        self._q, self._v = self.step(q, v, tau)  # the last one by step(), so that last_contacts() shows it
         self.time += n_steps * self._dt
         return self.q, self.v
 

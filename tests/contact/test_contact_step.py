@@ -226,3 +226,17 @@ def test_deep_contacts_are_solved_and_reported_once():
     for _ in range(100):
         q1, v1 = world.step(q1, v1, np.zeros(6))
     assert q1[2] > 0.099  # erp pushed it out
+
+
+def test_advance_reports_the_contacts_of_its_last_step():
+    world = free_shape_world(rd.Box((0.2, 0.2, 0.2)))
+    q = world.neutral_configuration()
+    q[2] = 0.1 + 0.02  # 2 cm above the ground: it lands during the advance
+    world.q, world.v = q, np.zeros(6)
+    assert len(world.last_contacts()) == 0
+    world.advance(n_steps=200)
+    contacts = world.last_contacts()
+    assert len(contacts) == 4 and contacts.normal_impulses.sum() == pytest.approx(world.total_mass * G * world.dt,
+                                                                                  rel=1e-6)
+    world.rollout(q, np.zeros(6), np.zeros((3, 6)))  # the box in the air: rollout keeps its own contacts
+    assert len(world.last_contacts()) == 4

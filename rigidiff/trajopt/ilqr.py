@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .. import _core
+from .dynamics import trajectory_jacobians
 from .progress import Progress
 from .result import Result
 
@@ -70,15 +71,11 @@ class _Ilqr:
 
     def linearize(self, Q, V, U):
         """Step Jacobians A (T, 2nv, 2nv), B (T, 2nv, nu) along the trajectory, and the cost's model."""
-        prob, world = self.prob, self.world
-        nv = prob.nv
+        prob = self.prob
         t0 = time.perf_counter()
-        jac = world._core_trajectory_jacobians(Q, V, prob.torques(U)).transpose(0, 1, 3, 2)
+        A, B = trajectory_jacobians(self.world, Q, V, prob.torques(U))
+        B = B @ prob.S
         self.dynamics_time += time.perf_counter() - t0
-        T = prob.T
-        A = np.empty((T, 2 * nv, 2 * nv))
-        A[:, :nv, :nv], A[:, :nv, nv:], A[:, nv:, :nv], A[:, nv:, nv:] = jac[:, 0], jac[:, 1], jac[:, 3], jac[:, 4]
-        B = np.concatenate([jac[:, 2], jac[:, 5]], axis=1) @ prob.S
         acc = prob.costs(Q, V, prob.torques(U), derivatives=True, hessians=True)
         lx = np.concatenate([acc.gq, acc.gv], axis=1)
         lu = acc.gtau @ prob.S

@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.optimize as so
 import scipy.sparse as sp
 
+from .dynamics import trajectory_jacobians
 from .progress import Progress
 from .result import Result
 
@@ -105,26 +105,51 @@ class _Evaluator:
         self.knots = [self._knot_state(z, k) for k in range(lay.K)]
         ends = []
         t_start = time.perf_counter()
-        for k, (t0, t1) in enumerate(zip(lay.starts, lay.ends)):
-            q, v, _ = self.knots[k]
-            Dt = np.zeros((2 * nv, 2 * nv + (t1 - t0) * nu + lay.np))
-            Dt[:, :2 * nv] = np.eye(2 * nv)
-            Q[t0], V[t0], D[t0] = q, v, Dt
-            for t in range(t0, t1):
-                J = world.step_jacobians(q, v, TAU[t], wrt=wrt)
-                Dt = J.A @ Dt
-                c = 2 * nv + (t - t0) * nu
-                Dt[:, c:c + nu] += J.B @ prob.S
-                if lay.np:
-                    Dt[:, -lay.np:] += J.P
-                q, v = J.q_next, J.v_next
-                if t + 1 < t1:
-                    Q[t + 1], V[t + 1], D[t + 1] = q, v, Dt
-            ends.append((q, v, Dt))
+        if lay.np:  # parameter columns: step by step, with the parameter Jacobians
+            for k, (t0, t1) in enumerate(zip(lay.starts, lay.ends)):
+                ends.append(self._shot_with_parameters(k, t0, t1, TAU, wrt, Q, V, D))
+        else:  # every shot's rollout, then all the step Jacobians in one C++ call
+            for k, (t0, t1) in enumerate(zip(lay.starts, lay.ends)):
+                q, v, _ = self.knots[k]
+                Qs, Vs = world.rollout(q, v, TAU[t0:t1])
+                Q[t0:t1], V[t0:t1] = Qs[:-1], Vs[:-1]
+                ends.append((Qs[-1], Vs[-1]))
+            A, B = trajectory_jacobians(world, Q, V, TAU)
+            B = B @ prob.S
+            for k, (t0, t1) in enumerate(zip(lay.starts, lay.ends)):
+                Dt = np.zeros((2 * nv, 2 * nv + (t1 - t0) * nu))
+                Dt[:, :2 * nv] = np.eye(2 * nv)
+                D[t0] = Dt
+                for t in range(t0, t1):
+                    Dt = A[t] @ Dt
+                    c = 2 * nv + (t - t0) * nu
+                    Dt[:, c:c + nu] += B[t]
+                    if t + 1 < t1:
+                        D[t + 1] = Dt
+                ends[k] = (ends[k][0], ends[k][1], Dt)
         self.dynamics_time += time.perf_counter() - t_start
         Q[T], V[T], D[T] = ends[-1]
         self.Q, self.V, self.TAU, self.D, self.ends = Q, V, TAU, D, ends
         self._key = key
+
+    def _shot_with_parameters(self, k, t0, t1, TAU, wrt, Q, V, D):
+        """Shot k step by step with step_jacobians (parameter columns included); its end (q, v, D)."""
+        world, prob, lay = self.prob.world, self.prob, self.lay
+        nv, nu = lay.nv, lay.nu
+        q, v, _ = self.knots[k]
+        Dt = np.zeros((2 * nv, 2 * nv + (t1 - t0) * nu + lay.np))
+        Dt[:, :2 * nv] = np.eye(2 * nv)
+        Q[t0], V[t0], D[t0] = q, v, Dt
+        for t in range(t0, t1):
+            J = world.step_jacobians(q, v, TAU[t], wrt=wrt)
+            Dt = J.A @ Dt
+            c = 2 * nv + (t - t0) * nu
+            Dt[:, c:c + nu] += J.B @ prob.S
+            Dt[:, -lay.np:] += J.P
+            q, v = J.q_next, J.v_next
+            if t + 1 < t1:
+                Q[t + 1], V[t + 1], D[t + 1] = q, v, Dt
+        return q, v, Dt
 
     def _to_z(self, k, M):
         """(rows, z columns) of M (rows x local unknowns of shot k): the knot offset's chain rule applied,
@@ -245,6 +270,7 @@ def setup_multiple_shooting(prob, shot_length: int):
 def solve_multiple_shooting(prob, max_iters: int, tol: float, verbose: bool, shot_length: int = 10,
                             solver: str = "SLSQP"):
     """SLSQP (dense) or trust-constr (sparse constraint Jacobian) on the multiple-shooting problem."""
+    import scipy.optimize as so  # here: it takes most of rigidiff's import time
     if isinstance(shot_length, bool) or not isinstance(shot_length, (int, np.integer)) or shot_length < 1:
         raise ValueError(f"shot_length must be a positive int, got {shot_length!r}")
     if solver not in ("SLSQP", "trust-constr"):

@@ -27,6 +27,8 @@ _CONTROLLER = []
 def _blas_controller() -> ThreadpoolController:
     """The BLAS libraries loaded (found once: the search reads the process's memory map)."""
     if not _CONTROLLER:
+        import scipy.optimize  # noqa: F401  (loads the BLAS SLSQP calls, so that the controller finds it)
+
         _CONTROLLER.append(ThreadpoolController())
     return _CONTROLLER[0]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.optimize as so
 
 from .progress import Progress
 from .result import Result
@@ -112,6 +111,7 @@ def _finish(prob, variables, z, history, converged, iterations, message, method,
 def solve_shooting(prob, max_iters: int, tol: float, verbose: bool, method: str = "shooting",
                    learning_rate: float = 0.01, betas=(0.9, 0.999)):
     """L-BFGS-B (method "shooting") or Adam (method "adam") on the single-shooting objective."""
+    import scipy.optimize as so  # here: it takes most of rigidiff's import time
     t_start = time.perf_counter()
     variables = ShootingVariables(prob)
     objective = _Objective(prob, variables)

@@ -16,6 +16,7 @@ from .result import Result
 __all__ = ["solve_ilqr", "box_qp"]
 
 MU_MIN, MU_MAX, MU_FACTOR = 1e-8, 1e10, 4.0
+MAX_RAISES = 8  # per iteration: mu grows at most 4^8 = 65536 times before the solve stops
 ALPHAS = 0.5 ** np.arange(12)
 ARMIJO = 1e-4
 
@@ -107,10 +108,12 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
     for iterations in range(1, max_iters + 1):
         model = solver.linearize(Q, V, U)
         accepted = False
-        while not accepted:
+        raises = 0  # regularisation increases in this iteration: bounded, so that one iteration's time is
+        while not accepted and raises <= MAX_RAISES:
             gains = solver.backward(model, U, mu, k_start)
             if gains is None:
                 mu *= MU_FACTOR
+                raises += 1
                 if mu > MU_MAX:
                     break
                 continue
@@ -128,11 +131,14 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
             if accepted:
                 break
             mu *= MU_FACTOR
+            raises += 1
             if mu > MU_MAX:
                 break
         if not accepted:
-            converged = mu <= MU_MAX
-            message = "no further decrease: converged" if converged else "regularisation limit reached"
+            converged = mu <= MU_MAX and raises <= MAX_RAISES
+            message = "no further decrease: converged" if converged else \
+                "no step accepted at any regularisation tried (a change of contact mode, or a cost the " \
+                "local model misses)"
             break
         decrease = cost - trial[3]
         gains_kept = K

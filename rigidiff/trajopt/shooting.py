@@ -138,6 +138,11 @@ def solve_shooting(prob, max_iters: int, tol: float, verbose: bool, method: str 
                           options={"maxiter": max_iters, "ftol": tol, "gtol": tol * 1e-2})
         z = res.x if objective.best[1] is None or res.fun <= objective.best[0] else objective.best[1]
         converged, iterations, message = bool(res.success), int(res.nit), str(res.message)
+        if converged and min(history) >= history[0] and np.abs(res.jac).max() > max(tol, 1e-8):
+            # scipy's ftol test passes when a first step overshoots on a stiff cost and nothing improved
+            converged = False
+            message += "; no decrease from the first guess with a nonzero gradient (a badly scaled cost: " \
+                       "try 'ilqr' or 'multiple_shooting')"
     progress.close(message)
     return _finish(prob, variables, z, history, converged, iterations, message, method, t_start,
                    objective.dynamics_time)

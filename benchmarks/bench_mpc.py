@@ -10,8 +10,8 @@ shifted previous solution), after a first solve, at a control period of 10 ms, o
 (goal on the hand position for the Panda, a posture for solo12, state and control regularisation).
 The physics differ where contact enters: rigidiff's solo12 stands on the ground on one sphere per foot
 through its boxed LCP with friction (the contacts are found and solved at every step of every
-rollout); Crocoddyl's holds its feet with rigid 3D contact constraints that are given, not found. The Panda has no contact in
-either. Crocoddyl runs in the interpreter given by --crocoddyl-python (default
+rollout); Crocoddyl's holds its feet with rigid 3D contact constraints that are given, not found.
+The Panda has no contact in either. Crocoddyl runs in the interpreter given by --crocoddyl-python (default
 $RIGIDIFF_CROCODDYL_PYTHON), through `_crocoddyl_mpc_timer.py`; install it in its own environment with
 `pip install crocoddyl==3.2.1 pin==4.0.0 example-robot-data` (that wheel crashes with pin 4.1).
 

@@ -1,13 +1,4 @@
-"""System identification: fit physical parameters of a World to recorded motion (docs/sysid.md).
-
-    res = rigidiff.sysid.fit(world, q, v, tau, params=["link1/mass", "joint1/damping"])
-    res.values, res.world, res.residual     # fitted values, a fitted copy of the world, RMS residual
-
-"regressor": least squares on the residual of the discrete equations of motion (the step's own
-accelerations, implicit damping and springs), exact on data stepped by rigidiff; steps without
-constraints only. "rollout": least squares on the state errors of short shots simulated from recorded
-states, with the exact Jacobian of the shots; works through contacts and fits friction and restitution.
-"""
+"""The entry point of system identification: checks, dispatch to a fit, the result."""
 
 from __future__ import annotations
 
@@ -19,9 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rigidiff.parameters import GROUPS, INERTIAL_FIELDS, _from6, inertial_parameter_jacobian, standard_parameters
+from rigidiff.parameters import GROUPS
 from rigidiff.parameters import unknown_message as _unknown_message
 from rigidiff.world import World
+
+from .regressor import fit_regressor as _fit_regressor
+from .rollout import fit_rollout as _fit_rollout
 
 __all__ = ["fit", "FitResult", "METHODS"]
 
@@ -246,10 +240,6 @@ def _brief(steps: list) -> str:
     return ", ".join(map(str, steps[:8])) + more
 
 
-def _rms(r: np.ndarray) -> float:
-    return float(np.sqrt(np.mean(r**2)))
-
-
 def _constrained_steps(world: World, recs) -> list[list[int]]:
     """Per recording, the steps whose solve has a constraint row that acts (any class but separating)."""
     out = []
@@ -261,171 +251,3 @@ def _constrained_steps(world: World, recs) -> list[list[int]]:
                 steps.append(t)
         out.append(steps)
     return out
-
-
-# ---------------------------------------------------------------------------------------------- regressor
-def _fit_regressor(work: World, recs, idx, x0, lower, upper, max_iterations, tol):
-    """Gauss-Newton on r(p) = Y(q, v, a; g) theta(p) + D v' + K (d + dt v') - clip(tau), stacked over steps."""
-    layout = work._parameter_layout()
-    kinds, nv, dt = layout.kinds, work.nv, work.dt
-    nb = len(layout.body_joint)
-    body_at = np.zeros((nb, 10), dtype=int)
-    dof_at = {f: np.zeros(nv, dtype=int) for f in ("damping", "stiffness", "armature")}
-    grav_at = np.zeros(3, dtype=int)
-    for i, k in enumerate(kinds):
-        if k[0] == "body":
-            body_at[k[1], INERTIAL_FIELDS.index(k[2])] = i
-        elif k[0] == "joint":
-            dof_at[k[2]][k[1]] = i
-        elif k[0] == "gravity":
-            grav_at[k[1]] = i
-    rest, effort = work.neutral_configuration(), np.full(nv, np.inf)
-    for name in work.joint_names:
-        info = work.joint(name)
-        rest[info.q_index:info.q_index + info.nq] = info.joint.rest_position
-        effort[info.v_index:info.v_index + info.nv] = info.effort_limit
-    fit_gravity = any(kinds[i][0] == "gravity" for i in idx)
-    gravity = work.gravity
-    states = [(Q[t], V[t], (V[t + 1] - V[t]) / dt, V[t + 1], TAU[t]) for Q, V, TAU in recs for t in range(len(TAU))]
-
-    def stacked_regressor(g):
-        work.gravity = g
-        return np.vstack([work.inverse_dynamics_regressor(q, v, a) for q, v, a, _, _ in states])
-
-    if fit_gravity:  # Y is affine in gravity: Y(g) = Y0 + sum_k g_k G_k
-        Y0 = stacked_regressor(np.zeros(3))
-        G = [stacked_regressor(np.eye(3)[k]) - Y0 for k in range(3)]
-    else:
-        Y0, G = stacked_regressor(gravity), []
-    work.gravity = gravity
-    vnext = np.array([s[3] for s in states])
-    spring = np.array([work.difference(rest, s[0]) + dt * s[3] for s in states])
-    tau_c = np.clip(np.array([s[4] for s in states]), -effort, effort).ravel()
-    full = work.parameters().values.copy()
-
-    def evaluate(x, jacobian=True):
-        pf = full.copy()
-        pf[idx] = x
-        theta = np.concatenate([standard_parameters(pf[b[0]], pf[b[1:4]], _from6(pf[b[4:]])) for b in body_at]
-                               + [pf[dof_at["armature"]]])
-        Y = Y0 + sum(pf[grav_at[k]] * G[k] for k in range(len(G)))
-        r = Y @ theta + (vnext * pf[dof_at["damping"]] + spring * pf[dof_at["stiffness"]]).ravel() - tau_c
-        if not jacobian:
-            return r
-        J = np.zeros((len(r), len(idx)))
-        cache = {}
-        for c, i in enumerate(idx):
-            k = kinds[i]
-            if k[0] == "body":
-                b = k[1]
-                if b not in cache:
-                    cache[b] = Y[:, 10 * b:10 * b + 10] @ inertial_parameter_jacobian(pf[body_at[b, 0]],
-                                                                                       pf[body_at[b, 1:4]])
-                J[:, c] = cache[b][:, INERTIAL_FIELDS.index(k[2])]
-            elif k[0] == "gravity":
-                J[:, c] = G[k[1]] @ theta
-            elif k[2] == "armature":
-                J[:, c] = Y[:, 10 * nb + k[1]]
-            else:
-                J[k[1]::nv, c] = (vnext if k[2] == "damping" else spring)[:, k[1]]
-        return r, J
-
-    x = x0.copy()
-    r, J = evaluate(x)
-    r_start = _rms(r)
-    its, ok, rank = 0, False, len(idx)
-    while its < max_iterations:
-        scale = np.linalg.norm(J, axis=0)
-        scale[scale == 0] = 1.0
-        sol, _, rank, _ = np.linalg.lstsq(J / scale, -r, rcond=None)
-        dx = sol / scale
-        its += 1
-        cost, step = r @ r, 1.0
-        for _ in range(40):  # halve the step until the cost does not grow
-            r_new = evaluate(x + step * dx, jacobian=False)
-            if r_new @ r_new <= cost:
-                break
-            step *= 0.5
-        else:
-            ok = True  # no step lowers the cost: round-off level
-            break
-        x = x + step * dx
-        r, J = evaluate(x)
-        if np.linalg.norm(step * dx) <= tol * (np.linalg.norm(x) + tol):
-            ok = True
-            break
-    msg = "Gauss-Newton converged" if ok else f"Gauss-Newton stopped after {its} steps without converging"
-    if np.any(x < lower) or np.any(x > upper):
-        from scipy.optimize import least_squares
-
-        sol = least_squares(lambda y: evaluate(y, jacobian=False), np.clip(x, lower, upper),
-                            jac=lambda y: evaluate(y)[1], bounds=(lower, upper), method="trf", x_scale="jac",
-                            ftol=tol, xtol=tol, gtol=tol, max_nfev=max_iterations)
-        x, r, ok = sol.x, sol.fun, sol.status > 0
-        its += sol.njev
-        msg += f"; outside the parameter bounds, refitted within them: {sol.message.rstrip('.')}"
-    if rank < len(idx):
-        msg += _rank_warning(rank, len(idx))
-    return x, r_start, _rms(r), its, ok, msg
-
-
-def _rank_warning(rank: int, n: int) -> str:
-    text = (f"only {rank} of the {n} parameters are identifiable from these data: other values fit them "
-            "equally well (docs/sysid.md, Limits)")
-    warnings.warn(text, UserWarning, stacklevel=4)
-    return "; " + text
-
-
-# ---------------------------------------------------------------------------------------------- rollout
-def _fit_rollout(work: World, recs, names, x0, lower, upper, shot_length, weights, max_iterations, tol):
-    """Trust-region least squares on the state errors of shots simulated from recorded states."""
-    from scipy.optimize import least_squares
-
-    wq, wv = weights
-    nv = work.nv
-    shots = []
-    for Q, V, TAU in recs:
-        T = len(TAU)
-        length = T if shot_length is None else int(shot_length)
-        shots += [(Q, V, TAU, s, min(s + length, T)) for s in range(0, T, length)]
-
-    def apply(x):
-        work.set_parameters(dict(zip(names, x)), check_inertia=False)
-
-    def fun(x):
-        apply(x)
-        out = []
-        for Q, V, TAU, s, e in shots:
-            Qs, Vs = _guarded(work.rollout, Q[s], V[s], TAU[s:e])
-            for k in range(1, e - s + 1):
-                out += [wq * work.difference(Q[s + k], Qs[k]), wv * (Vs[k] - V[s + k])]
-        return np.concatenate(out)
-
-    def jac(x):
-        apply(x)
-        rows = []
-        for Q, V, TAU, s, e in shots:
-            q, v, S = Q[s], V[s], np.zeros((2 * nv, len(names)))
-            for t in range(s, e):
-                J = _guarded(work.step_jacobians, q, v, TAU[t], wrt=names)
-                S = J.A @ S + J.P  # d(q, v)_{t+1} / dp, q in the tangent space
-                q, v = J.q_next, J.v_next
-                rows += [wq * (work.difference_jacobians(Q[t + 1], q)[1] @ S[:nv]), wv * S[nv:]]
-        return np.vstack(rows)
-
-    r0 = fun(x0)
-    sol = least_squares(fun, x0, jac=jac, bounds=(lower, upper), method="trf", x_scale="jac", ftol=tol,
-                        xtol=tol, gtol=tol, max_nfev=max_iterations)
-    msg = sol.message.rstrip(".")
-    scale = np.linalg.norm(sol.jac, axis=0)
-    rank = int(np.linalg.matrix_rank(sol.jac / np.where(scale > 0, scale, 1.0)))
-    if rank < len(names):
-        msg += _rank_warning(rank, len(names))
-    return sol.x, _rms(r0), _rms(sol.fun), int(sol.njev or 0), bool(sol.status > 0), msg
-
-
-def _guarded(fn, *args, **kwargs):
-    try:
-        return fn(*args, **kwargs)
-    except RuntimeError as exc:
-        raise RuntimeError(f"simulating the recording failed at the current parameter values: {exc}") from exc

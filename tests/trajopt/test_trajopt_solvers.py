@@ -185,3 +185,25 @@ def test_bad_problems_are_refused_with_a_reason():
     prob = rd.trajopt.Problem(world, 5, [0, 0]).add_control_cost(1.0).optimize_parameters(["cart/mass"])
     with pytest.raises(ValueError, match="iLQR optimises the torques only"):
         prob.solve("ilqr", verbose=False)
+
+
+def test_verbose_solves_report_progress_and_quiet_ones_do_not(capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_tqdm(name, *args, **kwargs):  # the plain-text fallback, whether or not tqdm is installed
+        if name.startswith("tqdm"):
+            raise ImportError("tqdm hidden by the test")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_tqdm)
+    world = slider_box(dt=0.1)
+    prob = rd.trajopt.Problem(world, 10, [0.0]).add_state_cost(q_target=[1.0], final_only=True)
+    prob.add_control_cost(1e-3)
+    for method in ("ilqr", "shooting", "multiple_shooting"):
+        prob.solve(method, verbose=True)
+        err = capsys.readouterr().err
+        assert f"trajopt {method}: iteration 1, cost" in err and f"trajopt {method}: " in err.splitlines()[-1]
+        prob.solve(method, verbose=False)
+        assert capsys.readouterr().err == ""

@@ -1,8 +1,10 @@
 """rigidiff.viz: pictures are written, not blank, and show the geometry where it is; plots; errors."""
 
 import math
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -87,9 +89,11 @@ def sphere():
 
 
 # ---------------------------------------------------------------------------------------------- import
-def test_importing_rigidiff_viz_does_not_import_matplotlib():
+def test_importing_rigidiff_viz_does_not_import_matplotlib(tmp_path):
     code = "import sys, rigidiff, rigidiff.viz; assert 'matplotlib' not in sys.modules, 'matplotlib imported'"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # the rigidiff these tests import (installed, or built in place), not a source tree in the working folder
+    env = dict(os.environ, PYTHONPATH=str(Path(rd.__file__).resolve().parents[1]))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
 
 

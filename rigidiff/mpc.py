@@ -19,6 +19,7 @@ import numpy as np
 
 from ._validate import as_array
 from .trajopt import Problem
+from .trajopt.problem import METHODS, OPTIONS
 
 __all__ = ["MPC"]
 
@@ -52,6 +53,11 @@ class MPC:
         for name, val in (("iterations", iterations), ("replan_every", replan_every), ("horizon", horizon)):
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
                 raise ValueError(f"{name} must be a positive int, got {val!r}")
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        unknown = sorted(set(options) - set(OPTIONS[method]))
+        if unknown:
+            raise TypeError(f"method {method!r} takes no option {unknown[0]!r} (its options: {OPTIONS[method]})")
         if replan_every > horizon:
             raise ValueError(f"replan_every ({replan_every}) must not exceed the horizon ({horizon})")
         self.world = world

@@ -80,3 +80,7 @@ def test_multiple_shooting_mpc_and_bad_arguments():
         rd.mpc.MPC(world, 5, setup=balance_setup, replan_every=6)
     with pytest.raises(ValueError, match="q"):
         rd.mpc.MPC(world, 5, setup=balance_setup)([0.0], [0.0, 0.0])
+    with pytest.raises(ValueError, match="method"):
+        rd.mpc.MPC(world, 5, setup=balance_setup, method="newton")
+    with pytest.raises(TypeError, match="shot_length"):
+        rd.mpc.MPC(world, 5, setup=balance_setup, method="ilqr", shot_length=2)

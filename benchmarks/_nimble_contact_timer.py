@@ -26,13 +26,10 @@ batches between Nimble's, under the same load; "done" or the end of stdin ends t
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 import time
-import traceback
 
-from _nimble_timer import _vectors, world_calls
+from _nimble_timer import _vectors, emit, failure, load_skeleton, world_calls
 
 
 def _box_node(nimble, body, size, friction: float):
@@ -85,14 +82,7 @@ def urdf_on_ground(nimble, world, text: str, friction: float):
     """The robot of the URDF on a free base, and a welded ground box with its top face at z = 0."""
     import numpy as np
 
-    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
-        f.write(text)
-    try:
-        skel = world.loadSkeleton(f.name)
-    finally:
-        os.unlink(f.name)
-    if skel is None:
-        raise RuntimeError("loadSkeleton could not load the URDF")
+    skel = load_skeleton(world, text)
     for i in range(skel.getNumBodyNodes()):
         skel.getBodyNode(i).setFrictionCoeff(friction)
     ground = nimble.dynamics.Skeleton()
@@ -160,17 +150,12 @@ def setup(req: dict):
     return out, one_round
 
 
-def emit(out: dict) -> None:
-    sys.stdout.write("\n@@JSON@@" + json.dumps(out) + "\n")
-    sys.stdout.flush()
-
-
 def main() -> int:
     req = json.loads(sys.stdin.readline())
     try:
         out, one_round = setup(req)
     except Exception as e:  # report why, the benchmark goes on without Nimble
-        emit({"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc(limit=3)})
+        emit(failure(e))
         return 0
     emit(out)
     for line in sys.stdin:  # one timing round per "round" line, until "done" or the end of the input

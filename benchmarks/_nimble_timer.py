@@ -32,6 +32,28 @@ def _fixed_base(text: str) -> str:
     return re.sub(r"(<robot[^>]*>)", r"\1" + weld, text, count=1)
 
 
+def load_skeleton(world, text: str):
+    """Load URDF text into a Nimble world (its loader reads files only); RuntimeError if it cannot."""
+    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
+        f.write(text)
+    try:
+        skel = world.loadSkeleton(f.name)
+    finally:
+        os.unlink(f.name)
+    if skel is None:
+        raise RuntimeError("loadSkeleton could not load the URDF")
+    return skel
+
+
+def nimble_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("nimblephysics")
+    except Exception:
+        return "?"
+
+
 def _vectors(skel, state, nv):
     """Positions, velocities and forces in the skeleton's dof order from a per-joint state."""
     import numpy as np
@@ -90,16 +112,8 @@ def run(req: dict) -> dict:
     import nimblephysics as nimble
     import numpy as np
 
-    text = req["urdf"] if req["floating"] else _fixed_base(req["urdf"])
-    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
-        f.write(text)
     world = nimble.simulation.World()
-    try:
-        skel = world.loadSkeleton(f.name)
-    finally:
-        os.unlink(f.name)
-    if skel is None:
-        raise RuntimeError("loadSkeleton could not load the URDF")
+    skel = load_skeleton(world, req["urdf"] if req["floating"] else _fixed_base(req["urdf"]))
     world.setGravity(np.array(req["gravity"]))
     world.setTimeStep(req["dt"])
     nv = skel.getNumDofs()
@@ -121,23 +135,33 @@ def run(req: dict) -> dict:
            "dofs": [skel.getDofByIndex(i).getName() for i in range(nv)]}
     out["step"] = _time(step, (xa, fa), (xb, fb), repeat, 10 * n)
     out["step+jacobians"] = _time(step_jacobians, (xa, fa), (xb, fb), repeat, n)
-    try:
-        from importlib.metadata import version
-
-        out["version"] = version("nimblephysics")
-    except Exception:
-        out["version"] = "?"
+    out["version"] = nimble_version()
     return out
 
 
-def main() -> int:
+def answer(run) -> int:
+    """Run ``run(request)`` on the JSON request of stdin and write its answer, or why it failed, as one
+    "@@JSON@@" line (what Nimble prints to stdout stays on other lines)."""
     req = json.load(sys.stdin)
     try:
         out = run(req)
     except Exception as e:  # report why, the benchmark goes on without Nimble
-        out = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc(limit=3)}
-    sys.stdout.write("\n@@JSON@@" + json.dumps(out) + "\n")
+        out = failure(e)
+    emit(out)
     return 0
+
+
+def failure(e: Exception) -> dict:
+    return {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc(limit=3)}
+
+
+def emit(out: dict) -> None:
+    sys.stdout.write("\n@@JSON@@" + json.dumps(out) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> int:
+    return answer(run)
 
 
 if __name__ == "__main__":

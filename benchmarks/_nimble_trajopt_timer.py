@@ -44,23 +44,13 @@ infeasibility (the largest knot defect) at the last iterate, and the Nimble vers
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import re
 import sys
 import tempfile
 import time
-import traceback
 
-
-def _fixed_base(text: str) -> str:
-    """Nimble's URDF loader frees the root unless a link is called `world`: weld the root to one."""
-    links = re.findall(r'<link\s+name="([^"]+)"', text)
-    children = set(re.findall(r'<child\s+link="([^"]+)"', text))
-    root = next(n for n in links if n not in children)
-    weld = (f'<link name="world"/><joint name="world_to_{root}" type="fixed"><parent link="world"/>'
-            f'<child link="{root}"/></joint>')
-    return re.sub(r"(<robot[^>]*>)", r"\1" + weld, text, count=1)
+from _nimble_timer import _fixed_base, answer, load_skeleton, nimble_version
 
 
 def _without_collisions(text: str) -> str:
@@ -203,16 +193,8 @@ def run(req: dict) -> dict:
     import nimblephysics as nimble
     import numpy as np
 
-    text = _without_collisions(_fixed_base(req["urdf"]))
-    with tempfile.NamedTemporaryFile("w", suffix=".urdf", delete=False) as f:
-        f.write(text)
     world = nimble.simulation.World()
-    try:
-        skel = world.loadSkeleton(f.name)
-    finally:
-        os.unlink(f.name)
-    if skel is None:
-        raise RuntimeError("loadSkeleton could not load the URDF")
+    skel = load_skeleton(world, _without_collisions(_fixed_base(req["urdf"])))
     world.setGravity(np.array(req.get("gravity", [0.0, 0.0, -9.81]), dtype=float))
     world.setTimeStep(req["dt"])
     nv = world.getNumDofs()
@@ -296,23 +278,12 @@ def run(req: dict) -> dict:
         "last_iterate_loss": float(last.loss) if last is not None else None,
         "max_abs_force": [float(x) for x in np.max(np.abs(forces), axis=1)[[nimble_dofs.index(n) for n in names]]],
     })
-    try:
-        from importlib.metadata import version
-
-        out["nimble_version"] = version("nimblephysics")
-    except Exception:
-        out["nimble_version"] = "?"
+    out["nimble_version"] = nimble_version()
     return out
 
 
 def main() -> int:
-    req = json.load(sys.stdin)
-    try:
-        out = run(req)
-    except Exception as e:  # report why, the benchmark goes on without Nimble
-        out = {"error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc(limit=3)}
-    sys.stdout.write("\n@@JSON@@" + json.dumps(out) + "\n")
-    return 0
+    return answer(run)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import site
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -24,11 +22,10 @@ ROBOTS = {
 
 
 def robots_dir() -> Path:
-    for p in sys.path + site.getsitepackages():
-        cand = Path(p) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if cand.is_dir():
-            return cand
-    raise SystemExit("example-robot-data is not installed: pip install example-robot-data")
+    found = rd.models.example_robot_data_dir()
+    if found is None:
+        raise SystemExit("example-robot-data is not installed: pip install example-robot-data")
+    return found
 
 
 def _batch(fn, args_a, args_b, n: int) -> float:

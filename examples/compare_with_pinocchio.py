@@ -52,15 +52,6 @@ ROBOTS = {
 }
 
 
-def find_robots_dir() -> Path | None:
-    """``<prefix>/cmeel.prefix/share/example-robot-data/robots`` on sys.path, or None."""
-    for entry in sys.path:
-        if not entry:
-            continue
-        cand = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if cand.is_dir():
-            return cand
-    return None
 
 
 class Pair:
@@ -260,7 +251,7 @@ def main(fast: bool = False, out=DEFAULT_OUT, robot: str = "panda") -> dict:
     except ImportError:
         print("Pinocchio is not installed (pip install pin): nothing to compare against; skipping.")
         return {"skipped": "pinocchio"}
-    robots_dir = find_robots_dir()
+    robots_dir = rd.models.example_robot_data_dir()
     if robots_dir is None:
         print("example-robot-data is not installed (pip install example-robot-data): no robot to load; skipping.")
         return {"skipped": "example-robot-data"}

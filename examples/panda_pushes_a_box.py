@@ -93,15 +93,6 @@ def hand_orientation(tilt: float, yaw: float) -> np.ndarray:
 R_HAND = hand_orientation(TILT, YAW)
 
 
-def find_robots_dir() -> Path | None:
-    """``<prefix>/cmeel.prefix/share/example-robot-data/robots`` on sys.path, or None."""
-    for entry in sys.path:
-        if not entry:
-            continue
-        cand = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if cand.is_dir():
-            return cand
-    return None
 
 
 # ------------------------------------------------------------------------------------------ the world
@@ -389,7 +380,7 @@ def plot(out: Path, run: Run, ix: int, push: tuple) -> list[Path]:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    robots_dir = find_robots_dir()
+    robots_dir = rd.models.example_robot_data_dir()
     if robots_dir is None:
         print("example-robot-data is not installed (pip install example-robot-data): no robot to load; skipping.")
         return {}

@@ -57,7 +57,6 @@ from panda_pushes_a_box import (
     box_index,
     box_tilt,
     build_world,
-    find_robots_dir,
     forget_contacts,
     rotation_log,
     scenario,
@@ -151,7 +150,7 @@ def plot(out: Path, world: rd.World, results: dict, Q: np.ndarray, targets: tupl
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    robots_dir = find_robots_dir()
+    robots_dir = rd.models.example_robot_data_dir()
     if robots_dir is None:
         print("example-robot-data is not installed (pip install example-robot-data): no robot to load; skipping.")
         return {}

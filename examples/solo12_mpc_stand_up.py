@@ -89,15 +89,6 @@ TORQUE_WEIGHT = 1e-2
 PUSH = (0.8, 0.1, 10.0)  # a sideways push on the base (along y): start (s), duration (s), force (N)
 
 
-def find_robots_dir() -> Path | None:
-    """``<prefix>/cmeel.prefix/share/example-robot-data/robots`` on sys.path, or None."""
-    for entry in sys.path:
-        if not entry:
-            continue
-        cand = Path(entry) / "cmeel.prefix" / "share" / "example-robot-data" / "robots"
-        if cand.is_dir():
-            return cand
-    return None
 
 
 # ------------------------------------------------------------------------------------------ the robot
@@ -302,7 +293,7 @@ def plot(out: Path, res: dict, horizon: int) -> list[Path]:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    robots_dir = find_robots_dir()
+    robots_dir = rd.models.example_robot_data_dir()
     if robots_dir is None:
         print("example-robot-data is not installed (pip install example-robot-data): no robot to load; skipping.")
         return {}

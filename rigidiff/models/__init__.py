@@ -14,13 +14,14 @@ quadruped          12 / 12   a 2 kg base with four 3-joint legs (load with ``flo
 
 Each model lives in ``<name>/<name>.urdf`` next to this file, with its meshes in ``<name>/meshes/``;
 ``package://<name>/...`` names resolve through the URDF-folder fallback of :func:`rigidiff.io.load_urdf`.
+:func:`example_robot_data_dir` finds the robots of the example-robot-data package when it is installed.
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["available", "path", "load"]
+__all__ = ["available", "path", "load", "example_robot_data_dir"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -46,3 +47,27 @@ def load(model: str, /, **kwargs):
     from rigidiff.io.urdf import load_urdf
 
     return load_urdf(path(model), **kwargs)
+
+
+def example_robot_data_dir():
+    """The ``robots/`` folder of the example-robot-data package (``pip install example-robot-data``:
+    URDFs and meshes under ``<site-packages>/cmeel.prefix/share/example-robot-data/robots``, no Python
+    module) as a ``pathlib.Path``, or None when it is not installed. Give it in ``package_dirs``."""
+    import site
+    import sys
+    from pathlib import Path
+
+    try:
+        roots = [*sys.path, *site.getsitepackages()]
+    except AttributeError:  # some virtual environments' site module has no getsitepackages
+        roots = list(sys.path)
+    for entry in roots:
+        if not entry:
+            continue
+        root = Path(entry)
+        prefix = root if root.name == "cmeel.prefix" else root / "cmeel.prefix"
+        robots = prefix / "share" / "example-robot-data" / "robots"
+        if robots.is_dir():
+            return robots
+    return None
+

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_array
+from ..inertia import _skew
 from ..transform import _as_rotation
 
 # joint types whose coordinates add: integrate(q, dv) = q + dv
@@ -142,26 +143,11 @@ class ControlCost:
                 acc.huu += self.W
 
 
-def _skew(w) -> np.ndarray:
-    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-
 def rotation_log(R) -> np.ndarray:
     """Rotation vector of a rotation matrix (angle in [0, pi])."""
-    c = np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)
-    angle = np.arccos(c)
-    w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
-    if angle < 1e-6:
-        return w
-    if np.pi - angle < 1e-4:
-        # near pi the skew part vanishes: the axis is the dominant column of R + I
-        M = 0.5 * (R + np.eye(3))
-        axis = M[:, int(np.argmax(np.diag(M)))]
-        axis = axis / np.linalg.norm(axis)
-        if axis @ w < 0:
-            axis = -axis
-        return angle * axis
-    return w * (angle / np.sin(angle))
+    from scipy.spatial.transform import Rotation
+
+    return Rotation.from_matrix(R).as_rotvec()
 
 
 def right_jacobian_inverse(r) -> np.ndarray:

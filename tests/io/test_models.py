@@ -80,3 +80,12 @@ def test_model_loads_in_pinocchio(name):
     geom = pin.buildGeomFromUrdf(model, path, pin.GeometryType.COLLISION,
                                  package_dirs=[os.path.dirname(os.path.dirname(path))])
     assert geom.ngeoms == sum(1 for b in sk.bodies for s in b.shapes if s.collide)
+
+
+def test_example_robot_data_dir_finds_the_installed_robots(robots_dir, monkeypatch):
+    found = models.example_robot_data_dir()
+    assert found == robots_dir  # the test suite's own search
+    assert (found / "panda_description" / "urdf" / "panda.urdf").is_file()
+    monkeypatch.setattr("sys.path", [])
+    monkeypatch.setattr("site.getsitepackages", lambda: [])
+    assert models.example_robot_data_dir() is None

@@ -35,7 +35,8 @@ anything `numpy.asarray` turns into `float64` of that shape; every array returne
 array that the caller owns.
 
 Errors, everywhere: `ValueError` for a wrong shape, a non-finite value, a non-unit quaternion or an
-invalid argument; `IndexError` for an unknown name or index; `RuntimeError` when a computation fails
+invalid argument; `rigidiff.UnknownNameError` for an unknown name (it is an `IndexError`, a `KeyError` and a
+`ValueError` at once), `IndexError` for an index out of range; `RuntimeError` when a computation fails
 (a joint with nothing to move, a diverged step, a world without skeletons); `FileNotFoundError` for a
 missing file. Messages name the argument and the value received. Details per function below.
 """
@@ -434,6 +435,7 @@ def render() -> str:
     out += ["## Package", ""]
     out += ["### `rigidiff.__version__`", "", f"The version string (`{rd.__version__!r}` for this build).", ""]
     out += render_function("rigidiff.show_config", rd.show_config)
+    out += render_class(rd.UnknownNameError, constructor=False)
 
     out += ["## World", ""]
     out += render_class(rd.World, samples[rd.World], members=public_members(rd.World), groups=WORLD_GROUPS)

@@ -8,6 +8,7 @@ from rigidiff._version import __version__
 from rigidiff.collision import DistanceResult, distance
 from rigidiff.config import show_config
 from rigidiff.contacts import ContactOptions, ContactSet, StepContacts
+from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.io.urdf import load_urdf
 from rigidiff.jacobians import Gradients, StepJacobians
@@ -32,6 +33,7 @@ from rigidiff.world import JointInfo, World
 __all__ = [
     "__version__",
     "show_config",
+    "UnknownNameError",
     "Inertia",
     "Joint",
     "FixedJoint",

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidiff.errors import UnknownNameError
+
 __all__ = ["StepJacobians", "Gradients"]
 
 
@@ -81,4 +83,5 @@ class Gradients:
         try:
             return float(self.parameters[self.parameter_names.index(name)])
         except ValueError:
-            raise KeyError(f"{name!r} is not among the differentiated parameters {self.parameter_names}") from None
+            raise UnknownNameError(
+                f"{name!r} is not among the differentiated parameters {self.parameter_names}") from None

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from rigidiff.errors import UnknownNameError
+
 __all__ = ["Parameters", "GROUPS", "INERTIAL_FIELDS", "inertial_parameter_jacobian", "theta_transform_matrix"]
 
 INERTIAL_FIELDS = ("mass", "com_x", "com_y", "com_z", "inertia_xx", "inertia_xy", "inertia_xz", "inertia_yy",
@@ -54,11 +56,11 @@ class Parameters:
         return len(self.names)
 
     def index(self, name: str) -> int:
-        """Position of ``name`` in ``names`` (KeyError naming close matches if unknown)."""
+        """Position of ``name`` in ``names`` (UnknownNameError, a KeyError, naming close matches if unknown)."""
         try:
             return self.names.index(name)
         except ValueError:
-            raise KeyError(unknown_message(name, self.names)) from None
+            raise UnknownNameError(unknown_message(name, self.names)) from None
 
     def __getitem__(self, name: str) -> float:
         return float(self.values[self.index(name)])

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidiff._validate import as_name, as_scalar
+from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.joints import FixedJoint, Joint
 from rigidiff.transform import Transform
@@ -158,19 +159,19 @@ class Skeleton:
         return [b.joint for b in self._bodies.values()]
 
     def body(self, name: str) -> Body:
-        """The body called ``name``; IndexError if there is none."""
+        """The body called ``name``; UnknownNameError (an IndexError) if there is none."""
         try:
             return self._bodies[name]
         except KeyError:
-            raise IndexError(
+            raise UnknownNameError(
                 f"skeleton {self.name!r} has no body named {name!r}; bodies: {list(self._bodies)}") from None
 
     def joint(self, name: str) -> Joint:
-        """The joint called ``name``; IndexError if there is none."""
+        """The joint called ``name``; UnknownNameError (an IndexError) if there is none."""
         try:
             return self._joints[name]
         except KeyError:
-            raise IndexError(
+            raise UnknownNameError(
                 f"skeleton {self.name!r} has no joint named {name!r}; joints: {list(self._joints)}") from None
 
     def ordered_bodies(self) -> list[Body]:

@@ -49,6 +49,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidiff.errors import UnknownNameError
+
 __all__ = ["finite_difference_jacobians", "check_jacobians", "JacobianReport", "BlockReport", "METHODS", "WRT"]
 
 METHODS = ("central", "ridders")
@@ -367,7 +369,7 @@ class JacobianReport:
         for b in self.blocks:
             if b.name == name:
                 return b
-        raise KeyError(f"no block {name!r} in this report; blocks: {[b.name for b in self.blocks]}")
+        raise UnknownNameError(f"no block {name!r} in this report; blocks: {[b.name for b in self.blocks]}")
 
     def __str__(self) -> str:
         status = "passed" if self.passed else f"FAILED ({len(self.failed)} of {len(self.blocks)} blocks)"

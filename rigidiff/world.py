@@ -15,6 +15,7 @@ import numpy as np
 from rigidiff import _core
 from rigidiff._validate import as_array, as_scalar
 from rigidiff.contacts import ContactMethods
+from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
 from rigidiff.skeleton import Body, Skeleton
@@ -260,13 +261,14 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         return [n for n, (_, b, _, _) in zip(names, self._joint_table) if b.joint.nv > 0]
 
     def body_index(self, body) -> int:
-        """Index of a body (name, 'skeleton/name', Body or integer index) in body_names; IndexError if unknown."""
+        """Index of a body (name, 'skeleton/name', Body or integer index) in body_names; UnknownNameError (an
+        IndexError) if unknown."""
         self._ensure_compiled()
         if isinstance(body, Body):
             for i, (_, b) in enumerate(self._frames):
                 if b is body:
                     return i
-            raise IndexError(f"body {body.name!r} is not in this world")
+            raise UnknownNameError(f"body {body.name!r} is not in this world")
         if isinstance(body, (int, np.integer)) and not isinstance(body, bool):
             if not 0 <= body < len(self._frames):
                 raise IndexError(f"body index {body} out of range [0, {len(self._frames)})")
@@ -274,7 +276,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         try:
             return self._body_index[body]
         except (KeyError, TypeError):
-            raise IndexError(f"no body named {body!r}; bodies: {self.body_names}") from None
+            raise UnknownNameError(f"no body named {body!r}; bodies: {self.body_names}") from None
 
     def body(self, name) -> Body:
         """The Body object called ``name``."""
@@ -287,7 +289,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         try:
             i = self._joint_index[name]
         except (KeyError, TypeError):
-            raise IndexError(f"no joint named {name!r}; joints: {self.joint_names}") from None
+            raise UnknownNameError(f"no joint named {name!r}; joints: {self.joint_names}") from None
         sk, body, qi, vi = self._joint_table[i]
         j = body.joint
         jtype = "continuous" if getattr(j, "continuous", False) else j.type

@@ -14,6 +14,7 @@ from dataclasses import replace
 import numpy as np
 
 from rigidiff._validate import as_array
+from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.jacobians import Gradients, StepJacobians
 from rigidiff.parameters import (
@@ -123,8 +124,8 @@ class GradientMethods:
             else:
                 prefix = [i for i, n in enumerate(layout.names) if n.startswith(item + "/")]
                 if not prefix:
-                    raise ValueError(unknown_message(item, layout.names) + f"; groups: {sorted(GROUPS)} or 'all'; "
-                                     "a body or joint name selects all of its own")
+                    raise UnknownNameError(unknown_message(item, layout.names) + f"; groups: {sorted(GROUPS)} or "
+                                           "'all'; a body or joint name selects all of its own")
                 chosen.update(prefix)
         return sorted(chosen)
 
@@ -214,7 +215,7 @@ class GradientMethods:
             updates = {}
             for name, val in values.items():
                 if name not in layout.names:
-                    raise ValueError(unknown_message(name, layout.names))
+                    raise UnknownNameError(unknown_message(name, layout.names))
                 updates[layout.names.index(name)] = val
         else:
             arr = as_array(values, (len(layout.names),), "parameter values")

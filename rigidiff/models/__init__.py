@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 
+from rigidiff.errors import UnknownNameError
+
 __all__ = ["available", "path", "load", "example_robot_data_dir"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -35,10 +37,11 @@ def available() -> list[str]:
 
 
 def path(name: str) -> str:
-    """Absolute path of the model's URDF file; IndexError listing the available names if unknown."""
+    """Absolute path of the model's URDF file; UnknownNameError (an IndexError) listing the available names
+    if unknown."""
     names = available()
     if not isinstance(name, str) or name not in names:
-        raise IndexError(f"unknown model {name!r}; available models: {names}")
+        raise UnknownNameError(f"unknown model {name!r}; available models: {names}")
     return os.path.join(_HERE, name, f"{name}.urdf")
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidiff.errors import UnknownNameError
 from rigidiff.parameters import GROUPS
 from rigidiff.parameters import unknown_message as _unknown_message
 from rigidiff.world import World
@@ -82,8 +83,8 @@ def fit(world: World, q, v, tau, params, method: str = "auto", *, start: dict | 
         a FitResult (values, world, residual, initial_residual, method, iterations, success, message).
     Raises:
         ValueError for inconsistent shapes, non-finite data, an empty ``params``, an unknown method, or
-        method="regressor" where it does not apply (constrained steps, contact parameters); KeyError for
-        an unknown parameter name (naming close matches).
+        method="regressor" where it does not apply (constrained steps, contact parameters);
+        UnknownNameError (a KeyError) for an unknown parameter name (naming close matches).
     """
     if not isinstance(world, World):
         raise ValueError(f"world must be a rigidiff.World, got {type(world).__name__}")
@@ -228,7 +229,7 @@ def _resolve(world: World, params) -> list[int]:
         elif item == "all" or item in GROUPS or any(n.startswith(item + "/") for n in names):
             chosen.update(world._resolve_wrt([item]))
         else:
-            raise KeyError(_unknown_message(item, names))
+            raise UnknownNameError(_unknown_message(item, names))
     if not chosen:
         raise ValueError(f"params selects no parameter (got {params!r}): name at least one of "
                          "world.parameters().names")

@@ -202,6 +202,27 @@ def test_unknown_names_raise_index_error(world):
     assert fresh.body("arm").name == "arm"
 
 
+def test_every_unknown_name_raises_one_type_that_names_it(world):
+    """Bodies, joints, parameters, models, gradient entries and sysid unknowns: one UnknownNameError,
+    which every except clause a user may have written (IndexError, KeyError, ValueError) catches."""
+    q, v = Q0, V0
+    grads = world.step_vjp(q, v, np.zeros(NV), np.ones(NV), np.ones(NV), wrt="inertia")
+    lookups = [
+        lambda: world.body("nowhere"), lambda: world.joint("nowhere"), lambda: world.body_index("nowhere"),
+        lambda: rd.Skeleton("s").body("nowhere"), lambda: rd.Skeleton("s").joint("nowhere"),
+        lambda: rd.models.path("nowhere"), lambda: world.parameters()["nowhere"],
+        lambda: world.set_parameters({"nowhere": 1.0}), lambda: world.step_jacobians(q, v, v, wrt=["nowhere"]),
+        lambda: grads.parameter("nowhere"),
+        lambda: rd.sysid.fit(world, np.stack([q, q]), np.stack([v, v]), np.zeros((1, NV)), ["nowhere"]),
+    ]
+    for lookup in lookups:
+        with pytest.raises(rd.UnknownNameError, match="nowhere") as info:
+            lookup()
+        assert isinstance(info.value, IndexError) and isinstance(info.value, KeyError)
+        assert isinstance(info.value, ValueError)
+        assert str(info.value) == info.value.args[0]  # the message reads as text, not as a quoted key
+
+
 @pytest.mark.parametrize("frame", ["LOCAL", "World", "", None, 0, ["world"], "local_world_aligned"])
 def test_bad_frame_strings_raise_value_error(world, frame):
     for f in (lambda: world.body_jacobian(Q0, "arm", frame),

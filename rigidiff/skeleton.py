@@ -111,6 +111,8 @@ class Skeleton:
         Args:
             name: unique body name in this skeleton.
             joint: the joint from the parent to this body (a Joint instance, name unique in the skeleton).
+                None welds the body to its parent (to the world without one), as a body without joints
+                in MuJoCo: a ``FixedJoint`` named ``"<name>_weld"``.
             parent: parent Body or its name; None attaches the body to the world.
             joint_origin: pose of the joint frame in the parent body frame (identity if None). The body
                 frame coincides with the joint frame when the joint is at q = 0.
@@ -119,6 +121,8 @@ class Skeleton:
         name = as_name(name, "body name")
         if name in self._bodies:
             raise ValueError(f"skeleton {self.name!r} already has a body named {name!r}")
+        if joint is None:
+            joint = FixedJoint(f"{name}_weld")
         if not isinstance(joint, Joint):
             raise ValueError(f"body {name!r}: joint must be a rigidiff joint (e.g. rd.RevoluteJoint(...)), "
                              f"got {joint!r}")

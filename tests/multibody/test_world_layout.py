@@ -95,3 +95,25 @@ def test_stateful_convenience_matches_the_functional_api():
     q_out = w.q
     q_out[:] = 0.0  # a copy: the world's state is untouched
     np.testing.assert_array_equal(w.q, Q[-1])
+
+
+def test_a_body_without_a_joint_is_welded_to_its_parent():
+    """joint=None welds, as a body without joints does in MuJoCo: no dofs, the parent's pose times the
+    joint origin, and its mass moves with the parent."""
+    sk = rd.Skeleton("welded")
+    arm = sk.add_body("arm", joint=rd.RevoluteJoint("hinge", axis=(0, 1, 0)),
+                      inertia=rd.Inertia(1.0, (0, 0, 0.5), np.eye(3) * 0.01))
+    tip = sk.add_body("tip", parent=arm, joint_origin=rd.Transform((0, 0, 1.0)),
+                      inertia=rd.Inertia(2.0, (0, 0, 0), np.eye(3) * 0.001))
+    base = sk.add_body("base")  # no parent either: fixed to the world, massless
+    assert tip.joint.name == "tip_weld" and isinstance(tip.joint, rd.FixedJoint)
+    assert base.joint.name == "base_weld"
+    world = world_of(sk)
+    assert (world.nq, world.nv) == (1, 1)
+    q = np.array([0.3])
+    tip_pose = world.body_pose(q, "tip")
+    assert_close(tip_pose[:3, 3], [np.sin(0.3), 0.0, np.cos(0.3)], 1e-14)
+    # the tip's 2 kg sit 1 m from the hinge: M = 0.01 + 1 * 0.5^2 + 0.001 + 2 * 1^2
+    assert_close(world.mass_matrix(q), [[0.01 + 0.25 + 0.001 + 2.0]], 1e-13)
+    with pytest.raises(ValueError, match="tip_weld"):
+        sk.add_body("other", joint=rd.FixedJoint("tip_weld"))

@@ -2,12 +2,12 @@
 
 
 def _feature_derivatives(int kind_a, p_a, d_a, double margin_a, pose_a, int kind_b, p_b, d_b, double margin_b,
-                         pose_b, fallback):
+                         pose_b, fallback, double radius_a=0.0, double angle_a=0.0):
     """Value and derivatives of a feature contact under world twists (v_a, w_a, v_b, w_b) of A and B.
 
-    Features: kind code (0 point, 1 segment, 2 face), p (3,), d (3,) and margin; poses (12,): rotation
-    row-major, then translation; fallback (3,) unit normal from B to A. Returns (point (3,), normal (3,),
-    distance, dpoint (3, 12), dnormal (3, 12), ddistance (12,)).
+    Features: kind code (0 point, 1 segment, 2 face, 3 circle: A only, with radius_a and angle_a), p (3,),
+    d (3,) and margin; poses (12,): rotation row-major, then translation; fallback (3,) unit normal from B
+    to A. Returns (point (3,), normal (3,), distance, dpoint (3, 12), dnormal (3, 12), ddistance (12,)).
     """
     cdef cnp.ndarray Pa = _vec(p_a, 3, "p_a")
     cdef cnp.ndarray Da = _vec(d_a, 3, "d_a")
@@ -32,6 +32,6 @@ def _feature_derivatives(int kind_a, p_a, d_a, double margin_a, pose_a, int kind
     cdef double* pdn = _ptr(dnormal)
     cdef double* pdd = _ptr(ddistance)
     with nogil:
-        api.featureDerivatives(kind_a, ppa, pda, margin_a, pma, kind_b, ppb, pdb, margin_b, pmb, pn0, pv, pdp, pdn,
-                               pdd)
+        api.featureDerivatives(kind_a, ppa, pda, margin_a, radius_a, angle_a, pma, kind_b, ppb, pdb, margin_b, pmb,
+                               pn0, pv, pdp, pdn, pdd)
     return value[:3], value[3:6], float(value[6]), dpoint, dnormal, ddistance

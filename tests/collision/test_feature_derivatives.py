@@ -8,7 +8,7 @@ from scipy.spatial.transform import Rotation
 
 from rigidiff import _core
 
-POINT, SEGMENT, FACE = 0, 1, 2
+POINT, SEGMENT, FACE, CIRCLE = 0, 1, 2, 3
 PAIRS = {
     "point_face": (POINT, FACE),
     "face_point": (FACE, POINT),
@@ -33,7 +33,8 @@ def evaluate(c, pose_a=None, pose_b=None):
     """(point, normal, distance, dpoint, dnormal, ddistance) of contact c, optionally at other poses."""
     return _core._feature_derivatives(c["kind_a"], c["p_a"], c["d_a"], c["margin_a"],
                                       c["pose_a"] if pose_a is None else pose_a, c["kind_b"], c["p_b"], c["d_b"],
-                                      c["margin_b"], c["pose_b"] if pose_b is None else pose_b, c["fallback"])
+                                      c["margin_b"], c["pose_b"] if pose_b is None else pose_b, c["fallback"],
+                                      c.get("radius_a", 0.0), c.get("angle_a", 0.0))
 
 
 def values(c, pose_a=None, pose_b=None):
@@ -125,6 +126,48 @@ def test_matches_finite_differences(pair, penetrating, seed):
     assert not np.array_equal(J, Jfd)
     # the normal stays unit: its derivative is orthogonal to it
     np.testing.assert_allclose(normal @ J[3:6], 0.0, atol=1e-13)
+
+
+def circle_contact(seed, angle):
+    """A circle of A (a cylinder's rim: centre, axis, radius 0.3) against a face of B, tilted at random."""
+    rng = np.random.default_rng(seed)
+    p_b, d_b = random_feature(rng)
+    return dict(kind_a=CIRCLE, p_a=rng.normal(scale=0.3, size=3), d_a=unit(rng.normal(size=3)), margin_a=0.0,
+                radius_a=0.3, angle_a=angle, pose_a=random_pose(rng), kind_b=FACE, p_b=p_b, d_b=d_b, margin_b=0.0,
+                pose_b=random_pose(rng), fallback=unit(rng.normal(size=3)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("angle", [0.0, np.pi / 2, np.pi, 1.5 * np.pi, 0.7])
+def test_circle_point_slides_along_the_rim(seed, angle):
+    """A rim point follows the circle's deepest point towards the face as either body turns: its value is
+    the support point (angle 0: the deepest of a dense sampling of the rim) and its derivatives match
+    finite differences, which a point fixed on the body would not."""
+    c = circle_contact(seed, angle)
+    point, normal, distance, *_ = evaluate(c)
+    R_a = c["pose_a"][:9].reshape(3, 3)
+    centre, axis = R_a @ c["p_a"] + c["pose_a"][9:], R_a @ c["d_a"]
+    e1 = unit(np.cross(axis, [1.0, 0.0, 0.0]))
+    t = np.linspace(0.0, 2.0 * np.pi, 20001)
+    rim = centre + 0.3 * (np.cos(t)[:, None] * e1 + np.sin(t)[:, None] * np.cross(axis, e1))
+    face_point = c["pose_b"][:9].reshape(3, 3) @ c["p_b"] + c["pose_b"][9:]
+    heights = (rim - face_point) @ normal
+    if angle == 0.0:
+        assert distance == pytest.approx(heights.min(), abs=1e-8)
+    assert heights.min() - 1e-8 <= distance <= heights.max() + 1e-8
+    J, Jfd = analytic(c), finite_differences(c)
+    for rows, name in ((slice(0, 3), "point"), (slice(3, 6), "normal"), (slice(6, 7), "distance")):
+        scale = np.abs(J[rows]).max()
+        err = np.abs(J[rows] - Jfd[rows]).max()
+        assert err <= RTOL * scale, f"d{name}: error {err:.3e}, scale {scale:.3e}"
+    fixed = dict(c, kind_a=POINT, p_a=R_a.T @ (evaluate_witness_a(c) - c["pose_a"][9:]))
+    assert np.abs(analytic(fixed)[:3] - J[:3]).max() > 1e-3  # sliding differs from a body-fixed point
+
+
+def evaluate_witness_a(c):
+    """A's witness point of a contact against a face: the contact point lifted back by half the gap."""
+    point, normal, distance, *_ = evaluate(c)
+    return point + 0.5 * distance * normal
 
 
 @pytest.mark.parametrize("pair", list(PAIRS))
@@ -279,7 +322,11 @@ def bad(**changes):
 @pytest.mark.parametrize(
     "changes, message",
     [
-        (dict(kind_a=3), "kind_a"),
+        (dict(kind_a=4), "kind_a"),
+        (dict(kind_b=CIRCLE), "circle"),
+        (dict(kind_a=CIRCLE, kind_b=POINT), "contact type"),
+        (dict(kind_a=CIRCLE, radius_a=-1.0), "radius_a"),
+        (dict(kind_a=CIRCLE, angle_a=np.inf), "angle_a"),
         (dict(kind_b=-1), "kind_b"),
         (dict(kind_a=FACE, kind_b=FACE), "contact type"),
         (dict(kind_a=FACE), "contact type"),

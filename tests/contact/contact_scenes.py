@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 import rigidiff as rd
 
@@ -372,6 +373,24 @@ _CUBE, _BIG = rd.Box((0.2,) * 3), rd.Box((0.4,) * 3)
 _BALL = rd.Sphere(0.1)
 _ROD, _STUB = rd.Capsule(0.05, 0.3), rd.Capsule(0.05, 0.2)
 _TILT30 = axis_angle((0.0, 1.0, 0.0), np.radians(30.0))
+def cylinder_on_ground(pose, friction):
+    """A free 1 kg cylinder (radius 0.05 m, length 0.3 m) 0.5 mm into the ground, spinning about its own
+    axis and drifting: lying on its side (a line of two rim contacts) or tilted onto one rim point."""
+    cyl = rd.Cylinder(radius=0.05, length=0.3)
+    sk = rd.Skeleton("wheel")
+    sk.add_body("wheel", joint=rd.FreeJoint("root"), inertia=rd.Inertia.from_shape(cyl, mass=1.0)).add_shape(
+        cyl, friction={"none": 0.0, "static": 1.0, "slipping": 0.1}[friction])
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=1.0)
+    world.add_skeleton(sk)
+    rpy = {"lying": (np.pi / 2, 0.0, 0.3), "tilted": (1.2, 0.3, 0.4)}[pose]
+    q = np.r_[0.0, 0.0, 0.0, Rotation.from_euler("xyz", rpy).as_quat()]
+    q[2] -= world.collide(q).distances.min() + 5e-4
+    v = np.array([0.02, -0.01, 0.0, 0.0, 0.0, 0.4])  # the spin about the local z axis rolls it
+    tau = np.array([0.0, 0.0, -1.0, 0.0, 0.0, 0.0])
+    return world, q, v, tau
+
+
 GEOMETRY_PAIRS = {
     "box_vertex_face": PairSpec(
         _CUBE, VERTEX_DOWN, _BIG, None, 0.2 + _H * 3**0.5, (0.03, -0.02), "point_face", 1, False

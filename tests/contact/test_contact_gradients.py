@@ -22,6 +22,7 @@ from contact_scenes import (
     block_on_ground,
     bouncing_block,
     cartpole_on_ground,
+    cylinder_on_ground,
     double_pendulum_limit_and_friction,
     geometry_pair,
     multigroup,
@@ -215,6 +216,19 @@ def test_free_block_on_ground(friction):
         assert not BOUND & set(c.row_classes)
     elif friction == "slipping":
         assert BOUND & set(friction_classes(c))
+    assert_step_jacobians_match_fd(world, q, v, tau)
+
+
+@pytest.mark.parametrize("friction", ["none", "static", "slipping"])
+@pytest.mark.parametrize("pose", ["lying", "tilted"])
+def test_cylinder_rim_on_ground(pose, friction):
+    """A cylinder's rim contacts slide along the rim as it turns (a rolling wheel touches the ground at
+    its lowest point): their Jacobians include that (points fixed on the body get the turn about the
+    axis wrong by 0.1-1 relative)."""
+    world, q, v, tau = cylinder_on_ground(pose, friction)
+    c = step_contacts(world, q, v, tau)
+    assert len(c) == (2 if pose == "lying" else 1) and set(c.types) == {"point_face"}
+    assert normal_classes(c) == ["clamping"] * len(c)
     assert_step_jacobians_match_fd(world, q, v, tau)
 
 

@@ -23,8 +23,8 @@ Vec3 readUnit(const double* x, const std::string& what) {
 }
 
 Feature readFeature(int kind, const double* p, const double* d, double margin, const std::string& side) {
-  RD_CHECK_ARG(kind >= 0 && kind <= 2,
-               "kind_" << side << " must be 0 (point), 1 (segment) or 2 (face), got " << kind);
+  RD_CHECK_ARG(kind >= 0 && kind <= 3,
+               "kind_" << side << " must be 0 (point), 1 (segment), 2 (face) or 3 (circle), got " << kind);
   RD_CHECK_ARG(std::isfinite(margin) && margin >= 0.0, "margin_" << side << " must be finite and >= 0, got " << margin);
   Feature f;
   f.kind = static_cast<FeatureKind>(kind);
@@ -40,12 +40,18 @@ Feature readFeature(int kind, const double* p, const double* d, double margin, c
 
 }  // namespace
 
-void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, const double* pose_a,
-                        int kind_b, const double* p_b, const double* d_b, double margin_b, const double* pose_b,
-                        const double* fallback, double* value, double* dpoint, double* dnormal, double* ddistance) {
-  const Feature a = readFeature(kind_a, p_a, d_a, margin_a, "a");
+void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
+                        double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
+                        double margin_b, const double* pose_b, const double* fallback, double* value,
+                        double* dpoint, double* dnormal, double* ddistance) {
+  Feature a = readFeature(kind_a, p_a, d_a, margin_a, "a");
   const Feature b = readFeature(kind_b, p_b, d_b, margin_b, "b");
-  contactType(a.kind, b.kind);  // refuses face-face and face-segment before any work
+  RD_CHECK_ARG(std::isfinite(radius_a) && radius_a >= 0.0 && std::isfinite(angle_a),
+               "radius_a must be finite and >= 0 and angle_a finite, got " << radius_a << ", " << angle_a);
+  a.radius = radius_a;
+  a.angle = angle_a;
+  RD_CHECK_ARG(b.kind != FeatureKind::Circle, "a circle feature can only be A (kind_a), against a face");
+  contactType(a.kind, b.kind);  // refuses face-face, face-segment and a circle against anything but a face
   const SE3 Ma = readPlacement(pose_a), Mb = readPlacement(pose_b);
   const Vec3 n0 = readUnit(fallback, "fallback normal");
   FeatureGeometry g;

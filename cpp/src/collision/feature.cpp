@@ -8,7 +8,7 @@ namespace rigidiff {
 
 ContactType contactType(FeatureKind a, FeatureKind b) {
   using K = FeatureKind;
-  if (a == K::Point && b == K::Face) return ContactType::PointFace;
+  if ((a == K::Point || a == K::Circle) && b == K::Face) return ContactType::PointFace;
   if (a == K::Face && b == K::Point) return ContactType::FacePoint;
   if (a == K::Point && b == K::Point) return ContactType::PointPoint;
   if (a == K::Point && b == K::Segment) return ContactType::PointSegment;
@@ -16,6 +16,15 @@ ContactType contactType(FeatureKind a, FeatureKind b) {
   if (a == K::Segment && b == K::Segment) return ContactType::SegmentSegment;
   RD_THROW(std::invalid_argument, "no contact type for feature kinds " << static_cast<int>(a) << " and "
                                                                          << static_cast<int>(b));
+}
+
+Vec3 circlePoint(const Feature& f, const SE3& Ma, const Vec3& n) {
+  const Vec3 axis = Ma.R * f.d;
+  const Vec3 m = n - n.dot(axis) * axis;
+  const double len = m.norm();
+  // any unit vector orthogonal to d serves when the circle lies flat: d's first orthogonal axis
+  const Vec3 e = len > kCircleTiltTolerance ? Vec3(-m / len) : Vec3(Ma.R * f.d.unitOrthogonal());
+  return Ma.actPoint(f.p) + f.radius * (std::cos(f.angle) * e + std::sin(f.angle) * axis.cross(e));
 }
 
 namespace {
@@ -27,7 +36,8 @@ Vec3 footOnLine(const Vec3& x, const Vec3& c, const Vec3& u) { return c + u.dot(
 void centresAndNormal(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb, const Vec3& fallback,
                       Vec3& ca, Vec3& cb, Vec3& n) {
   using K = FeatureKind;
-  const Vec3 pa = Ma.actPoint(a.p), pb = Mb.actPoint(b.p);
+  const Vec3 pb = Mb.actPoint(b.p);
+  const Vec3 pa = a.kind == K::Circle ? circlePoint(a, Ma, Mb.R * b.d) : Ma.actPoint(a.p);
   if (b.kind == K::Face) {  // point of A on the plane of B
     n = Mb.R * b.d;
     ca = pa;

@@ -70,6 +70,29 @@ void crossingLinesJacobians(const Vec3& pa, const Vec3& ua, const Vec3& pb, cons
   dn = (sign / std::sqrt(den)) * (Mat3::Identity() - n * n.transpose()) * dc;
 }
 
+// a Circle feature's point x = c + r (cos t e + sin t (a x e)), e = -m / |m| with m = n - (n . a) a: the
+// centre and the axis a turn with A, the face normal n with B, and the point slides along the circle
+Mat3x12 circlePointJacobian(const Feature& f, const SE3& Ma, const Vec3& n) {
+  const Vec3 axis = Ma.R * f.d;
+  const Mat3x12 da = directionJacobian(axis, kColA), dnb = directionJacobian(n, kColB);
+  const Vec3 m = n - n.dot(axis) * axis;
+  const double len = m.norm();
+  Vec3 e;
+  Mat3x12 de;
+  if (len > kCircleTiltTolerance) {
+    e = -m / len;
+    const Row12 dna = axis.transpose() * dnb + n.transpose() * da;
+    const Mat3x12 dm = dnb - axis * dna - n.dot(axis) * da;
+    de = -(Mat3::Identity() - e * e.transpose()) * dm / len;
+  } else {  // flat: the stand-in direction turns with A
+    e = Ma.R * f.d.unitOrthogonal();
+    de = directionJacobian(e, kColA);
+  }
+  const double c = std::cos(f.angle), s = std::sin(f.angle);
+  const Mat3x12 df = -skew(e) * da + skew(axis) * de;  // d(a x e)
+  return pointJacobian(Ma.actPoint(f.p), kColA) + f.radius * (c * de + s * df);
+}
+
 }  // namespace
 
 void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb,
@@ -79,8 +102,10 @@ void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& 
   value = evaluateFeatures(a, Ma, b, Mb, fallback_normal);
   const Vec3& n = value.normal;
   const Vec3 ca = value.point_a + a.margin * n, cb = value.point_b - b.margin * n;
-  const Vec3 pa = Ma.actPoint(a.p), pb = Mb.actPoint(b.p);
-  const Mat3x12 dpa = pointJacobian(pa, kColA), dpb = pointJacobian(pb, kColB);
+  const bool circle = a.kind == FeatureKind::Circle;  // (against a face: contactType refuses the rest)
+  const Vec3 pa = circle ? circlePoint(a, Ma, Mb.R * b.d) : Ma.actPoint(a.p), pb = Mb.actPoint(b.p);
+  const Mat3x12 dpa = circle ? circlePointJacobian(a, Ma, Mb.R * b.d) : pointJacobian(pa, kColA);
+  const Mat3x12 dpb = pointJacobian(pb, kColB);
   Mat3x12 dca, dcb, dn;
   bool centre_normal = true;  // is n the direction of ca - cb (or the fallback)?
   switch (contactType(a.kind, b.kind)) {

@@ -15,17 +15,17 @@ struct PlaneContext {
   double offset; // world offset: the plane is {x : n.x = offset}
 };
 
-// the candidate points of A below the margin: local point, radius, world point and distance
+// the candidate features of A below the margin, with their world points and distances
 struct Candidates {
-  std::vector<Vec3> local, world;
-  std::vector<double> radius, distance;
-  void add(const PlaneContext& pc, const SE3& Ma, const Vec3& p, double r, double margin) {
-    const Vec3 w = Ma.actPoint(p);
-    const double dist = pc.n.dot(w) - pc.offset - r;
+  std::vector<Feature> feature;
+  std::vector<Vec3> world;
+  std::vector<double> distance;
+  void add(const PlaneContext& pc, const SE3& Ma, const Feature& f, double margin) {
+    const Vec3 w = f.kind == FeatureKind::Circle ? circlePoint(f, Ma, pc.n) : Ma.actPoint(f.p);
+    const double dist = pc.n.dot(w) - pc.offset - f.margin;
     if (dist >= margin) return;
-    local.push_back(p);
+    feature.push_back(f);
     world.push_back(w);
-    radius.push_back(r);
     distance.push_back(dist);
   }
 };
@@ -42,7 +42,13 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   pc.offset = pc.n.dot(Mp.actPoint(pc.face.p));
   const Vec3 u = Ma.R.transpose() * pc.n;  // plane normal in A's frame
   Candidates cand;
-  auto point = [&](const Vec3& p, double r) { cand.add(pc, Ma, p, r, margin); };
+  auto point = [&](const Vec3& p, double r) {
+    Feature f;
+    f.kind = FeatureKind::Point;
+    f.p = p;
+    f.margin = r;
+    cand.add(pc, Ma, f, margin);
+  };
   switch (a.type) {
     case ShapeType::Sphere: point(Vec3::Zero(), a.radius); break;
     case ShapeType::Capsule:
@@ -57,13 +63,23 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
       break;
     case ShapeType::Cylinder: {
       // on each cap: the rim point deepest along -n and three more at quarter turns (a standing
-      // cylinder rests on four of them)
-      const double rxy = std::hypot(u.x(), u.y());
-      const double phi0 = rxy > 1e-12 ? std::atan2(-u.y(), -u.x()) : 0.0;
+      // cylinder rests on four of them). They slide along the rim as the cylinder turns (a rolling
+      // wheel touches the ground at its lowest point), unless the caps lie flat: then they are points of
+      // the body, as a box's corners
+      const bool flat = std::hypot(u.x(), u.y()) <= kCircleTiltTolerance;
       for (double z : {-a.half_length, a.half_length})
         for (int k = 0; k < 4; ++k) {
-          const double phi = phi0 + k * (M_PI / 2);
-          point(Vec3(a.radius * std::cos(phi), a.radius * std::sin(phi), z), 0.0);
+          if (flat) {
+            point(Vec3(a.radius * std::cos(k * M_PI / 2), a.radius * std::sin(k * M_PI / 2), z), 0.0);
+            continue;
+          }
+          Feature f;
+          f.kind = FeatureKind::Circle;
+          f.p = Vec3(0.0, 0.0, z);
+          f.d = Vec3::UnitZ();
+          f.radius = a.radius;
+          f.angle = k * (M_PI / 2);
+          cand.add(pc, Ma, f, margin);
         }
       break;
     }
@@ -74,13 +90,7 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
     default: break;
   }
   // a resting face of many vertices keeps the four that span it (and the deepest)
-  for (int k : manifold::reduceToFour(cand.world, cand.distance)) {
-    Feature f;
-    f.kind = FeatureKind::Point;
-    f.p = cand.local[k];
-    f.margin = cand.radius[k];
-    addContact(out, ga, gp, f, Ma, pc.face, Mp, pc.n);
-  }
+  for (int k : manifold::reduceToFour(cand.world, cand.distance)) addContact(out, ga, gp, cand.feature[k], Ma, pc.face, Mp, pc.n);
 }
 
 }  // namespace narrowphase

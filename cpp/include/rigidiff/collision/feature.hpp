@@ -13,6 +13,10 @@ enum class FeatureKind : int {
   Point = 0,    ///< a vertex, a sphere centre or a capsule end (p)
   Segment = 1,  ///< an edge or a capsule axis: the line through p with direction d (unit)
   Face = 2,     ///< a face or a plane: the plane through p with outward unit normal d
+  /// a point of a circle (a cylinder's rim: centre p, unit axis d, `radius`) that slides along it: the
+  /// point at `angle` (about d) from the circle's deepest point towards the other side's face. Only
+  /// against a Face; it is a PointFace contact whose point follows the support of the circle.
+  Circle = 3,
 };
 
 /// One side of a contact, in the frame of its geometry.
@@ -21,7 +25,17 @@ struct Feature {
   Vec3 p = Vec3::Zero();       ///< point, a point of the line or a point of the plane
   Vec3 d = Vec3::UnitZ();      ///< unit line direction (Segment) or outward normal (Face); unused for Point
   double margin = 0.0;         ///< radius around the feature (sphere, capsule), 0 for polytopes
+  double radius = 0.0;         ///< Circle: its radius
+  double angle = 0.0;          ///< Circle: angle of the point from the support direction, about d
 };
+
+/// A circle's support direction has no meaning when its plane is parallel to the face: below this
+/// norm of the normal's in-plane part, the circle's own first axis stands in, turning with the body.
+constexpr double kCircleTiltTolerance = 1e-12;
+
+/// World point of a Circle feature of A (placement Ma) against a face whose world normal is n (from B to
+/// A): centre + radius (cos angle e + sin angle (axis x e)), e the unit in-plane direction opposite to n.
+Vec3 circlePoint(const Feature& f, const SE3& Ma, const Vec3& n);
 
 /// The pair of feature kinds (A first), as reported to users.
 enum class ContactType : int {

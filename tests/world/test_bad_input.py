@@ -343,8 +343,8 @@ def test_structural_errors(world):
         sk.add_body("a", joint=rd.FixedJoint("g"))  # duplicate body
     with pytest.raises(ValueError):
         sk.add_body("b", joint=rd.FixedJoint("f"))  # duplicate joint name
-    with pytest.raises(ValueError):
-        sk.add_body("c")  # no joint
+    with pytest.raises(ValueError, match="joint must be"):
+        sk.add_body("c", joint="revolute")  # not a joint (None welds: see test_world_layout)
     with pytest.raises(IndexError):
         sk.add_body("d", joint=rd.FixedJoint("h"), parent="nope")
     with pytest.raises(ValueError):

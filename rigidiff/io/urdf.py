@@ -165,6 +165,11 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None, load_geometr
             stack.append((spec.child, body, *_joint_and_origin(spec, ctx)))
 
     _check_masses(skeleton, ctx)
+    unactuated = [b.joint.name for b in skeleton.bodies if b.joint.nv and np.all(b.joint.effort_limit == 0.0)]
+    if unactuated:
+        warnings.warn(f"{ctx.where}: joints {unactuated} have <limit effort=\"0\">: World.step clips their torques "
+                      f"to zero (they are unactuated, and their torque gradients are zero); to actuate one, set "
+                      f"skeleton.joint(name).effort_limit = np.full(nv, np.inf)", UserWarning, stacklevel=2)
     if mimics:
         warnings.warn(f"{ctx.where}: URDF mimic joints {mimics} are loaded as independent joints "
                       f"(the mimic relation is ignored, as in Pinocchio)", UserWarning, stacklevel=2)

@@ -117,6 +117,13 @@ def test_world_link_contents_ignored_with_warning():
         load_urdf(xml)
 
 
+def test_zero_effort_limits_warn_that_the_joints_are_unactuated():
+    xml = chain(link("l2"), joint("j2", "l1", "l2", extra='<limit lower="-1" upper="1" effort="0" velocity="2"/>'))
+    with pytest.warns(UserWarning, match=r"\['j2'\].*effort=\"0\".*unactuated"):
+        sk = load_urdf(xml)
+    assert sk.joint("j2").effort_limit.tolist() == [0.0] and sk.joint("j1").effort_limit.tolist() == [10.0]
+
+
 def test_mimic_joints():
     xml = chain(link("l2"), joint("j2", "l1", "l2", extra=LIMIT + '<mimic joint="j1" multiplier="2"/>'))
     with pytest.warns(UserWarning, match="j2"):
@@ -406,6 +413,7 @@ def test_xml_string_relative_meshes(tmp_path, monkeypatch):
     assert load_urdf(xml).body("base").shapes[0].shape.path == str(mesh)
 
 
+@pytest.mark.filterwarnings("ignore:.*effort=:UserWarning")  # its joints have effort="0"
 def test_real_robot_meshes_resolve(robots_dir):
     """example-robot-data's package://example-robot-data/robots/... with its robots/ folder or none."""
     path = robots_dir / "double_pendulum_description" / "urdf" / "double_pendulum.urdf"

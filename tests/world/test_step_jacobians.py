@@ -6,6 +6,7 @@ import pytest
 from rdsupport import ROBOTS, TREE, assert_close, build_skeleton, load_urdf_quiet, to_pin_q, world_of
 
 import rigidiff as rd
+from rigidiff.testing import finite_difference_jacobians
 
 
 def fd_step_jacobians(world, q, v, tau, h=1e-6):
@@ -87,6 +88,27 @@ def test_clipped_torques_have_zero_gradient():
     outside = world.step_jacobians(np.array([0.3]), np.array([0.1]), np.array([5.0]))
     assert inside.dv_dtau[0, 0] > 0
     assert outside.dv_dtau[0, 0] == 0.0 and outside.dq_dtau[0, 0] == 0.0
+
+
+def test_a_joint_with_a_zero_effort_limit_has_no_torque_gradient():
+    """effort_limit 0 clips every torque to zero (an unactuated joint): its torque has no effect at tau = 0
+    either, where the clip's kink would otherwise pick the inside's gradient."""
+    sk = rd.Skeleton("p")
+    link = sk.add_body("link", joint=rd.RevoluteJoint("hinge", axis=(0, 1, 0), effort_limit=0.0),
+                       inertia=rd.Inertia(1.0, com=(0, 0, -0.5), rotational_inertia=np.eye(3) * 0.01))
+    sk.add_body("tip", parent=link, joint=rd.RevoluteJoint("elbow", axis=(0, 1, 0)),
+                joint_origin=rd.Transform((0, 0, -1.0)),
+                inertia=rd.Inertia(1.0, com=(0, 0, -0.5), rotational_inertia=np.eye(3) * 0.01))
+    world = world_of(sk)
+    q, v, tau = np.array([0.3, -0.2]), np.array([0.1, 0.2]), np.zeros(2)
+    J = world.step_jacobians(q, v, tau)
+    fd = finite_difference_jacobians(world, q, v, tau)
+    np.testing.assert_array_equal(J.dv_dtau[:, 0], 0.0)
+    np.testing.assert_array_equal(J.dq_dtau[:, 0], 0.0)
+    assert np.abs(J.dv_dtau[:, 1]).min() > 1e-3  # the other joint is actuated (dt M^-1)
+    np.testing.assert_allclose(J.dv_dtau, fd.dv_dtau, atol=1e-8)
+    g = world.step_vjp(q, v, tau, np.ones(2), np.ones(2))
+    assert g.tau[0] == 0.0 and g.tau[1] != 0.0
 
 
 def test_without_passive_terms_agrees_with_pinocchio(robots_dir):

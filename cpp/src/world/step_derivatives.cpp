@@ -24,13 +24,15 @@ void stepResidualDerivatives(const Model& model, Data& data, const double* q, co
 }
 
 void stepVelocityFromResidual(const Model& model, Data& data, const MatX& response, const double* tau, double dt) {
-  const int nv = model.nv;
   data.dv_dq.noalias() = (-dt) * response * data.dtau_dq;
   data.dv_dv.noalias() = (-dt) * response * data.dtau_dv;
   data.dv_dv.diagonal().array() += 1.0;
-  for (int k = 0; k < nv; ++k) {
-    const bool inside = std::abs(tau[k]) <= model.effortLimit[k];
-    if (inside)
+  stepTorqueDerivatives(model, data, response, tau, dt);
+}
+
+void stepTorqueDerivatives(const Model& model, Data& data, const MatX& response, const double* tau, double dt) {
+  for (int k = 0; k < model.nv; ++k) {
+    if (torqueActs(model, k, tau[k]))
       data.dv_dtau.col(k) = dt * response.col(k);
     else
       data.dv_dtau.col(k).setZero();

@@ -30,7 +30,7 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
 
   if (out.tau)
     for (int k = 0; k < nv; ++k)
-      if (std::abs(tau[k]) <= model.effortLimit[k]) out.tau[k] += lam[k];
+      if (torqueActs(model, k, tau[k])) out.tau[k] += lam[k];
   const bool need_rnea = out.q || out.v || out.theta || out.gravity;
   Vec3 g_grav;
   if (need_rnea)

@@ -1,9 +1,18 @@
 // Time stepping: semi-implicit Euler with linearly implicit joint damping and springs.
 #pragma once
 
+#include <cmath>
+
 #include "rigidiff/multibody/data.hpp"
 
 namespace rigidiff {
+
+/// Does a change of tau[k] reach the step? Inside the effort limit, its boundary included, and never for a
+/// joint whose limit is zero: the clip holds its torque at zero, so it is unactuated.
+inline bool torqueActs(const Model& model, int k, double tau_k) {
+  const double limit = model.effortLimit[k];
+  return limit > 0.0 && std::abs(tau_k) <= limit;
+}
 
 /// One step of length dt (docs/conventions.md):
 ///   tau_c = clip(tau, +-effortLimit)

@@ -34,6 +34,8 @@ void stepVelocityDerivatives(const Model& model, Data& data, const double* q, co
 void stepResidualDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt,
                              const double* frame_wrenches, bool minv_ready);
 void stepVelocityFromResidual(const Model& model, Data& data, const MatX& response, const double* tau, double dt);
+/// dv_dtau = dt R inside the effort limits (a saturated torque has no effect): the last part of the above.
+void stepTorqueDerivatives(const Model& model, Data& data, const MatX& response, const double* tau, double dt);
 
 /// The position half: data.dq_dq, dq_dv, dq_dtau of q' = integrate(q, dt v') from data.dv_*.
 void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out);

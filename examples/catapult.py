@@ -32,7 +32,7 @@ passes through a wall or the ground.
 
 Run ``python examples/catapult.py [--fast] [--out DIR]``; it writes ``catapult.png`` (the box's path,
 the torques, the cost per iteration), ``catapult_frames.png`` and, without --fast, ``catapult.gif`` to
-DIR. Fast mode allows 12 L-BFGS-B iterations instead of 100.
+DIR. Fast mode allows 16 L-BFGS-B iterations instead of 100.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def plot(out: Path, world, guess: dict, best: dict, res) -> list[Path]:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    iterations = 12 if fast else 100
+    iterations = 16 if fast else 100
     world = build_world()
     prob = throw_problem(world)
     q0 = prob.q0
@@ -273,7 +273,7 @@ def _fast_from_env() -> bool:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--fast", action="store_true", help="12 L-BFGS-B iterations (also: RIGIDIFF_FAST=1)")
+    parser.add_argument("--fast", action="store_true", help="16 L-BFGS-B iterations (also: RIGIDIFF_FAST=1)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for the pictures (default: examples/out)")
     args = parser.parse_args()
     main(fast=args.fast or _fast_from_env(), out=args.out)

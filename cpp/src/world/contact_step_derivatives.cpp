@@ -383,39 +383,42 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   // the constrained response to generalized forces, P = (M + E)^-1 - K Q^+ J_C (M + E)^-1: with s the
   // derivative at fixed impulses, dv' = s + K Q^+ (G - J_C s) becomes
   //   dv'/dq = P (d(J^T x)/dq - dt dr/dq) + K Q^+ G_q,  dv'/dv = I - dt P dr/dv + K Q^+ (G_v - J_C),
-  //   dv'/dtau = dt P
+  //   dv'/dtau = dt P.
+  // Q^+ is formed once (nc x nc); the three right-hand sides then take one product with it and one with K.
+  w.gcols.clear();  // the columns of G_q that are not zero (contact chains, limited joints)
   if (nc > 0) {
+    for (int k = 0; k < nv; ++k)
+      if (!w.Gq.col(k).isZero(0.0)) w.gcols.push_back(k);
+    const int g = static_cast<int>(w.gcols.size());
     prepareClampedSolve(cd);
-    w.H.resize(nc, nv);
-    for (int a = 0; a < nc; ++a) w.H.row(a) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
-    clampedSolve(cd, w.H, w.Z);
-    w.P = data.Minv;
-    w.P.noalias() -= w.K * w.Z;
+    w.H.setIdentity(nc, nc);
+    clampedSolve(cd, w.H, w.Qpinv);
+    w.H.resize(nc, 2 * nv + g);
+    for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
+    for (int j = 0; j < g; ++j) w.H.col(nv + j) = w.Gq.col(w.gcols[j]);
+    w.H.rightCols(nv) = w.Gv - w.Jc;
+    w.Z.noalias() = w.Qpinv * w.H;
+    w.KZ.noalias() = w.K * w.Z;
+    w.P = data.Minv - w.KZ.leftCols(nv);
   } else {
     w.P = data.Minv;
   }
-  stepVelocityFromResidual(model, data, w.P, tau, dt);
-  // P d(J^T x)/dq: Fq lives on the dofs that move contacting bodies
+  // one product of P with the residual's derivatives; d(J^T x)/dq lives on the dofs that move contacting bodies
+  w.R.resize(nv, 2 * nv);
+  w.R.leftCols(nv) = (-dt) * data.dtau_dq;
+  w.R.rightCols(nv) = (-dt) * data.dtau_dv;
   w.activeList.clear();
   for (int k = 0; k < nv; ++k)
     if (w.active[k]) w.activeList.push_back(k);
-  if (!w.activeList.empty()) {
-    w.MinvF.noalias() = w.P(Eigen::all, w.activeList) * w.Fq(w.activeList, w.activeList);
-    data.dv_dq(Eigen::all, w.activeList) += w.MinvF;
-  }
+  if (!w.activeList.empty()) w.R(w.activeList, w.activeList) += w.Fq(w.activeList, w.activeList);
+  w.PR.noalias() = w.P * w.R;
+  data.dv_dq = w.PR.leftCols(nv);
+  data.dv_dv = w.PR.rightCols(nv);
+  data.dv_dv.diagonal().array() += 1.0;
+  stepTorqueDerivatives(model, data, w.P, tau, dt);
   if (nc > 0) {
-    w.gcols.clear();  // the columns of G_q that are not zero (contact chains, limited joints)
-    for (int k = 0; k < nv; ++k)
-      if (!w.Gq.col(k).isZero(0.0)) w.gcols.push_back(k);
-    if (!w.gcols.empty()) {
-      w.H = w.Gq(Eigen::all, w.gcols);
-      clampedSolve(cd, w.H, w.Z);
-      w.MinvF.noalias() = w.K * w.Z;
-      data.dv_dq(Eigen::all, w.gcols) += w.MinvF;
-    }
-    w.H = w.Gv - w.Jc;
-    clampedSolve(cd, w.H, w.Z);
-    data.dv_dv.noalias() += w.K * w.Z;
+    for (std::size_t j = 0; j < w.gcols.size(); ++j) data.dv_dq.col(w.gcols[j]) += w.KZ.col(nv + j);
+    data.dv_dv += w.KZ.rightCols(nv);
   }
   stepPositionDerivatives(model, data, dt, v_out);
   if (options.bounceCorrection) addBounceCorrection(model, data, cd, vq, vn);

@@ -406,8 +406,15 @@ def _inertia(link: ET.Element, link_name: str, ctx: _Context) -> Inertia:
         I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
     origin = _origin(el, what)
     R = origin.rotation
+    I = R @ I @ R.T
+    eig, vecs = np.linalg.eigh(I)
+    if eig.min() < -1e-9 * max(1.0, eig.max()):
+        # some published files carry indefinite tensors (tiago's antenna links): no body has them
+        ctx.lenient(f"{what} has an inertia tensor that is not positive semi-definite (principal moments "
+                    f"{eig}); with strict=False its negative moments are raised to zero")
+        I = (vecs * np.maximum(eig, 0.0)) @ vecs.T
     try:
-        inertia = Inertia(mass, com=origin.translation, rotational_inertia=R @ I @ R.T, check_triangle=False)
+        inertia = Inertia(mass, com=origin.translation, rotational_inertia=I, check_triangle=False)
     except ValueError as exc:
         raise ValueError(f"{ctx.where}: {what} is not physical: {exc}") from None
     eig = np.linalg.eigvalsh(inertia.rotational_inertia)

@@ -181,6 +181,21 @@ def test_bad_inertials_name_the_link(inertial, match):
     assert "bad_link" in str(info.value)
 
 
+def test_indefinite_inertia_is_repaired_only_when_lenient():
+    """strict raises; strict=False raises the negative principal moments to zero (tiago's antenna links)."""
+    inertial = ('<inertial><mass value="0.1"/><inertia ixx="1e-3" ixy="2e-3" ixz="0" iyy="1e-3" iyz="0" '
+                'izz="3e-3"/></inertial>')  # principal moments -1e-3, 3e-3, 3e-3
+    xml = robot(link("base"), link("antenna", inertial), joint("j", "base", "antenna"))
+    with pytest.raises(ValueError, match="'antenna'.*not positive semi-definite.*strict=False"):
+        load_urdf(xml)
+    with pytest.warns(UserWarning, match="'antenna'.*raised to zero"):
+        sk = load_urdf(xml, strict=False)
+    repaired = sk.body("antenna").inertia.rotational_inertia
+    expected = np.array([[1.5e-3, 1.5e-3, 0.0], [1.5e-3, 1.5e-3, 0.0], [0.0, 0.0, 3e-3]])  # moments 0, 3e-3, 3e-3
+    np.testing.assert_allclose(repaired, expected, atol=1e-15)
+    assert sk.body("antenna").inertia.mass == 0.1
+
+
 def test_non_physical_placeholder_inertia_is_kept_with_warning():
     # anymal's base uses this tensor: positive semi-definite but violating the triangle inequality
     inertial = ('<inertial><mass value="0.001"/><inertia ixx="1e-6" ixy="1e-6" ixz="1e-6" iyy="1e-6" iyz="1e-6" '

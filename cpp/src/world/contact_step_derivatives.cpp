@@ -8,6 +8,7 @@
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
 
+
 namespace rigidiff {
 
 namespace {
@@ -25,11 +26,13 @@ void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>
 }
 
 // d/dq of a row J_r u = w . (nu_A(u) - nu_B(u)) at fixed u, with w = (d, p x d) and its derivative dw
-// (6 x nv): the wrench moves (dw) and so do the bodies' velocities (d nu_b / dq_k = S_k x (nu_b - nu_parent))
+// (6 x nv, zero outside the columns `cols`): the wrench moves (dw) and so do the bodies' velocities
+// (d nu_b / dq_k = S_k x (nu_b - nu_parent))
 void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb, const Vec6& w, const MatX& dw,
-                           const Mat6X& nu, Ref<VecX> out) {
+                           const std::vector<int>& cols, const Mat6X& nu, Ref<VecX> out) {
   const Vec6 rel = nu.col(ja) - nu.col(jb);
-  out.noalias() = dw.transpose() * rel;
+  out.setZero();
+  for (int col : cols) out[col] = dw.col(col).dot(rel);
   const int ends[2] = {ja, jb};
   for (int side = 0; side < 2; ++side) {
     const int b = ends[side];
@@ -43,10 +46,11 @@ void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb,
   }
 }
 
-// d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv), added into F
-// with `sign`: the chain's columns turn (d S_m / dq_k = S_k x S_m for m at or below k) and W moves
-void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const MatX& dW, double sign,
-                          MatX& F) {
+// d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv, zero outside the
+// columns `cols`), added into F with `sign`: the chain's columns turn (d S_m / dq_k = S_k x S_m for m at or
+// below k) and W moves
+void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const MatX& dW,
+                          const std::vector<int>& cols, double sign, MatX& F) {
   for (int jk = b; jk > 0; jk = model.parents[jk]) {
     const JointModel& ck = model.joints[jk];
     for (int k = ck.idx_v; k < ck.idx_v + ck.nv; ++k) {
@@ -60,7 +64,8 @@ void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec
   }
   for (int jm = b; jm > 0; jm = model.parents[jm]) {
     const JointModel& cm = model.joints[jm];
-    for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m) F.row(m).noalias() += sign * (data.J.col(m).transpose() * dW);
+    for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m)
+      for (int col : cols) F(m, col) += sign * data.J.col(m).dot(dW.col(col));
   }
 }
 
@@ -148,14 +153,14 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     const int a = w.slot[r];
     if (a < 0) continue;
     // clamped: d(J_r v') = d target_r
-    rowVelocityDerivative(model, data, ja, jb, wr, w.dw, w.nuNext, w.rowq);
+    rowVelocityDerivative(model, data, ja, jb, wr, w.dw, w.cols, w.nuNext, w.rowq);
     w.Gq.row(a) = -w.rowq.transpose();
     switch (cd.targetKind[r]) {
       case TargetKind::Gap: w.Gq.row(a) -= w.ddistance.transpose() / dt; break;
       case TargetKind::Correction: w.Gq.row(a) -= (options.erp / dt) * w.ddistance.transpose(); break;
       case TargetKind::Restitution: {
         const double e = cd.restitution[k];
-        rowVelocityDerivative(model, data, ja, jb, wr, w.dw, w.nuPrev, w.rowq);
+        rowVelocityDerivative(model, data, ja, jb, wr, w.dw, w.cols, w.nuPrev, w.rowq);
         w.Gq.row(a) -= e * w.rowq.transpose();
         w.Gv.row(a) = -e * cd.J.row(r);
         const int b = static_cast<int>(w.bounceRows.size());
@@ -169,8 +174,8 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     }
   }
   if (!W.isZero(0.0) || !w.dW.isZero(0.0)) {
-    addImpulseDerivative(model, data, ja, W, w.dW, 1.0, w.Fq);
-    addImpulseDerivative(model, data, jb, W, w.dW, -1.0, w.Fq);
+    addImpulseDerivative(model, data, ja, W, w.dW, w.cols, 1.0, w.Fq);
+    addImpulseDerivative(model, data, jb, W, w.dW, w.cols, -1.0, w.Fq);
   }
 }
 

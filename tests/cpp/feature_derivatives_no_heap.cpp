@@ -19,6 +19,15 @@ Feature feature(FeatureKind kind, const Vec3& p, const Vec3& d) {
   return f;
 }
 
+// a rim point of a cylinder (radius 0.1) at angle t from the rim's support point
+Feature circle(const Vec3& p, const Vec3& d, double t) {
+  Feature f = feature(FeatureKind::Circle, p, d);
+  f.margin = 0.0;
+  f.radius = 0.1;
+  f.angle = t;
+  return f;
+}
+
 }  // namespace
 
 int main() {
@@ -40,6 +49,8 @@ int main() {
       {"point-segment", feature(K::Point, x, e), feature(K::Segment, y, e)},
       {"segment-point", feature(K::Segment, x, e), feature(K::Point, y, e)},
       {"segment-segment", feature(K::Segment, x, e), feature(K::Segment, y, Vec3(0.0, 1.0, 0.3))},
+      {"circle-face", circle(x, e, 0.5), feature(K::Face, y, e)},
+      {"flat circle-face", circle(x, Ma.R.transpose() * Mb.R * e, 0.0), feature(K::Face, y, e)},
       {"coincident points", feature(K::Point, xa, e), feature(K::Point, y, e)},
       {"coincident lines", feature(K::Segment, xa, Ma.R.transpose() * Mb.R * e), feature(K::Segment, y, e)},
   };

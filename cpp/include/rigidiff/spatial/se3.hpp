@@ -85,19 +85,32 @@ struct SE3 {
   }
 };
 
+namespace detail {
+// component k of a x b for the 3-vectors starting at a[ia] and b[ib], written out: the compiler does not
+// inline Eigen's cross() of vector segments in the algorithms' inner loops
+inline double crossAt(const Vec6& a, int ia, const Vec6& b, int ib, int k) {
+  const int i = (k + 1) % 3, j = (k + 2) % 3;
+  return a[ia + i] * b[ib + j] - a[ia + j] * b[ib + i];
+}
+}  // namespace detail
+
 /// Spatial cross product on motions: m1 x m2.
 inline Vec6 crossMotion(const Vec6& m1, const Vec6& m2) {
   Vec6 out;
-  out.head<3>() = m1.tail<3>().cross(m2.head<3>()) + m1.head<3>().cross(m2.tail<3>());
-  out.tail<3>() = m1.tail<3>().cross(m2.tail<3>());
+  for (int k = 0; k < 3; ++k) {
+    out[k] = detail::crossAt(m1, 3, m2, 0, k) + detail::crossAt(m1, 0, m2, 3, k);
+    out[3 + k] = detail::crossAt(m1, 3, m2, 3, k);
+  }
   return out;
 }
 
 /// Spatial cross product of a motion with a force: m x* f.
 inline Vec6 crossForce(const Vec6& m, const Vec6& f) {
   Vec6 out;
-  out.head<3>() = m.tail<3>().cross(f.head<3>());
-  out.tail<3>() = m.tail<3>().cross(f.tail<3>()) + m.head<3>().cross(f.head<3>());
+  for (int k = 0; k < 3; ++k) {
+    out[k] = detail::crossAt(m, 3, f, 0, k);
+    out[3 + k] = detail::crossAt(m, 3, f, 3, k) + detail::crossAt(m, 0, f, 0, k);
+  }
   return out;
 }
 

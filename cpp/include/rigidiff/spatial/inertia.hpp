@@ -19,8 +19,8 @@ struct Inertia {
   /// Momentum (f, n) of the motion (v, w) at the frame origin.
   Vec6 operator*(const Vec6& m) const {
     Vec6 h;
-    h.head<3>() = mass * (m.head<3>() - com.cross(m.tail<3>()));
-    h.tail<3>() = Ic * m.tail<3>() + com.cross(h.head<3>());
+    h.head<3>() = mass * (m.head<3>() - cross3(com, m.tail<3>()));
+    h.tail<3>() = Ic * m.tail<3>() + cross3(com, h.head<3>());
     return h;
   }
 
@@ -88,8 +88,8 @@ struct OriginInertia {
   Vec6 operator*(const Vec6& x) const {
     Vec6 out;
     const Vec3 v = x.head<3>(), w = x.tail<3>();
-    out.head<3>() = m * v - h.cross(w);
-    out.tail<3>() = I * w + h.cross(v);
+    out.head<3>() = m * v - cross3(h, w);
+    out.tail<3>() = I * w + cross3(h, v);
     return out;
   }
   /// 6x6 matrix form [[m 1, -[h]x], [[h]x, I]].
@@ -106,7 +106,7 @@ struct OriginInertia {
   /// [x x*] Y - Y [x x] = [[0, -[a]x], [[a]x, [w]x I - I [w]x - (u h^T + h u^T) + 2 (u.h) 1]], a = m u + w x h.
   Mat6 rate(const Vec6& x) const {
     const Vec3 u = x.head<3>(), w = x.tail<3>();
-    const Mat3 A = skew(m * u + w.cross(h));
+    const Mat3 A = skew(m * u + cross3(w, h));
     const Mat3 W = skew(w);
     Mat6 B;
     B.topLeftCorner<3, 3>().setZero();

@@ -5,6 +5,13 @@
 
 namespace rigidiff {
 
+/// a x b for 3-vectors (or segments of longer ones), written out: the compiler does not inline Eigen's
+/// cross() of vector segments in the algorithms' inner loops. Same operations, same results.
+template <typename A, typename B>
+inline Vec3 cross3(const A& a, const B& b) {
+  return Vec3(a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]);
+}
+
 /// A placement aMb: rotation R and translation p such that x_a = R x_b + p.
 /// act() maps vectors expressed in frame b to frame a; actInv() maps from a to b.
 struct SE3 {
@@ -27,14 +34,14 @@ struct SE3 {
     Vec6 out;
     out.tail<3>().noalias() = R * m.tail<3>();
     out.head<3>().noalias() = R * m.head<3>();
-    out.head<3>() += p.cross(out.tail<3>());
+    out.head<3>() += cross3(p, out.tail<3>());
     return out;
   }
   /// Motion (v, w) in a -> in b.
   Vec6 actInv(const Vec6& m) const {
     Vec6 out;
     out.tail<3>().noalias() = R.transpose() * m.tail<3>();
-    out.head<3>().noalias() = R.transpose() * (m.head<3>() - p.cross(m.tail<3>()));
+    out.head<3>().noalias() = R.transpose() * (m.head<3>() - cross3(p, m.tail<3>()));
     return out;
   }
   /// Force (f, n) in b -> in a.
@@ -42,14 +49,14 @@ struct SE3 {
     Vec6 out;
     out.head<3>().noalias() = R * f.head<3>();
     out.tail<3>().noalias() = R * f.tail<3>();
-    out.tail<3>() += p.cross(out.head<3>());
+    out.tail<3>() += cross3(p, out.head<3>());
     return out;
   }
   /// Force (f, n) in a -> in b.
   Vec6 actInvForce(const Vec6& f) const {
     Vec6 out;
     out.head<3>().noalias() = R.transpose() * f.head<3>();
-    out.tail<3>().noalias() = R.transpose() * (f.tail<3>() - p.cross(f.head<3>()));
+    out.tail<3>().noalias() = R.transpose() * (f.tail<3>() - cross3(p, f.head<3>()));
     return out;
   }
 
@@ -59,7 +66,7 @@ struct SE3 {
     auto& out = const_cast<Eigen::MatrixBase<Out>&>(out_);
     for (Eigen::Index k = 0; k < m.cols(); ++k) {
       Vec3 w = R * m.col(k).template tail<3>();
-      out.col(k).template head<3>() = R * m.col(k).template head<3>() + p.cross(w);
+      out.col(k).template head<3>() = R * m.col(k).template head<3>() + cross3(p, w);
       out.col(k).template tail<3>() = w;
     }
   }
@@ -69,7 +76,7 @@ struct SE3 {
     auto& out = const_cast<Eigen::MatrixBase<Out>&>(out_);
     for (Eigen::Index k = 0; k < f.cols(); ++k) {
       Vec3 lin = R * f.col(k).template head<3>();
-      out.col(k).template tail<3>() = R * f.col(k).template tail<3>() + p.cross(lin);
+      out.col(k).template tail<3>() = R * f.col(k).template tail<3>() + cross3(p, lin);
       out.col(k).template head<3>() = lin;
     }
   }
@@ -85,32 +92,19 @@ struct SE3 {
   }
 };
 
-namespace detail {
-// component k of a x b for the 3-vectors starting at a[ia] and b[ib], written out: the compiler does not
-// inline Eigen's cross() of vector segments in the algorithms' inner loops
-inline double crossAt(const Vec6& a, int ia, const Vec6& b, int ib, int k) {
-  const int i = (k + 1) % 3, j = (k + 2) % 3;
-  return a[ia + i] * b[ib + j] - a[ia + j] * b[ib + i];
-}
-}  // namespace detail
-
 /// Spatial cross product on motions: m1 x m2.
 inline Vec6 crossMotion(const Vec6& m1, const Vec6& m2) {
   Vec6 out;
-  for (int k = 0; k < 3; ++k) {
-    out[k] = detail::crossAt(m1, 3, m2, 0, k) + detail::crossAt(m1, 0, m2, 3, k);
-    out[3 + k] = detail::crossAt(m1, 3, m2, 3, k);
-  }
+  out.head<3>() = cross3(m1.tail<3>(), m2.head<3>()) + cross3(m1.head<3>(), m2.tail<3>());
+  out.tail<3>() = cross3(m1.tail<3>(), m2.tail<3>());
   return out;
 }
 
 /// Spatial cross product of a motion with a force: m x* f.
 inline Vec6 crossForce(const Vec6& m, const Vec6& f) {
   Vec6 out;
-  for (int k = 0; k < 3; ++k) {
-    out[k] = detail::crossAt(m, 3, f, 0, k);
-    out[3 + k] = detail::crossAt(m, 3, f, 3, k) + detail::crossAt(m, 0, f, 0, k);
-  }
+  out.head<3>() = cross3(m.tail<3>(), f.head<3>());
+  out.tail<3>() = cross3(m.tail<3>(), f.tail<3>()) + cross3(m.head<3>(), f.head<3>());
   return out;
 }
 

@@ -159,6 +159,16 @@ class ContactMethods:
         for key in ("friction_combine", "restitution_combine"):
             if key in changes and changes[key] not in COMBINE:
                 raise ValueError(f"{key} must be one of {sorted(COMBINE)}, got {changes[key]!r}")
+        if "friction_directions" in changes:
+            fd = changes["friction_directions"]
+            if isinstance(fd, bool) or not isinstance(fd, (int, np.integer)) or fd not in (2, 4):
+                raise ValueError(f"friction_directions must be the int 2 or 4, got {fd!r}")
+            changes["friction_directions"] = int(fd)
+        for key in ("joint_limits", "joint_friction", "bounce_correction", "warm_start"):
+            if key in changes:
+                if not isinstance(changes[key], (bool, np.bool_)):
+                    raise ValueError(f"{key} must be True or False, got {changes[key]!r}")
+                changes[key] = bool(changes[key])
         for key in ("restitution_threshold", "erp", "penetration_allowance", "max_correction_velocity", "tolerance",
                     "margin", "max_penetration"):
             if key in changes:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ._validate import as_array
 from .trajopt import Problem
-from .trajopt.problem import METHODS, OPTIONS
+from .trajopt.problem import check_method_options
 
 __all__ = ["MPC"]
 
@@ -48,16 +48,19 @@ class MPC:
 
     def __init__(self, world, horizon: int, setup, method: str = "ilqr", iterations: int = 2,
                  replan_every: int = 1, first_iterations: int | None = None, **options):
+        from rigidiff.world import World
+
+        if not isinstance(world, World):
+            raise ValueError(f"world must be a rigidiff.World, got {type(world).__name__}")
         if not callable(setup):
             raise TypeError(f"setup must be a callable setup(problem), got {setup!r}")
-        for name, val in (("iterations", iterations), ("replan_every", replan_every), ("horizon", horizon)):
+        checked = [("iterations", iterations), ("replan_every", replan_every), ("horizon", horizon)]
+        if first_iterations is not None:
+            checked.append(("first_iterations", first_iterations))
+        for name, val in checked:
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
                 raise ValueError(f"{name} must be a positive int, got {val!r}")
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-        unknown = sorted(set(options) - set(OPTIONS[method]))
-        if unknown:
-            raise TypeError(f"method {method!r} takes no option {unknown[0]!r} (its options: {OPTIONS[method]})")
+        check_method_options(method, options)
         if replan_every > horizon:
             raise ValueError(f"replan_every ({replan_every}) must not exceed the horizon ({horizon})")
         self.world = world

@@ -88,6 +88,18 @@ def _in_order(g, names) -> np.ndarray:
     return g.parameters[[g.parameter_names.index(n) for n in names]]
 
 
+def _world_state(world) -> tuple:
+    """What a step depends on besides its inputs: dt and the physical parameters."""
+    return world.dt, world.parameters().values.copy()
+
+
+def _check_unchanged(world, saved: tuple) -> None:
+    dt, values = _world_state(world)
+    if dt != saved[0] or values.shape != saved[1].shape or not np.array_equal(values, saved[1]):
+        raise RuntimeError("the world's dt or parameters changed between this step's forward and backward "
+                           "passes: its gradients would be those of another step; run the step again")
+
+
 class _Step(torch.autograd.Function):
     @staticmethod
     def forward(ctx, q, v, tau, params, world, names):
@@ -95,6 +107,7 @@ class _Step(torch.autograd.Function):
         pv = None if params is None else _np(params)
         with _parameters_set(world, names, pv):
             out = [world.step(Q[b], V[b], TAU[b]) for b in range(Q.shape[0])]
+            ctx.world_state = _world_state(world)  # with the parameters of this call set
         qn = np.stack([o[0] for o in out])
         vn = np.stack([o[1] for o in out])
         ctx.world, ctx.names, ctx.batched = world, names, q.dim() == 2
@@ -112,6 +125,7 @@ class _Step(torch.autograd.Function):
         gqs, gvs, gts = np.empty_like(Q), np.empty_like(V), np.empty_like(TAU)
         gp = np.zeros(len(names)) if names is not None else None
         with _parameters_set(world, names, None if names is None else _np(params)):
+            _check_unchanged(world, ctx.world_state)
             for b in range(Q.shape[0]):
                 g = world.step_vjp(Q[b], V[b], TAU[b], GQ[b], GV[b], wrt=names, coordinates=True)
                 gqs[b], gvs[b], gts[b] = g.q, g.v, g.tau

@@ -291,14 +291,14 @@ def solve_multiple_shooting(prob, max_iters: int, tol: float, verbose: bool, sho
             if lay.K > 1 else []
         res = so.minimize(ev.cost, z0, jac=True, method="SLSQP", bounds=bounds, constraints=cons, callback=callback,
                           options={"maxiter": max_iters, "ftol": tol})
-        iterations = int(res.nit)
+        iterations = int(getattr(res, "nit", 0))  # scipy leaves nit out when the bounds fix every unknown
     else:
         cons = [so.NonlinearConstraint(ev.defects, 0.0, 0.0, jac=ev.defect_jacobian, hess=so.BFGS())] \
             if lay.K > 1 else []
         res = so.minimize(ev.cost, z0, jac=True, hess=so.BFGS(), method="trust-constr", bounds=bounds,
                           constraints=cons, callback=lambda zk, state: callback(zk),
                           options={"maxiter": max_iters, "gtol": tol, "xtol": tol * 1e-3, "verbose": 0})
-        iterations = int(res.nit)
+        iterations = int(getattr(res, "nit", 0))  # scipy leaves nit out when the bounds fix every unknown
     z = res.x
     value = float(ev.cost(z)[0])
     violation = float(np.max(np.abs(ev.defects(z)), initial=0.0))

@@ -24,6 +24,27 @@ OPTIONS = {"multiple_shooting": ("shot_length", "solver"), "shooting": (), "ilqr
 _CONTROLLER = []
 
 
+def check_method_options(method, options: dict) -> None:
+    """ValueError / TypeError for an unknown method, an option it does not take or a bad option value."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    unknown = sorted(set(options) - set(OPTIONS[method]))
+    if unknown:
+        raise TypeError(f"method {method!r} takes no option {unknown[0]!r} (its options: {OPTIONS[method]})")
+    if "learning_rate" in options:
+        as_scalar(options["learning_rate"], "learning_rate", minimum=0.0, strict=True)
+    if "betas" in options:
+        betas = options["betas"]
+        try:
+            b1, b2 = (float(b) for b in betas)
+        except (TypeError, ValueError):
+            raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}") from None
+        if not (0.0 <= b1 < 1.0 and 0.0 <= b2 < 1.0):
+            raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
+    if "mu" in options:
+        as_scalar(options["mu"], "mu", minimum=0.0)
+
+
 def _blas_controller() -> ThreadpoolController:
     """The BLAS libraries loaded (found once: the search reads the process's memory map)."""
     if not _CONTROLLER:
@@ -51,9 +72,15 @@ class Problem:
     """
 
     def __init__(self, world, horizon: int, q0, v0=None, explore_contact_modes: bool = False):
+        from rigidiff.world import World
+
+        if not isinstance(world, World):
+            raise ValueError(f"world must be a rigidiff.World, got {type(world).__name__}")
         if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
             raise ValueError(f"horizon must be a positive int (number of steps), got {horizon!r}")
         world._ensure_compiled()
+        if world.nv == 0:
+            raise ValueError("the world has no degrees of freedom: there is nothing to optimise")
         self.world = world
         self.T = int(horizon)
         self.nq, self.nv = world.nq, world.nv
@@ -122,6 +149,8 @@ class Problem:
         hi = self._broadcast(upper, (self.T, self.nv), "upper")
         if np.any(lo > hi):
             raise ValueError("control bounds: lower must be <= upper")
+        if np.any(lo == np.inf) or np.any(hi == -np.inf):
+            raise ValueError("control bounds: lower cannot be +inf nor upper -inf (no torque would fit)")
         self._u_lower, self._u_upper = lo, hi
         return self
 
@@ -175,14 +204,25 @@ class Problem:
             raise ValueError(f"optimize_parameters: {names!r} selects no parameter")
         params = world.parameters()
         self.param_names = tuple(params.names[i] for i in idx)
-        self.param_lower = params.lower[idx].copy() if lower is None else self._broadcast(lower, (len(idx),), "lower")
-        self.param_upper = params.upper[idx].copy() if upper is None else self._broadcast(upper, (len(idx),), "upper")
+        lo = params.lower[idx].copy() if lower is None else self._broadcast(lower, (len(idx),), "lower")
+        hi = params.upper[idx].copy() if upper is None else self._broadcast(upper, (len(idx),), "upper")
+        own_lo, own_hi = params.lower[idx], params.upper[idx]
+        for k, name in enumerate(self.param_names):
+            if not lo[k] <= hi[k]:
+                raise ValueError(f"optimize_parameters: {name!r} has lower bound {lo[k]:g} > upper bound {hi[k]:g}")
+            if lo[k] < own_lo[k] or hi[k] > own_hi[k]:
+                raise ValueError(f"optimize_parameters: bounds [{lo[k]:g}, {hi[k]:g}] of {name!r} leave its "
+                                 f"physical range [{own_lo[k]:g}, {own_hi[k]:g}]")
+        self.param_lower, self.param_upper = lo, hi
         self.param_start = params.values[idx].copy()
         return self
 
     def set_initial_guess(self, tau):
         """First guess of the torques: (T, nv), or (nv,) held for every step."""
-        self._tau_guess = self._broadcast(tau, (self.T, self.nv), "tau")
+        guess = self._broadcast(tau, (self.T, self.nv), "tau")
+        if not np.all(np.isfinite(guess)):
+            raise ValueError("tau: the initial guess must be finite")
+        self._tau_guess = guess
         return self
 
     # ------------------------------------------------------------------ solve
@@ -209,14 +249,13 @@ class Problem:
         Returns:
             a Result. The world's parameters are restored afterwards.
         """
-        if method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        check_method_options(method, options)
+        if (self.world.nq, self.world.nv) != (self.nq, self.nv):
+            raise RuntimeError(f"the world changed since this Problem was made (nq, nv: {(self.nq, self.nv)} -> "
+                               f"{(self.world.nq, self.world.nv)}): make a new Problem")
         if isinstance(max_iters, bool) or not isinstance(max_iters, (int, np.integer)) or max_iters < 0:
             raise ValueError(f"max_iters must be a non-negative int, got {max_iters!r}")
         tol = as_scalar(tol, "tol", minimum=0.0, strict=True)
-        unknown = sorted(set(options) - set(OPTIONS[method]))
-        if unknown:
-            raise TypeError(f"method {method!r} takes no option {unknown[0]!r} (its options: {OPTIONS[method]})")
         if not self._costs:
             raise ValueError("the problem has no cost: add one with add_state_cost, add_control_cost, "
                              "add_body_target or add_cost")

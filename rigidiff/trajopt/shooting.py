@@ -122,6 +122,10 @@ def solve_shooting(prob, max_iters: int, tol: float, verbose: bool, method: str 
         raise RuntimeError("the rollout of the initial guess failed (diverged or invalid); start from other torques")
     history = [float(f0)]
     progress = Progress(verbose, max_iters, method)
+    if np.all(lo == hi):  # the bounds fix every unknown: the first guess is the answer
+        progress.close("every unknown is fixed by its bounds")
+        return _finish(prob, variables, z0, history, True, 0, "every unknown is fixed by its bounds", method, t_start,
+                       objective.dynamics_time)
     if method == "adam":
         z, converged, iterations, message = _adam(objective, z0, lo, hi, max_iters, tol, learning_rate, betas,
                                                    history, progress)
@@ -137,7 +141,8 @@ def solve_shooting(prob, max_iters: int, tol: float, verbose: bool, method: str 
         res = so.minimize(fun, z0, jac=True, method="L-BFGS-B", bounds=list(zip(lo, hi)), callback=callback,
                           options={"maxiter": max_iters, "ftol": tol, "gtol": tol * 1e-2})
         z = res.x if objective.best[1] is None or res.fun <= objective.best[0] else objective.best[1]
-        converged, iterations, message = bool(res.success), int(res.nit), str(res.message)
+        converged, message = bool(res.success), str(res.message)
+        iterations = int(getattr(res, "nit", 0))  # scipy leaves nit out when the bounds fix every unknown
         if converged and min(history) >= history[0] and np.abs(res.jac).max() > max(tol, 1e-8):
             # scipy's ftol test passes when a first step overshoots on a stiff cost and nothing improved
             converged = False

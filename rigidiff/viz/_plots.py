@@ -41,7 +41,8 @@ def plot_costs(history, path=None, ax=None, log: bool = True, label=None):
         the matplotlib Figure.
 
     Raises:
-        ValueError: an empty history, a sequence that is not 1-D, a NaN or infinite cost.
+        ValueError: an empty history, a sequence that is not 1-D, a NaN or infinite cost, an ax that is not
+            a matplotlib Axes.
         ImportError: matplotlib is not installed.
     """
     if isinstance(history, Mapping):
@@ -57,6 +58,8 @@ def plot_costs(history, path=None, ax=None, log: bool = True, label=None):
         fig = new_figure((6.0, 4.0), layout="constrained")
         ax = fig.add_subplot()
     else:
+        if not hasattr(ax, "figure") or not hasattr(ax, "plot"):
+            raise ValueError(f"ax must be a matplotlib Axes, got {type(ax).__name__}")
         fig = ax.figure
     for name, y in curves:
         ax.plot(np.arange(len(y)), y, label=name, marker="." if len(y) <= 50 else None)

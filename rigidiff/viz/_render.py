@@ -123,7 +123,7 @@ def render_trajectory(world, Q, path, fps: float = 30, stride: int = 1, camera=N
         the path written, as a pathlib.Path.
 
     Raises:
-        ValueError: a wrong shape or non-finite Q, fps <= 0, stride < 1, another extension.
+        ValueError: a wrong shape or non-finite Q, fps <= 0 or below 0.001, stride < 1, another extension.
         RuntimeError: MP4 without an ffmpeg program (says how to get one), or ffmpeg failed.
         ImportError: matplotlib is not installed.
     """
@@ -132,6 +132,8 @@ def render_trajectory(world, Q, path, fps: float = 30, stride: int = 1, camera=N
     if isinstance(fps, bool) or not isinstance(fps, (int, float, np.integer, np.floating)) \
             or not math.isfinite(fps) or fps <= 0:
         raise ValueError(f"fps must be a positive number, got {fps!r}")
+    if fps < 1e-3:  # a GIF stores each frame's duration in centiseconds, as a 16-bit integer
+        raise ValueError(f"fps must be at least 0.001 (a frame shown for at most 1000 s), got {fps!r}")
     stride = positive_int(stride, "stride")
     cam = as_camera(camera)
     path = Path(path)

@@ -28,6 +28,12 @@ def ball_world():
     ({"tolerance": 0.0}, "tolerance"),
     ({"restitution_threshold": "fast"}, "restitution_threshold"),
     ({"no_such_option": 1}, "unknown contact option"),
+    ({"friction_directions": "2"}, "friction_directions"),
+    ({"friction_directions": 4.0}, "friction_directions"),
+    ({"friction_directions": True}, "friction_directions"),
+    ({"joint_limits": "yes"}, "joint_limits"),
+    ({"warm_start": None}, "warm_start"),
+    ({"bounce_correction": 2}, "bounce_correction"),
 ])
 def test_contact_options_reject_bad_values(options, match):
     world = ball_world()

@@ -108,3 +108,22 @@ def test_bad_input(tree):
         rdt.step(world, qt, vt, tt, names=["tip/mass"])
     with pytest.raises(ValueError, match="taus must have 2 dimensions"):
         rdt.rollout(world, qt, vt, tt)
+
+
+def test_a_world_changed_between_forward_and_backward_is_refused(tree):
+    """dt or parameters changed after the forward pass would give the gradients of another step."""
+    world, q, v, tau = tree
+    for change in (lambda: setattr(world, "dt", 2 * world.dt),
+                   lambda: world.set_parameters({world.parameters().names[0]: 3.0})):
+        qt, vt, tt = tensors(q, v, tau)
+        saved_dt, saved = world.dt, world.parameters().values.copy()
+        _, vn = rdt.step(world, qt, vt, tt)
+        change()
+        with pytest.raises(RuntimeError, match="changed between this step's forward and backward"):
+            vn.sum().backward()
+        world.dt = saved_dt
+        world.set_parameters(saved)
+        _, vn = rdt.step(world, qt, vt, tt)
+        vn.sum().backward()  # unchanged: fine
+        assert qt.grad is not None
+

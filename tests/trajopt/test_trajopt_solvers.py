@@ -187,6 +187,49 @@ def test_bad_problems_are_refused_with_a_reason():
         prob.solve("ilqr", verbose=False)
 
 
+def test_more_bad_input_is_refused_with_a_reason():
+    world = cartpole_world()
+    with pytest.raises(ValueError, match="rigidiff.World"):
+        rd.trajopt.Problem(None, 5, [0, 0])
+    empty = rd.World()
+    empty.add_ground()
+    with pytest.raises((ValueError, RuntimeError), match="degrees of freedom|skeleton"):
+        rd.trajopt.Problem(empty, 5, [])
+    prob = rd.trajopt.Problem(world, 5, [0, 0]).add_control_cost(1.0)
+    for bad, match in [(dict(learning_rate=float("nan")), "learning_rate"), (dict(learning_rate=0.0), "learning_rate"),
+                       (dict(betas=(1.0, 0.9)), "betas"), (dict(betas="ab"), "betas"), (dict(betas=(0.9,)), "betas")]:
+        with pytest.raises(ValueError, match=match):
+            prob.solve("adam", verbose=False, **bad)
+    with pytest.raises(ValueError, match="\\+inf"):
+        prob.set_control_bounds(np.inf, np.inf)
+    with pytest.raises(ValueError, match="finite"):
+        prob.set_initial_guess(np.full((5, 2), np.inf))
+    with pytest.raises(ValueError, match="'pole/mass' has lower bound 2 > upper bound 1"):
+        prob.optimize_parameters(["pole/mass"], lower=[2.0], upper=[1.0])
+    with pytest.raises(ValueError, match="physical range"):
+        prob.optimize_parameters(["pole/mass"], lower=[-5.0], upper=[-1.0])
+    with pytest.raises(ValueError, match="learning_rate"):
+        rd.mpc.MPC(world, 10, lambda p: None, method="adam", learning_rate=-1.0)
+    with pytest.raises(ValueError, match="first_iterations"):
+        rd.mpc.MPC(world, 10, lambda p: None, first_iterations=-3)
+    with pytest.raises(ValueError, match="rigidiff.World"):
+        rd.mpc.MPC(None, 10, lambda p: None)
+    world.add_skeleton(rd.models.load("double_pendulum"))
+    with pytest.raises(RuntimeError, match="the world changed since this Problem was made"):
+        prob.solve("ilqr", verbose=False)
+
+
+@pytest.mark.parametrize("method", ["shooting", "multiple_shooting", "ilqr", "adam"])
+def test_torques_fixed_by_their_bounds_give_the_first_guess(method):
+    world = cartpole_world()
+    prob = rd.trajopt.Problem(world, 8, [0.0, 0.3]).add_state_cost(q_target=[0.0, 0.0])
+    prob.set_control_bounds(0.5, 0.5)
+    res = prob.solve(method, verbose=False)
+    np.testing.assert_array_equal(res.tau, 0.5)
+    Q, _ = world.rollout([0.0, 0.3], np.zeros(2), np.full((8, 2), 0.5))
+    np.testing.assert_allclose(res.q, Q, atol=1e-12)
+
+
 def test_verbose_solves_report_progress_and_quiet_ones_do_not(capsys, monkeypatch):
     import builtins
 

@@ -326,6 +326,10 @@ def test_bad_arguments_are_named(sphere, tmp_path):
         viz.render_trajectory(sphere, q[None], tmp_path / "x.gif", stride=0)
     with pytest.raises(ValueError, match="fps"):
         viz.render_trajectory(sphere, q[None], tmp_path / "x.gif", fps=0)
+    with pytest.raises(ValueError, match="fps must be at least"):
+        viz.render_trajectory(sphere, q[None], tmp_path / "x.gif", fps=1e-9)
+    with pytest.raises(ValueError, match="matplotlib Axes"):
+        viz.plot_costs([2.0, 1.0], ax="x")
     with pytest.raises(ValueError, match="n_frames"):
         viz.frame_strip(sphere, q[None], tmp_path / "x.png", n_frames=0)
     with pytest.raises(ValueError, match="rigidiff.World"):

@@ -365,6 +365,14 @@ def test_structural_errors(world):
         build_world().advance(n_steps=0)
 
 
+def test_states_too_large_for_double_precision_say_so():
+    world = build_world()
+    q = Q0.copy()
+    q[0] = 1e300  # the free base 1e300 m away: its inertia about the world origin overflows
+    with pytest.raises(RuntimeError, match="too large for double precision"):
+        world.forward_dynamics(q, V0, np.zeros(NV))
+
+
 def test_massless_moving_bodies_raise_runtime_error():
     sk = rd.Skeleton("ghost")
     sk.add_body("b", joint=rd.PrismaticJoint("p", axis=(1, 0, 0)), inertia=rd.Inertia(1.0))

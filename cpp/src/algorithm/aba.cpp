@@ -44,7 +44,7 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       const Vec6 s = oS.col(c0);
       const Vec6 U = Ia * s;
       const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
-      if (!(D > 0.0)) detail::throwSingular(model, i);
+      if (!(D > 0.0 && D < INFINITY)) detail::throwSingular(model, i, D);
       const double dinv = 1.0 / D;
       data.U.col(c0) = U;
       data.Dinv[i](0, 0) = dinv;
@@ -55,7 +55,8 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       pa.noalias() += Ia * data.oc[i];
       pa += U * (dinv * u);
     } else {
-      if (!detail::invertJointInertia(model, data, oS, i, extra_diag)) detail::throwSingular(model, i);
+      if (!detail::invertJointInertia(model, data, oS, i, extra_diag))
+        detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN);
       const auto U = data.U.middleCols(c0, n);
       auto u = data.u.segment(c0, n);
       u = Eigen::Map<const VecX>(tau + c0, n);

@@ -58,7 +58,12 @@ inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall
   return invertSmallSpd(D, data.Dinv[i]);
 }
 
-[[noreturn]] inline void throwSingular(const Model& model, int i) {
+/// `D`: the joint's articulated inertia along its axis when known; a value that is not finite means overflow
+[[noreturn]] inline void throwSingular(const Model& model, int i, double D = 0.0) {
+  if (!std::isfinite(D))
+    RD_THROW(std::runtime_error, "articulated inertia of joint '"
+                                     << model.names[i] << "' is not finite (" << D
+                                     << "): the state holds values too large for double precision");
   RD_THROW(std::runtime_error, "articulated inertia of joint '"
                                    << model.names[i]
                                    << "' is singular: the bodies it moves have no mass or inertia along its axes");

@@ -179,6 +179,7 @@ class ContactMethods:
         return opts
 
     def _apply_contact_options(self, o: ContactOptions) -> None:
+        self._changed()
         self._core_set_contact_options(int(o.friction_directions), COMBINE[o.friction_combine],
                                        COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
                                        o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),

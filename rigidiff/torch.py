@@ -71,12 +71,13 @@ def _parameters_set(world, names, values):
     if names is None:
         yield
         return
-    saved = world.parameters().values.copy()
+    saved, revision = world.parameters().values.copy(), world._revision
     try:
         world.set_parameters(dict(zip(names, np.asarray(values, dtype=float).tolist())))
         yield
     finally:
         world.set_parameters(saved)
+        world._revision = revision  # the world is as it was: results made before stay valid
 
 
 def _np(x: torch.Tensor) -> np.ndarray:
@@ -88,16 +89,15 @@ def _in_order(g, names) -> np.ndarray:
     return g.parameters[[g.parameter_names.index(n) for n in names]]
 
 
-def _world_state(world) -> tuple:
-    """What a step depends on besides its inputs: dt and the physical parameters."""
-    return world.dt, world.parameters().values.copy()
+def _world_state(world) -> int:
+    """The world's change count: dt, gravity, parameters, contact options or the model (World._changed)."""
+    return world._revision
 
 
-def _check_unchanged(world, saved: tuple) -> None:
-    dt, values = _world_state(world)
-    if dt != saved[0] or values.shape != saved[1].shape or not np.array_equal(values, saved[1]):
-        raise RuntimeError("the world's dt or parameters changed between this step's forward and backward "
-                           "passes: its gradients would be those of another step; run the step again")
+def _check_unchanged(world, saved: int) -> None:
+    if _world_state(world) != saved:
+        raise RuntimeError("the world (its dt, parameters, options or model) changed between this step's forward "
+                           "and backward passes: its gradients would be those of another step; run the step again")
 
 
 class _Step(torch.autograd.Function):
@@ -107,7 +107,7 @@ class _Step(torch.autograd.Function):
         pv = None if params is None else _np(params)
         with _parameters_set(world, names, pv):
             out = [world.step(Q[b], V[b], TAU[b]) for b in range(Q.shape[0])]
-            ctx.world_state = _world_state(world)  # with the parameters of this call set
+        ctx.world_state = _world_state(world)  # after the call's own parameters were restored
         qn = np.stack([o[0] for o in out])
         vn = np.stack([o[1] for o in out])
         ctx.world, ctx.names, ctx.batched = world, names, q.dim() == 2
@@ -124,8 +124,8 @@ class _Step(torch.autograd.Function):
         GQ, GV = (np.atleast_2d(_np(g)) for g in (gq, gv))
         gqs, gvs, gts = np.empty_like(Q), np.empty_like(V), np.empty_like(TAU)
         gp = np.zeros(len(names)) if names is not None else None
+        _check_unchanged(world, ctx.world_state)
         with _parameters_set(world, names, None if names is None else _np(params)):
-            _check_unchanged(world, ctx.world_state)
             for b in range(Q.shape[0]):
                 g = world.step_vjp(Q[b], V[b], TAU[b], GQ[b], GV[b], wrt=names, coordinates=True)
                 gqs[b], gvs[b], gts[b] = g.q, g.v, g.tau

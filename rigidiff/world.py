@@ -100,6 +100,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     def dt(self, value):
         self._dt = as_scalar(value, "dt", minimum=0.0, strict=True)
         self._core_set_dt(self._dt)
+        self._changed()
 
     @property
     def gravity(self) -> np.ndarray:
@@ -110,6 +111,12 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     def gravity(self, value):
         self._gravity = as_array(value, (3,), "gravity").copy()
         self._core_set_gravity(self._gravity)
+        self._changed()
+
+    def _changed(self) -> None:
+        """Count a change of what a step computes (model, dt, gravity, parameters, contact options), so that
+        results made earlier (a torch step's backward pass) can tell they are stale."""
+        self._revision = getattr(self, "_revision", 0) + 1
 
     @property
     def skeletons(self) -> list[Skeleton]:

@@ -141,6 +141,7 @@ class GradientMethods:
         return hit
 
     def _invalidate_parameters(self):
+        self._changed()
         self._param_layout = None
         self._param_body_jac = None
         self._param_maps = {}
@@ -211,6 +212,7 @@ class GradientMethods:
         of the physical set (a body with zero inertia) rely on; such a model is not physical.
         """
         layout = self._parameter_layout()
+        self._changed()
         if isinstance(values, dict):
             updates = {}
             for name, val in values.items():

@@ -412,12 +412,12 @@ def _inertia(link: ET.Element, link_name: str, ctx: _Context) -> Inertia:
         # some published files carry indefinite tensors (tiago's antenna links): no body has them
         ctx.lenient(f"{what} has an inertia tensor that is not positive semi-definite (principal moments "
                     f"{eig}); with strict=False its negative moments are raised to zero")
-        I = (vecs * np.maximum(eig, 0.0)) @ vecs.T
+        eig = np.maximum(eig, 0.0)
+        I = (vecs * eig) @ vecs.T
     try:
         inertia = Inertia(mass, com=origin.translation, rotational_inertia=I, check_triangle=False)
     except ValueError as exc:
         raise ValueError(f"{ctx.where}: {what} is not physical: {exc}") from None
-    eig = np.linalg.eigvalsh(inertia.rotational_inertia)
     if eig[0] + eig[1] < eig[2] - 1e-9 * max(1.0, eig[2]):
         # placeholder values such as anymal's all-1e-6 tensor: kept exactly, so results match other engines
         warnings.warn(f"{ctx.where}: {what} violates the triangle inequality of a physical body (principal "

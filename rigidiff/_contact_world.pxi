@@ -74,35 +74,26 @@ cdef class ContactWorldCore(WorldCore):
             api.readContacts(deref(self._cdata), _ptr(pts), _ptr(nrm), _ptr(dist), &ga[0], &gb[0], &types[0])
         return out
 
-    def _core_last_contacts(self):
-        """Contacts of the last constrained step and their impulses: the arrays of _core_collide, then
-        normal impulses (n,), friction impulses (n, 3), classes (n,) and (solver stage, friction dropped)."""
+    def _core_last_record(self):
+        """The last constrained step's contacts, impulses and rows copied out in two flat buffers:
+        (n contacts, m rows, doubles, ints); _unpack_record turns them into arrays. Two allocations
+        instead of thirteen: step_jacobians copies this per step."""
         self._ensure()
-        if not self._cstep:
-            return None
-        cdef int n = api.lastContactCount(deref(self._cstep))
-        out = _contact_arrays(n)
-        cdef cnp.ndarray pts = out[0], nrm = out[1], dist = out[2]
-        cdef cnp.ndarray[int, ndim=1] ga = out[3], gb = out[4], types = out[5]
-        cdef cnp.ndarray fn = _empty1(n)
-        cdef cnp.ndarray ft = _empty2(n, 3)
-        cdef cnp.ndarray[int, ndim=1] classes = np.zeros(max(n, 1), dtype=np.intc)
-        cdef cnp.ndarray[int, ndim=1] status = np.zeros(2, dtype=np.intc)
-        if n > 0:
-            api.readLastContacts(deref(self._cstep), _ptr(pts), _ptr(nrm), _ptr(dist), &ga[0], &gb[0], &types[0])
-        api.readLastImpulses(deref(self._cstep), _ptr(fn), _ptr(ft), &classes[0], &status[0])
-        return out + (fn, ft, classes[:n], status)
-
-    def _core_last_rows(self):
-        """Rows of the last constrained step: kinds, contact or dof indices and LCP classes (m,) each."""
-        self._ensure()
+        cdef int n = api.lastContactCount(deref(self._cstep)) if self._cstep else 0
         cdef int m = api.lastRowCount(deref(self._cstep)) if self._cstep else 0
-        cdef cnp.ndarray[int, ndim=1] kinds = np.zeros(max(m, 1), dtype=np.intc)
-        cdef cnp.ndarray[int, ndim=1] index = np.zeros(max(m, 1), dtype=np.intc)
-        cdef cnp.ndarray[int, ndim=1] classes = np.zeros(max(m, 1), dtype=np.intc)
+        cdef cnp.ndarray D = _empty1(11 * n)
+        cdef cnp.ndarray[int, ndim=1] I = np.empty(4 * n + 3 * m + 2, dtype=np.intc)
+        cdef double* d = _ptr(D)
+        cdef int* i = &I[0]
+        if not self._cstep:
+            I[:] = 0
+            return n, m, D, I
+        if n > 0:
+            api.readLastContacts(deref(self._cstep), d, d + 3 * n, d + 6 * n, i, i + n, i + 2 * n)
+        api.readLastImpulses(deref(self._cstep), d + 7 * n, d + 8 * n, i + 3 * n, i + 4 * n + 3 * m)
         if m > 0:
-            api.readLastRows(deref(self._cstep), &kinds[0], &index[0], &classes[0])
-        return kinds[:m], index[:m], classes[:m]
+            api.readLastRows(deref(self._cstep), i + 4 * n, i + 4 * n + m, i + 4 * n + 2 * m)
+        return n, m, D, I
 
     def _core_last_lcp(self):
         """The boxed LCP of the last step: A (m, m), b, lo, hi, x (m,) and findex (m,), or None."""

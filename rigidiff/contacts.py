@@ -257,14 +257,19 @@ class ContactMethods:
         return self._step_contacts_from(self._last_contacts_raw())
 
     def _last_contacts_raw(self) -> tuple:
-        """The last step's contact arrays, copied out of the core (cheap; see _step_contacts_from)."""
-        return self._core_last_contacts(), self._core_last_rows()
+        """The last step's contacts, impulses and rows, copied out of the core in two flat buffers (cheap;
+        _step_contacts_from builds the StepContacts)."""
+        return self._core_last_record()
 
     def _step_contacts_from(self, raw) -> StepContacts:
-        res, (kinds, index, row_classes) = raw
-        fn, ft, classes, status = res[6:]
-        return self._contact_set(res[:6], StepContacts, normal_impulses=fn, friction_impulses=ft,
-                                 classes=[LCP_CLASSES[c] for c in classes], solver=LCP_SOLVERS[status[0]],
-                                 friction_dropped=bool(status[1]), row_kinds=[ROW_KINDS[k] for k in kinds],
-                                 row_index=np.asarray(index, dtype=int),
+        n, m, D, I = raw
+        pts, nrm = D[:3 * n].reshape(n, 3), D[3 * n:6 * n].reshape(n, 3)
+        dist, fn, ft = D[6 * n:7 * n], D[7 * n:8 * n], D[8 * n:].reshape(n, 3)
+        ga, gb, types, classes = I[:n], I[n:2 * n], I[2 * n:3 * n], I[3 * n:4 * n]
+        kinds, index, row_classes = I[4 * n:4 * n + m], I[4 * n + m:4 * n + 2 * m], I[4 * n + 2 * m:4 * n + 3 * m]
+        status = I[4 * n + 3 * m:]
+        return self._contact_set((pts, nrm, dist, ga, gb, types), StepContacts, normal_impulses=fn,
+                                 friction_impulses=ft, classes=[LCP_CLASSES[c] for c in classes],
+                                 solver=LCP_SOLVERS[status[0]], friction_dropped=bool(status[1]),
+                                 row_kinds=[ROW_KINDS[k] for k in kinds], row_index=np.asarray(index, dtype=int),
                                  row_classes=[LCP_CLASSES[c] for c in row_classes])

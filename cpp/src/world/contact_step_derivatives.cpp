@@ -4,9 +4,15 @@
 
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/collision/feature_derivatives.hpp"
+#include "rigidiff/contact/pseudo_inverse.hpp"
 #include "rigidiff/world/friction_basis.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
+
+
+
+
+
 
 
 namespace rigidiff {
@@ -276,6 +282,40 @@ void prepareClampedSolve(ContactStepData& cd) {
   }
 }
 
+// Q^+ = U V^T with thin factors (rows by slot, one block of columns per island; contact/pseudo_inverse.hpp)
+void clampedPseudoInverseFactors(const ContactStepData& cd, MatX& U, MatX& V) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  if (!w.islandCods) {
+    contact::pseudoInverseFactors(w.cod, U, V);
+    return;
+  }
+  int rank = 0, slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    if (!cd.lcps[slot].clamped.empty()) rank += static_cast<int>(cd.lcps[slot].cod.rank());
+    begin = cd.islandEnd(begin);
+  }
+  U.setZero(nc, rank);
+  V.setZero(nc, rank);
+  MatX Ui, Vi;
+  int offset = 0;
+  slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+    const int mc = static_cast<int>(ws.clamped.size());
+    if (mc > 0) {
+      const int r = contact::pseudoInverseFactors(ws.cod, Ui, Vi);
+      for (int j = 0; j < mc; ++j) {
+        const int a = w.slot[cd.islandRows[begin + ws.clamped[j]]];
+        U.row(a).segment(offset, r) = Ui.row(j);
+        V.row(a).segment(offset, r) = Vi.row(j);
+      }
+      offset += r;
+    }
+    begin = cd.islandEnd(begin);
+  }
+}
+
 // Z = Q^+ H (H: one row per clamped row)
 void clampedSolve(const ContactStepData& cd, const MatX& H, MatX& Z) {
   const ConstraintDerivativeBuffers& w = cd.deriv;
@@ -389,21 +429,22 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   // derivative at fixed impulses, dv' = s + K Q^+ (G - J_C s) becomes
   //   dv'/dq = P (d(J^T x)/dq - dt dr/dq) + K Q^+ G_q,  dv'/dv = I - dt P dr/dv + K Q^+ (G_v - J_C),
   //   dv'/dtau = dt P.
-  // Q^+ is formed once (nc x nc); the three right-hand sides then take one product with it and one with K.
+  // Q^+ = U V^T is never formed: the three right-hand sides (stacked in H) meet V^T, then K U. U and V
+  // have rank(Q) columns, 12 for two flat feet of 21 clamped rows.
   w.gcols.clear();  // the columns of G_q that are not zero (contact chains, limited joints)
   if (nc > 0) {
     for (int k = 0; k < nv; ++k)
       if (!w.Gq.col(k).isZero(0.0)) w.gcols.push_back(k);
     const int g = static_cast<int>(w.gcols.size());
     prepareClampedSolve(cd);
-    w.H.setIdentity(nc, nc);
-    clampedSolve(cd, w.H, w.Qpinv);
+    clampedPseudoInverseFactors(cd, w.U, w.V);
     w.H.resize(nc, 2 * nv + g);
     for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
     for (int j = 0; j < g; ++j) w.H.col(nv + j) = w.Gq.col(w.gcols[j]);
     w.H.rightCols(nv) = w.Gv - w.Jc;
-    w.Z.noalias() = w.Qpinv * w.H;
-    w.KZ.noalias() = w.K * w.Z;
+    w.VtH.noalias() = w.V.transpose() * w.H;
+    w.KU.noalias() = w.K * w.U;
+    w.KZ.noalias() = w.KU * w.VtH;
     w.P = data.Minv - w.KZ.leftCols(nv);
   } else {
     w.P = data.Minv;

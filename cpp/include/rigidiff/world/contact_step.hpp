@@ -58,7 +58,7 @@ struct ConstraintDerivativeBuffers {
   Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Qc, unless islandCods
   bool islandCods = false;   ///< the islands' LCP decompositions describe Qc (the solved classes)
   MatX Gq, Gv;               ///< (nc x nv) d target_C - (dJ_C) v' with respect to q and v
-  MatX H, Z;                 ///< scratch: right-hand sides of the clamping system and Q^+ times them
+  MatX H;                    ///< scratch: right-hand sides of the clamping system (nc rows)
   MatX Fq;                   ///< (nv x nv) d(J^T x)/dq at fixed impulses x
   Mat6X nuNext, nuPrev;      ///< (6 x njoints) spatial velocities of the joints under v' and v
   MatX dpoint, dnormal, dtangent, dw, dW;  ///< (3 x nv), (3 x nv), (3 x 4 nv), (6 x nv), (6 x nv)
@@ -69,7 +69,8 @@ struct ConstraintDerivativeBuffers {
   std::vector<int> activeList;
   std::vector<int> gcols;    ///< columns of Gq that are not zero
   MatX P;                    ///< (nv x nv) constrained response (M + E)^-1 - K Q^+ J_C (M + E)^-1
-  MatX Qpinv;                ///< (nc x nc) Q^+, block-diagonal by island
+  MatX U, V;                 ///< (nc x r) thin factors of Q^+ = U V^T (r: rank of Q), block-diagonal by island
+  MatX KU, VtH;              ///< scratch: K U (nv x r) and V^T H (r x columns of H)
   MatX KZ;                   ///< (nv x (2 nv + |gcols|)) K Q^+ [J_C (M + E)^-1, G_q on gcols, G_v - J_C]
   MatX R, PR;                ///< (nv x 2 nv) [d(J^T x)/dq - dt dr/dq, -dt dr/dv] and P times it
   // bouncing rows (restitution targets): their gaps, approach speeds and derivatives

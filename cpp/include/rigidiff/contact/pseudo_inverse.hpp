@@ -1,0 +1,69 @@
+// The pseudo-inverse of a rank-deficient system as a product of two thin factors, read off its complete
+// orthogonal decomposition A P = Q [T 0; 0 0] Z (T: r x r upper triangular, r = rank):
+//   A^+ = P Z^T [T^-1; 0] [I 0] Q^T = U V^T,   U = P (Z^T)(:, 0:r) T^-1 (cols x r),   V = Q(:, 0:r) (rows x r).
+// Clamping systems of redundant contacts (four corners of a flat foot) have r well below their size, so
+// products with U and V cost less than products with the square A^+, and forming them costs less than
+// solving for A^+ column by column.
+#pragma once
+
+#include <Eigen/QR>
+
+#include "rigidiff/fwd.hpp"
+
+namespace rigidiff {
+namespace contact {
+
+namespace detail {
+// x <- (I - tau v v^T) x on the entries x_head, x_tail[0:len] with v = (1, ess)
+inline void reflect(double tau, const double* ess, int len, double* x_head, double* x_tail) {
+  double dot = *x_head;
+  for (int i = 0; i < len; ++i) dot += ess[i] * x_tail[i];
+  const double s = tau * dot;
+  *x_head -= s;
+  for (int i = 0; i < len; ++i) x_tail[i] -= s * ess[i];
+}
+}  // namespace detail
+
+/// U (cols x r) and V (rows x r) with A^+ = U V^T, from the decomposition of A; returns r. Both are
+/// empty (r = 0) when A is zero. The reflectors are applied by plain loops: at these sizes (tens of rows)
+/// Eigen's Householder sequences spend most of their time outside the arithmetic.
+inline int pseudoInverseFactors(const Eigen::CompleteOrthogonalDecomposition<MatX>& cod, MatX& U, MatX& V) {
+  const int r = static_cast<int>(cod.rank());
+  const int rows = static_cast<int>(cod.rows()), cols = static_cast<int>(cod.cols());
+  const MatX& qtz = cod.matrixQTZ();
+  U.resize(cols, r);
+  V.resize(rows, r);
+  if (r == 0) return 0;
+  // V = H_0 ... H_(r-1) [I; 0], Q's reflector k being I - tau_k v v^T with v = e_k + qtz(k+1:, k)
+  V.setIdentity();
+  for (int k = r - 1; k >= 0; --k) {
+    const double tau = cod.hCoeffs()(k);
+    const int len = rows - k - 1;
+    const double* ess = qtz.data() + static_cast<Eigen::Index>(k) * rows + k + 1;
+    if (tau != 0.0)
+      for (int c = k; c < r; ++c)  // columns left of k are still zero in rows k and below
+        detail::reflect(tau, ess, len, &V(k, c), &V(k, c) + 1);
+  }
+  // Zr = Z^T [I; 0] = G_(r-1) ... G_0 [I; 0] (cols x r), Z's reflector k acting on entry k and the
+  // entries r.. with essential part qtz(k, r:); Z = I at full rank, where the decomposition leaves its
+  // coefficients unset (Eigen's own solve skips Z there too)
+  MatX Zr = MatX::Identity(cols, r);
+  if (r < cols) {
+    const int len = cols - r;
+    VecX ess(len);
+    for (int k = 0; k < r; ++k) {
+      const double tau = cod.zCoeffs()(k);
+      if (tau == 0.0) continue;
+      ess = qtz.row(k).tail(len).transpose();
+      for (int c = 0; c < r; ++c) detail::reflect(tau, ess.data(), len, &Zr(k, c), &Zr(r, c));
+    }
+  }
+  // U = P Zr T^-1
+  qtz.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(Zr);
+  const auto& perm = cod.colsPermutation().indices();
+  for (int i = 0; i < cols; ++i) U.row(perm(i)) = Zr.row(i);
+  return r;
+}
+
+}  // namespace contact
+}  // namespace rigidiff

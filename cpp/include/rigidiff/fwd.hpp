@@ -13,6 +13,7 @@ using Mat3 = Eigen::Matrix3d;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
+using Mat3X = Eigen::Matrix<double, 3, Eigen::Dynamic>;
 using Mat6X = Eigen::Matrix<double, 6, Eigen::Dynamic>;
 // a joint's motion subspace or a small per-joint block: at most 6 columns, never on the heap
 using Mat6J = Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6>;

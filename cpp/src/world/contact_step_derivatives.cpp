@@ -15,6 +15,8 @@
 
 
 
+
+
 namespace rigidiff {
 
 namespace {
@@ -32,9 +34,9 @@ void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>
 }
 
 // d/dq of a row J_r u = w . (nu_A(u) - nu_B(u)) at fixed u, with w = (d, p x d) and its derivative dw
-// (6 x nv, zero outside the columns `cols`): the wrench moves (dw) and so do the bodies' velocities
+// (6 x nv, read on the columns `cols` only): the wrench moves (dw) and so do the bodies' velocities
 // (d nu_b / dq_k = S_k x (nu_b - nu_parent))
-void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb, const Vec6& w, const MatX& dw,
+void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb, const Vec6& w, const Mat6X& dw,
                            const std::vector<int>& cols, const Mat6X& nu, Ref<VecX> out) {
   const Vec6 rel = nu.col(ja) - nu.col(jb);
   out.setZero();
@@ -52,10 +54,10 @@ void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb,
   }
 }
 
-// d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv, zero outside the
+// d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv, read on the
 // columns `cols`), added into F with `sign`: the chain's columns turn (d S_m / dq_k = S_k x S_m for m at or
 // below k) and W moves
-void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const MatX& dW,
+void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const Mat6X& dW,
                           const std::vector<int>& cols, double sign, MatX& F) {
   for (int jk = b; jk > 0; jk = model.parents[jk]) {
     const JointModel& ck = model.joints[jk];
@@ -75,9 +77,9 @@ void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec
   }
 }
 
-// adds the twist Jacobian of body b (world convention) times the 3 x 6 block D into out (3 x nv)
-template <typename Block>
-void addChainProduct(const Model& model, const Data& data, int b, const Block& D, MatX& out) {
+// adds the twist Jacobian of body b (world convention) times the k x 6 block D into out (k x nv)
+template <typename Block, typename Out>
+void addChainProduct(const Model& model, const Data& data, int b, const Block& D, Out&& out) {
   for (int j = b; j > 0; j = model.parents[j]) {
     const JointModel& jm = model.joints[j];
     for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c) out.col(c).noalias() += D * data.J.col(c);
@@ -95,30 +97,37 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
   FeatureGeometry value;
   FeatureGeometryDerivatives der;
   evaluateFeatureDerivatives(c.feature_a, cd.cdata.placements[c.geom_a], c.feature_b, Mb, c.normal, value, der);
-  w.dpoint.setZero(3, nv);
-  w.dnormal.setZero(3, nv);
-  MatX dd = MatX::Zero(1, nv);
-  addChainProduct(model, data, ja, der.dpoint.leftCols<6>(), w.dpoint);
-  addChainProduct(model, data, jb, der.dpoint.rightCols<6>(), w.dpoint);
-  addChainProduct(model, data, ja, der.dnormal.leftCols<6>(), w.dnormal);
-  addChainProduct(model, data, jb, der.dnormal.rightCols<6>(), w.dnormal);
-  addChainProduct(model, data, ja, der.ddistance.leftCols<6>(), dd);
-  addChainProduct(model, data, jb, der.ddistance.rightCols<6>(), dd);
-  w.ddistance = dd.row(0).transpose();
-  // friction directions turn with the normal and with B
+  // the dofs that move A or B: every derivative of this contact vanishes on the others, which are never
+  // read (only the columns `cols` are set, so the buffers are not cleared)
   const int nt = options.frictionDirections;
   w.onB.assign(nv, 0);
   for (int j = jb; j > 0; j = model.parents[j])
     for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col) w.onB[col] = 1;
-  // the dofs that move A or B: every derivative of this contact vanishes on the others
   w.cols.clear();
   for (int j = ja; j > 0; j = model.parents[j])
     for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col)
       if (!w.onB[col]) w.cols.push_back(col);
   for (int col = 0; col < nv; ++col)
     if (w.onB[col]) w.cols.push_back(col);
-  for (int col : w.cols) w.active[col] = 1;
-  w.dtangent.setZero(3, nt * nv);
+  w.dpoint.resize(3, nv);
+  w.dnormal.resize(3, nv);
+  w.dtangent.resize(3, nt * nv);
+  w.dw.resize(6, nv);
+  w.dW.resize(6, nv);
+  for (int col : w.cols) {
+    w.active[col] = 1;
+    w.dpoint.col(col).setZero();
+    w.dnormal.col(col).setZero();
+    for (int t = 0; t < nt; ++t) w.dtangent.col(t * nv + col).setZero();
+  }
+  w.ddistance.setZero(nv);  // read whole (rows of G_q)
+  addChainProduct(model, data, ja, der.dpoint.leftCols<6>(), w.dpoint);
+  addChainProduct(model, data, jb, der.dpoint.rightCols<6>(), w.dpoint);
+  addChainProduct(model, data, ja, der.dnormal.leftCols<6>(), w.dnormal);
+  addChainProduct(model, data, jb, der.dnormal.rightCols<6>(), w.dnormal);
+  addChainProduct(model, data, ja, der.ddistance.leftCols<6>(), w.ddistance.transpose());
+  addChainProduct(model, data, jb, der.ddistance.rightCols<6>(), w.ddistance.transpose());
+  // friction directions turn with the normal and with B
   Vec3 dt[4];
   for (int col : w.cols) {
     const Vec3 wb = w.onB[col] ? Vec3(data.J.col(col).tail<3>()) : Vec3::Zero();
@@ -138,8 +147,8 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
   const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
   const Vec3& p = c.point;
   Vec6 W = Vec6::Zero();
-  w.dW.setZero(6, nv);
-  w.dw.setZero(6, nv);
+  bool pushes = false;  // some row of the contact carries an impulse
+  for (int col : w.cols) w.dW.col(col).setZero();  // dw's columns `cols` are set per row
   for (int r = r0; r < r1; ++r) {
     const ConstraintRow& row = cd.rows[r];
     const bool normal = row.kind == RowKind::ContactNormal;
@@ -149,10 +158,11 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     wr << d, p.cross(d);
     for (int col : w.cols) {
       w.dw.col(col).head<3>() = dd.col(col);
-      w.dw.col(col).tail<3>() = Vec3(w.dpoint.col(col)).cross(d) + p.cross(Vec3(dd.col(col)));
+      w.dw.col(col).tail<3>() = w.dpoint.col(col).cross(d) + p.cross(dd.col(col));
     }
     const double x = cd.x[r];
     if (x != 0.0) {
+      pushes = true;
       W += x * wr;
       for (int col : w.cols) w.dW.col(col) += x * w.dw.col(col);
     }
@@ -179,7 +189,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
       default: break;
     }
   }
-  if (!W.isZero(0.0) || !w.dW.isZero(0.0)) {
+  if (pushes) {
     addImpulseDerivative(model, data, ja, W, w.dW, w.cols, 1.0, w.Fq);
     addImpulseDerivative(model, data, jb, W, w.dW, w.cols, -1.0, w.Fq);
   }

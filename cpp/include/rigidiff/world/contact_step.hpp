@@ -61,7 +61,8 @@ struct ConstraintDerivativeBuffers {
   MatX H;                    ///< scratch: right-hand sides of the clamping system (nc rows)
   MatX Fq;                   ///< (nv x nv) d(J^T x)/dq at fixed impulses x
   Mat6X nuNext, nuPrev;      ///< (6 x njoints) spatial velocities of the joints under v' and v
-  MatX dpoint, dnormal, dtangent, dw, dW;  ///< (3 x nv), (3 x nv), (3 x 4 nv), (6 x nv), (6 x nv)
+  Mat3X dpoint, dnormal, dtangent;  ///< (3 x nv), (3 x nv), (3 x 4 nv): fixed rows, so columns are fixed-size
+  Mat6X dw, dW;                     ///< (6 x nv) each
   VecX ddistance, rowq;      ///< (nv)
   std::vector<char> onB;     ///< (nv) dof moves body B of the current contact
   std::vector<int> cols;     ///< dofs that move A or B of the current contact

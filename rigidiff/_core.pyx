@@ -29,6 +29,7 @@ include "_feature_derivatives.pxi"
 include "_contact_world.pxi"
 include "_contact.pxi"
 include "_trajopt.pxi"
+include "_linalg.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
 COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()

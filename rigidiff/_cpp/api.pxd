@@ -181,3 +181,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi,
                        const int* findex, const int* warm, double tolerance, double* x, double* w, int* classes,
                        int* status, double* dx_db, const double* g, double* grad_b, double* grad_A) except +
+
+    void linalgDenseProduct(int m, int k, int n, const double* A, const double* B, double* C, bool accumulate,
+                            bool transposed_a) except +
+    bool linalgUsesAvx2()

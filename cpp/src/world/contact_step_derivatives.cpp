@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
+#include "rigidiff/algorithm/tree_chains.hpp"
 #include "rigidiff/collision/feature_derivatives.hpp"
 #include "rigidiff/contact/pseudo_inverse.hpp"
+#include "rigidiff/linalg/dense_product.hpp"
 #include "rigidiff/world/friction_basis.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
@@ -452,9 +454,9 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
     for (int j = 0; j < g; ++j) w.H.col(nv + j) = w.Gq.col(w.gcols[j]);
     w.H.rightCols(nv) = w.Gv - w.Jc;
-    w.VtH.noalias() = w.V.transpose() * w.H;
-    w.KU.noalias() = w.K * w.U;
-    w.KZ.noalias() = w.KU * w.VtH;
+    denseProductTransposedA(w.V, w.H, w.VtH);
+    denseProduct(w.K, w.U, w.KU);
+    denseProduct(w.KU, w.VtH, w.KZ);
     w.P = data.Minv - w.KZ.leftCols(nv);
   } else {
     w.P = data.Minv;
@@ -467,7 +469,10 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   for (int k = 0; k < nv; ++k)
     if (w.active[k]) w.activeList.push_back(k);
   if (!w.activeList.empty()) w.R(w.activeList, w.activeList) += w.Fq(w.activeList, w.activeList);
-  w.PR.noalias() = w.P * w.R;
+  treeChains(model, w.chains);  // R vanishes in blocks between unrelated branches (the contacts' chains add theirs)
+  w.chainCols = w.chains;
+  for (std::size_t i = 1; i < w.chains.size(); ++i) w.chainCols.push_back(nv + w.chains[i]);
+  denseProductSkippingZeroBlocks(w.P, w.R, w.chains, w.chainCols, w.PR);
   data.dv_dq = w.PR.leftCols(nv);
   data.dv_dv = w.PR.rightCols(nv);
   data.dv_dv.diagonal().array() += 1.0;

@@ -6,6 +6,7 @@
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
+#include "rigidiff/linalg/dense_product.hpp"
 #include "rigidiff/world/step.hpp"
 
 namespace rigidiff {
@@ -24,8 +25,10 @@ void stepResidualDerivatives(const Model& model, Data& data, const double* q, co
 }
 
 void stepVelocityFromResidual(const Model& model, Data& data, const MatX& response, const double* tau, double dt) {
-  data.dv_dq.noalias() = (-dt) * response * data.dtau_dq;
-  data.dv_dv.noalias() = (-dt) * response * data.dtau_dv;
+  denseProduct(response, data.dtau_dq, data.dv_dq);
+  denseProduct(response, data.dtau_dv, data.dv_dv);
+  data.dv_dq *= -dt;
+  data.dv_dv *= -dt;
   data.dv_dv.diagonal().array() += 1.0;
   stepTorqueDerivatives(model, data, response, tau, dt);
 }

@@ -55,7 +55,12 @@ void dIntegrateProduct(const Model& model, const double* dv, int arg, double alp
     if (integrateIsAdditive(j)) continue;
     dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
     B.diagonal().array() -= 1.0;
-    out.middleRows(j.idx_v, j.nv).noalias() += alpha * B * X.middleRows(j.idx_v, j.nv);
+    if (j.nv == 6) {  // a free joint: a fixed-size product (the general one costs more to set up than to run)
+      const Mat6 B6 = alpha * B;
+      out.template middleRows<6>(j.idx_v) += B6.lazyProduct(X.template middleRows<6>(j.idx_v));
+    } else {
+      out.middleRows(j.idx_v, j.nv).noalias() += alpha * B * X.middleRows(j.idx_v, j.nv);
+    }
   }
 }
 

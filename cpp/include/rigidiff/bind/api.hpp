@@ -245,5 +245,13 @@ void frameAlongTrajectory(const Model& m, Data& d, const double* Q, int N, int f
 bool riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx, const double* lxx,
                      const double* lu, const double* luu, const double* lo, const double* hi, double mu, double* k,
                      double* K, double* dV);
+// ---- dense products of the derivative code (linalg/dense_product.hpp), for the tests and show_config
+/// C (m x n) = A B or A^T B (+ C with accumulate); A is m x k (k x m with transposed_a), B k x n, all
+/// column-major.
+void linalgDenseProduct(int m, int k, int n, const double* A, const double* B, double* C, bool accumulate,
+                        bool transposed_a);
+/// Whether those products run the AVX2/FMA kernel on this CPU.
+bool linalgUsesAvx2();
+
 }  // namespace bind
 }  // namespace rigidiff

@@ -98,6 +98,21 @@ def _findex_in(findex):
     return arr
 
 
+def _unit_scale(A, b):
+    """(A / s, b / s, s): s = 1, or the largest |entry| of A and b when it lies outside [1e-100, 1e100].
+    The problem (A / s, b / s) has the same solution x (w scales by 1 / s, dx/db by s), and products of
+    entries near 1e300 would overflow, so extreme scales are solved at unit scale. Arrays that are not
+    numbers pass unchanged to the core, whose checks name them."""
+    try:
+        a, v = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+        s = max(np.abs(a).max(initial=0.0), np.abs(v).max(initial=0.0))
+    except (TypeError, ValueError):
+        return A, b, 1.0
+    if not np.isfinite(s) or s == 0.0 or 1e-100 <= s <= 1e100:
+        return A, b, 1.0
+    return a / s, v / s, s
+
+
 def solve_boxed_lcp(A, b, lo, hi, findex=None, warm_start=None, *, tolerance: float = 1e-6,
                     jacobian: bool = False) -> BoxedLcpResult:
     """Solve the boxed LCP ``w = A x + b``, ``lo <= x <= hi`` with friction rows scaled by ``x[findex]``.
@@ -114,6 +129,9 @@ def solve_boxed_lcp(A, b, lo, hi, findex=None, warm_start=None, *, tolerance: fl
             ``tolerance * (1 + max|b|)``.
         jacobian: also return ``dx_db`` (n, n).
 
+    A and b may have any scale: (s A, s b) has the same x, and beyond 1e100 (or below 1e-100) the problem
+    is solved at unit scale and w and dx_db scaled back.
+
     Returns:
         :class:`BoxedLcpResult`. Never NaN: if every stage fails, x = 0 and ``success`` is False.
 
@@ -122,8 +140,12 @@ def solve_boxed_lcp(A, b, lo, hi, findex=None, warm_start=None, *, tolerance: fl
             range or not pointing at a normal row, unknown warm-start classes (the message names the argument).
     """
     n = np.shape(b)[0] if np.ndim(b) == 1 else -1
+    A, b, scale = _unit_scale(A, b)
     x, w, classes, status, dx_db, _, _ = _core._solve_boxed_lcp(
         A, b, lo, hi, _findex_in(findex), _classes_in(warm_start, n), float(tolerance), bool(jacobian), None)
+    if scale != 1.0:
+        w = w * scale
+        dx_db = None if dx_db is None else dx_db / scale
     return BoxedLcpResult(x=x, w=w, classes=tuple(LcpClass(int(c)) for c in classes), solver=LcpSolver(int(status[0])),
                           success=bool(status[2]), friction_dropped=bool(status[1]), standardised=bool(status[3]),
                           dx_db=dx_db)
@@ -137,6 +159,7 @@ def boxed_lcp_vjp(A, b, lo, hi, g, findex=None, *, tolerance: float = 1e-6):
     clamping system is singular it includes the derivative of the pseudo-inverse (constant rank). Both are
     zero when the answer is not standardised (see :class:`BoxedLcpResult`).
     """
+    A, b, scale = _unit_scale(A, b)
     _, _, _, _, _, grad_b, grad_A = _core._solve_boxed_lcp(A, b, lo, hi, _findex_in(findex), None, float(tolerance),
                                                           False, g)
-    return grad_b, grad_A
+    return grad_b / scale, grad_A / scale

@@ -30,6 +30,8 @@ def _check_tensor(x, name: str, last: int, ndim: tuple) -> torch.Tensor:
     if x.dim() not in ndim or x.shape[-1] != last:
         raise ValueError(f"{name} must have {' or '.join(str(d) for d in ndim)} dimensions with last size {last}, "
                          f"got shape {tuple(x.shape)}")
+    if 0 in x.shape[:-1]:
+        raise ValueError(f"{name} has shape {tuple(x.shape)}: its batch (and horizon) must not be empty")
     return x
 
 

@@ -75,6 +75,19 @@ def _per_knot(target, n_knots: int, width: int, name: str) -> np.ndarray:
     return arr
 
 
+def _check_configurations(world, Q, name: str) -> None:
+    """Raises ValueError naming `name` (and the knot, for per-knot targets) when a row of Q is no
+    configuration of the world, such as a quaternion that is not of unit norm."""
+    rows, first = np.unique(Q, axis=0, return_index=True)
+    for row, t in zip(rows, first):
+        try:
+            world.difference(row, row)
+        except ValueError as err:  # the core names its own argument, q0: name the caller's
+            where = name if len(rows) == 1 else f"{name}[{t}]"
+            message = str(err)
+            raise ValueError(where + message[2:] if message.startswith("q0") else f"{where}: {message}") from None
+
+
 class StateCost:
     """0.5 |difference(q_target_t, q_t)|^2_Wq + 0.5 |v_t - v_target_t|^2_Wv at the chosen knots."""
 
@@ -82,9 +95,17 @@ class StateCost:
         nq, nv = world.nq, world.nv
         self.knots = np.array([T]) if final_only else np.arange(T + 1)
         self.q_target = None if q_target is None else _per_knot(q_target, T + 1, nq, "q_target")
+        if self.q_target is not None:
+            _check_configurations(world, self.q_target, "q_target")
         self.v_target = None if v_target is None else _per_knot(v_target, T + 1, nv, "v_target")
         self.Wq = weight_matrix(q_weight, nv, "q_weight")
         self.Wv = weight_matrix(v_weight, nv, "v_weight")
+        for target, W, name in ((self.q_target, self.Wq, "q"), (self.v_target, self.Wv, "v")):
+            with np.errstate(over="ignore"):  # the test itself: does the largest cost overflow?
+                overflows = target is not None and not np.isfinite(0.5 * np.abs(target).max() ** 2 * np.abs(W).max())
+            if overflows:
+                raise ValueError(f"{name}_target and {name}_weight give costs beyond double precision "
+                                 f"(|{name}_target| up to {np.abs(target).max():.3g}): rescale them")
         self._world = world
         # joints whose coordinates add (difference = subtraction, its Jacobian the identity): vectorised
         self.additive = nq == nv and all(body.joint.type in ADDITIVE for _, body, _, _ in world._joint_table)

@@ -460,3 +460,26 @@ def test_derivatives_of_a_redundant_box_through_its_jacobian():
     fd_J = central_jacobian(loss_J, J.ravel(), 1e-7).reshape(J.shape)
     assert np.max(np.abs(grad_J)) > 1e-3
     np.testing.assert_allclose(grad_J, fd_J, atol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1e300, 1e-300, 1e120])
+def test_extreme_scales_are_solved_at_unit_scale(scale):
+    """(s A, s b) has the solution x of (A, b), w scaled by s and dx/db by 1/s; entries near 1e300 would
+    overflow in the solver's products, so it solves them at unit scale."""
+    rng = np.random.default_rng(1)
+    J = rng.standard_normal((6, 4))
+    A, b = J @ J.T + 0.1 * np.eye(6), rng.standard_normal(6)
+    lo = np.array([0, -0.5, -0.5, 0, -0.5, -0.5])
+    hi = np.array([np.inf, 0.5, 0.5, np.inf, 0.5, 0.5])
+    findex = [-1, 0, 0, -1, 3, 3]
+    ref = rd.lcp.solve_boxed_lcp(A, b, lo, hi, findex, jacobian=True)
+    res = rd.lcp.solve_boxed_lcp(scale * A, scale * b, lo, hi, findex, jacobian=True)
+    assert res.success and res.classes == ref.classes
+    np.testing.assert_allclose(res.x, ref.x, atol=1e-12)
+    np.testing.assert_allclose(res.w / scale, ref.w, atol=1e-12)
+    np.testing.assert_allclose(res.dx_db * scale, ref.dx_db, atol=1e-12)
+    g = rng.standard_normal(6)
+    gb, gA = rd.lcp.boxed_lcp_vjp(A, b, lo, hi, g, findex)
+    Gb, GA = rd.lcp.boxed_lcp_vjp(scale * A, scale * b, lo, hi, g, findex)
+    np.testing.assert_allclose(Gb * scale, gb, atol=1e-12)
+    np.testing.assert_allclose(GA * scale, gA, atol=1e-11)

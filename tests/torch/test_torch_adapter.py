@@ -108,6 +108,10 @@ def test_bad_input(tree):
         rdt.step(world, qt, vt, tt, names=["tip/mass"])
     with pytest.raises(ValueError, match="taus must have 2 dimensions"):
         rdt.rollout(world, qt, vt, tt)
+    with pytest.raises(ValueError, match=r"q has shape \(0, \d+\): its batch .* must not be empty"):
+        rdt.step(world, qt[None][:0], vt[None][:0], tt[None][:0])
+    with pytest.raises(ValueError, match="taus has shape .* must not be empty"):
+        rdt.rollout(world, qt, vt, tt[None][:0])
 
 
 def test_a_world_changed_between_forward_and_backward_is_refused(tree):

@@ -138,6 +138,8 @@ def _exp(w):
     (dict(q_weight=-1.0), "positive semi-definite"),
     (dict(q_target=np.ones(5)), "q_target"),
     (dict(q_target=[0.0, np.nan]), "finite"),
+    (dict(q_target=[1e300, 0.0]), "beyond double precision"),
+    (dict(v_target=[0.0, 1e200], v_weight=10.0), "v_target and v_weight"),
 ])
 def test_bad_state_costs_are_named(kwargs, match):
     world = rd.World(dt=0.05)
@@ -146,6 +148,21 @@ def test_bad_state_costs_are_named(kwargs, match):
     kwargs.setdefault("q_target", [0.0, 0.0])
     with pytest.raises(ValueError, match=match):
         prob.add_state_cost(**kwargs)
+
+
+def test_state_cost_target_quaternions_are_checked_when_added():
+    world = free_body_world()
+    q0 = world.neutral_configuration()
+    prob = rd.trajopt.Problem(world, 4, q0)
+    bad = q0.copy()
+    bad[3:7] = [0.0, 0.0, 0.0, 2.0]
+    with pytest.raises(ValueError, match=r"^q_target\[3:7\], the quaternion .* norm 2"):
+        prob.add_state_cost(q_target=bad)
+    per_knot = np.tile(q0, (5, 1))
+    per_knot[3] = bad
+    with pytest.raises(ValueError, match=r"^q_target\[3\]\[3:7\]"):
+        prob.add_state_cost(q_target=per_knot)
+    prob.add_state_cost(q_target=np.tile(q0, (5, 1)))  # unit quaternions pass
 
 
 def test_bad_body_targets_and_user_costs_are_named():

@@ -46,13 +46,14 @@ def test_show_config_names_the_kernel():
     assert info["dense_kernel"] == expected
 
 
-def test_portable_path_on_request():
+def test_portable_path_on_request(tmp_path):
     """RIGIDIFF_DENSE_KERNEL=eigen keeps Eigen's products (the path of CPUs without AVX2): contact
     Jacobians through it agree with those of the kernel."""
     import json
     import os
     import subprocess
     import sys
+    from pathlib import Path
 
     script = (
         "import json, numpy as np, rigidiff as rd\n"
@@ -68,14 +69,18 @@ def test_portable_path_on_request():
         "assert 'clamping' in j.contacts.row_classes\n"
         "print(_core._dense_product_uses_avx2()); print(json.dumps(np.hstack([j.A, j.B]).tolist()))\n"
     )
+    import rigidiff as rd
+
     runs = {}
     for kernel in ("eigen", "default"):
-        env = dict(os.environ)
+        # the rigidiff this test imports, run outside the source tree (whose package has no extension)
+        env = dict(os.environ, PYTHONPATH=str(Path(rd.__file__).resolve().parents[1]))
         if kernel == "eigen":
             env["RIGIDIFF_DENSE_KERNEL"] = "eigen"
         else:
             env.pop("RIGIDIFF_DENSE_KERNEL", None)
-        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        out = subprocess.run([sys.executable, "-c", script], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
         flag, jac = out.stdout.strip().splitlines()
         runs[kernel] = (flag, np.array(json.loads(jac)))
     assert runs["eigen"][0] == "False"

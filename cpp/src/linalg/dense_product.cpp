@@ -161,32 +161,4 @@ void denseProductTransposedA(const Ref<const MatX>& A, const Ref<const MatX>& B,
   C.noalias() = A.transpose() * B;
 }
 
-void denseProductSkippingZeroBlocks(const MatX& A, const MatX& B, const std::vector<int>& row_starts,
-                                    const std::vector<int>& col_starts, MatX& C) {
-  if (!denseProductUsesAvx2()) {
-    denseProduct(A, B, C);
-    return;
-  }
-  C.resize(A.rows(), B.cols());
-  const int nr = static_cast<int>(row_starts.size()) - 1;
-  for (std::size_t c = 0; c + 1 < col_starts.size(); ++c) {
-    const int c0 = col_starts[c], w = col_starts[c + 1] - c0;
-    auto nonzero = [&](int t) { return !B.block(row_starts[t], c0, row_starts[t + 1] - row_starts[t], w).isZero(0.0); };
-    bool first = true;
-    for (int t = 0; t < nr;) {
-      if (!nonzero(t)) {
-        ++t;
-        continue;
-      }
-      int t1 = t + 1;
-      while (t1 < nr && nonzero(t1)) ++t1;
-      const int r0 = row_starts[t], h = row_starts[t1] - r0;
-      denseProduct(A.middleCols(r0, h), B.block(r0, c0, h, w), C.middleCols(c0, w), !first);
-      first = false;
-      t = t1;
-    }
-    if (first) C.middleCols(c0, w).setZero();
-  }
-}
-
 }  // namespace rigidiff

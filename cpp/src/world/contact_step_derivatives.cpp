@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
-#include "rigidiff/algorithm/tree_chains.hpp"
 #include "rigidiff/collision/feature_derivatives.hpp"
 #include "rigidiff/contact/pseudo_inverse.hpp"
 #include "rigidiff/linalg/dense_product.hpp"
@@ -469,10 +468,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   for (int k = 0; k < nv; ++k)
     if (w.active[k]) w.activeList.push_back(k);
   if (!w.activeList.empty()) w.R(w.activeList, w.activeList) += w.Fq(w.activeList, w.activeList);
-  treeChains(model, w.chains);  // R vanishes in blocks between unrelated branches (the contacts' chains add theirs)
-  w.chainCols = w.chains;
-  for (std::size_t i = 1; i < w.chains.size(); ++i) w.chainCols.push_back(nv + w.chains[i]);
-  denseProductSkippingZeroBlocks(w.P, w.R, w.chains, w.chainCols, w.PR);
+  denseProduct(w.P, w.R, w.PR);
   data.dv_dq = w.PR.leftCols(nv);
   data.dv_dv = w.PR.rightCols(nv);
   data.dv_dv.diagonal().array() += 1.0;

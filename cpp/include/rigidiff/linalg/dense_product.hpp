@@ -5,8 +5,6 @@
 // RIGIDIFF_DENSE_KERNEL=eigen, they are Eigen's.
 #pragma once
 
-#include <vector>
-
 #include "rigidiff/fwd.hpp"
 
 namespace rigidiff {
@@ -23,12 +21,6 @@ inline void denseProduct(const Ref<const MatX>& A, const Ref<const MatX>& B, Mat
 
 /// C = A^T B into a matrix resized to fit.
 void denseProductTransposedA(const Ref<const MatX>& A, const Ref<const MatX>& B, MatX& C);
-
-/// C = A B for B cut into blocks at row_starts and col_starts (each ending with its total), skipping the
-/// blocks of B that are exactly zero: for every block of columns, one product per run of adjacent nonzero
-/// row blocks. Worth it with the AVX2 kernel, whose calls cost little; Eigen's product runs dense.
-void denseProductSkippingZeroBlocks(const MatX& A, const MatX& B, const std::vector<int>& row_starts,
-                                    const std::vector<int>& col_starts, MatX& C);
 
 /// Whether denseProduct runs the AVX2/FMA kernel on this CPU.
 bool denseProductUsesAvx2();

@@ -74,7 +74,6 @@ struct ConstraintDerivativeBuffers {
   MatX KU, VtH;              ///< scratch: K U (nv x r) and V^T H (r x columns of H)
   MatX KZ;                   ///< (nv x (2 nv + |gcols|)) K Q^+ [J_C (M + E)^-1, G_q on gcols, G_v - J_C]
   MatX R, PR;                ///< (nv x 2 nv) [d(J^T x)/dq - dt dr/dq, -dt dr/dv] and P times it
-  std::vector<int> chains, chainCols;  ///< dofs cut at the tree's chains (treeChains), and R's columns so cut
   // bouncing rows (restitution targets): their gaps, approach speeds and derivatives
   std::vector<int> bounceRows;
   std::vector<double> bounceGap;

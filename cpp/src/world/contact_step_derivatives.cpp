@@ -34,14 +34,13 @@ void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>
   }
 }
 
-// d/dq of a row J_r u = w . (nu_A(u) - nu_B(u)) at fixed u, with w = (d, p x d) and its derivative dw
-// (6 x nv, read on the columns `cols` only): the wrench moves (dw) and so do the bodies' velocities
-// (d nu_b / dq_k = S_k x (nu_b - nu_parent))
-void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb, const Vec6& w, const Mat6X& dw,
-                           const std::vector<int>& cols, const Mat6X& nu, Ref<VecX> out) {
-  const Vec6 rel = nu.col(ja) - nu.col(jb);
-  out.setZero();
-  for (int col : cols) out[col] = dw.col(col).dot(rel);
+// The motion terms of a contact's rows: d nu_b / dq_k = S_k x (nu_b - nu_parent) for the dofs k
+// moving body b, summed with sign +1 for A and -1 for B into X (6 x nv, set on the columns `cols`),
+// so that d(w . (nu_A - nu_B))/dq_k at fixed w is w . X_k for every row of the contact.
+void contactMotionTerms(const Model& model, const Data& data, int ja, int jb, const std::vector<int>& cols,
+                        const Mat6X& nu, Mat6X& X) {
+  X.resize(6, model.nv);
+  for (int col : cols) X.col(col).setZero();
   const int ends[2] = {ja, jb};
   for (int side = 0; side < 2; ++side) {
     const int b = ends[side];
@@ -49,10 +48,19 @@ void rowVelocityDerivative(const Model& model, const Data& data, int ja, int jb,
     for (int j = b; j > 0; j = model.parents[j]) {
       const JointModel& jm = model.joints[j];
       const Vec6 delta = nu.col(b) - nu.col(model.parents[j]);
-      for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c)
-        out[c] += sign * w.dot(crossMotion(data.J.col(c), delta));
+      for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c) X.col(c) += sign * crossMotion(data.J.col(c), delta);
     }
   }
+}
+
+// d/dq of a row J_r u = w . (nu_A(u) - nu_B(u)) at fixed u, with w = (d, p x d) and its derivative dw
+// (6 x nv, read on the columns `cols` only): the wrench moves (dw) and so do the bodies' velocities
+// (the contact's motion terms X)
+void rowVelocityDerivative(int ja, int jb, const Vec6& w, const Mat6X& dw, const std::vector<int>& cols,
+                           const Mat6X& nu, const Mat6X& X, Ref<VecX> out) {
+  const Vec6 rel = nu.col(ja) - nu.col(jb);
+  out.setZero();
+  for (int col : cols) out[col] = dw.col(col).dot(rel) + w.dot(X.col(col));
 }
 
 // d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv, read on the
@@ -149,6 +157,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
   const Vec3& p = c.point;
   Vec6 W = Vec6::Zero();
   bool pushes = false;  // some row of the contact carries an impulse
+  bool motion_next = false, motion_prev = false;  // the motion terms under v' and v, formed when first needed
   for (int col : w.cols) w.dW.col(col).setZero();  // dw's columns `cols` are set per row
   for (int r = r0; r < r1; ++r) {
     const ConstraintRow& row = cd.rows[r];
@@ -170,14 +179,20 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     const int a = w.slot[r];
     if (a < 0) continue;
     // clamped: d(J_r v') = d target_r
-    rowVelocityDerivative(model, data, ja, jb, wr, w.dw, w.cols, w.nuNext, w.rowq);
-    w.Gq.row(a) = -w.rowq.transpose();
+    if (!motion_next) contactMotionTerms(model, data, ja, jb, w.cols, w.nuNext, w.motionNext);
+    motion_next = true;
+    rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuNext, w.motionNext, w.rowq);
+    for (int col : w.cols) w.Gq(a, col) = -w.rowq[col];  // row a of Gq is zero elsewhere, as rowq and ddistance are
     switch (cd.targetKind[r]) {
-      case TargetKind::Gap: w.Gq.row(a) -= w.ddistance.transpose() / dt; break;
+      case TargetKind::Gap:
+        for (int col : w.cols) w.Gq(a, col) -= w.ddistance[col] / dt;
+        break;
       case TargetKind::Correction: w.Gq.row(a) -= (options.erp / dt) * w.ddistance.transpose(); break;
       case TargetKind::Restitution: {
         const double e = cd.restitution[k];
-        rowVelocityDerivative(model, data, ja, jb, wr, w.dw, w.cols, w.nuPrev, w.rowq);
+        if (!motion_prev) contactMotionTerms(model, data, ja, jb, w.cols, w.nuPrev, w.motionPrev);
+        motion_prev = true;
+        rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuPrev, w.motionPrev, w.rowq);
         w.Gq.row(a) -= e * w.rowq.transpose();
         w.Gv.row(a) = -e * cd.J.row(r);
         const int b = static_cast<int>(w.bounceRows.size());

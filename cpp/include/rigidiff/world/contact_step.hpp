@@ -61,6 +61,7 @@ struct ConstraintDerivativeBuffers {
   MatX H;                    ///< scratch: right-hand sides of the clamping system (nc rows)
   MatX Fq;                   ///< (nv x nv) d(J^T x)/dq at fixed impulses x
   Mat6X nuNext, nuPrev;      ///< (6 x njoints) spatial velocities of the joints under v' and v
+  Mat6X motionNext, motionPrev;  ///< (6 x nv) a contact's motion terms under v' and v (contactMotionTerms)
   Mat3X dpoint, dnormal, dtangent;  ///< (3 x nv), (3 x nv), (3 x 4 nv): fixed rows, so columns are fixed-size
   Mat6X dw, dW;                     ///< (6 x nv) each
   VecX ddistance, rowq;      ///< (nv)

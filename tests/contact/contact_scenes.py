@@ -12,6 +12,7 @@ constraints in one clear mode. The scenes follow Nimble's gradient suite (DiffDA
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -552,6 +553,35 @@ def double_pendulum_limit_and_friction():
 # ------------------------------------------------------------------------------------------ 14. solo12
 
 SOLO_STANDING = np.array([0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6])
+
+
+def quadrupeds_on_ground(robots_dir, names, slide=0.0, settle_steps=150):
+    """Quadrupeds from example-robot-data (collision geometry, joint springs towards their neutral posture)
+    dropped side by side onto the ground, their bases sliding at `slide` m/s along x, settled."""
+    paths = {"solo12": "solo_description/robots/solo12.urdf",
+             "anymal": "anymal_b_simple_description/robots/anymal.urdf"}
+    skeletons = []
+    for i, name in enumerate(names):
+        with warnings.catch_warnings():  # anymal_b's base carries a near-zero placeholder inertial
+            warnings.simplefilter("ignore", UserWarning)
+            sk = rd.load_urdf(robots_dir / paths[name], floating_base=True, package_dirs=[robots_dir],
+                              name=f"{name}{i}")
+        for body in sk.bodies:
+            if body.joint.nv == 1:
+                body.joint.stiffness, body.joint.damping = np.array([200.0]), np.array([5.0])
+        skeletons.append(sk)
+    world = new_world(ground_skeleton(friction=0.8), *skeletons)
+    q, v = world.neutral_configuration(), np.zeros(world.nv)
+    roots = [world.joint(n) for n in world.joint_names if world.joint(n).type == "free"]
+    for k, root in enumerate(roots):
+        q[root.q_index] += 1.5 * k
+        v[root.v_index] = slide
+    lowest = min(world.collide(q).distances)
+    for root in roots:
+        q[root.q_index + 2] -= lowest + PEN
+    for _ in range(settle_steps):
+        q, v = world.step(q, v, np.zeros(world.nv))
+    return world, q, v, np.random.default_rng(0).normal(scale=0.5, size=world.nv)
 
 
 def solo12_standing(robots_dir, settle_steps=300):

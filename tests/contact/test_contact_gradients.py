@@ -28,6 +28,7 @@ from contact_scenes import (
     multigroup,
     pendulum_at_limit,
     pendulum_joint_friction,
+    quadrupeds_on_ground,
     skeleton_dofs,
     sliding_reverse_pendulum,
     solo12_standing,
@@ -504,6 +505,19 @@ def test_jacobians_are_deterministic(scene):
 
 
 # ------------------------------------------------------------------------------------------ 14. robot
+
+
+@pytest.mark.parametrize("names, slide", [(("anymal",), 0.3), (("solo12", "solo12"), 0.2)])
+def test_quadrupeds_sliding_and_side_by_side(robots_dir, names, slide):
+    """ANYmal sliding on its four feet, and two solo12s side by side (two islands, one clamping system
+    each): the Jacobians through all their contacts against mode-preserving differences."""
+    world, q, v, tau = quadrupeds_on_ground(robots_dir, names, slide)
+    c = step_contacts(world, q, v, tau)
+    loaded = {a for a, cls in zip(c.body_a, normal_classes(c)) if cls == "clamping"}
+    assert len(loaded) >= 2
+    if len(names) == 2:  # both robots bear load: body names are qualified by their skeleton
+        assert {a.split("/")[0] for a in loaded} == {"solo120", "solo121"}
+    assert_step_jacobians_match_fd(world, q, v, tau)
 
 
 def test_solo12_standing(robots_dir):

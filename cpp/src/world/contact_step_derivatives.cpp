@@ -10,14 +10,6 @@
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
 
-
-
-
-
-
-
-
-
 namespace rigidiff {
 
 namespace {
@@ -277,7 +269,7 @@ void addBounceCorrection(const Model& model, Data& data, ContactStepData& cd, co
 // The clamping system Q = J_C K couples only rows of one island, and each island's LCP solve left the
 // decomposition of its block (contact/lcp_classification.hpp) when the classes are the solved ones;
 // with other classes (an explored contact mode) Q gets a decomposition of its own.
-void prepareClampedSolve(ContactStepData& cd) {
+void prepareClampedDecomposition(ContactStepData& cd) {
   ConstraintDerivativeBuffers& w = cd.deriv;
   const int nc = static_cast<int>(w.clamped.size());
   w.islandCods = true;
@@ -309,8 +301,8 @@ void prepareClampedSolve(ContactStepData& cd) {
 }
 
 // Q^+ = U V^T with thin factors (rows by slot, one block of columns per island; contact/pseudo_inverse.hpp)
-void clampedPseudoInverseFactors(const ContactStepData& cd, MatX& U, MatX& V) {
-  const ConstraintDerivativeBuffers& w = cd.deriv;
+void clampedPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
   const int nc = static_cast<int>(w.clamped.size());
   if (!w.islandCods) {
     contact::pseudoInverseFactors(w.cod, U, V);
@@ -323,46 +315,21 @@ void clampedPseudoInverseFactors(const ContactStepData& cd, MatX& U, MatX& V) {
   }
   U.setZero(nc, rank);
   V.setZero(nc, rank);
-  MatX Ui, Vi;
   int offset = 0;
   slot = 0;
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
     const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
     const int mc = static_cast<int>(ws.clamped.size());
     if (mc > 0) {
-      const int r = contact::pseudoInverseFactors(ws.cod, Ui, Vi);
+      const int r = contact::pseudoInverseFactors(ws.cod, w.islandU, w.islandV);
       for (int j = 0; j < mc; ++j) {
         const int a = w.slot[cd.islandRows[begin + ws.clamped[j]]];
-        U.row(a).segment(offset, r) = Ui.row(j);
-        V.row(a).segment(offset, r) = Vi.row(j);
+        U.row(a).segment(offset, r) = w.islandU.row(j);
+        V.row(a).segment(offset, r) = w.islandV.row(j);
       }
       offset += r;
     }
     begin = cd.islandEnd(begin);
-  }
-}
-
-// Z = Q^+ H (H: one row per clamped row)
-void clampedSolve(const ContactStepData& cd, const MatX& H, MatX& Z) {
-  const ConstraintDerivativeBuffers& w = cd.deriv;
-  if (!w.islandCods) {
-    Z = w.cod.solve(H);
-    return;
-  }
-  Z.setZero(H.rows(), H.cols());
-  MatX Hi, Zi;
-  int slot = 0;
-  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
-    const std::size_t end = cd.islandEnd(begin);
-    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
-    const int mc = static_cast<int>(ws.clamped.size());
-    if (mc > 0) {
-      Hi.resize(mc, H.cols());
-      for (int j = 0; j < mc; ++j) Hi.row(j) = H.row(w.slot[cd.islandRows[begin + ws.clamped[j]]]);
-      Zi = ws.cod.solve(Hi);
-      for (int j = 0; j < mc; ++j) Z.row(w.slot[cd.islandRows[begin + ws.clamped[j]]]) = Zi.row(j);
-    }
-    begin = end;
   }
 }
 
@@ -462,7 +429,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     for (int k = 0; k < nv; ++k)
       if (!w.Gq.col(k).isZero(0.0)) w.gcols.push_back(k);
     const int g = static_cast<int>(w.gcols.size());
-    prepareClampedSolve(cd);
+    prepareClampedDecomposition(cd);
     clampedPseudoInverseFactors(cd, w.U, w.V);
     w.H.resize(nc, 2 * nv + g);
     for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
@@ -565,12 +532,10 @@ void contactCoefficientDerivatives(const Model& model, Data& data, const Collisi
       Ge(w.slot[r], c.geom_b) -= vn * combineDerivative(options.restitutionCombine, gb.restitution, ga.restitution);
     }
   }
-  if (nc > 0) {
-    MatX H = -(w.Jc * dv_dmu), Z;
-    clampedSolve(cd, H, Z);
-    dv_dmu.noalias() += w.K * Z;
-    clampedSolve(cd, Ge, Z);
-    dv_de.noalias() = w.K * Z;
+  if (nc > 0) {  // K Q^+ = (K U) V^T, both factors left by contactStepDerivatives
+    const MatX H = -(w.Jc * dv_dmu);
+    dv_dmu.noalias() += w.KU * (w.V.transpose() * H);
+    dv_de.noalias() = w.KU * (w.V.transpose() * Ge);
   }
   dq_dmu.resize(nv, ng);
   dq_de.resize(nv, ng);

@@ -14,13 +14,13 @@ namespace rigidiff {
 namespace contact {
 
 namespace detail {
-// x <- (I - tau v v^T) x on the entries x_head, x_tail[0:len] with v = (1, ess)
-inline void reflect(double tau, const double* ess, int len, double* x_head, double* x_tail) {
+// x <- (I - tau v v^T) x on the entries x_head, x_tail[0:len] with v = (1, ess[0], ess[stride], ...)
+inline void reflect(double tau, const double* ess, int stride, int len, double* x_head, double* x_tail) {
   double dot = *x_head;
-  for (int i = 0; i < len; ++i) dot += ess[i] * x_tail[i];
+  for (int i = 0; i < len; ++i) dot += ess[i * stride] * x_tail[i];
   const double s = tau * dot;
   *x_head -= s;
-  for (int i = 0; i < len; ++i) x_tail[i] -= s * ess[i];
+  for (int i = 0; i < len; ++i) x_tail[i] -= s * ess[i * stride];
 }
 }  // namespace detail
 
@@ -42,26 +42,23 @@ inline int pseudoInverseFactors(const Eigen::CompleteOrthogonalDecomposition<Mat
     const double* ess = qtz.data() + static_cast<Eigen::Index>(k) * rows + k + 1;
     if (tau != 0.0)
       for (int c = k; c < r; ++c)  // columns left of k are still zero in rows k and below
-        detail::reflect(tau, ess, len, &V(k, c), &V(k, c) + 1);
+        detail::reflect(tau, ess, 1, len, &V(k, c), &V(k, c) + 1);
   }
-  // Zr = Z^T [I; 0] = G_(r-1) ... G_0 [I; 0] (cols x r), Z's reflector k acting on entry k and the
-  // entries r.. with essential part qtz(k, r:); Z = I at full rank, where the decomposition leaves its
-  // coefficients unset (Eigen's own solve skips Z there too)
-  MatX Zr = MatX::Identity(cols, r);
+  // U = Z^T [I; 0] = G_(r-1) ... G_0 [I; 0] (cols x r) first, Z's reflector k acting on entry k and the
+  // entries r.. with essential part qtz(k, r:) (a row: stride `rows`); Z = I at full rank, where the
+  // decomposition leaves its coefficients unset (Eigen's own solve skips Z there too)
+  U.setIdentity();
   if (r < cols) {
-    const int len = cols - r;
-    VecX ess(len);
     for (int k = 0; k < r; ++k) {
       const double tau = cod.zCoeffs()(k);
       if (tau == 0.0) continue;
-      ess = qtz.row(k).tail(len).transpose();
-      for (int c = 0; c < r; ++c) detail::reflect(tau, ess.data(), len, &Zr(k, c), &Zr(r, c));
+      const double* ess = qtz.data() + static_cast<Eigen::Index>(r) * rows + k;
+      for (int c = 0; c < r; ++c) detail::reflect(tau, ess, rows, cols - r, &U(k, c), &U(r, c));
     }
   }
-  // U = P Zr T^-1
-  qtz.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(Zr);
-  const auto& perm = cod.colsPermutation().indices();
-  for (int i = 0; i < cols; ++i) U.row(perm(i)) = Zr.row(i);
+  // then U = P U T^-1 (a permutation product may act in place)
+  qtz.topLeftCorner(r, r).triangularView<Eigen::Upper>().solveInPlace<Eigen::OnTheRight>(U);
+  U = cod.colsPermutation() * U;
   return r;
 }
 

@@ -73,6 +73,7 @@ struct ConstraintDerivativeBuffers {
   MatX P;                    ///< (nv x nv) constrained response (M + E)^-1 - K Q^+ J_C (M + E)^-1
   MatX U, V;                 ///< (nc x r) thin factors of Q^+ = U V^T (r: rank of Q), block-diagonal by island
   MatX KU, VtH;              ///< scratch: K U (nv x r) and V^T H (r x columns of H)
+  MatX islandU, islandV;     ///< scratch: one island's factors
   MatX KZ;                   ///< (nv x (2 nv + |gcols|)) K Q^+ [J_C (M + E)^-1, G_q on gcols, G_v - J_C]
   MatX R, PR;                ///< (nv x 2 nv) [d(J^T x)/dq - dt dr/dq, -dt dr/dv] and P times it
   // bouncing rows (restitution targets): their gaps, approach speeds and derivatives

@@ -64,6 +64,19 @@ def _random_quaternion(rng) -> np.ndarray:
     return q if q[3] >= 0 else -q
 
 
+_WIDEST_SAMPLED_SPAN = 1e6
+
+
+def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
+    """Where random_configuration samples one coordinate with limits [lower, upper] (either may be
+    infinite): the limits themselves, or a window of width ``span`` inside them, as close to zero as
+    they allow, when they are absent or wider than _WIDEST_SAMPLED_SPAN."""
+    if upper - lower <= _WIDEST_SAMPLED_SPAN:
+        return lower, upper
+    centre = min(max(0.0, lower + 0.5 * span), upper - 0.5 * span)
+    return centre - 0.5 * span, centre + 0.5 * span
+
+
 class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
@@ -313,6 +326,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         """A random q within the joint limits: unlimited angles in [-pi, pi], unlimited translations in
         [-1, 1], uniformly random orientations for ball and free joints.
 
+        Limits so wide that uniform sampling would give meaningless values (a span above 1e6, such as
+        the +-1e16 that URDF files write for "no limit") are sampled over the default span, placed as
+        close to zero as the limits allow.
+
         Args:
             rng: a numpy Generator, a seed, or None.
         """
@@ -323,24 +340,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             if j.nq == 0:
                 continue
             lo, hi = j.lower, j.upper
-            if j.type in ("revolute", "universal"):
-                default = (-np.pi, np.pi)
-            else:
-                default = (-1.0, 1.0)
-            vals = np.empty(j.nq)
-            span = default[1] - default[0]
-            for k in range(j.nq):
-                # a one-sided limit keeps the default span on its side of the limit
-                a, b = lo[k], hi[k]
-                if not np.isfinite(a) and not np.isfinite(b):
-                    a, b = default
-                elif not np.isfinite(a):
-                    a = b - span
-                elif not np.isfinite(b):
-                    b = a + span
-                vals[k] = rng.uniform(a, b)
-            if j.type == "planar" and not (np.isfinite(lo[2]) or np.isfinite(hi[2])):
-                vals[2] = rng.uniform(-np.pi, np.pi)
+            angular = [j.type in ("revolute", "universal") or (j.type == "planar" and k == 2) for k in range(j.nq)]
+            vals = np.array([rng.uniform(*_sampling_interval(lo[k], hi[k], 2.0 * np.pi if angular[k] else 2.0))
+                             for k in range(j.nq)])
             if j.type == "ball":
                 vals = _random_quaternion(rng)
             elif j.type == "free":

@@ -584,6 +584,27 @@ def quadrupeds_on_ground(robots_dir, names, slide=0.0, settle_steps=150):
     return world, q, v, np.random.default_rng(0).normal(scale=0.5, size=world.nv)
 
 
+def robot_on_ground(robots_dir, rel_path, settle_steps=300, friction=0.8):
+    """A robot of example-robot-data (``rel_path`` under ``robots_dir``; floating base, collision
+    geometry) dropped in its neutral posture onto the ground, lowest point PEN deep, and settled for
+    ``settle_steps`` with joint springs towards that posture (stiffness 20 and damping 0.5 N m per
+    radian and rad/s per kg of robot). Returns the settled state and small random torques."""
+    with warnings.catch_warnings():  # placeholder inertias, unactuated joints
+        warnings.simplefilter("ignore", UserWarning)
+        sk = rd.load_urdf(robots_dir / rel_path, floating_base=True, package_dirs=[robots_dir], name="robot")
+    total_mass = sum(body.inertia.mass for body in sk.bodies)
+    for body in sk.bodies:
+        if body.joint.nv == 1:
+            body.joint.stiffness = np.array([20.0 * total_mass])
+            body.joint.damping = np.array([0.5 * total_mass])
+    world = new_world(ground_skeleton(friction=friction), sk)
+    q, v = world.neutral_configuration(), np.zeros(world.nv)
+    q[2] -= min(world.collide(q).distances) + PEN
+    for _ in range(settle_steps):
+        q, v = world.step(q, v, np.zeros(world.nv))
+    return world, q, v, np.random.default_rng(0).normal(scale=0.2, size=world.nv)
+
+
 def solo12_standing(robots_dir, settle_steps=300):
     """Solo12 (example-robot-data, collision meshes) on the ground plane (friction 1) in its standing
     posture, lowered until its deepest foot point is PEN deep, then settled for ``settle_steps`` under

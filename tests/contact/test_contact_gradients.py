@@ -29,6 +29,7 @@ from contact_scenes import (
     pendulum_at_limit,
     pendulum_joint_friction,
     quadrupeds_on_ground,
+    robot_on_ground,
     skeleton_dofs,
     sliding_reverse_pendulum,
     solo12_standing,
@@ -517,6 +518,31 @@ def test_quadrupeds_sliding_and_side_by_side(robots_dir, names, slide):
     assert len(loaded) >= 2
     if len(names) == 2:  # both robots bear load: body names are qualified by their skeleton
         assert {a.split("/")[0] for a in loaded} == {"solo120", "solo121"}
+    assert_step_jacobians_match_fd(world, q, v, tau)
+
+
+@pytest.mark.parametrize(
+    "rel_path, feet",
+    [
+        ("go1_description/urdf/go1.urdf", {"FL_foot", "FR_foot", "RL_foot", "RR_foot"}),
+        ("b1_description/urdf/b1-z1.urdf", {"FL_foot", "FR_foot", "RL_foot", "RR_foot"}),
+        ("g1_description/urdf/g1_29dof_rev_1_0.urdf", {"left_ankle_roll_link", "right_ankle_roll_link"}),
+        ("icub_description/robots/icub_reduced.urdf", {"l_foot", "r_foot"}),
+        ("bolt_description/robots/bolt.urdf", {"FL_FOOT", "FR_FOOT"}),
+        ("allegro_hand_description/urdf/allegro_right_hand.urdf", {"palm_link", "link_15.0_tip"}),
+    ],
+    ids=["go1", "b1_z1", "g1", "icub", "bolt", "allegro"],
+)
+def test_robots_dropped_on_the_ground(robots_dir, rel_path, feet):
+    """Quadrupeds (one carrying an arm), humanoids, a biped and a hand, with their collision meshes and
+    boxes, dropped in their neutral posture and settled: they rest on the bodies they should, without
+    sinking, and their Jacobians match mode-preserving differences."""
+    if not (robots_dir / rel_path).exists():
+        pytest.skip(f"this example-robot-data has no {rel_path}")
+    world, q, v, tau = robot_on_ground(robots_dir, rel_path)
+    c = step_contacts(world, q, v, tau)
+    assert {a.split("/")[-1] for a, cls in zip(c.body_a, normal_classes(c)) if cls == "clamping"} == feet
+    assert min(world.collide(q).distances) > -3e-4  # resting on the ground, not sinking through it
     assert_step_jacobians_match_fd(world, q, v, tau)
 
 

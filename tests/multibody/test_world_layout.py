@@ -117,3 +117,33 @@ def test_a_body_without_a_joint_is_welded_to_its_parent():
     assert_close(world.mass_matrix(q), [[0.01 + 0.25 + 0.001 + 2.0]], 1e-13)
     with pytest.raises(ValueError, match="tip_weld"):
         sk.add_body("other", joint=rd.FixedJoint("tip_weld"))
+
+
+def test_random_configuration_respects_limits_and_samples_huge_limits_near_zero():
+    """Limits are respected; "no limit" written as +-1e16 (Gazebo's URDFs) is sampled like no limit,
+    and a narrow window far from zero is sampled where it is."""
+    sk = rd.Skeleton("limits")
+    inertia = rd.Inertia(1.0, (0, 0, 0), np.eye(3) * 0.01)
+    joints = [
+        rd.RevoluteJoint("huge", axis=(0, 0, 1), lower=-1e16, upper=1e16),
+        rd.RevoluteJoint("free_angle", axis=(0, 1, 0)),
+        rd.RevoluteJoint("one_sided", axis=(1, 0, 0), lower=0.5, upper=1e16),
+        rd.PrismaticJoint("far_window", axis=(1, 0, 0), lower=1e7, upper=1e7 + 0.25),
+        rd.PrismaticJoint("huge_slide", axis=(0, 1, 0), lower=-1e16, upper=1e16),
+        rd.PlanarJoint("plane", lower=(-1e16, -0.1, -1e16), upper=(1e16, 0.1, 1e16)),
+    ]
+    parent = None
+    for j in joints:
+        parent = sk.add_body(f"b_{j.name}", joint=j, parent=parent, inertia=inertia)
+    world = world_of(sk)
+    Q = np.array([world.random_configuration(seed) for seed in range(300)])
+    col = {j.name: world.joint(j.name).q_index for j in joints}
+    bounds = {"huge": (-np.pi, np.pi), "free_angle": (-np.pi, np.pi), "one_sided": (0.5, 0.5 + 2 * np.pi),
+              "far_window": (1e7, 1e7 + 0.25), "huge_slide": (-1.0, 1.0)}
+    for name, (lo, hi) in bounds.items():
+        x = Q[:, col[name]]
+        assert np.all((x >= lo) & (x <= hi)), name
+        assert x.max() - x.min() > 0.8 * (hi - lo), f"{name}: samples do not spread over [{lo}, {hi}]"
+    plane = Q[:, col["plane"]:col["plane"] + 3]
+    assert np.all(np.abs(plane[:, 0]) <= 1.0) and np.all(np.abs(plane[:, 1]) <= 0.1)
+    assert np.all(np.abs(plane[:, 2]) <= np.pi) and np.ptp(plane[:, 2]) > 0.8 * 2 * np.pi

@@ -28,8 +28,8 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
     data.ov[i] = (p == 0) ? ovJ : Vec6(data.ov[p] + ovJ);
     data.oc[i] = crossMotion(data.ov[i], ovJ);
     if (jm.variableSubspace()) data.oc[i] += oMi.act(jointBias(jm, q + jm.idx_q, v + c0));
-    const Inertia oI = model.inertias[i].transformed(oMi);
-    data.Yaba[i] = oI.matrix();
+    const OriginInertia oI(model.inertias[i], oMi);
+    oI.writeMatrix(data.Yaba[i]);
     data.pA[i] = crossForce(data.ov[i], oI * data.ov[i]);
     if (with_fext) data.pA[i] -= oMi.actForce(data.fext[i]);
   }

@@ -91,7 +91,7 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q, con
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
     data.oMi[i].actCols(data.S.middleCols(jm.idx_v, jm.nv), oS.middleCols(jm.idx_v, jm.nv));
-    data.Yaba[i] = model.inertias[i].transformed(data.oMi[i]).matrix();
+    OriginInertia(model.inertias[i], data.oMi[i]).writeMatrix(data.Yaba[i]);
   }
   // the articulated-body factorisation: U = Yaba S, Dinv, and the articulated inertias
   for (int i = model.njoints - 1; i > 0; --i) {

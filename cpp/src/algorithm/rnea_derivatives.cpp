@@ -32,7 +32,7 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
     data.ov[i] = (p == 0) ? ovJ : Vec6(data.ov[p] + ovJ);
     data.oa_gf[i] = (p == 0 ? a_world : data.oa_gf[p]) + oaJ + crossMotion(data.ov[i], ovJ);
     const OriginInertia oI(model.inertias[i], data.oMi[i]);
-    data.oYcrb[i] = oI.matrix();
+    oI.writeMatrix(data.oYcrb[i]);
     data.oH[i] = oI * data.ov[i];
     data.oF[i] = oI * data.oa_gf[i] + crossForce(data.ov[i], data.oH[i]);
     data.oBcrb[i] = oI.rate(data.ov[i]);  // [v x*] Y - Y [v x]

@@ -95,12 +95,20 @@ struct OriginInertia {
   /// 6x6 matrix form [[m 1, -[h]x], [[h]x, I]].
   Mat6 matrix() const {
     Mat6 M;
-    const Mat3 H = skew(h);
-    M.topLeftCorner<3, 3>() = m * Mat3::Identity();
-    M.topRightCorner<3, 3>() = -H;
-    M.bottomLeftCorner<3, 3>() = H;
-    M.bottomRightCorner<3, 3>() = I;
+    writeMatrix(M);
     return M;
+  }
+  /// The 6x6 matrix form written into M (entry by entry: the hot loops of the world-frame algorithms
+  /// fill one per body, and a returned Mat6 would be built and then copied).
+  void writeMatrix(Mat6& M) const {
+    // column-major: column k holds rows 0-5
+    M(0, 0) = m, M(1, 0) = 0.0, M(2, 0) = 0.0, M(3, 0) = 0.0, M(4, 0) = h.z(), M(5, 0) = -h.y();
+    M(0, 1) = 0.0, M(1, 1) = m, M(2, 1) = 0.0, M(3, 1) = -h.z(), M(4, 1) = 0.0, M(5, 1) = h.x();
+    M(0, 2) = 0.0, M(1, 2) = 0.0, M(2, 2) = m, M(3, 2) = h.y(), M(4, 2) = -h.x(), M(5, 2) = 0.0;
+    M(0, 3) = 0.0, M(1, 3) = -h.z(), M(2, 3) = h.y();  // the top right block is the bottom left one's transpose
+    M(0, 4) = h.z(), M(1, 4) = 0.0, M(2, 4) = -h.x();
+    M(0, 5) = -h.y(), M(1, 5) = h.x(), M(2, 5) = 0.0;
+    M.bottomRightCorner<3, 3>() = I;
   }
   /// Rate of the 6x6 inertia of a body moving with the spatial velocity x = (u, w):
   /// [x x*] Y - Y [x x] = [[0, -[a]x], [[a]x, [w]x I - I [w]x - (u h^T + h u^T) + 2 (u.h) 1]], a = m u + w x h.

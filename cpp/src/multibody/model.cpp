@@ -31,6 +31,9 @@ int Model::addJoint(int parent, JointType type, const SE3& placement, const Vec3
   joints.push_back(j);
   parents.push_back(parent);
   jointPlacements.push_back(placement);
+  const Mat3 K = skew(j.axis);  // zero but for revolute joints' use
+  placedAxisCross.push_back(placement.R * K);
+  placedAxisCross2.push_back(placement.R * K * K);
   inertias.push_back(inertia);
   inertiaMatrices.push_back(inertia.matrix());
   names.push_back(name);

@@ -29,6 +29,9 @@ struct Model {
   std::vector<SE3> jointPlacements{SE3()};          ///< (njoints) joint frame in the parent joint frame
   std::vector<Inertia> inertias{Inertia()};         ///< (njoints) body inertia in the joint frame
   std::vector<Mat6> inertiaMatrices{Mat6::Zero()};  ///< (njoints) the same as 6x6 matrices
+  /// (njoints) for revolute joints, R_p [a]x and R_p [a]x^2 (R_p: the placement's rotation, a: the unit
+  /// axis), so that the placed joint rotation is R_p + sin(q) R_p [a]x + (1 - cos(q)) R_p [a]x^2
+  std::vector<Mat3> placedAxisCross{Mat3::Zero()}, placedAxisCross2{Mat3::Zero()};
   std::vector<std::string> names{"universe"};       ///< (njoints)
   std::vector<int> subtreeNv{0};                    ///< (njoints) dofs of the joint's subtree, itself included
   std::vector<int> dofJoint;                        ///< (nv) joint owning each velocity coordinate

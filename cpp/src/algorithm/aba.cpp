@@ -51,9 +51,14 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       const double u = tau[c0] - s.dot(pa);
       data.u[c0] = u;
       if (p == 0) continue;
-      Ia.noalias() -= (dinv * U) * U.transpose();
-      pa.noalias() += Ia * data.oc[i];
-      pa += U * (dinv * u);
+      // the parent receives Ia - U U^T / D and pa + (Ia - U U^T / D) c + U u / D, formed in one pass
+      // each (Ia itself is not needed afterwards)
+      const Vec6& oc = data.oc[i];
+      data.pA[p] += pa + Ia * oc + U * (dinv * (u - U.dot(oc)));
+      const Vec6 Ud = dinv * U;
+      Mat6& Ip = data.Yaba[p];
+      for (int col = 0; col < 6; ++col) Ip.col(col) += Ia.col(col) - U[col] * Ud;
+      continue;
     } else {
       if (!detail::invertJointInertia(model, data, oS, i, extra_diag))
         detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN);

@@ -65,7 +65,7 @@ BEND_LIMIT = 1.6  # rad, elbow and wrist
 FRICTION = 0.8  # every shape; the world combines coefficients by their geometric mean
 TARGET = np.array([2.0, 0.0, 0.5 * BOX_SIZE])  # the box's centre resting on the ground at x = 2 m
 TARGET_WEIGHT = 100.0
-CONTROL_WEIGHT = 1e-4
+CONTROL_WEIGHT = 3e-5
 SWING = (np.pi / 2, 0.6)  # the first guess: the shoulder turns by 90 degrees in 0.6 s
 KP, KD = 400.0, 40.0  # 1/s^2, 1/s: the PD controller that makes the first guess
 JOINTS = ("shoulder", "elbow", "wrist")

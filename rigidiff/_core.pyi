@@ -109,8 +109,8 @@ class ContactWorldCore(WorldCore):
 
 def _feature_derivatives(kind_a: int, p_a: ArrayLike, d_a: ArrayLike, margin_a: float, pose_a: ArrayLike,
                          kind_b: int, p_b: ArrayLike, d_b: ArrayLike, margin_b: float, pose_b: ArrayLike,
-                         fallback: ArrayLike, radius_a: float = 0.0,
-                         angle_a: float = 0.0) -> tuple[_F, _F, float, _F, _F, _F]: ...
+                         fallback: ArrayLike, radius_a: float = 0.0, angle_a: float = 0.0,
+                         side_p: ArrayLike = ..., side_n: ArrayLike = ...) -> tuple[_F, _F, float, _F, _F, _F]: ...
 
 # contact solver core (rigidiff/_contact.pxi; documented in rigidiff.lcp)
 def _riccati_backward(A: ArrayLike, B: ArrayLike, lx: ArrayLike, lxx: ArrayLike, lu: ArrayLike, luu: ArrayLike,

@@ -22,7 +22,8 @@ from rigidiff.shapes import Mesh
 __all__ = ["ContactSet", "StepContacts", "ContactOptions", "CONTACT_TYPES"]
 
 #: contact types in the order of the core's codes (collision/feature.hpp)
-CONTACT_TYPES = ("point_face", "face_point", "point_point", "point_segment", "segment_point", "segment_segment")
+CONTACT_TYPES = ("point_face", "face_point", "point_point", "point_segment", "segment_point", "segment_segment",
+                 "face_edge", "edge_face")
 
 
 @dataclass(frozen=True)

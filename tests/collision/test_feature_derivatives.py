@@ -8,7 +8,7 @@ from scipy.spatial.transform import Rotation
 
 from rigidiff import _core
 
-POINT, SEGMENT, FACE, CIRCLE = 0, 1, 2, 3
+POINT, SEGMENT, FACE, CIRCLE, EDGE_CUT = 0, 1, 2, 3, 4
 PAIRS = {
     "point_face": (POINT, FACE),
     "face_point": (FACE, POINT),
@@ -34,7 +34,8 @@ def evaluate(c, pose_a=None, pose_b=None):
     return _core._feature_derivatives(c["kind_a"], c["p_a"], c["d_a"], c["margin_a"],
                                       c["pose_a"] if pose_a is None else pose_a, c["kind_b"], c["p_b"], c["d_b"],
                                       c["margin_b"], c["pose_b"] if pose_b is None else pose_b, c["fallback"],
-                                      c.get("radius_a", 0.0), c.get("angle_a", 0.0))
+                                      c.get("radius_a", 0.0), c.get("angle_a", 0.0), c.get("side_p", np.zeros(3)),
+                                      c.get("side_n", np.array([1.0, 0.0, 0.0])))
 
 
 def values(c, pose_a=None, pose_b=None):
@@ -161,6 +162,61 @@ def test_circle_point_slides_along_the_rim(seed, angle):
         err = np.abs(J[rows] - Jfd[rows]).max()
         assert err <= RTOL * scale, f"d{name}: error {err:.3e}, scale {scale:.3e}"
     fixed = dict(c, kind_a=POINT, p_a=R_a.T @ (evaluate_witness_a(c) - c["pose_a"][9:]))
+    assert np.abs(analytic(fixed)[:3] - J[:3]).max() > 1e-3  # sliding differs from a body-fixed point
+
+
+def edge_cut_contact(seed, face_first):
+    """An edge of one body crossing the side plane of the other's face (a face clipping it): the edge runs
+    below the face, across the side plane, at random angles; the face is A (face_edge) or B (edge_face)."""
+    rng = np.random.default_rng(seed)
+    while True:
+        pose_f, pose_e = random_pose(rng), random_pose(rng)
+        Rf, tf, Re, te = pose_f[:9].reshape(3, 3), pose_f[9:], pose_e[:9].reshape(3, 3), pose_e[9:]
+        face_p, face_n = random_feature(rng)
+        side_n = unit(np.cross(face_n, rng.normal(size=3)))  # a side plane orthogonal to the face
+        side_p = face_p + rng.normal(scale=0.3) * unit(np.cross(face_n, side_n))
+        # the edge: through a point below the face near the side plane, turned away from both planes
+        n_w, s_w = Rf @ face_n, Rf @ side_n
+        x = Rf @ side_p + tf - 0.2 * n_w + rng.normal(scale=0.2) * np.cross(n_w, s_w)
+        u = unit(s_w + rng.normal(scale=0.5, size=3))
+        if abs(u @ s_w) < 0.4 or abs(u @ n_w) > 0.6:
+            continue
+        c_w = x - rng.uniform(-0.3, 0.3) * u
+        edge = dict(kind=EDGE_CUT, p=Re.T @ (c_w - te), d=Re.T @ u, margin=0.0, pose=pose_e)
+        face = dict(kind=FACE, p=face_p, d=face_n, margin=0.0, pose=pose_f)
+        a, b = (face, edge) if face_first else (edge, face)
+        return dict(kind_a=a["kind"], p_a=a["p"], d_a=a["d"], margin_a=0.0, pose_a=a["pose"], kind_b=b["kind"],
+                    p_b=b["p"], d_b=b["d"], margin_b=0.0, pose_b=b["pose"], fallback=unit(rng.normal(size=3)),
+                    side_p=side_p, side_n=side_n)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("face_first", [True, False], ids=["face_edge", "edge_face"])
+def test_edge_cut_point_slides_along_the_edge(seed, face_first):
+    """A clipped edge's contact point lies on the edge and on the face's side plane, at the depth of that
+    point below the face; its derivatives match finite differences, which the derivatives of a point
+    fixed on the edge's body would not."""
+    c = edge_cut_contact(seed, face_first)
+    point, normal, distance, *_ = evaluate(c)
+    face_pose, edge_pose = (c["pose_a"], c["pose_b"]) if face_first else (c["pose_b"], c["pose_a"])
+    edge_p, edge_d = (c["p_b"], c["d_b"]) if face_first else (c["p_a"], c["d_a"])
+    face_p, face_n = (c["p_a"], c["d_a"]) if face_first else (c["p_b"], c["d_b"])
+    Rf, tf, Re, te = face_pose[:9].reshape(3, 3), face_pose[9:], edge_pose[:9].reshape(3, 3), edge_pose[9:]
+    # the edge's witness: the contact point moved back by half the gap along the normal
+    edge_witness = point + (-0.5 if face_first else 0.5) * distance * normal
+    assert (Rf @ c["side_n"]) @ (edge_witness - Rf @ c["side_p"] - tf) == pytest.approx(0.0, abs=1e-12)
+    u = Re @ edge_d
+    off_line = edge_witness - (Re @ edge_p + te)
+    np.testing.assert_allclose(off_line - (off_line @ u) * u, 0.0, atol=1e-12)
+    assert distance == pytest.approx((Rf @ face_n) @ (edge_witness - Rf @ face_p - tf), abs=1e-12)
+    assert distance < 0.0  # below the face
+    J, Jfd = analytic(c), finite_differences(c)
+    for rows, name in ((slice(0, 3), "point"), (slice(3, 6), "normal"), (slice(6, 7), "distance")):
+        scale = np.abs(J[rows]).max()
+        err = np.abs(J[rows] - Jfd[rows]).max()
+        assert err <= RTOL * scale, f"d{name}: error {err:.3e}, scale {scale:.3e}"
+    side = "b" if face_first else "a"
+    fixed = dict(c, **{f"kind_{side}": POINT, f"p_{side}": Re.T @ (edge_witness - te)})
     assert np.abs(analytic(fixed)[:3] - J[:3]).max() > 1e-3  # sliding differs from a body-fixed point
 
 
@@ -322,7 +378,10 @@ def bad(**changes):
 @pytest.mark.parametrize(
     "changes, message",
     [
-        (dict(kind_a=4), "kind_a"),
+        (dict(kind_a=5), "kind_a"),
+        (dict(kind_a=EDGE_CUT, kind_b=SEGMENT), "contact type"),
+        (dict(kind_a=FACE, kind_b=EDGE_CUT, side_n=[0.0, 2.0, 0.0]), "side_n"),
+        (dict(kind_a=FACE, kind_b=EDGE_CUT, side_p=[0.0, np.nan, 0.0]), "side_p"),
         (dict(kind_b=CIRCLE), "circle"),
         (dict(kind_a=CIRCLE, kind_b=POINT), "contact type"),
         (dict(kind_a=CIRCLE, radius_a=-1.0), "radius_a"),

@@ -584,6 +584,22 @@ def quadrupeds_on_ground(robots_dir, names, slide=0.0, settle_steps=150):
     return world, q, v, np.random.default_rng(0).normal(scale=0.5, size=world.nv)
 
 
+def plank_over_edge(spin=2.0):
+    """A 0.6 x 0.1 x 0.05 m plank of 1 kg pitched 0.1 rad over the edge x = 0.5 of a welded 1 m table
+    box (friction 0.8), its CoM past the edge: the plank's bottom face clips the table's edge, so the
+    contacts are the two points where that edge leaves the face (face_edge), PEN deep. It tips about the
+    edge (0.5 rad/s) and spins about z at `spin` rad/s, which slides the points along the edge."""
+    table = welded_box("table", (1.0, 1.0, 1.0), (0.0, 0.0, -0.5), friction=0.8)
+    sk = rd.Skeleton("plank")
+    size = np.array([0.6, 0.1, 0.05])
+    box_body(sk, "plank", size, 1.0, rd.FreeJoint("plank_free"), friction=0.8)
+    R = rd.Transform(rpy=(0.0, 0.1, 0.0)).rotation  # the +x end down
+    over_edge = np.array([-0.1, 0.0, -size[2] / 2])  # the bottom face's point above the edge, plank frame
+    q = free_q(np.array([0.5, 0.0, -PEN]) - R @ over_edge, R)
+    v = np.array([0.0, 0.0, 0.0, 0.3, -0.5, spin])
+    return new_world(table, sk), q, v, np.zeros(6)
+
+
 def robot_on_ground(robots_dir, rel_path, settle_steps=300, friction=0.8):
     """A robot of example-robot-data (``rel_path`` under ``robots_dir``; floating base, collision
     geometry) dropped in its neutral posture onto the ground, lowest point PEN deep, and settled for

@@ -28,6 +28,7 @@ from contact_scenes import (
     multigroup,
     pendulum_at_limit,
     pendulum_joint_friction,
+    plank_over_edge,
     quadrupeds_on_ground,
     robot_on_ground,
     skeleton_dofs,
@@ -518,6 +519,18 @@ def test_quadrupeds_sliding_and_side_by_side(robots_dir, names, slide):
     assert len(loaded) >= 2
     if len(names) == 2:  # both robots bear load: body names are qualified by their skeleton
         assert {a.split("/")[0] for a in loaded} == {"solo120", "solo121"}
+    assert_step_jacobians_match_fd(world, q, v, tau)
+
+
+def test_plank_tipping_over_a_table_edge():
+    """The contact points where the table's edge leaves the plank's face slide along the edge as the
+    plank turns: their Jacobians include that sliding (a point fixed in either body gives dv/dq wrong
+    by 0.8)."""
+    world, q, v, tau = plank_over_edge()
+    c = step_contacts(world, q, v, tau)
+    assert c.types == ["face_edge", "face_edge"] and c.body_a == ["plank", "plank"]
+    np.testing.assert_allclose(c.points[:, 0], 0.5, atol=1e-5)  # on the table's edge, within the depth
+    assert normal_classes(c) == ["clamping", "clamping"]
     assert_step_jacobians_match_fd(world, q, v, tau)
 
 

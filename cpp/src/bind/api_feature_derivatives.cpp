@@ -23,8 +23,9 @@ Vec3 readUnit(const double* x, const std::string& what) {
 }
 
 Feature readFeature(int kind, const double* p, const double* d, double margin, const std::string& side) {
-  RD_CHECK_ARG(kind >= 0 && kind <= 3,
-               "kind_" << side << " must be 0 (point), 1 (segment), 2 (face) or 3 (circle), got " << kind);
+  RD_CHECK_ARG(kind >= 0 && kind <= 4,
+               "kind_" << side << " must be 0 (point), 1 (segment), 2 (face), 3 (circle) or 4 (edge cut), got "
+                       << kind);
   RD_CHECK_ARG(std::isfinite(margin) && margin >= 0.0, "margin_" << side << " must be finite and >= 0, got " << margin);
   Feature f;
   f.kind = static_cast<FeatureKind>(kind);
@@ -42,16 +43,23 @@ Feature readFeature(int kind, const double* p, const double* d, double margin, c
 
 void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
                         double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
-                        double margin_b, const double* pose_b, const double* fallback, double* value,
-                        double* dpoint, double* dnormal, double* ddistance) {
+                        double margin_b, const double* pose_b, const double* fallback, const double* side_p,
+                        const double* side_n, double* value, double* dpoint, double* dnormal, double* ddistance) {
   Feature a = readFeature(kind_a, p_a, d_a, margin_a, "a");
-  const Feature b = readFeature(kind_b, p_b, d_b, margin_b, "b");
+  Feature b = readFeature(kind_b, p_b, d_b, margin_b, "b");
+  checkFinite(side_p, 3, "side_p");
+  const Vec3 sn = readUnit(side_n, "side_n");
+  for (Feature* f : {&a, &b}) {
+    if (f->kind != FeatureKind::Face) continue;
+    f->side_p = Vec3(side_p[0], side_p[1], side_p[2]);
+    f->side_n = sn;
+  }
   RD_CHECK_ARG(std::isfinite(radius_a) && radius_a >= 0.0 && std::isfinite(angle_a),
                "radius_a must be finite and >= 0 and angle_a finite, got " << radius_a << ", " << angle_a);
   a.radius = radius_a;
   a.angle = angle_a;
   RD_CHECK_ARG(b.kind != FeatureKind::Circle, "a circle feature can only be A (kind_a), against a face");
-  contactType(a.kind, b.kind);  // refuses face-face, face-segment and a circle against anything but a face
+  contactType(a.kind, b.kind);  // refuses face-face, face-segment, circles and edge cuts off a face
   const SE3 Ma = readPlacement(pose_a), Mb = readPlacement(pose_b);
   const Vec3 n0 = readUnit(fallback, "fallback normal");
   FeatureGeometry g;

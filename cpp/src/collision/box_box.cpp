@@ -54,15 +54,16 @@ void faceContacts(const CollisionShape& R, const SE3& Mr, int gr, const Collisio
   for (Vec3& p : ref) p = Mr.actPoint(p);
   for (Vec3& p : incident) p = Mi.actPoint(p);
   manifold::orderAround(ref, n_ref);
-  const std::vector<Vec3> clipped = manifold::clipToPrism(incident, ref, n_ref);
   const Vec3 face_point = Mr.actPoint(sr * R.half_extents[axis] * Vec3::Unit(axis));
   std::vector<Vec3> pts;
   std::vector<double> depth;
-  for (const Vec3& p : clipped) {
-    const double dist = n_ref.dot(p - face_point);
+  std::vector<manifold::ClippedPoint> kept;
+  for (const manifold::ClippedPoint& c : manifold::clipToPrism(incident, ref, n_ref)) {
+    const double dist = n_ref.dot(c.x - face_point);
     if (dist < margin) {
-      pts.push_back(p);
+      pts.push_back(c.x);
       depth.push_back(dist);
+      kept.push_back(c);
     }
   }
   Feature face;
@@ -70,10 +71,9 @@ void faceContacts(const CollisionShape& R, const SE3& Mr, int gr, const Collisio
   face.d = sr * Vec3::Unit(axis);
   face.p = R.half_extents[axis] * face.d;
   for (int k : manifold::reduceToFour(pts, depth)) {
-    Feature point;
-    point.kind = FeatureKind::Point;
-    point.p = Mi.R.transpose() * (pts[k] - Mi.p);
-    addContact(out, gr, gi, face, Mr, point, Mi, -n_ref);
+    Feature f = face, point;
+    manifold::clippedFeatures(kept[k], incident, ref, n_ref, Mr, Mi, f, point);
+    addContact(out, gr, gi, f, Mr, point, Mi, -n_ref);
   }
 }
 

@@ -121,11 +121,13 @@ void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   const Vec3 face_point = ref.front() + (top - n_ref.dot(ref.front())) * n_ref;
   std::vector<Vec3> pts;
   std::vector<double> depth;
-  for (const Vec3& p : manifold::clipToPrism(inc, ref, n_ref)) {
-    const double dist = n_ref.dot(p - face_point) - R.margin() - I.margin();
+  std::vector<manifold::ClippedPoint> kept;
+  for (const manifold::ClippedPoint& c : manifold::clipToPrism(inc, ref, n_ref)) {
+    const double dist = n_ref.dot(c.x - face_point) - R.margin() - I.margin();
     if (dist < margin) {
-      pts.push_back(p);
+      pts.push_back(c.x);
       depth.push_back(dist);
+      kept.push_back(c);
     }
   }
   if (pts.empty()) {  // the features only touch at their rims: the witness points describe it
@@ -139,11 +141,10 @@ void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   face.margin = R.margin();
   const std::size_t first = out.size();
   for (int k : manifold::reduceToFour(pts, depth)) {
-    Feature point;
-    point.kind = FeatureKind::Point;
-    point.p = Mi.R.transpose() * (pts[k] - Mi.p);
+    Feature f = face, point;
+    manifold::clippedFeatures(kept[k], inc, ref, n_ref, Mr, Mi, f, point);
     point.margin = I.margin();
-    addContact(out, a_ref ? ga : gb, a_ref ? gb : ga, face, Mr, point, Mi, -n_ref);
+    addContact(out, a_ref ? ga : gb, a_ref ? gb : ga, f, Mr, point, Mi, -n_ref);
   }
   if (!a_ref) swapRoles(out, first);
 }

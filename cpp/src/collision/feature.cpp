@@ -14,6 +14,8 @@ ContactType contactType(FeatureKind a, FeatureKind b) {
   if (a == K::Point && b == K::Segment) return ContactType::PointSegment;
   if (a == K::Segment && b == K::Point) return ContactType::SegmentPoint;
   if (a == K::Segment && b == K::Segment) return ContactType::SegmentSegment;
+  if (a == K::Face && b == K::EdgeCut) return ContactType::FaceEdge;
+  if (a == K::EdgeCut && b == K::Face) return ContactType::EdgeFace;
   RD_THROW(std::invalid_argument, "no contact type for feature kinds " << static_cast<int>(a) << " and "
                                                                          << static_cast<int>(b));
 }
@@ -27,6 +29,14 @@ Vec3 circlePoint(const Feature& f, const SE3& Ma, const Vec3& n) {
   return Ma.actPoint(f.p) + f.radius * (std::cos(f.angle) * e + std::sin(f.angle) * axis.cross(e));
 }
 
+Vec3 edgeCutPoint(const Feature& edge, const SE3& Me, const Feature& face, const SE3& Mf) {
+  const Vec3 c = Me.actPoint(edge.p), u = Me.R * edge.d;
+  const Vec3 sp = Mf.actPoint(face.side_p), sn = Mf.R * face.side_n;
+  const double den = sn.dot(u);
+  if (std::abs(den) <= kEdgeCutTolerance) return c;
+  return c + (sn.dot(sp - c) / den) * u;
+}
+
 namespace {
 
 // point x against the line through c with unit direction u: the foot of the perpendicular
@@ -36,8 +46,10 @@ Vec3 footOnLine(const Vec3& x, const Vec3& c, const Vec3& u) { return c + u.dot(
 void centresAndNormal(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb, const Vec3& fallback,
                       Vec3& ca, Vec3& cb, Vec3& n) {
   using K = FeatureKind;
-  const Vec3 pb = Mb.actPoint(b.p);
-  const Vec3 pa = a.kind == K::Circle ? circlePoint(a, Ma, Mb.R * b.d) : Ma.actPoint(a.p);
+  const Vec3 pb = b.kind == K::EdgeCut ? edgeCutPoint(b, Mb, a, Ma) : Mb.actPoint(b.p);
+  const Vec3 pa = a.kind == K::Circle    ? circlePoint(a, Ma, Mb.R * b.d)
+                  : a.kind == K::EdgeCut ? edgeCutPoint(a, Ma, b, Mb)
+                                         : Ma.actPoint(a.p);
   if (b.kind == K::Face) {  // point of A on the plane of B
     n = Mb.R * b.d;
     ca = pa;

@@ -93,6 +93,22 @@ Mat3x12 circlePointJacobian(const Feature& f, const SE3& Ma, const Vec3& n) {
   return pointJacobian(Ma.actPoint(f.p), kColA) + f.radius * (c * de + s * df);
 }
 
+// an EdgeCut's point x = c + t u, t = (sn . (sp - c)) / (sn . u): the edge (c, u) moves with its body
+// (columns col_e), the side plane (sp, sn) with the face's (col_f)
+Mat3x12 edgeCutPointJacobian(const Feature& edge, const SE3& Me, int col_e, const Feature& face, const SE3& Mf,
+                             int col_f) {
+  const Vec3 c = Me.actPoint(edge.p), u = Me.R * edge.d;
+  const Vec3 sp = Mf.actPoint(face.side_p), sn = Mf.R * face.side_n;
+  const Mat3x12 dc = pointJacobian(c, col_e);
+  const double den = sn.dot(u);
+  if (std::abs(den) <= kEdgeCutTolerance) return dc;  // evaluateFeatures' branch: the edge's point
+  const double t = sn.dot(sp - c) / den;
+  const Mat3x12 du = directionJacobian(u, col_e), dsn = directionJacobian(sn, col_f);
+  const Row12 dnum = (sp - c).transpose() * dsn + sn.transpose() * (pointJacobian(sp, col_f) - dc);
+  const Row12 dden = u.transpose() * dsn + sn.transpose() * du;
+  return dc + u * ((dnum - t * dden) / den) + t * du;
+}
+
 }  // namespace
 
 void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb,
@@ -102,20 +118,38 @@ void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& 
   value = evaluateFeatures(a, Ma, b, Mb, fallback_normal);
   const Vec3& n = value.normal;
   const Vec3 ca = value.point_a + a.margin * n, cb = value.point_b - b.margin * n;
-  const bool circle = a.kind == FeatureKind::Circle;  // (against a face: contactType refuses the rest)
-  const Vec3 pa = circle ? circlePoint(a, Ma, Mb.R * b.d) : Ma.actPoint(a.p), pb = Mb.actPoint(b.p);
-  const Mat3x12 dpa = circle ? circlePointJacobian(a, Ma, Mb.R * b.d) : pointJacobian(pa, kColA);
-  const Mat3x12 dpb = pointJacobian(pb, kColB);
+  // circles and edge cuts only stand against a face (contactType refuses the rest)
+  Vec3 pa, pb;
+  Mat3x12 dpa, dpb;
+  if (a.kind == FeatureKind::Circle) {
+    pa = circlePoint(a, Ma, Mb.R * b.d);
+    dpa = circlePointJacobian(a, Ma, Mb.R * b.d);
+  } else if (a.kind == FeatureKind::EdgeCut) {
+    pa = edgeCutPoint(a, Ma, b, Mb);
+    dpa = edgeCutPointJacobian(a, Ma, kColA, b, Mb, kColB);
+  } else {
+    pa = Ma.actPoint(a.p);
+    dpa = pointJacobian(pa, kColA);
+  }
+  if (b.kind == FeatureKind::EdgeCut) {
+    pb = edgeCutPoint(b, Mb, a, Ma);
+    dpb = edgeCutPointJacobian(b, Mb, kColB, a, Ma, kColA);
+  } else {
+    pb = Mb.actPoint(b.p);
+    dpb = pointJacobian(pb, kColB);
+  }
   Mat3x12 dca, dcb, dn;
   bool centre_normal = true;  // is n the direction of ca - cb (or the fallback)?
   switch (contactType(a.kind, b.kind)) {
     case ContactType::PointFace:  // the normal turns with B; B's witness is A's point on B's plane
+    case ContactType::EdgeFace:
       dn = directionJacobian(n, kColB);
       dca = dpa;
       dcb = planeFootJacobian(pa, pb, n, dpa, dpb, dn);
       centre_normal = false;
       break;
     case ContactType::FacePoint:  // n = -(A's outward normal) turns with A; A's witness is B's point on A's plane
+    case ContactType::FaceEdge:
       dn = directionJacobian(n, kColA);
       dcb = dpb;
       dca = planeFootJacobian(pb, pa, n, dpb, dpa, dn);

@@ -23,8 +23,22 @@ void orderAround(std::vector<Vec3>& pts, const Vec3& n) {
   for (std::size_t k = 0; k < pts.size(); ++k) pts[k] = keyed[k].second;
 }
 
-std::vector<Vec3> clipToPrism(const std::vector<Vec3>& incident, const std::vector<Vec3>& reference, const Vec3& n) {
-  std::vector<Vec3> poly = incident, next;
+std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
+                                      const Vec3& n) {
+  // every point carries the line the polygon follows from it to the next point: an incident edge
+  // (edge0, edge1), or the side plane of reference edge e (stored as edge0 = -1 - e)
+  struct Tracked {
+    ClippedPoint point;
+    int line0, line1;
+  };
+  const int k0 = static_cast<int>(incident.size());
+  std::vector<Tracked> poly, next;
+  for (int i = 0; i < k0; ++i) {
+    ClippedPoint c;
+    c.x = incident[i];
+    c.vertex = i;
+    poly.push_back({c, i, (i + 1) % k0});
+  }
   const std::size_t m = reference.size();
   for (std::size_t e = 0; e < m && !poly.empty(); ++e) {
     const Vec3& r0 = reference[e];
@@ -32,29 +46,67 @@ std::vector<Vec3> clipToPrism(const std::vector<Vec3>& incident, const std::vect
     const Vec3 inward = n.cross(r1 - r0);  // counter-clockwise order: the interior is on the left
     const double scale = (r1 - r0).norm();
     if (scale == 0.0) continue;
-    auto side = [&](const Vec3& p) { return inward.dot(p - r0) / scale; };
+    const int side_line = -1 - static_cast<int>(e);
+    auto side = [&](const Vec3& x) { return inward.dot(x - r0) / scale; };
+    // the point where the line from a (following a's line) to b crosses the side plane
+    auto cut = [&](const Tracked& a, const Tracked& b, double sa, double sb) {
+      Tracked t;
+      t.point.x = a.point.x + (sa / (sa - sb)) * (b.point.x - a.point.x);
+      if (a.line0 >= 0) {  // an incident edge crosses the side plane
+        t.point.edge0 = a.line0;
+        t.point.edge1 = a.line1;
+        t.point.side = static_cast<int>(e);
+      }  // else two side planes meet: a corner of the reference polygon, recorded as neither
+      t.line0 = a.line0;
+      t.line1 = a.line1;
+      return t;
+    };
     next.clear();
     const std::size_t k = poly.size();
-    auto cut = [&](const Vec3& a, const Vec3& b, double sa, double sb) { return Vec3(a + (sa / (sa - sb)) * (b - a)); };
     if (k == 1) {
-      if (side(poly[0]) >= 0.0) next.push_back(poly[0]);
+      if (side(poly[0].point.x) >= 0.0) next.push_back(poly[0]);
     } else if (k == 2) {  // a segment
-      const double sa = side(poly[0]), sb = side(poly[1]);
+      const double sa = side(poly[0].point.x), sb = side(poly[1].point.x);
       if (sa >= 0.0) next.push_back(poly[0]);
       if ((sa >= 0.0) != (sb >= 0.0)) next.push_back(cut(poly[0], poly[1], sa, sb));
       if (sb >= 0.0) next.push_back(poly[1]);
     } else {  // Sutherland-Hodgman on the closed polygon
       for (std::size_t i = 0; i < k; ++i) {
-        const Vec3& prev = poly[(i + k - 1) % k];
-        const Vec3& cur = poly[i];
-        const double sp = side(prev), sc = side(cur);
-        if ((sp >= 0.0) != (sc >= 0.0)) next.push_back(cut(prev, cur, sp, sc));
+        const Tracked& prev = poly[(i + k - 1) % k];
+        const Tracked& cur = poly[i];
+        const double sp = side(prev.point.x), sc = side(cur.point.x);
+        if ((sp >= 0.0) != (sc >= 0.0)) {
+          next.push_back(cut(prev, cur, sp, sc));
+          if (sp >= 0.0) {  // leaving: the polygon goes on along the side plane
+            next.back().line0 = side_line;
+            next.back().line1 = side_line;
+          }
+        }
         if (sc >= 0.0) next.push_back(cur);
       }
     }
     poly.swap(next);
   }
-  return poly;
+  std::vector<ClippedPoint> out;
+  out.reserve(poly.size());
+  for (const Tracked& t : poly) out.push_back(t.point);
+  return out;
+}
+
+void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
+                     const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& face, Feature& inc) {
+  inc.kind = FeatureKind::Point;
+  inc.p = Mi.R.transpose() * (c.x - Mi.p);
+  if (c.edge0 < 0) return;
+  const Vec3 along = incident[c.edge1] - incident[c.edge0];
+  const Vec3& r0 = reference[c.side];
+  const Vec3 inward = n.cross(reference[(c.side + 1) % reference.size()] - r0);
+  if (along.norm() == 0.0 || inward.norm() == 0.0) return;
+  inc.kind = FeatureKind::EdgeCut;
+  inc.p = Mi.R.transpose() * (incident[c.edge0] - Mi.p);
+  inc.d = Mi.R.transpose() * along.normalized();
+  face.side_p = Mr.R.transpose() * (r0 - Mr.p);
+  face.side_n = Mr.R.transpose() * inward.normalized();
 }
 
 std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth) {

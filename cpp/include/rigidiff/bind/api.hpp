@@ -118,14 +118,15 @@ void shapeDistance(int type_a, const double* params_a, const double* vertices_a,
 // ---- feature-contact derivatives, for tests (api_feature_derivatives.cpp; collision/feature_derivatives.hpp)
 /// Value and first derivatives of a feature pair under world twists of A and B (12 columns: v_a, w_a,
 /// v_b, w_b). Each feature: kind code (collision/feature.hpp: 0 point, 1 segment, 2 face, 3 circle, A
-/// only), p (3), d (3, unit for segments, faces and circles, finite for points) and margin >= 0; A's
-/// circle radius and angle; placements as 12 numbers (rotation row-major, then translation); fallback
-/// (3, unit). Outputs: value (7: point, normal, distance), dpoint and dnormal (3 x 12, row-major),
-/// ddistance (12).
+/// only, 4 edge cut), p (3), d (3, unit for segments, faces, circles and edge cuts, finite for points)
+/// and margin >= 0; A's circle radius and angle; placements as 12 numbers (rotation row-major, then
+/// translation); fallback (3, unit); the side plane (side_p (3), side_n (3, unit)) that the face
+/// carries against an edge cut. Outputs: value (7: point, normal, distance), dpoint and dnormal
+/// (3 x 12, row-major), ddistance (12).
 void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
                         double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
-                        double margin_b, const double* pose_b, const double* fallback, double* value,
-                        double* dpoint, double* dnormal, double* ddistance);
+                        double margin_b, const double* pose_b, const double* fallback, const double* side_p,
+                        const double* side_n, double* value, double* dpoint, double* dnormal, double* ddistance);
 
 // ---- collision model and contact queries (api_collision_model.cpp)
 /// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance).

@@ -17,6 +17,10 @@ enum class FeatureKind : int {
   /// point at `angle` (about d) from the circle's deepest point towards the other side's face. Only
   /// against a Face; it is a PointFace contact whose point follows the support of the circle.
   Circle = 3,
+  /// an edge (the line through p with direction d) that the other side's face polygon clips: the point
+  /// where the line crosses the side plane that the other side's Face carries (side_p, side_n). The
+  /// point slides along the edge as the face moves. Only against a Face.
+  EdgeCut = 4,
 };
 
 /// One side of a contact, in the frame of its geometry.
@@ -27,6 +31,8 @@ struct Feature {
   double margin = 0.0;         ///< radius around the feature (sphere, capsule), 0 for polytopes
   double radius = 0.0;         ///< Circle: its radius
   double angle = 0.0;          ///< Circle: angle of the point from the support direction, about d
+  Vec3 side_p = Vec3::Zero();  ///< Face against an EdgeCut: a point of the side plane that cuts the edge
+  Vec3 side_n = Vec3::UnitX(); ///< Face against an EdgeCut: the side plane's unit normal
 };
 
 /// A circle's support direction has no meaning when its plane is parallel to the face: below this
@@ -37,6 +43,14 @@ constexpr double kCircleTiltTolerance = 1e-12;
 /// A): centre + radius (cos angle e + sin angle (axis x e)), e the unit in-plane direction opposite to n.
 Vec3 circlePoint(const Feature& f, const SE3& Ma, const Vec3& n);
 
+/// An edge's direction within this of parallel to the side plane cutting it leaves the cut point on the
+/// edge's reference point (the narrow phase only cuts edges that cross the plane).
+constexpr double kEdgeCutTolerance = 1e-12;
+
+/// World point of an EdgeCut feature (placement Me) where its line crosses the side plane carried by
+/// the Face feature `face` (placement Mf).
+Vec3 edgeCutPoint(const Feature& edge, const SE3& Me, const Feature& face, const SE3& Mf);
+
 /// The pair of feature kinds (A first), as reported to users.
 enum class ContactType : int {
   PointFace = 0,       ///< vertex or sphere of A on a face of B
@@ -45,10 +59,12 @@ enum class ContactType : int {
   PointSegment = 3,    ///< sphere or vertex of A against an edge or capsule axis of B
   SegmentPoint = 4,    ///< edge or capsule axis of A against a sphere or vertex of B
   SegmentSegment = 5,  ///< edge-edge, capsule-capsule, capsule-edge
+  FaceEdge = 6,        ///< face of A on the point where an edge of B leaves the face (clipped patches)
+  EdgeFace = 7,        ///< the point where an edge of A leaves a face of B, on that face
 };
 
 /// Contact type of a feature pair; throws invalid_argument for face-face, face-segment (never produced:
-/// those patches are reported as several point-face contacts).
+/// those patches are reported as several point-face and edge-cut contacts).
 ContactType contactType(FeatureKind a, FeatureKind b);
 
 /// Two lines count as parallel when 1 - (ua . ub)^2 is at most this (evaluateFeatures and its derivatives

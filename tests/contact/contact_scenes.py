@@ -600,6 +600,16 @@ def plank_over_edge(spin=2.0):
     return new_world(table, sk), q, v, np.zeros(6)
 
 
+def box_on_offset_box(spin=(0.3, -0.5, 2.0)):
+    """A 0.2 m cube of 1 kg on a welded cube of the same size, shifted by (5, 5) cm, PEN deep (friction
+    0.8), spinning at `spin` rad/s: the patch is a square with a corner of either box and two edge
+    crossings, and the spin loads the top box's corner and one crossing."""
+    base = welded_box("base", (0.2, 0.2, 0.2), (0.0, 0.0, -0.1), friction=0.8)
+    sk = rd.Skeleton("top")
+    box_body(sk, "top", (0.2, 0.2, 0.2), 1.0, rd.FreeJoint("top_free"), friction=0.8)
+    return new_world(base, sk), free_q((0.05, 0.05, 0.1 - PEN)), np.r_[0.0, 0.0, 0.0, spin], np.zeros(6)
+
+
 def robot_on_ground(robots_dir, rel_path, settle_steps=300, friction=0.8):
     """A robot of example-robot-data (``rel_path`` under ``robots_dir``; floating base, collision
     geometry) dropped in its neutral posture onto the ground, lowest point PEN deep, and settled for

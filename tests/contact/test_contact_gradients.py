@@ -21,6 +21,7 @@ from contact_scenes import (
     arm_against_wall,
     block_on_ground,
     bouncing_block,
+    box_on_offset_box,
     cartpole_on_ground,
     cylinder_on_ground,
     double_pendulum_limit_and_friction,
@@ -531,6 +532,20 @@ def test_plank_tipping_over_a_table_edge():
     assert c.types == ["face_edge", "face_edge"] and c.body_a == ["plank", "plank"]
     np.testing.assert_allclose(c.points[:, 0], 0.5, atol=1e-5)  # on the table's edge, within the depth
     assert normal_classes(c) == ["clamping", "clamping"]
+    assert_step_jacobians_match_fd(world, q, v, tau)
+
+
+def test_box_on_a_shifted_box():
+    """Two equal cubes stacked with an offset touch on a square whose corners are a corner of the top
+    box (on the lower box's face), a corner of the lower box (on the top box's face) and two edge
+    crossings: each kind with its own derivatives (a corner of either face taken as the lower box's point
+    gives dv/dq wrong by 1.8)."""
+    world, q, v, tau = box_on_offset_box()
+    c = step_contacts(world, q, v, tau)
+    kinds = dict(zip(map(tuple, np.round(c.points[:, :2], 6)), c.types))
+    assert kinds == {(-0.05, -0.05): "point_face", (0.1, 0.1): "face_point", (0.1, -0.05): "face_edge",
+                     (-0.05, 0.1): "face_edge"}
+    assert normal_classes(c).count("clamping") >= 2
     assert_step_jacobians_match_fd(world, q, v, tau)
 
 

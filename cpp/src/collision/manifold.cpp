@@ -56,7 +56,11 @@ std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const s
         t.point.edge0 = a.line0;
         t.point.edge1 = a.line1;
         t.point.side = static_cast<int>(e);
-      }  // else two side planes meet: a corner of the reference polygon, recorded as neither
+      } else {  // two side planes meet: below the reference point they share, if adjacent
+        const std::size_t s = static_cast<std::size_t>(-1 - a.line0);
+        if ((s + 1) % m == e) t.point.corner = static_cast<int>(e);
+        if ((e + 1) % m == s) t.point.corner = static_cast<int>(s);
+      }
       t.line0 = a.line0;
       t.line1 = a.line1;
       return t;
@@ -94,9 +98,22 @@ std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const s
 }
 
 void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
-                     const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& face, Feature& inc) {
+                     const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& ref, Feature& inc) {
   inc.kind = FeatureKind::Point;
   inc.p = Mi.R.transpose() * (c.x - Mi.p);
+  if (c.corner >= 0 && incident.size() >= 3) {
+    // the incident face's outward normal (Newell), facing the reference side: against n
+    Vec3 nf = Vec3::Zero();
+    for (std::size_t k = 0; k < incident.size(); ++k) nf += incident[k].cross(incident[(k + 1) % incident.size()]);
+    if (nf.norm() == 0.0) return;
+    if (nf.dot(n) > 0.0) nf = -nf;
+    ref.kind = FeatureKind::Point;
+    ref.p = Mr.R.transpose() * (reference[c.corner] - Mr.p);
+    inc.kind = FeatureKind::Face;
+    inc.p = Mi.R.transpose() * (incident[0] - Mi.p);
+    inc.d = Mi.R.transpose() * nf.normalized();
+    return;
+  }
   if (c.edge0 < 0) return;
   const Vec3 along = incident[c.edge1] - incident[c.edge0];
   const Vec3& r0 = reference[c.side];
@@ -105,8 +122,8 @@ void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, c
   inc.kind = FeatureKind::EdgeCut;
   inc.p = Mi.R.transpose() * (incident[c.edge0] - Mi.p);
   inc.d = Mi.R.transpose() * along.normalized();
-  face.side_p = Mr.R.transpose() * (r0 - Mr.p);
-  face.side_n = Mr.R.transpose() * inward.normalized();
+  ref.side_p = Mr.R.transpose() * (r0 - Mr.p);
+  ref.side_n = Mr.R.transpose() * inward.normalized();
 }
 
 std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth) {

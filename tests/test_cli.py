@@ -1,6 +1,7 @@
 """The rigidiff command: demo, info and simulate."""
 
 import numpy as np
+import pytest
 
 import rigidiff as rd
 from rigidiff.cli import main
@@ -33,3 +34,23 @@ def test_errors_are_reported_not_raised(tmp_path, capsys):
     assert "error" in capsys.readouterr().err
     assert main(["simulate", rd.models.path("double_pendulum"), "--q0", "1,2,3", "--out", str(tmp_path / "x")]) == 1
     assert "--q0 must have 2" in capsys.readouterr().err
+
+
+def test_lenient_loads_what_strict_refuses(tmp_path, capsys):
+    """A link whose inertia is not positive semi-definite (as tiago's antennas): refused with a hint to
+    --lenient, loaded with a warning under it."""
+    urdf = tmp_path / "bad_inertia.urdf"
+    urdf.write_text("""<robot name="r">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="5e-3" ixz="0" iyz="0"/>
+  </inertial></link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>
+</robot>""")
+    assert main(["info", str(urdf)]) == 1
+    err = capsys.readouterr().err
+    assert "'arm'" in err and "positive semi-definite" in err and "--lenient" in err
+    with pytest.warns(UserWarning) as record:  # two: the raised moments then break the triangle inequality
+        assert main(["info", str(urdf), "--lenient"]) == 0
+    assert any("positive semi-definite" in str(w.message) for w in record)
+    assert "nq = 1, nv = 1" in capsys.readouterr().out

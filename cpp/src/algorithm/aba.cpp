@@ -58,7 +58,6 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       const Vec6 Ud = dinv * U;
       Mat6& Ip = data.Yaba[p];
       for (int col = 0; col < 6; ++col) Ip.col(col) += Ia.col(col) - U[col] * Ud;
-      continue;
     } else {
       if (!detail::invertJointInertia(model, data, oS, i, extra_diag))
         detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN);
@@ -72,9 +71,9 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       Ia.noalias() -= UD * U.transpose();
       pa.noalias() += Ia * data.oc[i];
       pa.noalias() += UD * u;
+      data.Yaba[p] += Ia;
+      data.pA[p] += pa;
     }
-    data.Yaba[p] += Ia;
-    data.pA[p] += pa;
   }
   Vec6 a_world = Vec6::Zero();
   a_world.head<3>() = -model.gravity;

@@ -54,27 +54,11 @@ void faceContacts(const CollisionShape& R, const SE3& Mr, int gr, const Collisio
   for (Vec3& p : ref) p = Mr.actPoint(p);
   for (Vec3& p : incident) p = Mi.actPoint(p);
   manifold::orderAround(ref, n_ref);
-  const Vec3 face_point = Mr.actPoint(sr * R.half_extents[axis] * Vec3::Unit(axis));
-  std::vector<Vec3> pts;
-  std::vector<double> depth;
-  std::vector<manifold::ClippedPoint> kept;
-  for (const manifold::ClippedPoint& c : manifold::clipToPrism(incident, ref, n_ref)) {
-    const double dist = n_ref.dot(c.x - face_point);
-    if (dist < margin) {
-      pts.push_back(c.x);
-      depth.push_back(dist);
-      kept.push_back(c);
-    }
-  }
   Feature face;
   face.kind = FeatureKind::Face;
   face.d = sr * Vec3::Unit(axis);
   face.p = R.half_extents[axis] * face.d;
-  for (int k : manifold::reduceToFour(pts, depth)) {
-    Feature f = face, point;
-    manifold::clippedFeatures(kept[k], incident, ref, n_ref, Mr, Mi, f, point);
-    addContact(out, gr, gi, f, Mr, point, Mi, -n_ref);
-  }
+  clippedPatchContacts(face, ref, n_ref, Mr, gr, incident, 0.0, Mi, gi, margin, out);
 }
 
 // the edge of a box along `axis` that is extreme along the world direction L (local frame)

@@ -119,32 +119,16 @@ void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   double top = -INFINITY;
   for (const Vec3& p : ref) top = std::max(top, n_ref.dot(p));
   const Vec3 face_point = ref.front() + (top - n_ref.dot(ref.front())) * n_ref;
-  std::vector<Vec3> pts;
-  std::vector<double> depth;
-  std::vector<manifold::ClippedPoint> kept;
-  for (const manifold::ClippedPoint& c : manifold::clipToPrism(inc, ref, n_ref)) {
-    const double dist = n_ref.dot(c.x - face_point) - R.margin() - I.margin();
-    if (dist < margin) {
-      pts.push_back(c.x);
-      depth.push_back(dist);
-      kept.push_back(c);
-    }
-  }
-  if (pts.empty()) {  // the features only touch at their rims: the witness points describe it
-    witnessContact();
-    return;
-  }
   Feature face;
   face.kind = FeatureKind::Face;
   face.p = Mr.R.transpose() * (face_point - Mr.p);
   face.d = Mr.R.transpose() * n_ref;
   face.margin = R.margin();
   const std::size_t first = out.size();
-  for (int k : manifold::reduceToFour(pts, depth)) {
-    Feature f = face, point;
-    manifold::clippedFeatures(kept[k], inc, ref, n_ref, Mr, Mi, f, point);
-    point.margin = I.margin();
-    addContact(out, a_ref ? ga : gb, a_ref ? gb : ga, f, Mr, point, Mi, -n_ref);
+  if (clippedPatchContacts(face, ref, n_ref, Mr, a_ref ? ga : gb, inc, I.margin(), Mi, a_ref ? gb : ga, margin,
+                           out) == 0) {
+    witnessContact();  // the features only touch at their rims: the witness points describe it
+    return;
   }
   if (!a_ref) swapRoles(out, first);
 }

@@ -2,11 +2,37 @@
 
 #include <utility>
 
+#include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/macros.hpp"
 
 namespace rigidiff {
 
 namespace narrowphase {
+
+int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference, const Vec3& n_ref, const SE3& Mr,
+                         int gr, const std::vector<Vec3>& incident, double inc_margin, const SE3& Mi, int gi,
+                         double margin, std::vector<Contact>& out) {
+  const Vec3 face_point = Mr.actPoint(face.p);
+  std::vector<Vec3> pts;
+  std::vector<double> depth;
+  std::vector<manifold::ClippedPoint> kept;
+  for (const manifold::ClippedPoint& c : manifold::clipToPrism(incident, reference, n_ref)) {
+    const double gap = n_ref.dot(c.x - face_point) - face.margin - inc_margin;
+    if (gap < margin) {
+      pts.push_back(c.x);
+      depth.push_back(gap);
+      kept.push_back(c);
+    }
+  }
+  const std::vector<int> four = manifold::reduceToFour(pts, depth);
+  for (int k : four) {
+    Feature ref = face, inc;
+    manifold::clippedFeatures(kept[k], incident, reference, n_ref, Mr, Mi, ref, inc);
+    inc.margin = inc_margin;
+    addContact(out, gr, gi, ref, Mr, inc, Mi, -n_ref);
+  }
+  return static_cast<int>(four.size());
+}
 
 void swapRoles(std::vector<Contact>& out, std::size_t first) {
   for (std::size_t k = first; k < out.size(); ++k) {

@@ -36,6 +36,13 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
               double margin, std::vector<Contact>& out);
 /// Swaps the roles of A and B in the contacts out[first:] (features, geometries, normal, type).
 void swapRoles(std::vector<Contact>& out, std::size_t first);
+/// The contacts of a face patch: the reference face `face` (of geometry gr, placed by Mr; world polygon
+/// `reference`, ordered about its outward normal n_ref) clips the incident polygon (gi, Mi; world, ordered
+/// around its boundary; its margin inc_margin), and the clipped points whose gap to the face (both margins
+/// off) is below `margin` give at most four contacts, with the reference side as A. Returns how many.
+int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference, const Vec3& n_ref, const SE3& Mr,
+                         int gr, const std::vector<Vec3>& incident, double inc_margin, const SE3& Mi, int gi,
+                         double margin, std::vector<Contact>& out);
 }  // namespace narrowphase
 
 }  // namespace rigidiff

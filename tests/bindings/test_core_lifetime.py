@@ -227,18 +227,34 @@ def _max_gap_while(fn):
     return gap, span[0]
 
 
+def _call_lasting(make_call, seconds, n=10_000, max_n=10_000_000):
+    """A call of make_call(n) sized on this machine: n doubles until one call lasts at least `seconds`, so the
+    test proves the same thing on a fast idle machine and on a slow loaded one."""
+    while True:
+        fn = make_call(n)
+        t0 = time.perf_counter()
+        fn()
+        if time.perf_counter() - t0 >= seconds or n >= max_n:
+            return fn
+        n *= 2
+
+
 @pytest.mark.parametrize("call", ["rollout", "step_batch"])
 def test_long_calls_release_the_gil(call):
     """While a long rollout / batch runs in one thread, Python code keeps running in another: the longest
-    pause of a Python loop is a fraction of the call (holding the GIL would stall it for the whole call)."""
+    pause of a Python loop is a fraction of the call (holding the GIL would stall it for the whole call).
+    The call's length is calibrated first, so that the assertion does not depend on the machine's speed."""
     w = arm_world()
     q = w.neutral_configuration()
     if call == "rollout":
-        taus = np.zeros((100_000, w.nv))
-        fn = lambda: w.rollout(q, np.zeros(w.nv), taus)  # noqa: E731  (hanging at rest: stable for any length)
+        def make_call(n):
+            taus = np.zeros((n, w.nv))  # hanging at rest: stable for any length
+            return lambda: w.rollout(q, np.zeros(w.nv), taus)
     else:
-        Q, V, TAU = _batch(w, 100_000, seed=1)
-        fn = lambda: w.step_batch(Q, V, TAU, threads=1)  # noqa: E731
+        def make_call(n):
+            Q, V, TAU = _batch(w, n, seed=1)
+            return lambda: w.step_batch(Q, V, TAU, threads=1)
+    fn = _call_lasting(make_call, seconds=0.3)
     gap, duration = _max_gap_while(fn)
     assert duration > 0.1, "the call is too short to tell"
     assert gap < 0.5 * duration, f"Python stalled {gap:.3f} s during a {duration:.3f} s call"

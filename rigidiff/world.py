@@ -64,6 +64,19 @@ def _random_quaternion(rng) -> np.ndarray:
     return q if q[3] >= 0 else -q
 
 
+def _rotation_exp(w: np.ndarray) -> np.ndarray:
+    """(N, 3, 3) rotation matrices exp([w]x) of the rows of w (N, 3) (Rodrigues' formula)."""
+    t = np.linalg.norm(w, axis=1)[:, None, None]
+    K = np.zeros((len(w), 3, 3))
+    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -w[:, 2], w[:, 1], -w[:, 0]
+    K -= K.transpose(0, 2, 1)
+    small = t < 1e-8
+    safe = np.where(small, 1.0, t)
+    a = np.where(small, 1.0 - t**2 / 6.0, np.sin(safe) / safe)
+    b = np.where(small, 0.5 - t**2 / 24.0, (1.0 - np.cos(safe)) / safe**2)
+    return np.eye(3) + a * K + b * (K @ K)
+
+
 _WIDEST_SAMPLED_SPAN = 1e6
 
 
@@ -419,6 +432,41 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 4096:
             raise ValueError(f"threads must be an integer in [1, 4096], got {threads!r}")
         return self._core_step_batch(Q, V, TAU, int(threads))
+
+    def step_acceleration(self, v, v_next) -> np.ndarray:
+        """The acceleration a of a step from velocity v to v_next: the a with
+        ``inverse_dynamics(q, v, a)`` equal to the generalized forces that acted in the step (torques,
+        damping and springs, constraint impulses / dt), for recorded (v, v_next) pairs.
+
+        It is (v_next - v) / dt for every joint but free joints, which move on R^3 x SO(3): their v_next
+        holds the linear velocity re-expressed in the joint's new frame, taken back to the frame the step
+        started from, and the frame-turn term w x u is removed (docs/conventions.md, Time stepping).
+
+        Args:
+            v, v_next: (nv,) or (N, nv) velocities, v_next one step after v.
+        Returns:
+            a, shaped like v.
+        """
+        self._ensure_compiled()
+        v = np.asarray(v, dtype=np.float64)
+        if v.ndim not in (1, 2) or v.shape[-1] != self.nv:
+            raise ValueError(f"v must have shape (nv,) or (N, nv) with nv = {self.nv}, got {v.shape}")
+        v_next = as_array(v_next, v.shape, "v_next")
+        if not np.all(np.isfinite(v)):
+            raise ValueError("v has non-finite entries")
+        one = v.ndim == 1
+        v, v_next = np.atleast_2d(v), np.atleast_2d(v_next)
+        dt = self._dt
+        a = (v_next - v) / dt
+        for _, body, _, vi in self._joint_table:
+            if body.joint.type != "free":
+                continue
+            u, w = v[:, vi:vi + 3], v[:, vi + 3:vi + 6]
+            u_next, w_next = v_next[:, vi:vi + 3], v_next[:, vi + 3:vi + 6]
+            # u~ = E u_next with E = exp(dt w_next): the step velocity in the start frame
+            u_step = np.einsum("nij,nj->ni", _rotation_exp(dt * w_next), u_next)
+            a[:, vi:vi + 3] = (u_step - u) / dt - np.cross(w, u)
+        return a[0] if one else a
 
     # ------------------------------------------------------------------ stateful convenience
     @property

@@ -35,7 +35,11 @@ def fit_regressor(work: World, recs, idx, x0, lower, upper, max_iterations, tol)
         effort[info.v_index:info.v_index + info.nv] = info.effort_limit
     fit_gravity = any(kinds[i][0] == "gravity" for i in idx)
     gravity = work.gravity
-    states = [(Q[t], V[t], (V[t + 1] - V[t]) / dt, V[t + 1], TAU[t]) for Q, V, TAU in recs for t in range(len(TAU))]
+    # a from the recorded velocities (free joints move on R^3 x SO(3): World.step_acceleration), and the
+    # velocity v + dt a that the implicit damping and springs act on
+    accelerations = [work.step_acceleration(V[:-1], V[1:]) for _, V, _ in recs]
+    states = [(Q[t], V[t], A[t], V[t] + dt * A[t], TAU[t])
+              for (Q, V, TAU), A in zip(recs, accelerations) for t in range(len(TAU))]
 
     def stacked_regressor(g):
         work.gravity = g

@@ -73,7 +73,10 @@ def test_a_bowl_holds_a_ball_below_its_rim():
     world.add_skeleton(free_skeleton("ball", rd.Sphere(0.05)))
     Q, V = world.rollout(np.array([0.05, 0, 0.1, *IDENTITY]), np.zeros(6), np.zeros((3000, 6)))
     assert Q[-1, 2] < -0.2  # near the bottom (-0.25), far below the hull's top (0)
-    assert np.linalg.norm(Q[-1, :3] - [0, 0, -0.25]) < 0.03
+    # it rolls to and fro on the inside (nothing dissipates rolling): always 0.25 from the bowl's centre
+    # (0.3 - 0.05, less the facets' sag), never far from the bottom
+    np.testing.assert_allclose(np.linalg.norm(Q[500:, :3], axis=1), 0.25, atol=2e-3)
+    assert np.abs(Q[500:, 0]).max() < 0.1
 
 
 def test_a_flat_terrain_mesh_carries_a_box_like_a_plane():
@@ -97,7 +100,7 @@ def test_bodies_settle_on_bumpy_terrain_and_rings_on_rings():
     world.add_skeleton(free_skeleton("box", rd.Box((0.2, 0.2, 0.2)), friction=0.9))
     world.add_skeleton(free_skeleton("ring", rd.Mesh(RING), friction=0.9))
     q = np.array([0.3, 0.2, 0.25, *IDENTITY, -0.4, -0.3, 0.3, *IDENTITY])
-    Q, V = world.rollout(q, np.zeros(12), np.zeros((1500, 12)))
+    Q, V = world.rollout(q, np.zeros(12), np.zeros((2000, 12)))
     assert np.abs(V[-1]).max() < 0.05
     c = world.collide(Q[-1])
     assert {"box/box", "ring/ring"} <= set(c.body_a) | set(c.body_b) or {"box", "ring"} <= set(c.body_a)

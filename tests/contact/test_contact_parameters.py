@@ -92,7 +92,9 @@ def test_sticking_friction_does_not_depend_on_its_coefficient():
 
 @pytest.mark.parametrize("combine", ["max", "mean"])
 def test_restitution_jacobian_of_a_bouncing_ball(combine):
-    world = shape_on_ground(rd.Sphere(0.1), e_ground=0.5, e_body=0.7)
+    # frictionless: the ball does not start spinning, so v' is the velocity that moved q (a spinning
+    # free body's v' holds its linear velocity re-expressed in its new frame, docs/conventions.md)
+    world = shape_on_ground(rd.Sphere(0.1), mu_ground=0.0, mu_body=0.0, e_ground=0.5, e_body=0.7)
     world.contact_options(restitution_combine=combine, bounce_correction=False)
     q = world.neutral_configuration()
     q[2] = 0.1 - 1e-5

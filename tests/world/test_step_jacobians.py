@@ -124,10 +124,21 @@ def test_without_passive_terms_agrees_with_pinocchio(robots_dir):
     dt = world.dt
     J = world.step_jacobians(q, v, tau)
     pin.computeABADerivatives(pm, pd, to_pin_q(world, q), v, tau)
-    assert_close(J.dv_dq, dt * pd.ddq_dq, rtol=1e-8, floor=1.0)
-    assert_close(J.dv_dv, np.eye(world.nv) + dt * pd.ddq_dv, rtol=1e-8, floor=1.0)
-    dstep = dt * J.v_next
-    d_int_q = pin.dIntegrate(pm, to_pin_q(world, q), dstep, pin.ArgumentPosition.ARG0)
-    d_int_v = pin.dIntegrate(pm, to_pin_q(world, q), dstep, pin.ArgumentPosition.ARG1)
-    assert_close(J.dq_dq, d_int_q + dt * d_int_v @ J.dv_dq, rtol=1e-8, floor=1.0)
-    assert_close(J.dq_dv, dt * d_int_v @ J.dv_dv, rtol=1e-8, floor=1.0)
+    # the base is a free joint (dofs 0:6), which the step moves on R^3 x SO(3) (docs/conventions.md): the
+    # step velocity v~ = v + dt a + dt (w x u, 0), then q' = (p + dt R u~, R exp(dt w~)) and
+    # v' = (E^T u~, w~), E = exp(dt w~)
+    u, w = v[:3], v[3:6]
+    S = np.zeros((world.nv, world.nv))
+    S[:3, :3], S[:3, 3:6] = dt * pin.skew(w), -dt * pin.skew(u)
+    dvs_dq, dvs_dv = dt * pd.ddq_dq, np.eye(world.nv) + dt * pd.ddq_dv + S
+    E = pin.exp3(dt * J.v_next[3:6])
+    u_step = E @ J.v_next[:3]
+    T = np.eye(world.nv)
+    T[:3, :3], T[:3, 3:6] = E.T, dt * pin.skew(J.v_next[:3]) @ pin.Jexp3(dt * J.v_next[3:6])
+    assert_close(J.dv_dq, T @ dvs_dq, rtol=1e-8, floor=1.0)
+    assert_close(J.dv_dv, T @ dvs_dv, rtol=1e-8, floor=1.0)
+    A0, A1 = np.eye(world.nv), np.eye(world.nv)  # the joints other than the base add
+    A0[:3, :3], A0[:3, 3:6], A0[3:6, 3:6] = E.T, -E.T @ pin.skew(dt * u_step), E.T
+    A1[:3, :3], A1[3:6, 3:6] = E.T, pin.Jexp3(dt * J.v_next[3:6])
+    assert_close(J.dq_dq, A0 + dt * A1 @ dvs_dq, rtol=1e-8, floor=1.0)
+    assert_close(J.dq_dv, dt * A1 @ dvs_dv, rtol=1e-8, floor=1.0)

@@ -15,11 +15,11 @@ int quaternionOffset(const JointModel& j) {
 }
 }  // namespace
 
-void integrate(const Model& model, const double* q, const double* dv, double* q_out) {
+void integrate(const Model& model, const double* q, const double* dv, double* q_out, Motion motion) {
   double buf[7];
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
-    jointIntegrate(j, q + j.idx_q, dv + j.idx_v, buf);
+    jointIntegrate(j, q + j.idx_q, dv + j.idx_v, buf, motion);
     for (int k = 0; k < j.nq; ++k) q_out[j.idx_q + k] = buf[k];
   }
 }

@@ -69,7 +69,7 @@ Mat3 se2AdExpInv(const double* x) {
 
 }  // namespace
 
-void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& B) {
+void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& B, Motion motion) {
   B.resize(j.nv, j.nv);
   switch (j.type) {
     case JointType::Ball: {
@@ -81,6 +81,19 @@ void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& 
       break;
     }
     case JointType::Free: {
+      if (motion == Motion::Step) {  // p' = p + R x_lin, R' = R E
+        const Vec3 lin(x[0], x[1], x[2]), ang(x[3], x[4], x[5]);
+        const Mat3 Et = exp3(ang).transpose();
+        B.setZero();
+        B.topLeftCorner<3, 3>() = Et;
+        if (arg == 0) {
+          B.topRightCorner<3, 3>() = -Et * skew(lin);
+          B.bottomRightCorner<3, 3>() = Et;
+        } else {
+          B.bottomRightCorner<3, 3>() = Jr3(ang);
+        }
+        break;
+      }
       const Vec6 tw = Eigen::Map<const Vec6>(x);
       if (arg == 0)
         B = exp6(tw).inverse().actionMatrix();
@@ -124,14 +137,14 @@ Mat3 unitQuaternionRotation(const double* q, Vec4& qhat, double& norm) {
 
 }  // namespace
 
-void dIntegrate(const Model& model, const double* /*q*/, const double* dv, int arg, double* Jp) {
+void dIntegrate(const Model& model, const double* /*q*/, const double* dv, int arg, double* Jp, Motion motion) {
   RD_CHECK_ARG(arg == 0 || arg == 1, "dIntegrate: arg must be 0 (d/dq) or 1 (d/d dv), got " << arg);
   Eigen::Map<MatX> J(Jp, model.nv, model.nv);
   J.setZero();
   MatJJ B;
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
-    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B, motion);
     J.block(j.idx_v, j.idx_v, j.nv, j.nv) = B;
   }
 }
@@ -148,7 +161,8 @@ void dDifference(const Model& model, const double* q0, const double* q1, int arg
   }
 }
 
-void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out) {
+void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out,
+                                Motion motion) {
   RD_CHECK_ARG(arg == 0 || arg == 1, "dIntegrateTransposeProduct: arg must be 0 or 1, got " << arg);
   MatJJ B;
   for (int i = 1; i < model.njoints; ++i) {
@@ -159,7 +173,7 @@ void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, c
       oj = gj;
       continue;
     }
-    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B, motion);
     oj.noalias() = B.transpose() * gj;
   }
 }

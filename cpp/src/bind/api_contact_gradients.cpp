@@ -9,6 +9,7 @@
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/world/contact_step_derivatives.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
 
 namespace rigidiff {
@@ -93,10 +94,11 @@ void transposeProducts(const Model& m, const double* jac, const double* pjac, in
 // joint rows keep their classes. Returns false if this mode is the solved one.
 bool lossDrivenClasses(const Model& m, Data& d, ContactStepData& cd, double dt, const double* gq, const double* gv) {
   const int nv = m.nv, rows = cd.rowCount();
-  VecX gvn(nv);
-  d.v_tmp = dt * d.v_next;  // the step's dt v'
-  dIntegrateTransposeProduct(m, d.v_tmp.data(), 1, gq, gvn.data());
-  gvn = dt * gvn + Eigen::Map<const VecX>(gv, nv);
+  VecX gvn(nv), gvs(nv);
+  d.v_tmp = dt * d.v_step;  // the step's dt v_step (world/free_joint_motion.hpp)
+  dIntegrateTransposeProduct(m, d.v_tmp.data(), 1, gq, gvn.data(), Motion::Step);
+  reexpressCotangent(m, dt, d.v_step.data(), gv, gvs.data());
+  gvn = dt * gvn + gvs;
   cd.classOverride = cd.classes;
   for (int r = 0; r < rows; ++r) {
     const RowKind kind = cd.rows[r].kind;
@@ -124,7 +126,6 @@ void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactSt
   VecX q1 = VecX::Zero(nv), v1 = VecX::Zero(nv), t1 = VecX::Zero(nv);
   transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, q1.data(), v1.data(), t1.data(), g_params);
   if (explore) {
-    d.v_next = Eigen::Map<const VecX>(v_out, nv);
     if (lossDrivenClasses(m, d, cd, dt, gq, gv)) {
       try {
         jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, 0, q_out, v_out, jac.data(), nullptr);

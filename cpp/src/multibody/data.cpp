@@ -71,6 +71,7 @@ Data::Data(const Model& model) {
   extra_diag = VecX::Zero(nv);
   dq_tmp = VecX::Zero(nv);
   v_tmp = VecX::Zero(nv);
+  v_step = VecX::Zero(nv);
 }
 
 void Data::setStepJacobianStorage(double* external) {

@@ -133,7 +133,7 @@ Vec6 jointBias(const JointModel& j, const double* q, const double* v) {
   return c;
 }
 
-void jointIntegrate(const JointModel& j, const double* q, const double* dv, double* out) {
+void jointIntegrate(const JointModel& j, const double* q, const double* dv, double* out, Motion motion) {
   switch (j.type) {
     case JointType::Ball: {
       const Mat3 R = quaternionToMatrix(q) * exp3(Vec3(dv[0], dv[1], dv[2]));
@@ -145,9 +145,15 @@ void jointIntegrate(const JointModel& j, const double* q, const double* dv, doub
     }
     case JointType::Free: {
       const SE3 M(quaternionToMatrix(q + 3), Vec3(q[0], q[1], q[2]));
-      Vec6 tw;
-      tw << dv[0], dv[1], dv[2], dv[3], dv[4], dv[5];
-      const SE3 Mn = M * exp6(tw);
+      SE3 Mn;
+      if (motion == Motion::Step) {  // R^3 x SO(3)
+        Mn.R = M.R * exp3(Vec3(dv[3], dv[4], dv[5]));
+        Mn.p = M.p + M.R * Vec3(dv[0], dv[1], dv[2]);
+      } else {
+        Vec6 tw;
+        tw << dv[0], dv[1], dv[2], dv[3], dv[4], dv[5];
+        Mn = M * exp6(tw);
+      }
       const Vec4 qn = matrixToQuaternion(Mn.R);
       const double sgn = (qn.dot(Vec4(q[3], q[4], q[5], q[6])) < 0.0) ? -1.0 : 1.0;
       for (int k = 0; k < 3; ++k) out[k] = Mn.p[k];

@@ -6,6 +6,7 @@
 #include "rigidiff/collision/feature_derivatives.hpp"
 #include "rigidiff/contact/pseudo_inverse.hpp"
 #include "rigidiff/linalg/dense_product.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/friction_basis.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
@@ -349,8 +350,10 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     }
   } swap{cd, static_cast<int>(cd.classOverride.size()) == m && m > 0};
   if (swap.active) cd.classes.swap(cd.classOverride);
-  Eigen::Map<const VecX> vq(v, nv), vn(v_out, nv);
+  // vn: the step velocity (before free joints' re-expression), on which the rows act
+  Eigen::Map<const VecX> vq(v, nv), vn(data.v_step.data(), nv);
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt
+  subtractFrameTurnAcceleration(model, v, data.ddq_tmp.data());
 
   ConstraintDerivativeBuffers& w = cd.deriv;
   w.clamped.clear();
@@ -367,7 +370,8 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   if (nc == 0 && !any_impulse) {
     w.P.resize(0, 0);  // no constraint acts: parameters see (M + E)^-1
     stepVelocityDerivatives(model, data, q, v, tau, dt, frame_wrenches, m > 0);  // a step with rows computed Minv
-    stepPositionDerivatives(model, data, dt, v_out);
+    stepPositionDerivatives(model, data, dt);
+    reexpressStepJacobians(model, data, dt);
     return;
   }
   stepResidualDerivatives(model, data, q, v, dt, frame_wrenches, true);
@@ -421,7 +425,8 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   // the constrained response to generalized forces, P = (M + E)^-1 - K Q^+ J_C (M + E)^-1: with s the
   // derivative at fixed impulses, dv' = s + K Q^+ (G - J_C s) becomes
   //   dv'/dq = P (d(J^T x)/dq - dt dr/dq) + K Q^+ G_q,  dv'/dv = I - dt P dr/dv + K Q^+ (G_v - J_C),
-  //   dv'/dtau = dt P.
+  //   dv'/dtau = dt P,
+  // with I + S in place of I in dv'/dv (S: free joints' frame-turn shift, world/free_joint_motion.hpp).
   // Q^+ = U V^T is never formed: the three right-hand sides (stacked in H) meet V^T, then K U. U and V
   // have rank(Q) columns, 12 for two flat feet of 21 clamped rows.
   w.gcols.clear();  // the columns of G_q that are not zero (contact chains, limited joints)
@@ -435,6 +440,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
     for (int j = 0; j < g; ++j) w.H.col(nv + j) = w.Gq.col(w.gcols[j]);
     w.H.rightCols(nv) = w.Gv - w.Jc;
+    subtractRowsTimesFrameTurnJacobian(model, v, dt, w.Jc, w.H.rightCols(nv));  // J_C (I + S)
     denseProductTransposedA(w.V, w.H, w.VtH);
     denseProduct(w.K, w.U, w.KU);
     denseProduct(w.KU, w.VtH, w.KZ);
@@ -454,13 +460,15 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   data.dv_dq = w.PR.leftCols(nv);
   data.dv_dv = w.PR.rightCols(nv);
   data.dv_dv.diagonal().array() += 1.0;
+  addFrameTurnJacobian(model, v, dt, data.dv_dv);
   stepTorqueDerivatives(model, data, w.P, tau, dt);
   if (nc > 0) {
     for (std::size_t j = 0; j < w.gcols.size(); ++j) data.dv_dq.col(w.gcols[j]) += w.KZ.col(nv + j);
     data.dv_dv += w.KZ.rightCols(nv);
   }
-  stepPositionDerivatives(model, data, dt, v_out);
+  stepPositionDerivatives(model, data, dt);
   if (options.bounceCorrection) addBounceCorrection(model, data, cd, vq, vn);
+  reexpressStepJacobians(model, data, dt);
 }
 
 namespace {
@@ -482,10 +490,11 @@ void contactStepParameterDerivatives(const Model& model, Data& data, ContactStep
   // constrained response P in place of (M + E)^-1
   const bool constrained = cd.rowCount() > 0 && w.P.rows() == nv;
   if (constrained) data.Minv.swap(w.P);
-  stepParameterDerivatives(model, data, q, v, dt, groups, dq_dp, dv_dp);
+  stepParameterDerivatives(model, data, q, v, dt, groups, dq_dp, dv_dp, false);
   if (constrained) data.Minv.swap(w.P);
   Eigen::Map<RowMat> Dv(dv_dp, nv, np), Dq(dq_dp, nv, np);
   addImpactTimeShift(w, Dv, Dq);
+  if (hasFreeJoints(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
 }
 
 namespace {
@@ -539,10 +548,14 @@ void contactCoefficientDerivatives(const Model& model, Data& data, const Collisi
   }
   dq_dmu.resize(nv, ng);
   dq_de.resize(nv, ng);
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, dv_dmu, dq_dmu, false);
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, dv_de, dq_de, false);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, dv_dmu, dq_dmu, false, Motion::Step);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, dv_de, dq_de, false, Motion::Step);
   addImpactTimeShift(w, dv_dmu, dq_dmu);
   addImpactTimeShift(w, dv_de, dq_de);
+  if (hasFreeJoints(model)) {
+    reexpressVelocityRows(model, dt, data.v_step.data(), dv_dmu);
+    reexpressVelocityRows(model, dt, data.v_step.data(), dv_de);
+  }
 }
 
 }  // namespace rigidiff

@@ -7,6 +7,7 @@
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
@@ -31,12 +32,15 @@ void freeVelocity(const Model& model, Data& data, const double* q, const double*
   }
   const VecX& ddq = aba(model, data, q, v, data.tau_eff.data(), with_fext, data.extra_diag.data());
   Eigen::Map<VecX>(v_out, nv) = vv + dt * ddq;
+  addFrameTurnVelocity(model, v, dt, v_out);
 }
 
-void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, const double* v_out) {
+void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, double* v_out) {
   const int nv = model.nv;
-  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
-  integrate(model, q, data.v_tmp.data(), q_out);
+  data.v_step = Eigen::Map<const VecX>(v_out, nv);
+  data.v_tmp = dt * data.v_step;
+  integrate(model, q, data.v_tmp.data(), q_out, Motion::Step);
+  reexpressFreeVelocities(model, dt, v_out, v_out);
   for (int k = 0; k < nv; ++k)
     if (!std::isfinite(v_out[k]))
       RD_THROW(std::runtime_error, "the step diverged: v[" << k << "] became " << v_out[k]

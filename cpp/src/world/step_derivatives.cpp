@@ -7,6 +7,7 @@
 #include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/linalg/dense_product.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step.hpp"
 
 namespace rigidiff {
@@ -46,14 +47,15 @@ void stepVelocityDerivatives(const Model& model, Data& data, const double* q, co
                              double dt, const double* frame_wrenches, bool minv_ready) {
   stepResidualDerivatives(model, data, q, v, dt, frame_wrenches, minv_ready);
   stepVelocityFromResidual(model, data, data.Minv, tau, dt);
+  addFrameTurnJacobian(model, v, dt, data.dv_dv);
 }
 
-void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out) {
-  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, model.nv);
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dq, data.dq_dq, false);
-  addDIntegrateBlocks(model, data.v_tmp.data(), 0, data.dq_dq);
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dv, data.dq_dv, false);
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dtau, data.dq_dtau, false);
+void stepPositionDerivatives(const Model& model, Data& data, double dt) {
+  data.v_tmp = dt * data.v_step;
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dq, data.dq_dq, false, Motion::Step);
+  addDIntegrateBlocks(model, data.v_tmp.data(), 0, data.dq_dq, Motion::Step);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dv, data.dq_dv, false, Motion::Step);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, data.dv_dtau, data.dq_dtau, false, Motion::Step);
 }
 
 void stepDerivatives(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
@@ -61,7 +63,15 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
   step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
   data.ddq_tmp = data.ddq;
   stepVelocityDerivatives(model, data, q, v, tau, dt, frame_wrenches);
-  stepPositionDerivatives(model, data, dt, v_out);
+  stepPositionDerivatives(model, data, dt);
+  reexpressStepJacobians(model, data, dt);
+}
+
+void reexpressStepJacobians(const Model& model, Data& data, double dt) {
+  if (!hasFreeJoints(model)) return;
+  reexpressVelocityRows(model, dt, data.v_step.data(), data.dv_dq);
+  reexpressVelocityRows(model, dt, data.v_step.data(), data.dv_dv);
+  reexpressVelocityRows(model, dt, data.v_step.data(), data.dv_dtau);
 }
 
 }  // namespace rigidiff

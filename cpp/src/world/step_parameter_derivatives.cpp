@@ -5,6 +5,7 @@
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {
 
@@ -19,7 +20,7 @@ int stepParameterCount(const Model& model, int groups) {
 }
 
 void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
-                              double* dq_dp, double* dv_dp) {
+                              double* dq_dp, double* dv_dp, bool reexpress) {
   RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const int nv = model.nv, np = stepParameterCount(model, groups);
@@ -64,7 +65,8 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
     Dv.middleCols(col, 3).noalias() = (-dt) * Minv * Gt.transpose();
     col += 3;
   }
-  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false, Motion::Step);
+  if (reexpress && hasFreeJoints(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
 }
 
 }  // namespace rigidiff

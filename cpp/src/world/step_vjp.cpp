@@ -8,6 +8,7 @@
 #include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_vjp.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step.hpp"
 
 namespace rigidiff {
@@ -17,13 +18,15 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
              const double* frame_wrenches) {
   const int nv = model.nv;
   step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // a in data.ddq, factorisation of M + E
-  Eigen::Map<const VecX> gq(gq_next, nv), gv(gv_next, nv), vv(v, nv);
+  Eigen::Map<const VecX> vv(v, nv);
   const VecX& a = data.ddq;
 
-  // v' reaches q' through integrate(q, dt v')
-  data.v_tmp = dt * Eigen::Map<const VecX>(v_out, nv);
-  dIntegrateTransposeProduct(model, data.v_tmp.data(), 1, gq_next, data.vjp_tmp.data());
-  data.gvt = gv + dt * data.vjp_tmp;
+  // v' is the step velocity v_step with free joints re-expressed; v_step reaches q' through
+  // integrate(q, dt v_step, Motion::Step) (world/free_joint_motion.hpp)
+  data.v_tmp = dt * data.v_step;
+  dIntegrateTransposeProduct(model, data.v_tmp.data(), 1, gq_next, data.vjp_tmp.data(), Motion::Step);
+  reexpressCotangent(model, dt, data.v_step.data(), gv_next, data.gvt.data());
+  data.gvt += dt * data.vjp_tmp;
   data.lam = dt * data.gvt;
   abaSolve(model, data, data.lam.data(), data.lam.data());
   const VecX& lam = data.lam;
@@ -39,11 +42,12 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
   if (out.v) {
     Eigen::Map<VecX> gvo(out.v, nv);
     gvo += data.gvt - data.vjp_v;
+    addFrameTurnTranspose(model, v, dt, data.gvt.data(), out.v);
     gvo.array() -= (model.damping.array() + dt * model.stiffness.array()) * lam.array();
   }
   if (out.q) {
     Eigen::Map<VecX> gqo(out.q, nv);
-    dIntegrateTransposeProduct(model, data.v_tmp.data(), 0, gq_next, data.vjp_tmp.data());
+    dIntegrateTransposeProduct(model, data.v_tmp.data(), 0, gq_next, data.vjp_tmp.data(), Motion::Step);
     gqo += data.vjp_tmp - data.vjp_q;
     if (model.stiffness.any()) {
       data.dq_tmp = model.stiffness.cwiseProduct(lam);  // the step's scratch, free again

@@ -5,8 +5,9 @@
 
 namespace rigidiff {
 
-/// q_out = q (+) dv (dims model.nq, model.nv, model.nq); q_out may alias q.
-void integrate(const Model& model, const double* q, const double* dv, double* q_out);
+/// q_out = q (+) dv (dims model.nq, model.nv, model.nq); q_out may alias q. `motion` says how free
+/// joints move (multibody/joint.hpp): Group for integrate, Step for the time step's update.
+void integrate(const Model& model, const double* q, const double* dv, double* q_out, Motion motion = Motion::Group);
 /// d = q1 (-) q0 (dim model.nv): the tangent vector with integrate(q0, d) = q1.
 void difference(const Model& model, const double* q0, const double* q1, double* d);
 /// The neutral configuration (dim model.nq).

@@ -8,16 +8,20 @@
 
 namespace rigidiff {
 
-/// Jacobian of q' = integrate(q, dv) with respect to q (arg 0) or dv (arg 1).
+/// Jacobian of q' = integrate(q, dv, motion) with respect to q (arg 0) or dv (arg 1); q and q' are
+/// perturbed in their tangent spaces (always through the group's exponential, Motion::Group).
 /// Block-diagonal per joint (a joint's block: nv x nv at idx_v):
 ///   additive joints (revolute, prismatic, universal, translational): I, for both args;
 ///   ball (R' = R exp3(w)): arg 0 exp3(w)^T, arg 1 Jr3(w);
-///   free (M' = M exp6(x)): arg 0 Ad(exp6(-x)), arg 1 Jr6(x);
-///   planar (SE(2), M' = M exp(x)): the SE(2) analogues of the free joint's blocks.
+///   free, Group (M' = M exp6(x)): arg 0 Ad(exp6(-x)), arg 1 Jr6(x);
+///   free, Step (p' = p + R x_lin, R' = R E, E = exp3(x_ang)): arg 0 [[E^T, -E^T [x_lin]x], [0, E^T]],
+///     arg 1 [[E^T, 0], [0, Jr3(x_ang)]];
+///   planar (SE(2), M' = M exp(x)): the SE(2) analogues of the free joint's Group blocks.
 /// The blocks do not depend on q; q is taken for symmetry with integrate.
 /// \param[in] q (model.nq), dv (model.nv), arg 0 or 1 (else invalid_argument)
 /// \param[out] J (model.nv x model.nv, column-major), overwritten (off-diagonal blocks zero)
-void dIntegrate(const Model& model, const double* q, const double* dv, int arg, double* J);
+void dIntegrate(const Model& model, const double* q, const double* dv, int arg, double* J,
+                Motion motion = Motion::Group);
 
 /// Jacobian of d = difference(q0, q1) (the tangent vector with integrate(q0, d) = q1) with respect
 /// to q0 (arg 0) or q1 (arg 1). Block-diagonal per joint, with d_j the joint's part of d:
@@ -31,18 +35,18 @@ void dIntegrate(const Model& model, const double* q, const double* dv, int arg, 
 void dDifference(const Model& model, const double* q0, const double* q1, int arg, double* J);
 
 /// Joint j's (nv_j x nv_j) block of dIntegrate (arg 0: d/dq, arg 1: d/d dv) at the joint's part x of dv.
-void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& B);
+void dIntegrateJointBlock(const JointModel& j, const double* x, int arg, MatJJ& B, Motion motion = Motion::Group);
 
 /// True when the joint's blocks of dIntegrate are the identity (additive joints).
 inline bool integrateIsAdditive(const JointModel& j) {
   return j.type != JointType::Ball && j.type != JointType::Free && j.type != JointType::Planar;
 }
 
-/// out = alpha dIntegrate(q, dv, arg) X (+ out if accumulate), joint block by joint block: O(nv cols(X))
+/// out = alpha dIntegrate(q, dv, arg, motion) X (+ out if accumulate), joint block by joint block: O(nv cols(X))
 /// instead of a dense product. X and out have model.nv rows and may not alias.
 template <typename In, typename Out>
 void dIntegrateProduct(const Model& model, const double* dv, int arg, double alpha, const Eigen::MatrixBase<In>& X,
-                       const Eigen::MatrixBase<Out>& out_, bool accumulate) {
+                       const Eigen::MatrixBase<Out>& out_, bool accumulate, Motion motion = Motion::Group) {
   Eigen::MatrixBase<Out>& out = const_cast<Eigen::MatrixBase<Out>&>(out_);
   // the identity everywhere in one contiguous pass, then the joints whose block is not the identity
   if (accumulate)
@@ -53,7 +57,7 @@ void dIntegrateProduct(const Model& model, const double* dv, int arg, double alp
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (integrateIsAdditive(j)) continue;
-    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B, motion);
     B.diagonal().array() -= 1.0;
     if (j.nv == 6) {  // a free joint: a fixed-size product (the general one costs more to set up than to run)
       const Mat6 B6 = alpha * B;
@@ -64,9 +68,10 @@ void dIntegrateProduct(const Model& model, const double* dv, int arg, double alp
   }
 }
 
-/// out += dIntegrate(q, dv, arg), touching only its diagonal blocks.
+/// out += dIntegrate(q, dv, arg, motion), touching only its diagonal blocks.
 template <typename Out>
-void addDIntegrateBlocks(const Model& model, const double* dv, int arg, const Eigen::MatrixBase<Out>& out_) {
+void addDIntegrateBlocks(const Model& model, const double* dv, int arg, const Eigen::MatrixBase<Out>& out_,
+                         Motion motion = Motion::Group) {
   Eigen::MatrixBase<Out>& out = const_cast<Eigen::MatrixBase<Out>&>(out_);
   MatJJ B;
   for (int i = 1; i < model.njoints; ++i) {
@@ -75,13 +80,14 @@ void addDIntegrateBlocks(const Model& model, const double* dv, int arg, const Ei
       out.block(j.idx_v, j.idx_v, j.nv, j.nv).diagonal().array() += 1.0;
       continue;
     }
-    dIntegrateJointBlock(j, dv + j.idx_v, arg, B);
+    dIntegrateJointBlock(j, dv + j.idx_v, arg, B, motion);
     out.block(j.idx_v, j.idx_v, j.nv, j.nv) += B;
   }
 }
 
-/// out = dIntegrate(q, dv, arg)^T g (dim model.nv), block by block without forming the matrix.
-void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out);
+/// out = dIntegrate(q, dv, arg, motion)^T g (dim model.nv), block by block without forming the matrix.
+void dIntegrateTransposeProduct(const Model& model, const double* dv, int arg, const double* g, double* out,
+                                Motion motion = Motion::Group);
 /// out = dDifference(q0, q1, arg)^T g (dim model.nv), block by block without forming the matrix.
 void dDifferenceTransposeProduct(const Model& model, const double* q0, const double* q1, int arg, const double* g,
                                  double* out);

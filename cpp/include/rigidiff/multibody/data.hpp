@@ -78,6 +78,9 @@ struct Data {
 
   // scratch of the step
   VecX tau_eff, extra_diag, dq_tmp, v_tmp;
+  /// (nv) the velocity that moved q in the last step: v' before each free joint's linear velocity is
+  /// re-expressed in the joint's new frame (world/free_joint_motion.hpp); equal to v' without free joints
+  VecX v_step;
 };
 
 }  // namespace rigidiff

@@ -43,8 +43,20 @@ void jointSubspace(const JointModel& j, const double* q, double* S);
 /// Bias acceleration c = dS/dt qdot (zero unless the subspace varies with q).
 Vec6 jointBias(const JointModel& j, const double* q, const double* v);
 
-/// q_out = q (+) dv on the joint's configuration manifold (dim nq, nv, nq).
-void jointIntegrate(const JointModel& j, const double* q, const double* dv, double* q_out);
+/// How a tangent vector dv moves a configuration (docs/conventions.md).
+enum class Motion : int {
+  /// The joint group's exponential q (+) dv: a free joint moves as M exp6(dv) on SE(3) (Pinocchio's
+  /// integrate). Perturbations of q in derivatives, integrate and difference use it.
+  Group = 0,
+  /// The time step's position update: as Group, except that a free joint moves on R^3 x SO(3),
+  /// p' = p + R dv_lin, R' = R exp3(dv_ang), so that a body translates along its velocity at the start
+  /// of the step (a rolling body's centre does not swing down on the screw of its twist).
+  Step = 1,
+};
+
+/// q_out = q (+) dv on the joint's configuration manifold (dim nq, nv, nq), moved as `motion` says.
+void jointIntegrate(const JointModel& j, const double* q, const double* dv, double* q_out,
+                    Motion motion = Motion::Group);
 /// d = q1 (-) q0, the tangent vector with q0 (+) d = q1 (dim nv).
 void jointDifference(const JointModel& j, const double* q0, const double* q1, double* d);
 /// Neutral configuration (zeros, identity quaternions).

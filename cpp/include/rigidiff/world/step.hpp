@@ -17,9 +17,11 @@ inline bool torqueActs(const Model& model, int k, double tau_k) {
 /// One step of length dt (docs/conventions.md):
 ///   tau_c = clip(tau, +-effortLimit)
 ///   (M + dt D + dt^2 K) (v' - v) = dt (tau_c - b(q, v) - D v - K (d + dt v) + J^T f)
-///   q' = integrate(q, dt v')
+///   q' = integrate(q, dt v', Motion::Step)
 /// with D, K the joint damping and stiffness (diagonal), d = difference(restPosition, q) and b the
 /// bias forces; damping and springs are thus implicit (stable for any dt), as in MuJoCo's Euler.
+/// Free joints move on R^3 x SO(3) (world/free_joint_motion.hpp): v' above holds their frame-turn shift,
+/// and their linear velocities are re-expressed in their new frames at the end.
 /// \param[in] q (model.nq), v (model.nv), tau (model.nv)
 /// \param[in] frame_wrenches (nframes x 6) world-axes wrenches at the frame origins, or nullptr
 /// \param[out] q_out (model.nq), v_out (model.nv); may not alias the inputs
@@ -27,13 +29,15 @@ inline bool torqueActs(const Model& model, int k, double tau_k) {
 void step(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
           const double* frame_wrenches, double* q_out, double* v_out);
 
-/// The velocity of a step without constraint impulses (the first half of step()); leaves the
-/// articulated-body factorisation of M + dt D + dt^2 K in data (see computeMinverseFromFactorization).
+/// The velocity of a step without constraint impulses (the first half of step(), free joints' frame-turn
+/// shift included); leaves the articulated-body factorisation of M + dt D + dt^2 K in data (see
+/// computeMinverseFromFactorization) and the acceleration in data.ddq.
 void freeVelocity(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
                   const double* frame_wrenches, double* v_out);
 
-/// The second half of step(): q_out = integrate(q, dt v_out) and the finiteness checks.
-void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, const double* v_out);
+/// The second half of step(): q_out = integrate(q, dt v_out, Motion::Step), v_out's free joints
+/// re-expressed in place (data.v_step keeps v_out as it came in), and the finiteness checks.
+void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, double* v_out);
 
 /// T steps from (q0, v0) under taus (T x nv, row-major); writes Q (T+1 x nq) and V (T+1 x nv).
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,

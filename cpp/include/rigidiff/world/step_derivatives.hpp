@@ -9,7 +9,8 @@ namespace rigidiff {
 /// (q, v, tau), all model.nv x model.nv, q and q' in the tangent space: data.dq_dq, data.dq_dv,
 /// data.dq_dtau, data.dv_dq, data.dv_dv, data.dv_dtau. With E = diag(dt D + dt^2 K) the implicit
 /// passive terms, a = (M + E)^-1 r(q, v, tau) where rnea(q, v, a) + E a = r, so
-///   da/dx = (M + E)^-1 (dr/dx - d rnea/dx),  v' = v + dt a,  q' = integrate(q, dt v').
+///   da/dx = (M + E)^-1 (dr/dx - d rnea/dx),  v' = v + dt a,  q' = integrate(q, dt v', Motion::Step),
+/// with free joints' frame-turn shift and re-expression (world/free_joint_motion.hpp).
 /// The torque clip contributes d tau_c / d tau = 1 inside the effort limits, 0 outside.
 /// External wrenches (world axes at the frame origins, fixed in the world while the frames move)
 /// add -sum_b J_b^T w_b to r and its q-derivative (external_wrench_derivatives.hpp).
@@ -20,7 +21,8 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
                      double* q_out, double* v_out, const double* frame_wrenches = nullptr);
 
 /// The velocity half of stepDerivatives at the acceleration a = data.ddq_tmp: fills data.dv_dq,
-/// dv_dv, dv_dtau (and data.Minv). Any generalized force the step added besides tau (a constraint
+/// dv_dv, dv_dtau (and data.Minv) of the step velocity data.v_step (free joints' shift included, their
+/// re-expression not: see reexpressStepJacobians). Any generalized force the step added besides tau (a constraint
 /// impulse J^T f / dt) is held fixed: a = (v' - v) / dt of a constrained step gives the derivatives at
 /// fixed impulses. Needs the articulated-body factorisation of M + E at q that the step's aba left
 /// (or, with minv_ready, data.Minv already holding (M + E)^-1 at q).
@@ -37,7 +39,12 @@ void stepVelocityFromResidual(const Model& model, Data& data, const MatX& respon
 /// dv_dtau = dt R inside the effort limits (a saturated torque has no effect): the last part of the above.
 void stepTorqueDerivatives(const Model& model, Data& data, const MatX& response, const double* tau, double dt);
 
-/// The position half: data.dq_dq, dq_dv, dq_dtau of q' = integrate(q, dt v') from data.dv_*.
-void stepPositionDerivatives(const Model& model, Data& data, double dt, const double* v_out);
+/// The position half: data.dq_dq, dq_dv, dq_dtau of q' = integrate(q, dt v_step, Motion::Step) from
+/// data.dv_* (derivatives of data.v_step); leaves dt v_step in data.v_tmp.
+void stepPositionDerivatives(const Model& model, Data& data, double dt);
+
+/// The last part of every step Jacobian: data.dv_dq, dv_dv, dv_dtau turned from derivatives of
+/// data.v_step into derivatives of v' (free joints' linear velocities re-expressed in their new frames).
+void reexpressStepJacobians(const Model& model, Data& data, double dt);
 
 }  // namespace rigidiff

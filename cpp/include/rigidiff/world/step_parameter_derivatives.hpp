@@ -22,8 +22,10 @@ int stepParameterCount(const Model& model, int groups);
 /// dq_dp and dv_dp (model.nv x stepParameterCount, row-major). With the step's residual
 ///   r = rnea(q, v, a) + armature a + D (v + dt a) + K (d + dt v + dt^2 a) - tau_c = 0,
 /// dv'/dp = -dt (M + E)^-1 dr/dp (dr/dtheta is the regressor, dr/dg = -sum_i m_i J_ci^T), and
-/// dq'/dp = dt dIntegrate/d(dv) dv'/dp.
+/// dq'/dp = dt dIntegrate/d(dv) dv'/dp (Motion::Step, at data.v_step). Run after the step's state
+/// Jacobians at the same state. With reexpress (the default), dv_dp is that of v' (free joints' linear
+/// velocities re-expressed in their new frames); without, that of data.v_step.
 void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
-                              double* dq_dp, double* dv_dp);
+                              double* dq_dp, double* dv_dp, bool reexpress = true);
 
 }  // namespace rigidiff

@@ -8,6 +8,38 @@ import sys
 import numpy as np
 
 
+class ArgumentError(ValueError):
+    """A command-line value that is not valid for the model (an unknown parameter name, a --q0 of the
+    wrong length): exit status 2, as argparse's own errors."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``rigidiff <command>: error: <what>`` and a pointer to --help."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _number(kind, minimum, strict):
+    """An argparse type: a ``kind`` (int or float) number >= minimum (> minimum if strict), finite."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {'an integer' if kind is int else 'a number'}, "
+                                             f"got {text!r}") from None
+        if not np.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"must be {'>' if strict else '>='} {minimum:g}, got {text}")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+_POSITIVE_INT = _number(int, 1, strict=False)
+_POSITIVE = _number(float, 0.0, strict=True)
+_NONNEGATIVE = _number(float, 0.0, strict=False)
+
+
 def _format_limits(lower, upper) -> str:
     from rigidiff.skeleton import _format_limits as fmt
 
@@ -50,7 +82,7 @@ def cmd_simulate(args) -> int:
     if args.q0 is not None:
         values = [float(x) for x in args.q0.split(",") if x.strip()]
         if len(values) != world.nq:
-            raise ValueError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
+            raise ArgumentError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
         q0 = world.normalize(np.array(values))
     taus = np.zeros((args.steps, world.nv))
     Q, V = world.rollout(q0, np.zeros(world.nv), taus)
@@ -77,13 +109,18 @@ def cmd_check_grad(args) -> int:
     from rigidiff.testing import _table, check_jacobians
 
     _, world = _load_world(args)
+    if args.parameters:
+        try:
+            world._resolve_wrt(args.parameters)
+        except (ValueError, IndexError) as exc:
+            raise ArgumentError(f"--parameters: {exc}") from None
     rng = np.random.default_rng(args.seed)
     reports = []
+    wrt = ("q", "v", "tau") + tuple(args.parameters or ())
     for _ in range(args.samples):
         q, v, tau = _random_state(world, rng)
-        wrt = ("q", "v", "tau") + tuple(args.parameters or ())
-        reports.append(check_jacobians(world, q, v, tau, wrt=wrt, method=args.method, rtol=args.rtol,
-                                       atol=args.atol))
+        reports.append(check_jacobians(world, q, v, tau, wrt=wrt, method=args.method, eps=args.eps,
+                                       rtol=args.rtol, atol=args.atol))
     first = reports[0]
     print(f"{args.model}: nq = {world.nq}, nv = {world.nv}, dt = {world.dt:g}; {args.samples} random states, "
           f"{first.method} differences (eps {first.eps:g}), an entry passes if |analytic - fd| <= "
@@ -101,6 +138,9 @@ def cmd_check_grad(args) -> int:
     if failed:
         print(f"FAILED on {len(failed)} of {len(reports)} samples; the first, sample {failed[0]}:")
         print(reports[failed[0]])
+        if args.method == "central":
+            print("central differences are coarse where the mass matrix is ill-conditioned: the default "
+                  "--method ridders extrapolates them")
         return 1
     print(f"all {len(reports)} samples passed")
     return 0
@@ -113,7 +153,7 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rigidiff", description="rigidiff: a differentiable physics engine.")
+    p = _Parser(prog="rigidiff", description="rigidiff: a differentiable physics engine.")
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_args(sp):
@@ -131,8 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("simulate", help="simulate a URDF model under zero torque and save the trajectory")
     model_args(sp)
-    sp.add_argument("--steps", type=int, default=1000)
-    sp.add_argument("--dt", type=float, default=1e-3)
+    sp.add_argument("--steps", type=_POSITIVE_INT, default=1000)
+    sp.add_argument("--dt", type=_POSITIVE, default=1e-3)
     sp.add_argument("--height", type=float, default=1.0, help="initial base height for a floating base")
     sp.add_argument("--q0", default=None, help="initial configuration, nq comma-separated values (default: neutral)")
     sp.add_argument("--out", default="traj.npz")
@@ -140,13 +180,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sp = sub.add_parser("check-grad", help="check the analytic step Jacobians against finite differences")
     model_args(sp)
-    sp.add_argument("--samples", type=int, default=20, help="number of random states (default 20)")
+    sp.add_argument("--samples", type=_POSITIVE_INT, default=20, help="number of random states (default 20)")
     sp.add_argument("--method", choices=("central", "ridders"), default="ridders",
                     help="finite-difference method (default ridders: slower, far more accurate)")
+    sp.add_argument("--eps", type=_POSITIVE, default=None,
+                    help="finite-difference step, scaled per entry by its size (default 1e-5 for central, "
+                         "the first of ridders' shrinking steps 1e-2)")
     sp.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
-    sp.add_argument("--dt", type=float, default=1e-3, help="time step (default 1e-3)")
-    sp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
-    sp.add_argument("--atol", type=float, default=1e-7, help="absolute tolerance (default 1e-7)")
+    sp.add_argument("--dt", type=_POSITIVE, default=1e-3, help="time step (default 1e-3)")
+    sp.add_argument("--rtol", type=_POSITIVE, default=1e-5, help="relative tolerance (default 1e-5)")
+    sp.add_argument("--atol", type=_NONNEGATIVE, default=1e-7, help="absolute tolerance (default 1e-7)")
     sp.add_argument("--parameters", nargs="+", metavar="P", default=None,
                     help="also check the parameter blocks: parameter names, body or joint names, or groups "
                          "(inertia, damping, stiffness, armature, gravity, all)")
@@ -164,15 +207,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    for option in ("steps", "samples"):
-        if getattr(args, option, 1) < 1:
-            print(f"rigidiff: --{option} must be >= 1", file=sys.stderr)
-            return 2
+    """Run the command line ``argv`` (default sys.argv[1:]) and return its exit status: 0 on success, 1
+    when the model cannot be loaded, a computation fails or a check finds an error, 2 for invalid
+    arguments. Errors are printed as one line on stderr, never as a traceback."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
+        return exc.code if isinstance(exc.code, int) else 2
     try:
         return args.func(args)
-    except (FileNotFoundError, ValueError, IndexError) as exc:
-        print(f"rigidiff: error: {exc}", file=sys.stderr)
+    except ArgumentError as exc:
+        print(f"rigidiff {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, IndexError, RuntimeError) as exc:
+        print(f"rigidiff {args.command}: error: {exc}", file=sys.stderr)
         if "strict=False" in str(exc):  # the loader's strict checks name their way out
             print("rigidiff: --lenient loads it with a warning", file=sys.stderr)
         return 1

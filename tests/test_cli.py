@@ -32,7 +32,7 @@ def test_simulate_writes_a_trajectory(tmp_path, capsys):
 def test_errors_are_reported_not_raised(tmp_path, capsys):
     assert main(["info", str(tmp_path / "missing.urdf")]) == 1
     assert "error" in capsys.readouterr().err
-    assert main(["simulate", rd.models.path("double_pendulum"), "--q0", "1,2,3", "--out", str(tmp_path / "x")]) == 1
+    assert main(["simulate", rd.models.path("double_pendulum"), "--q0", "1,2,3", "--out", str(tmp_path / "x")]) == 2
     assert "--q0 must have 2" in capsys.readouterr().err
 
 
@@ -54,3 +54,77 @@ def test_lenient_loads_what_strict_refuses(tmp_path, capsys):
         assert main(["info", str(urdf), "--lenient"]) == 0
     assert any("positive semi-definite" in str(w.message) for w in record)
     assert "nq = 1, nv = 1" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------ check-grad
+
+
+def _check_grad(capsys, *args):
+    rc = main(["check-grad", *args])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+@pytest.mark.parametrize("model", rd.models.available())
+def test_check_grad_all_parameters_passes_on_every_shipped_model(model, capsys):
+    """The README's `rigidiff check-grad model.urdf --parameters all`: steps scaled to each parameter and
+    kept inside the physical set (arm7's small link inertias moved by 1e-2 made a joint's articulated
+    inertia singular), one-sided second-order differences at a bound (cartpole's armature of 0)."""
+    floating = ["--floating-base"] if model == "quadruped" else []
+    rc, out, err = _check_grad(capsys, rd.models.path(model), *floating, "--samples", "1", "--parameters", "all")
+    assert rc == 0, out + err
+    assert "all 1 samples passed" in out and "dv_dp" in out
+
+
+@pytest.mark.parametrize("group", ["inertia", "damping", "stiffness", "armature", "gravity", "link3", "joint4",
+                                   "link2/inertia_xy"])
+def test_check_grad_every_parameter_choice_on_arm7(group, capsys):
+    rc, out, err = _check_grad(capsys, rd.models.path("arm7"), "--samples", "1", "--parameters", group)
+    assert rc == 0, out + err
+
+
+@pytest.mark.parametrize("robot,extra", [("panda_description/urdf/panda.urdf", []),
+                                         ("solo_description/robots/solo12.urdf", ["--floating-base"])])
+def test_check_grad_all_parameters_on_example_robot_data(robot, extra, capsys):
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    rc, out, err = _check_grad(capsys, str(robots / robot), "--package-dir", str(robots), *extra, "--samples", "1",
+                               "--parameters", "all")
+    assert rc == 0, out + err
+
+
+def test_check_grad_eps_sets_the_first_step(capsys):
+    rc, out, _ = _check_grad(capsys, rd.models.path("double_pendulum"), "--samples", "1", "--eps", "1e-3",
+                             "--parameters", "gravity")
+    assert rc == 0 and "ridders differences (eps 0.001)" in out
+    rc, out, _ = _check_grad(capsys, rd.models.path("double_pendulum"), "--samples", "1", "--method", "central",
+                             "--eps", "1e-4")
+    assert rc == 0 and "central differences (eps 0.0001)" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--samples", "0"], "argument --samples: must be >= 1, got 0"),
+    (["--eps", "0"], "argument --eps: must be > 0, got 0"),
+    (["--eps", "x"], "argument --eps: must be a number, got 'x'"),
+    (["--dt=-1e-3"], "argument --dt: must be > 0, got -1e-3"),
+    (["--atol=-1"], "argument --atol: must be >= 0, got -1"),
+    (["--parameters", "nosuch"], "--parameters: no parameter named 'nosuch'"),
+])
+def test_check_grad_bad_arguments_exit_2_in_one_line(args, message, capsys):
+    rc, out, err = _check_grad(capsys, rd.models.path("double_pendulum"), *args)
+    assert rc == 2 and out == ""
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_failing_computation_is_one_line_and_exit_1(tmp_path, capsys):
+    """A point mass on its own axis: the step's articulated inertia is singular (a RuntimeError)."""
+    urdf = tmp_path / "point.urdf"
+    urdf.write_text("""<robot name="r"><link name="base"/>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>
+</robot>""")
+    rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1")
+    assert rc == 1
+    assert "is singular" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -1,9 +1,11 @@
-"""The ``rigidiff`` command: ``info``, ``simulate``, ``check-grad`` and ``demo``."""
+"""The ``rigidiff`` command: ``models``, ``info``, ``simulate``, ``check-grad`` and ``demo``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 
 import numpy as np
 
@@ -46,14 +48,44 @@ def _format_limits(lower, upper) -> str:
     return fmt(lower, upper)
 
 
-def _load_world(args):
+def model_path(model: str) -> str:
+    """The URDF file of ``model``: a path to one, or the name of a shipped model (``rigidiff models``).
+    ArgumentError naming the shipped models when it is neither."""
+    from rigidiff import models
+
+    if os.path.isfile(model):
+        return model
+    if model in models.available():
+        return models.path(model)
+    raise ArgumentError(f"{model!r} is neither a URDF file nor a shipped model; shipped models: "
+                        f"{', '.join(models.available())} (rigidiff models lists them)")
+
+
+def _load_world(args, ground: bool = False):
     import rigidiff as rd
 
-    sk = rd.load_urdf(args.model, floating_base=args.floating_base, package_dirs=args.package_dir,
-                      load_geometry=False, strict=not args.lenient)
+    sk = rd.load_urdf(model_path(args.model), floating_base=args.floating_base, package_dirs=args.package_dir,
+                      load_geometry=ground, strict=not args.lenient)
     world = rd.World(dt=getattr(args, "dt", 1e-3))
     world.add_skeleton(sk)
+    if ground:
+        world.add_ground()
     return sk, world
+
+
+def cmd_models(args) -> int:
+    """List the shipped models, which every command takes by name in place of a URDF path."""
+    import rigidiff as rd
+
+    print("shipped models (give the name in place of a URDF path, e.g. rigidiff info arm7):")
+    for name in rd.models.available():
+        world = rd.World()
+        world.add_skeleton(rd.models.load(name, load_geometry=False))
+        print(f"  {name:<16} nq = {world.nq:<3} nv = {world.nv:<3} {rd.models.path(name)}")
+    robots = rd.models.example_robot_data_dir()
+    if robots is not None:
+        print(f"example-robot-data's robots: {robots} (load them with --package-dir {robots})")
+    return 0
 
 
 def cmd_info(args) -> int:
@@ -75,21 +107,30 @@ def cmd_info(args) -> int:
 
 def cmd_simulate(args) -> int:
     """Simulate a URDF model from its neutral configuration under zero torque and save the trajectory."""
-    _, world = _load_world(args)
+    out = args.out if args.out.endswith(".npz") else args.out + ".npz"  # numpy.savez adds the suffix
+    if os.path.exists(out) and not args.force:
+        raise ArgumentError(f"--out: {out} exists; give --force to overwrite it")
+    _, world = _load_world(args, ground=args.ground)
     q0 = world.neutral_configuration()
     if args.floating_base:
         q0[2] = args.height
     if args.q0 is not None:
-        values = [float(x) for x in args.q0.split(",") if x.strip()]
+        try:
+            values = [float(x) for x in args.q0.split(",") if x.strip()]
+        except ValueError:
+            raise ArgumentError(f"--q0 must be comma-separated numbers, got {args.q0!r}") from None
         if len(values) != world.nq:
             raise ArgumentError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
         q0 = world.normalize(np.array(values))
     taus = np.zeros((args.steps, world.nv))
     Q, V = world.rollout(q0, np.zeros(world.nv), taus)
     t = np.arange(args.steps + 1) * world.dt
-    np.savez(args.out, t=t, q=Q, v=V, tau=taus, joint_names=np.array(world.joint_names), dt=world.dt)
-    print(f"simulated {args.steps} steps of {world.dt} s ({t[-1]:.4g} s): nq = {world.nq}, nv = {world.nv}")
-    print(f"wrote {args.out} (arrays t, q, v, tau, joint_names, dt)")
+    np.savez(out, t=t, q=Q, v=V, tau=taus, joint_names=np.array(world.joint_names), dt=world.dt)
+    print(f"simulated {args.steps} steps of {world.dt} s ({t[-1]:.4g} s): nq = {world.nq}, nv = {world.nv}"
+          + (", on a ground plane z = 0" if args.ground else ""))
+    if args.floating_base:
+        print(f"base height: {Q[0, 2]:.4g} m -> {Q[-1, 2]:.4g} m")
+    print(f"wrote {out} (arrays t, q, v, tau, joint_names, dt)")
     return 0
 
 
@@ -157,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_args(sp):
-        sp.add_argument("model", help="path to a URDF file")
+        sp.add_argument("model", help="a URDF file, or the name of a shipped model (rigidiff models lists them)")
         sp.add_argument("--floating-base", action="store_true", help="attach the root link by a free joint")
         sp.add_argument("--package-dir", action="append", default=None,
                         help="folder for package:// URIs (repeatable)")
@@ -165,17 +206,25 @@ def build_parser() -> argparse.ArgumentParser:
                         help="load questionable but loadable input (a non-PSD inertia, a joint without "
                              "<limit>) with a warning, as load_urdf(strict=False) does")
 
+    sp = sub.add_parser("models", help="list the shipped models, which every command takes by name")
+    sp.set_defaults(func=cmd_models)
+
     sp = sub.add_parser("info", help="tree, dofs, masses and limits of a URDF model")
     model_args(sp)
     sp.set_defaults(func=cmd_info)
 
     sp = sub.add_parser("simulate", help="simulate a URDF model under zero torque and save the trajectory")
     model_args(sp)
-    sp.add_argument("--steps", type=_POSITIVE_INT, default=1000)
-    sp.add_argument("--dt", type=_POSITIVE, default=1e-3)
+    sp.add_argument("--steps", type=_POSITIVE_INT, default=1000, help="number of time steps (default 1000)")
+    sp.add_argument("--dt", type=_POSITIVE, default=1e-3, help="time step in seconds (default 1e-3)")
+    sp.add_argument("--ground", action="store_true",
+                    help="add a ground plane z = 0 and load the model's collision shapes, so that a floating "
+                         "robot lands on it")
     sp.add_argument("--height", type=float, default=1.0, help="initial base height for a floating base")
     sp.add_argument("--q0", default=None, help="initial configuration, nq comma-separated values (default: neutral)")
-    sp.add_argument("--out", default="traj.npz")
+    sp.add_argument("--out", default="traj.npz",
+                    help="the .npz file to write (default traj.npz); an existing file is kept unless --force")
+    sp.add_argument("--force", action="store_true", help="overwrite the --out file if it exists")
     sp.set_defaults(func=cmd_simulate)
 
     sp = sub.add_parser("check-grad", help="check the analytic step Jacobians against finite differences")
@@ -206,14 +255,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _format_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as the command prints it: one line, without the source line that raised it."""
+    return f"rigidiff: warning: {message}\n"
+
+
 def main(argv=None) -> int:
     """Run the command line ``argv`` (default sys.argv[1:]) and return its exit status: 0 on success, 1
     when the model cannot be loaded, a computation fails or a check finds an error, 2 for invalid
-    arguments. Errors are printed as one line on stderr, never as a traceback."""
+    arguments (an unknown option or model, a value out of range, an --out file that exists). Errors are
+    printed as one line on stderr, never as a traceback; warnings as one line each."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
         return exc.code if isinstance(exc.code, int) else 2
+    default_format = warnings.formatwarning
+    warnings.formatwarning = _format_warning
     try:
         return args.func(args)
     except ArgumentError as exc:
@@ -224,6 +281,8 @@ def main(argv=None) -> int:
         if "strict=False" in str(exc):  # the loader's strict checks name their way out
             print("rigidiff: --lenient loads it with a warning", file=sys.stderr)
         return 1
+    finally:
+        warnings.formatwarning = default_format
 
 
 if __name__ == "__main__":

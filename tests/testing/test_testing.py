@@ -233,6 +233,6 @@ def test_check_grad_command_reports_failures(capsys, monkeypatch):
 def test_check_grad_command_bad_arguments(capsys):
     assert main(["check-grad", rd.models.path("arm7"), "--samples", "0"]) == 2
     assert "--samples: must be >= 1" in capsys.readouterr().err
-    assert main(["check-grad", "no/such/model.urdf"]) == 1
+    assert main(["check-grad", "no/such/model.urdf"]) == 2
     assert main(["check-grad", rd.models.path("arm7"), "--method", "forward"]) == 2
     assert "invalid choice: 'forward'" in capsys.readouterr().err

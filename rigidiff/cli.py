@@ -248,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "a picture")
     sp.add_argument("--fast", action="store_true", help="shorter simulations")
     sp.add_argument("--picture", metavar="PATH", default="rigidiff_demo.png",
-                    help="where to draw the quadruped standing on the ground, a PNG frame strip (default "
+                    help="where to draw the quadruped falling onto the ground, a PNG frame strip (default "
                          "rigidiff_demo.png in the current folder; needs matplotlib: pip install rigidiff[plot])")
     sp.add_argument("--no-picture", action="store_true", help="draw no picture")
     sp.set_defaults(func=cmd_demo)

@@ -7,10 +7,29 @@ import rigidiff as rd
 from rigidiff.cli import main
 
 
-def test_demo_passes_its_checks(capsys):
+def test_demo_passes_its_checks_and_says_what_each_checks(capsys):
     assert main(["demo", "--fast", "--no-picture"]) == 0  # tests/viz checks the picture
     out = capsys.readouterr().out
-    assert "all checks passed" in out and "step Jacobians" in out and "energy drift" in out
+    lines = out.splitlines()
+    checks = [i for i, line in enumerate(lines) if line.startswith("[")]
+    assert len(checks) == 9 and "all 9 checks passed" in out and "[FAILED]" not in out
+    for i in checks:  # "[ok] <topic>: <what it shows, in words>" then what was measured against which bound
+        topic, _, what = lines[i][len("[ok] "):].partition(": ")
+        assert lines[i].startswith("[ok] ") and topic and len(what.split()) >= 8, lines[i]
+        measured = lines[i + 1]
+        assert measured.startswith("     ") and "must" in measured, measured
+    for topic in ("energy", "kinematics", "dynamics", "step gradients", "reverse mode", "free fall", "contact",
+                  "gradients through contact", "friction"):
+        assert any(lines[i].startswith(f"[ok] {topic}: ") for i in checks), topic
+
+
+def test_demo_reports_a_failed_check(capsys, monkeypatch):
+    import rigidiff.demo as demo
+
+    monkeypatch.setattr(demo, "box_slide_distance", lambda mu, v0: 1.0)  # not v0^2 / (2 mu g)
+    assert main(["demo", "--fast", "--no-picture"]) == 1
+    out = capsys.readouterr().out
+    assert "[FAILED] friction: " in out and "1 of 9 checks FAILED" in out
 
 
 def test_info_lists_joints_in_layout_order(capsys):

@@ -1,5 +1,7 @@
 """The rigidiff command: demo, models, info, simulate and check-grad."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -233,3 +235,17 @@ def test_a_failing_computation_is_one_line_and_exit_1(tmp_path, capsys):
     rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1")
     assert rc == 1
     assert "is singular" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_failed_central_check_points_to_ridders(capsys, monkeypatch):
+    true_step_jacobians = rd.World.step_jacobians
+
+    def wrong(self, q, v, tau, wrt=None, f_ext=None):
+        J = true_step_jacobians(self, q, v, tau)
+        return dataclasses.replace(J, dv_dv=J.dv_dv + 1e-3)
+
+    monkeypatch.setattr(rd.World, "step_jacobians", wrong)
+    rc, out, _ = _check_grad(capsys, "double_pendulum", "--samples", "1", "--method", "central")
+    assert rc == 1 and "the default --method ridders extrapolates them" in out
+    rc, out, _ = _check_grad(capsys, "double_pendulum", "--samples", "1")
+    assert rc == 1 and "--method ridders" not in out

@@ -406,8 +406,11 @@ def render_cli() -> list[str]:
     parser = cli.build_parser()
     out = [CLI_MARK, "", "## The `rigidiff` command", "",
            "Installed as a console script (`rigidiff = rigidiff.cli:main`); also `python -m rigidiff.cli`. Exit",
-           "status: 0 on success; 1 when the model cannot be loaded (the error is printed), a demo check",
-           "fails or `check-grad` finds a Jacobian entry off; 2 for invalid arguments.", ""]
+           "status: 0 on success; 1 when the model cannot be loaded, a computation fails, a demo check fails",
+           "or `check-grad` finds a Jacobian entry off; 2 for invalid arguments (an unknown option or model, a",
+           "value out of range, an `--out` file that exists without `--force`). An error is one line on stderr,",
+           "never a traceback; so is each warning. Every command takes a shipped model's name (`rigidiff models`",
+           "lists them) in place of a URDF path: `rigidiff info arm7`.", ""]
     out += ["```text", parser.format_help().rstrip(), "```", ""]
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     for name, sp in sub.choices.items():

@@ -3,6 +3,12 @@
 Conventions (state layout, quaternion order, Jacobian frames) are in docs/conventions.md.
 """
 
+import importlib.util as _importlib_util
+
+if _importlib_util.find_spec("rigidiff._core") is None:  # a source checkout whose extension is not built
+    raise ImportError(f"rigidiff is not built in this source tree ({__path__[0]} has no compiled _core): "
+                      "pip install . (or pip install -e .) and run from elsewhere")
+
 from rigidiff import lcp, models, mpc, sysid, testing, trajopt, viz
 from rigidiff._version import __version__
 from rigidiff.collision import DistanceResult, distance

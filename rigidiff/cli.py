@@ -1,11 +1,45 @@
-"""The ``rigidiff`` command: ``info``, ``simulate``, ``check-grad`` and ``demo``."""
+"""The ``rigidiff`` command: ``models``, ``info``, ``simulate``, ``check-grad`` and ``demo``."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 
 import numpy as np
+
+
+class ArgumentError(ValueError):
+    """A command-line value that is not valid for the model (an unknown parameter name, a --q0 of the
+    wrong length): exit status 2, as argparse's own errors."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``rigidiff <command>: error: <what>`` and a pointer to --help."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _number(kind, minimum, strict):
+    """An argparse type: a ``kind`` (int or float) number >= minimum (> minimum if strict), finite."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {'an integer' if kind is int else 'a number'}, "
+                                             f"got {text!r}") from None
+        if not np.isfinite(value) or value < minimum or (strict and value == minimum):
+            raise argparse.ArgumentTypeError(f"must be {'>' if strict else '>='} {minimum:g}, got {text}")
+        return value
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
+
+
+_POSITIVE_INT = _number(int, 1, strict=False)
+_POSITIVE = _number(float, 0.0, strict=True)
+_NONNEGATIVE = _number(float, 0.0, strict=False)
 
 
 def _format_limits(lower, upper) -> str:
@@ -14,14 +48,44 @@ def _format_limits(lower, upper) -> str:
     return fmt(lower, upper)
 
 
-def _load_world(args):
+def model_path(model: str) -> str:
+    """The URDF file of ``model``: a path to one, or the name of a shipped model (``rigidiff models``).
+    ArgumentError naming the shipped models when it is neither."""
+    from rigidiff import models
+
+    if os.path.isfile(model):
+        return model
+    if model in models.available():
+        return models.path(model)
+    raise ArgumentError(f"{model!r} is neither a URDF file nor a shipped model; shipped models: "
+                        f"{', '.join(models.available())} (rigidiff models lists them)")
+
+
+def _load_world(args, ground: bool = False):
     import rigidiff as rd
 
-    sk = rd.load_urdf(args.model, floating_base=args.floating_base, package_dirs=args.package_dir,
-                      load_geometry=False, strict=not args.lenient)
+    sk = rd.load_urdf(model_path(args.model), floating_base=args.floating_base, package_dirs=args.package_dir,
+                      load_geometry=ground, strict=not args.lenient)
     world = rd.World(dt=getattr(args, "dt", 1e-3))
     world.add_skeleton(sk)
+    if ground:
+        world.add_ground()
     return sk, world
+
+
+def cmd_models(args) -> int:
+    """List the shipped models, which every command takes by name in place of a URDF path."""
+    import rigidiff as rd
+
+    print("shipped models (give the name in place of a URDF path, e.g. rigidiff info arm7):")
+    for name in rd.models.available():
+        world = rd.World()
+        world.add_skeleton(rd.models.load(name, load_geometry=False))
+        print(f"  {name:<16} nq = {world.nq:<3} nv = {world.nv:<3} {rd.models.path(name)}")
+    robots = rd.models.example_robot_data_dir()
+    if robots is not None:
+        print(f"example-robot-data's robots: {robots} (load them with --package-dir {robots})")
+    return 0
 
 
 def cmd_info(args) -> int:
@@ -43,21 +107,30 @@ def cmd_info(args) -> int:
 
 def cmd_simulate(args) -> int:
     """Simulate a URDF model from its neutral configuration under zero torque and save the trajectory."""
-    _, world = _load_world(args)
+    out = args.out if args.out.endswith(".npz") else args.out + ".npz"  # numpy.savez adds the suffix
+    if os.path.exists(out) and not args.force:
+        raise ArgumentError(f"--out: {out} exists; give --force to overwrite it")
+    _, world = _load_world(args, ground=args.ground)
     q0 = world.neutral_configuration()
     if args.floating_base:
         q0[2] = args.height
     if args.q0 is not None:
-        values = [float(x) for x in args.q0.split(",") if x.strip()]
+        try:
+            values = [float(x) for x in args.q0.split(",") if x.strip()]
+        except ValueError:
+            raise ArgumentError(f"--q0 must be comma-separated numbers, got {args.q0!r}") from None
         if len(values) != world.nq:
-            raise ValueError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
+            raise ArgumentError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
         q0 = world.normalize(np.array(values))
     taus = np.zeros((args.steps, world.nv))
     Q, V = world.rollout(q0, np.zeros(world.nv), taus)
     t = np.arange(args.steps + 1) * world.dt
-    np.savez(args.out, t=t, q=Q, v=V, tau=taus, joint_names=np.array(world.joint_names), dt=world.dt)
-    print(f"simulated {args.steps} steps of {world.dt} s ({t[-1]:.4g} s): nq = {world.nq}, nv = {world.nv}")
-    print(f"wrote {args.out} (arrays t, q, v, tau, joint_names, dt)")
+    np.savez(out, t=t, q=Q, v=V, tau=taus, joint_names=np.array(world.joint_names), dt=world.dt)
+    print(f"simulated {args.steps} steps of {world.dt} s ({t[-1]:.4g} s): nq = {world.nq}, nv = {world.nv}"
+          + (", on a ground plane z = 0" if args.ground else ""))
+    if args.floating_base:
+        print(f"base height: {Q[0, 2]:.4g} m -> {Q[-1, 2]:.4g} m")
+    print(f"wrote {out} (arrays t, q, v, tau, joint_names, dt)")
     return 0
 
 
@@ -77,13 +150,18 @@ def cmd_check_grad(args) -> int:
     from rigidiff.testing import _table, check_jacobians
 
     _, world = _load_world(args)
+    if args.parameters:
+        try:
+            world._resolve_wrt(args.parameters)
+        except (ValueError, IndexError) as exc:
+            raise ArgumentError(f"--parameters: {exc}") from None
     rng = np.random.default_rng(args.seed)
     reports = []
+    wrt = ("q", "v", "tau") + tuple(args.parameters or ())
     for _ in range(args.samples):
         q, v, tau = _random_state(world, rng)
-        wrt = ("q", "v", "tau") + tuple(args.parameters or ())
-        reports.append(check_jacobians(world, q, v, tau, wrt=wrt, method=args.method, rtol=args.rtol,
-                                       atol=args.atol))
+        reports.append(check_jacobians(world, q, v, tau, wrt=wrt, method=args.method, eps=args.eps,
+                                       rtol=args.rtol, atol=args.atol))
     first = reports[0]
     print(f"{args.model}: nq = {world.nq}, nv = {world.nv}, dt = {world.dt:g}; {args.samples} random states, "
           f"{first.method} differences (eps {first.eps:g}), an entry passes if |analytic - fd| <= "
@@ -101,6 +179,9 @@ def cmd_check_grad(args) -> int:
     if failed:
         print(f"FAILED on {len(failed)} of {len(reports)} samples; the first, sample {failed[0]}:")
         print(reports[failed[0]])
+        if args.method == "central":
+            print("central differences are coarse where the mass matrix is ill-conditioned: the default "
+                  "--method ridders extrapolates them")
         return 1
     print(f"all {len(reports)} samples passed")
     return 0
@@ -113,11 +194,11 @@ def cmd_demo(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="rigidiff", description="rigidiff: a differentiable physics engine.")
+    p = _Parser(prog="rigidiff", description="rigidiff: a differentiable physics engine.")
     sub = p.add_subparsers(dest="command", required=True)
 
     def model_args(sp):
-        sp.add_argument("model", help="path to a URDF file")
+        sp.add_argument("model", help="a URDF file, or the name of a shipped model (rigidiff models lists them)")
         sp.add_argument("--floating-base", action="store_true", help="attach the root link by a free joint")
         sp.add_argument("--package-dir", action="append", default=None,
                         help="folder for package:// URIs (repeatable)")
@@ -125,28 +206,39 @@ def build_parser() -> argparse.ArgumentParser:
                         help="load questionable but loadable input (a non-PSD inertia, a joint without "
                              "<limit>) with a warning, as load_urdf(strict=False) does")
 
+    sp = sub.add_parser("models", help="list the shipped models, which every command takes by name")
+    sp.set_defaults(func=cmd_models)
+
     sp = sub.add_parser("info", help="tree, dofs, masses and limits of a URDF model")
     model_args(sp)
     sp.set_defaults(func=cmd_info)
 
     sp = sub.add_parser("simulate", help="simulate a URDF model under zero torque and save the trajectory")
     model_args(sp)
-    sp.add_argument("--steps", type=int, default=1000)
-    sp.add_argument("--dt", type=float, default=1e-3)
+    sp.add_argument("--steps", type=_POSITIVE_INT, default=1000, help="number of time steps (default 1000)")
+    sp.add_argument("--dt", type=_POSITIVE, default=1e-3, help="time step in seconds (default 1e-3)")
+    sp.add_argument("--ground", action="store_true",
+                    help="add a ground plane z = 0 and load the model's collision shapes, so that a floating "
+                         "robot lands on it")
     sp.add_argument("--height", type=float, default=1.0, help="initial base height for a floating base")
     sp.add_argument("--q0", default=None, help="initial configuration, nq comma-separated values (default: neutral)")
-    sp.add_argument("--out", default="traj.npz")
+    sp.add_argument("--out", default="traj.npz",
+                    help="the .npz file to write (default traj.npz); an existing file is kept unless --force")
+    sp.add_argument("--force", action="store_true", help="overwrite the --out file if it exists")
     sp.set_defaults(func=cmd_simulate)
 
     sp = sub.add_parser("check-grad", help="check the analytic step Jacobians against finite differences")
     model_args(sp)
-    sp.add_argument("--samples", type=int, default=20, help="number of random states (default 20)")
+    sp.add_argument("--samples", type=_POSITIVE_INT, default=20, help="number of random states (default 20)")
     sp.add_argument("--method", choices=("central", "ridders"), default="ridders",
                     help="finite-difference method (default ridders: slower, far more accurate)")
+    sp.add_argument("--eps", type=_POSITIVE, default=None,
+                    help="finite-difference step, scaled per entry by its size (default 1e-5 for central, "
+                         "the first of ridders' shrinking steps 1e-2)")
     sp.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
-    sp.add_argument("--dt", type=float, default=1e-3, help="time step (default 1e-3)")
-    sp.add_argument("--rtol", type=float, default=1e-5, help="relative tolerance (default 1e-5)")
-    sp.add_argument("--atol", type=float, default=1e-7, help="absolute tolerance (default 1e-7)")
+    sp.add_argument("--dt", type=_POSITIVE, default=1e-3, help="time step (default 1e-3)")
+    sp.add_argument("--rtol", type=_POSITIVE, default=1e-5, help="relative tolerance (default 1e-5)")
+    sp.add_argument("--atol", type=_NONNEGATIVE, default=1e-7, help="absolute tolerance (default 1e-7)")
     sp.add_argument("--parameters", nargs="+", metavar="P", default=None,
                     help="also check the parameter blocks: parameter names, body or joint names, or groups "
                          "(inertia, damping, stiffness, armature, gravity, all)")
@@ -156,26 +248,41 @@ def build_parser() -> argparse.ArgumentParser:
                                      "a picture")
     sp.add_argument("--fast", action="store_true", help="shorter simulations")
     sp.add_argument("--picture", metavar="PATH", default="rigidiff_demo.png",
-                    help="where to draw the quadruped standing on the ground, a PNG frame strip (default "
+                    help="where to draw the quadruped falling onto the ground, a PNG frame strip (default "
                          "rigidiff_demo.png in the current folder; needs matplotlib: pip install rigidiff[plot])")
     sp.add_argument("--no-picture", action="store_true", help="draw no picture")
     sp.set_defaults(func=cmd_demo)
     return p
 
 
+def _format_warning(message, category, filename, lineno, line=None) -> str:
+    """A warning as the command prints it: one line, without the source line that raised it."""
+    return f"rigidiff: warning: {message}\n"
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    for option in ("steps", "samples"):
-        if getattr(args, option, 1) < 1:
-            print(f"rigidiff: --{option} must be >= 1", file=sys.stderr)
-            return 2
+    """Run the command line ``argv`` (default sys.argv[1:]) and return its exit status: 0 on success, 1
+    when the model cannot be loaded, a computation fails or a check finds an error, 2 for invalid
+    arguments (an unknown option or model, a value out of range, an --out file that exists). Errors are
+    printed as one line on stderr, never as a traceback; warnings as one line each."""
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
+        return exc.code if isinstance(exc.code, int) else 2
+    default_format = warnings.formatwarning
+    warnings.formatwarning = _format_warning
     try:
         return args.func(args)
-    except (FileNotFoundError, ValueError, IndexError) as exc:
-        print(f"rigidiff: error: {exc}", file=sys.stderr)
+    except ArgumentError as exc:
+        print(f"rigidiff {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, ValueError, IndexError, RuntimeError) as exc:
+        print(f"rigidiff {args.command}: error: {exc}", file=sys.stderr)
         if "strict=False" in str(exc):  # the loader's strict checks name their way out
             print("rigidiff: --lenient loads it with a warning", file=sys.stderr)
         return 1
+    finally:
+        warnings.formatwarning = default_format
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
     r.distance, r.point_a, r.point_b, r.normal
 
 Poses are ``rd.Transform`` objects or (4, 4) homogeneous matrices placing each shape in the world.
-Sign convention (DESIGN.md section 3): ``distance`` > 0 is the gap, < 0 minus the penetration depth (the
+Sign convention (docs/architecture.md, Conventions): ``distance`` > 0 is the gap, < 0 minus the penetration depth (the
 shortest translation of A that separates the shapes); ``normal`` is the unit vector from B to A (moving A
 along it separates the shapes) and ``point_a - point_b == distance * normal``, with ``point_a`` on the
 surface of A and ``point_b`` on the surface of B.

@@ -3,7 +3,7 @@
     contacts = world.collide(q)
     contacts.points, contacts.normals, contacts.distances, contacts.body_a, contacts.types
 
-Conventions (DESIGN.md section 2): each contact's normal is a unit vector from body B to body A, its
+Conventions (docs/architecture.md): each contact's normal is a unit vector from body B to body A, its
 distance is signed (< 0 in penetration) and its point is the midpoint of the two witness points. Each
 contact names the features that touch ("point_face": a vertex or sphere of A on a face of B, ...), from
 which its point and normal follow as functions of the two body poses.

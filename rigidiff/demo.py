@@ -1,5 +1,6 @@
 """``rigidiff demo``: build robots, simulate them (with contact), check Jacobians against finite differences,
-report, and draw the quadruped standing on the ground (a PNG frame strip, when matplotlib is installed)."""
+report each check in plain words, and draw the quadruped falling onto the ground (a PNG frame strip, when
+matplotlib is installed)."""
 
 from __future__ import annotations
 
@@ -95,14 +96,37 @@ def write_picture(world: rd.World, Q, path) -> str:
         return f"picture skipped: {exc}"
     except OSError as exc:
         return f"picture not written: {exc}"
-    return f"picture of the quadruped standing on the ground: {path} ({time.perf_counter() - t0:.2f} s)"
+    return (f"picture of the quadruped falling onto the ground and landing on its feet (4 frames over "
+            f"{(len(Q) - 1) * world.dt:.1f} s): {path} ({time.perf_counter() - t0:.2f} s)")
+
+
+class _Report:
+    """The demo's report: one line per check, saying in plain words what it shows, what was measured and
+    the bound it must meet, marked ok or FAILED."""
+
+    def __init__(self):
+        self.lines = ["rigidiff demo: each line below is one check of the engine, marked ok or FAILED", ""]
+        self.results = []
+
+    def check(self, ok, what: str, measured: str) -> None:
+        ok = bool(ok)
+        self.results.append(ok)
+        self.lines.append(f"[{'ok' if ok else 'FAILED'}] {what}")
+        self.lines.append(f"     {measured}")
+
+    def note(self, text: str) -> None:
+        self.lines.append(f"     {text}")
+
+    @property
+    def passed(self) -> bool:
+        return all(self.results)
 
 
 def run_demo(fast: bool = False, picture=None) -> int:
-    """Run the demo and print its report; with ``picture`` (a path), also draw the standing quadruped there.
-    Returns 0 when every check passed, else 1."""
+    """Run the demo and print its report; with ``picture`` (a path), also draw the quadruped falling onto
+    the ground there. Returns 0 when every check passed, else 1."""
     t_start = time.perf_counter()
-    lines = ["rigidiff demo", "============="]
+    report = _Report()
 
     # 1. a cartpole built by hand: free swing, energy conservation
     world = rd.World(dt=1e-3)
@@ -112,8 +136,9 @@ def run_demo(fast: bool = False, picture=None) -> int:
     Q, V = world.rollout(q0, np.zeros(world.nv), np.zeros((steps, world.nv)))
     energy = np.array([world.kinetic_energy(q, v) + world.potential_energy(q) for q, v in zip(Q, V)])
     drift = np.abs(energy - energy[0]).max() / abs(energy[0] - world.potential_energy(np.array([0.0, np.pi])))
-    lines.append(f"cartpole (by hand): {steps} steps, pole {Q[0, 1]:+.3f} -> {Q[-1, 1]:+.3f} rad, "
-                 f"energy drift {100 * drift:.3f} % of the swing energy")
+    report.check(drift < 0.01, f"energy: the pole of a cartpole built by hand, let go {q0[1]:g} rad from upright, "
+                 f"falls and swings freely for {steps * world.dt:g} s, and the total energy stays constant",
+                 f"energy drift {100 * drift:.3f} % of the swing energy (must stay under 1 %)")
 
     # 2. a 7-dof arm from URDF: Jacobians against finite differences, dynamics round trip
     arm = rd.World(dt=1e-3)
@@ -123,18 +148,23 @@ def run_demo(fast: bool = False, picture=None) -> int:
     v = rng.normal(size=arm.nv)
     tip = arm.body_names[-1]
     jac_err = jacobian_fd_error(arm, q, tip)
+    report.check(jac_err < 1e-6, f"kinematics: the Jacobian of the arm7's {tip!r} (loaded from URDF) predicts how "
+                 "the hand moves when each joint turns a little",
+                 f"largest error against moving the joints by 1e-6 rad: {jac_err:.1e} relative (must be < 1e-6)")
     tau = rng.normal(size=arm.nv)
     a = arm.forward_dynamics(q, v, tau)
     roundtrip = np.abs(arm.inverse_dynamics(q, v, a) - tau).max()
-    lines.append(f"arm7 (URDF, nv = {arm.nv}): body Jacobian of {tip!r} vs central differences: "
-                 f"max rel. error {jac_err:.1e}; inverse(forward(tau)) - tau: {roundtrip:.1e}")
+    report.check(roundtrip < 1e-9, "dynamics: the torques that produce the arm's accelerations (inverse dynamics) "
+                 "are the torques it was given (forward dynamics)",
+                 f"largest difference {roundtrip:.1e} N m (must be < 1e-9)")
     step_report = check_jacobians(arm, q, v, tau, wrt=("q", "v", "tau", "gravity", f"{tip}/mass"),
                                   method="ridders")
     step_err = step_report.max_rel_error
-    lines.append(f"arm7 step Jacobians (state, torques and parameters) vs Ridders differences: "
-                 f"max rel. error {step_err:.1e}")
-    lines += ["  " + row for row in str(step_report).splitlines()]
-    lines.append("  the same check on random states of any URDF: rigidiff check-grad model.urdf [--floating-base]")
+    report.check(step_report.passed and step_err < 1e-6, "step gradients: the analytic derivatives of one arm step "
+                 "(with respect to its state, torques, gravity and hand mass) agree with finite differences",
+                 f"largest error {step_err:.1e} relative (must be < 1e-6); per block:")
+    report.lines += ["       " + row for row in str(step_report).splitlines()[1:]]
+    report.note("the same check on random states of any robot: rigidiff check-grad arm7 --parameters all")
 
     # reverse mode: the gradient of a loss of a whole rollout in one pass
     T = 100
@@ -149,8 +179,58 @@ def run_demo(fast: bool = False, picture=None) -> int:
     fd = np.array([(loss(arm.integrate(q, 1e-6 * e)) - loss(arm.integrate(q, -1e-6 * e))) / 2e-6
                    for e in np.eye(arm.nv)])
     rollout_err = float(np.abs(grad - fd).max() / np.abs(fd).max())
-    lines.append(f"arm7 {T}-step rollout: gradient of a loss of all velocities with respect to q0 by one reverse "
-                 f"pass vs central differences: max rel. error {rollout_err:.1e}")
+    report.check(rollout_err < 1e-6, f"reverse mode: one backward pass through a {T}-step arm rollout gives the "
+                 "gradient of a loss of all its velocities with respect to the starting pose",
+                 f"largest error against finite differences {rollout_err:.1e} relative (must be < 1e-6)")
+
+    # 3. a floating quadruped in free fall: the centre of mass falls at g whatever the legs do
+    quad = rd.World(dt=1e-3)
+    quad.add_skeleton(rd.load_urdf(rd.models.path("quadruped"), floating_base=True))
+    qq = quad.random_configuration(np.random.default_rng(3))
+    vq = np.zeros(quad.nv)
+    Jc = quad.center_of_mass_jacobian(qq)
+    com_acc = Jc @ quad.forward_dynamics(qq, vq, np.zeros(quad.nv))  # dJ/dt v vanishes at v = 0
+    report.check(np.allclose(com_acc, quad.gravity, atol=1e-9), "free fall: the centre of mass of a floating "
+                 "quadruped in a random pose accelerates at g, whatever its legs do",
+                 f"acceleration {np.array2string(com_acc, precision=4)} m/s^2 (must be gravity, "
+                 f"{quad.gravity.tolist()}, within 1e-9)")
+
+    # 4. contact: the quadruped dropped onto the ground lands on its four feet and stands under a joint PD;
+    # a box slides to rest after v0^2 / (2 mu g)
+    quad.add_ground(friction=0.8)
+    qs = quad.neutral_configuration()
+    qs[2] = 0.6  # feet 26 cm above the ground
+    q_ref, vs = qs.copy(), np.zeros(quad.nv)
+    falling = [qs]
+    for _ in range(500 if fast else 2000):
+        tau_pd = np.zeros(quad.nv)
+        tau_pd[6:] = 20.0 * (q_ref[7:] - qs[7:]) - 0.3 * vs[6:]
+        qs, vs = quad.step(qs, vs, tau_pd)
+        falling.append(qs)
+    feet = quad.last_contacts()
+    weight_ratio = float(feet.normal_impulses.sum() / (quad.total_mass * 9.81 * quad.dt))
+    report.check(len(feet) == 4 and abs(weight_ratio - 1.0) < 1e-6 and np.abs(vs).max() < 1e-6,
+                 f"contact: the quadruped dropped from 26 cm lands on its feet and comes to rest "
+                 f"({len(falling) - 1} steps)",
+                 f"{len(feet)} contacts ({', '.join(sorted(set(feet.body_a)))}) carry {weight_ratio:.6f} times its "
+                 f"weight; base at {qs[2]:.3f} m, largest speed {np.abs(vs).max():.1e} (must be 4 feet, the weight "
+                 f"within 1e-6, speeds < 1e-6)")
+    # the standing quadruped's step Jacobians through its foot contacts, against central differences
+    # that keep every constraint row's class (the contact mode)
+    tau_pd = np.zeros(quad.nv)
+    tau_pd[6:] = 20.0 * (q_ref[7:] - qs[7:]) - 0.3 * vs[6:]
+    contact_err, contact_cols = contact_jacobian_error(quad, qs, vs, tau_pd)
+    report.check(contact_err < 1e-6 and contact_cols >= 2 * quad.nv, "gradients through contact: the standing "
+                 "quadruped's step derivatives, with its feet on the ground, agree with finite differences",
+                 f"largest error {contact_err:.1e} (must be < 1e-6), over the {contact_cols} of {3 * quad.nv} "
+                 "input directions whose small changes keep the contact mode (which rows push, stick or slide)")
+    slide = box_slide_distance(mu=0.5, v0=2.0)
+    expected = 2.0**2 / (2 * 0.5 * 9.81)
+    report.check(abs(slide - expected) < 0.02 * expected, "friction: a box pushed to 2 m/s on the ground "
+                 "(friction coefficient 0.5) slides as far as the textbook says",
+                 f"it stops after {slide:.4f} m; v0^2 / (2 mu g) = {expected:.4f} m (must agree within 2 %)")
+
+    # timing, for information
     n = 2000 if fast else 20000
     t0 = time.perf_counter()
     for _ in range(n):
@@ -160,61 +240,16 @@ def run_demo(fast: bool = False, picture=None) -> int:
     for _ in range(n // 4):
         arm.step_jacobians(q, v, tau)
     t_jac = (time.perf_counter() - t0) / (n // 4)
-    taus = np.zeros((1000, arm.nv))
     t0 = time.perf_counter()
-    arm.rollout(q, v, taus)
+    arm.rollout(q, v, np.zeros((1000, arm.nv)))
     t_roll = (time.perf_counter() - t0) / 1000
-    lines.append(f"arm7 timing: world.step {1e6 * t_step:.2f} us/call, rollout {1e6 * t_roll:.2f} us/step, "
-                 f"step + Jacobians {1e6 * t_jac:.2f} us/call")
-
-    # 3. a floating quadruped in free fall: the centre of mass falls at g whatever the legs do
-    quad = rd.World(dt=1e-3)
-    quad.add_skeleton(rd.load_urdf(rd.models.path("quadruped"), floating_base=True))
-    qq = quad.random_configuration(np.random.default_rng(3))
-    vq = np.zeros(quad.nv)
-    Jc = quad.center_of_mass_jacobian(qq)
-    acc = quad.forward_dynamics(qq, vq, np.zeros(quad.nv))
-    com_acc = Jc @ acc  # dJ/dt v vanishes at v = 0
-    lines.append(f"quadruped (floating, nv = {quad.nv}): com acceleration in free fall "
-                 f"{np.array2string(com_acc, precision=4)} (gravity {quad.gravity.tolist()})")
-
-    # 4. contact: the quadruped dropped on the ground stands on its four feet under a joint PD;
-    # a box slides to rest after v0^2 / (2 mu g)
-    quad.add_ground(friction=0.8)
-    qs = quad.neutral_configuration()
-    qs[2] = 0.36  # feet 2 cm above the ground
-    q_ref, vs = qs.copy(), np.zeros(quad.nv)
-    standing = [qs]
-    for _ in range(500 if fast else 2000):
-        tau_pd = np.zeros(quad.nv)
-        tau_pd[6:] = 20.0 * (q_ref[7:] - qs[7:]) - 0.3 * vs[6:]
-        qs, vs = quad.step(qs, vs, tau_pd)
-        standing.append(qs)
-    feet = quad.last_contacts()
-    weight_ratio = float(feet.normal_impulses.sum() / (quad.total_mass * 9.81 * quad.dt))
-    lines.append(f"quadruped on the ground: {len(feet)} contacts ({', '.join(sorted(set(feet.body_a)))}), "
-                 f"normal impulses / weight = {weight_ratio:.6f}, base height {qs[2]:.4f} m, "
-                 f"max |v| {np.abs(vs).max():.1e}")
-    # the standing quadruped's step Jacobians through its foot contacts, against central differences
-    # that keep every constraint row's class (the contact mode)
-    tau_pd = np.zeros(quad.nv)
-    tau_pd[6:] = 20.0 * (q_ref[7:] - qs[7:]) - 0.3 * vs[6:]
-    contact_err, contact_cols = contact_jacobian_error(quad, qs, vs, tau_pd)
-    lines.append(f"quadruped step Jacobians through {len(feet)} foot contacts vs central differences: max error "
-                 f"{contact_err:.1e} over {contact_cols}/{3 * quad.nv} columns (the others change the contact mode)")
-    slide = box_slide_distance(mu=0.5, v0=2.0)
-    expected = 2.0**2 / (2 * 0.5 * 9.81)
-    lines.append(f"box sliding at 2 m/s on the ground (mu = 0.5): stops after {slide:.4f} m "
-                 f"(v0^2 / (2 mu g) = {expected:.4f} m)")
+    lines = report.lines + ["", f"timing (arm7): world.step {1e6 * t_step:.2f} us per call, rollout "
+                                f"{1e6 * t_roll:.2f} us per step, step + its Jacobians {1e6 * t_jac:.2f} us per call"]
     if picture is not None:
-        lines.append(write_picture(quad, np.array(standing), picture))
-
-    ok = (drift < 0.01 and jac_err < 1e-6 and step_report.passed and step_err < 1e-6 and roundtrip < 1e-9
-          and rollout_err < 1e-6
-          and np.allclose(com_acc, quad.gravity, atol=1e-9)
-          and len(feet) == 4 and abs(weight_ratio - 1.0) < 1e-6 and np.abs(vs).max() < 1e-6
-          and contact_err < 1e-6 and contact_cols >= 2 * quad.nv
-          and abs(slide - expected) < 0.02 * expected)
-    lines.append(f"all checks {'passed' if ok else 'FAILED'} in {time.perf_counter() - t_start:.2f} s")
+        lines.append(write_picture(quad, np.array(falling[:401]), picture))
+    n_checks = len(report.results)
+    verdict = f"all {n_checks} checks passed" if report.passed else \
+        f"{report.results.count(False)} of {n_checks} checks FAILED"
+    lines.append(f"{verdict} in {time.perf_counter() - t_start:.2f} s")
     print("\n".join(lines))
-    return 0 if ok else 1
+    return 0 if report.passed else 1

@@ -7,7 +7,7 @@ capsules and cylinders have their axis along z, and their ``length`` is the leng
 
 Each shape offers ``volume``, ``inertia(mass)`` (a :class:`rigidiff.inertia.Inertia` of a solid of uniform
 density, in the shape frame), ``aabb(transform)`` and ``to_trimesh()`` (a ``trimesh.Trimesh`` for drawing).
-Conventions: docs/conventions.md (DESIGN.md section 3).
+Conventions: docs/conventions.md and docs/architecture.md.
 """
 
 from __future__ import annotations

@@ -32,10 +32,15 @@ itself: a tangent perturbation starts from zero whatever the size of q.
 
 **Parameters.** ``wrt`` may also name physical parameters (anything ``world.step_jacobians(wrt=...)``
 accepts: "inertia", "damping", "stiffness", "armature", "gravity", "all", a parameter, body or joint
-name). Each is perturbed through ``world.set_parameters(..., check_inertia=False)`` by
-``eps * max(1, |p|)`` and restored exactly afterwards; the blocks are ``dq_dp`` and ``dv_dp`` (nv,
-n_params). Where one side of the difference is not a valid parameter (a mass or damping of 0 moved
-below 0) the column is a one-sided difference.
+name). Each is perturbed through ``world.set_parameters(..., check_inertia=False)`` and restored exactly
+afterwards; the blocks are ``dq_dp`` and ``dv_dp`` (nv, n_params). The step of a parameter is ``eps``
+times its size, the scale at which it changes the dynamics (``_parameter_scales``: the mass and mean
+principal moment of the rigid body it belongs to, M(q)'s diagonal for the dofs that carry it, over dt or
+dt^2 for damping and stiffness; with ``"central"`` at least ``eps``). The perturbed values stay
+physical: within the bounds of ``world.parameters()``, and every rigid body (a body with those welded
+to it) keeps a positive semi-definite rotational inertia. A central step shrinks until both sides are
+physical, else the column is a second-order one-sided difference into the physical side (a damping of
+0, a zero principal moment), extrapolated by Ridders as a series in h rather than h^2.
 
 **Purity.** Every evaluation goes through ``_evaluate_step``. With ``contact_options(warm_start=False)`` the
 step is a pure function of (q, v, tau); with the warm start on (the default) a contact step whose friction
@@ -160,12 +165,14 @@ def _central_column(world, state, wrt, k, h, q_ref) -> np.ndarray:
     return (_output(world, plus, q_ref) - _output(world, minus, q_ref)) / (hp - hm)
 
 
-def _ridders_column(world, state, wrt, k, h, q_ref, central=None) -> np.ndarray:
-    """Ridders' extrapolation of central differences, entry by entry (Numerical Recipes' dfridr)."""
+def _ridders_column(world, state, wrt, k, h, q_ref, central=None, order=2) -> np.ndarray:
+    """Ridders' extrapolation of central differences, entry by entry (Numerical Recipes' dfridr).
+    ``central(step)`` replaces the state's central difference; ``order`` is the power of h in its
+    leading error term (2 for a central difference, 1 for a one-sided one)."""
     if central is None:
         def central(step):
             return _central_column(world, state, wrt, k, step, q_ref)
-    con2 = _RIDDERS_FACTOR**2
+    con2 = _RIDDERS_FACTOR**order
     prev = [central(h)]
     best = prev[0].copy()
     err = np.full(best.shape, np.inf)
@@ -174,7 +181,7 @@ def _ridders_column(world, state, wrt, k, h, q_ref, central=None) -> np.ndarray:
         h /= _RIDDERS_FACTOR
         row = [central(h)]
         fac = con2
-        for j in range(1, i + 1):  # Neville: eliminate the h^(2j) term
+        for j in range(1, i + 1):  # Neville: eliminate the h^(order j) term
             row.append((row[j - 1] * fac - prev[j - 1]) / (fac - 1.0))
             fac *= con2
             est = np.maximum(np.abs(row[j] - row[j - 1]), np.abs(row[j] - prev[j - 1]))
@@ -188,36 +195,173 @@ def _ridders_column(world, state, wrt, k, h, q_ref, central=None) -> np.ndarray:
     return best
 
 
+# ------------------------------------------------------------------------------------------ parameters
+
+
+def _rigid_groups(p, layout) -> dict:
+    """{body name: [(member body name, rotation of the member in the joint frame)]}: the bodies that move
+    as one rigid body with it (on the same core joint, welded ones included)."""
+    slots = {}
+    for name, kind in zip(p.names, layout.kinds):
+        if kind[0] == "body" and kind[2] == "mass":
+            slots[kind[1]] = name[: -len("/mass")]
+    members = {}
+    for slot, body in slots.items():
+        members.setdefault(layout.body_joint[slot], []).append((body, layout.body_pose[slot].rotation))
+    return {body: members[layout.body_joint[slot]] for slot, body in slots.items()}
+
+
+def _group_sizes(p, groups) -> dict:
+    """{body name: (mass, mean principal moment)} of the rigid body it belongs to (``_rigid_groups``;
+    moments summed without parallel-axis terms). A rigid body without rotational inertia gets the
+    smallest moment of the others."""
+    sizes = {}
+    for body, members in groups.items():
+        sizes[body] = (sum(p[f"{m}/mass"] for m, _ in members),
+                       sum(p[f"{m}/inertia_{a}{a}"] for m, _ in members for a in "xyz") / 3.0)
+    smallest = min((moment for _, moment in sizes.values() if moment > 0), default=1.0)
+    return {body: (mass, moment or smallest) for body, (mass, moment) in sizes.items()}
+
+
+def _turning_inertia(world, q, body, cache) -> float:
+    """The smallest diagonal entry of M(q) over the dofs that turn ``body`` (nonzero angular rows of its
+    Jacobian): the scale at which its rotational inertia starts to change the dynamics; 0 if none."""
+    if body not in cache:
+        turning = np.abs(world.body_jacobian(q, body)[3:]).max(axis=0) > 1e-12
+        diagonal = np.diag(_mass_matrix(world, q, cache))[turning]
+        cache[body] = float(diagonal.min()) if diagonal.size else 0.0
+    return cache[body]
+
+
+def _mass_matrix(world, q, cache) -> np.ndarray:
+    """M(q), computed once per ``cache``."""
+    if "M" not in cache:
+        cache["M"] = world.mass_matrix(q)
+    return cache["M"]
+
+
+def _parameter_scales(world, p, names, q) -> dict:
+    """{name: size}: the step of a parameter's column is eps times its size, the size at which it changes
+    the dynamics. Inertial parameters of a body take the sizes of the rigid group it moves in (a small
+    body welded to a large one matters at the large one's scale): its mass; the larger of |com| and its
+    radius of gyration for a centre of mass coordinate; for an entry of the rotational inertia, the larger
+    of its mean principal moment and the smallest diagonal entry of M(q) over the dofs that turn the body
+    (a finger's or a foot's inertia matters at the scale of the joints that carry it). Armature, damping
+    and stiffness of a dof: the larger of the value and m, m / dt and m / dt^2, where m is the dof's
+    diagonal entry of M(q) (the step solves with M + dt D + dt^2 K, so each moves that diagonal by eps m).
+    Gravity, friction and restitution: max(1, |p|)."""
+    layout = world._parameter_layout()
+    sizes = _group_sizes(p, _rigid_groups(p, layout))
+    cache = {}
+    out = {}
+    for name in names:
+        kind = layout.kinds[p.index(name)]
+        value = abs(p[name])
+        size = max(1.0, value)
+        if kind[0] == "body":
+            body = name[: -len(kind[2]) - 1]
+            mass, moment = sizes[body]
+            if kind[2] == "mass":
+                size = mass
+            elif kind[2].startswith("com_"):
+                com = np.array([p[f"{body}/com_{a}"] for a in "xyz"])
+                size = max(float(np.linalg.norm(com)), np.sqrt(1.5 * moment / mass) if mass > 0 else 0.0)
+            else:
+                size = max(moment, _turning_inertia(world, q, body, cache))
+        elif kind[0] == "joint":
+            power = {"armature": 0, "damping": 1, "stiffness": 2}[kind[2]]
+            size = max(value, _mass_matrix(world, q, cache)[kind[1], kind[1]] / world.dt**power)
+        out[name] = size if np.isfinite(size) and size > 0 else 1.0
+    return out
+
+
+def _rotational_inertia(p, body, field=None, value=None) -> np.ndarray:
+    """(3, 3) rotational inertia of ``body`` from ``p``, with entry ``field`` set to ``value`` if given."""
+    I = np.empty((3, 3))
+    for a, b in ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)):
+        entry = f"inertia_{'xyz'[a]}{'xyz'[b]}"
+        I[a, b] = I[b, a] = value if field == entry else p[f"{body}/{entry}"]
+    return I
+
+
+def _physical(p, groups, name, value) -> bool:
+    """Whether parameter ``name`` set to ``value`` keeps the model physical: within its bounds, and for an
+    entry of a rotational inertia, the rigid body it belongs to (the body and those welded to it, their
+    rotational inertias summed in the joint frame; the parallel-axis terms only add to it) keeps a
+    positive semi-definite inertia. A small body welded to a large one may thus be moved at the large
+    one's scale, where its own inertia alone would turn indefinite."""
+    field = name.rsplit("/", 1)[-1]
+    if "/" not in name or not field.startswith("inertia_"):
+        i = p.index(name)
+        return bool(p.lower[i] <= value <= p.upper[i])
+    body = name[: -len(field) - 1]  # the rigid body's inertia, not this body's bounds, decides
+    total = np.zeros((3, 3))
+    for member, R in groups[body]:
+        I = _rotational_inertia(p, member, field, value) if member == body else _rotational_inertia(p, member)
+        total += R @ I @ R.T
+    return bool(np.linalg.eigvalsh(total)[0] >= 0.0)
+
+
 def _parameter_output(world, state, q_ref, name, value):
-    """Step output with parameter ``name`` set to ``value``, or None where that value is not valid."""
+    """Step output with parameter ``name`` set to ``value``."""
+    world.set_parameters({name: value}, check_inertia=False)
     try:
-        world.set_parameters({name: value}, check_inertia=False)
-    except ValueError:
-        return None
-    return _output(world, state, q_ref)
+        return _output(world, state, q_ref)
+    except RuntimeError as exc:
+        raise RuntimeError(f"the step with parameter {name!r} = {value:.6g} failed ({exc})") from None
 
 
-def _parameter_column(world, state, name, p0, h, q_ref, method) -> np.ndarray:
-    """d(step output)/d(parameter) by central (or Ridders') differences; one-sided where one side of
-    the difference is not a valid parameter value. Leaves the parameter at p0."""
-    def central(step):
-        plus = _parameter_output(world, state, q_ref, name, p0 + step)
-        minus = _parameter_output(world, state, q_ref, name, p0 - step)
-        if plus is not None and minus is not None:
-            return (plus - minus) / ((p0 + step) - (p0 - step))
-        center = _parameter_output(world, state, q_ref, name, p0)
-        if plus is not None:
-            return (plus - center) / ((p0 + step) - p0)
-        if minus is not None:
-            return (center - minus) / (p0 - (p0 - step))
-        raise ValueError(f"parameter {name!r} = {p0} cannot be moved by {step:g} either way")
+_SHRINK_TRIES = 6  # a central step shrinks by 4 at most this often to keep both sides physical
+
+
+def _parameter_difference(p, groups, name, h):
+    """(difference(f, step), order, first step) for parameter ``name``, in this order of preference: a
+    central difference from the largest of h, h / 4, h / 16, ... that keeps both sides physical (the
+    physical values along one parameter are an interval, so every smaller step of the Ridders sequence
+    stays inside too); a second-order one-sided one from h into the physical side (a damping of 0, a
+    diagonal entry of an inertia with a zero principal moment); a central one from h through unphysical
+    but defined values (an off-diagonal entry of a body without rotational inertia)."""
+    p0 = p[name]
+    i = p.index(name)
+
+    def central(f, s):
+        return (f(p0 + s) - f(p0 - s)) / ((p0 + s) - (p0 - s))
+
+    def physical_both(s):
+        return _physical(p, groups, name, p0 + s) and _physical(p, groups, name, p0 - s)
+
+    for k in range(_SHRINK_TRIES + 1):
+        if physical_both(h / 4.0**k):
+            return central, 2, h / 4.0**k
+    for sign in (1.0, -1.0):  # second order: (4 (f(p0 + s) - f(p0)) - (f(p0 + 2s) - f(p0))) / 2s
+        if _physical(p, groups, name, p0 + 2.0 * sign * h):
+            def one_sided(f, s, sign=sign):
+                near, far = p0 + sign * s, p0 + 2.0 * sign * s
+                return (4.0 * (f(near) - f(p0)) - (f(far) - f(p0))) / (2.0 * (near - p0))
+            return one_sided, 1, h
+    if p.lower[i] <= p0 - h and p0 + h <= p.upper[i]:
+        return central, 2, h
+    raise ValueError(f"parameter {name!r} = {p0:g} cannot be moved by {h:g} either way within its bounds "
+                     f"[{p.lower[i]:g}, {p.upper[i]:g}]")
+
+
+def _parameter_column(world, state, p, groups, name, h, q_ref, method) -> np.ndarray:
+    """d(step output)/d(parameter) by central (or Ridders') differences, one-sided where only one side
+    stays physical (see _parameter_difference). Leaves the parameter at its value in ``p``."""
+    difference, order, h = _parameter_difference(p, groups, name, h)
+    memo = {}
+
+    def f(value):
+        if value not in memo:
+            memo[value] = _parameter_output(world, state, q_ref, name, value)
+        return memo[value]
 
     try:
         if method == "central":
-            return central(h)
-        return _ridders_column(world, state, None, 0, h, q_ref, central=central)
+            return difference(f, h)
+        return _ridders_column(world, state, None, 0, h, q_ref, central=lambda s: difference(f, s), order=order)
     finally:
-        world.set_parameters({name: p0})
+        world.set_parameters({name: p[name]})
 
 
 def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None):
@@ -238,10 +382,12 @@ def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None):
         p = world.parameters()
         names = tuple(p.names[i] for i in world._resolve_wrt(params))
         J = np.empty((2 * n, len(names)))
+        scales = _parameter_scales(world, p, names, state[0])
+        groups = _rigid_groups(p, world._parameter_layout())
         try:
             for c, name in enumerate(names):
-                p0 = p[name]
-                J[:, c] = _parameter_column(world, state, name, p0, eps * max(1.0, abs(p0)), q_next, method)
+                size = scales[name] if method == "ridders" else max(1.0, scales[name])
+                J[:, c] = _parameter_column(world, state, p, groups, name, eps * size, q_next, method)
         finally:
             world.set_parameters(p.values)  # exactly the values we started from
         blocks["dq_dp"] = J[:n]
@@ -261,7 +407,8 @@ def finite_difference_jacobians(world, q, v, tau, method: str = "central", eps: 
         method: "central" (2 steps per column) or "ridders" (Ridders' extrapolation, up to 16 steps per
             column, far more accurate); see docs/conventions.md, "Checking gradients".
         eps: step size (central) or initial step size (ridders); None for 1e-5 or 1e-2. For v and tau it
-            is scaled by max(1, |x_k|) per entry; for q it is a tangent-space step.
+            is scaled by max(1, |x_k|) per entry; for q it is a tangent-space step; for a parameter it is
+            scaled by the parameter's size (module docstring, "Parameters").
         parameters: physical parameters to differentiate with respect to as well, as ``wrt`` of
             ``world.step_jacobians`` (None: none).
 

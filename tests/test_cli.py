@@ -1,4 +1,6 @@
-"""The rigidiff command: demo, info and simulate."""
+"""The rigidiff command: demo, models, info, simulate and check-grad."""
+
+import dataclasses
 
 import numpy as np
 import pytest
@@ -7,10 +9,29 @@ import rigidiff as rd
 from rigidiff.cli import main
 
 
-def test_demo_passes_its_checks(capsys):
+def test_demo_passes_its_checks_and_says_what_each_checks(capsys):
     assert main(["demo", "--fast", "--no-picture"]) == 0  # tests/viz checks the picture
     out = capsys.readouterr().out
-    assert "all checks passed" in out and "step Jacobians" in out and "energy drift" in out
+    lines = out.splitlines()
+    checks = [i for i, line in enumerate(lines) if line.startswith("[")]
+    assert len(checks) == 9 and "all 9 checks passed" in out and "[FAILED]" not in out
+    for i in checks:  # "[ok] <topic>: <what it shows, in words>" then what was measured against which bound
+        topic, _, what = lines[i][len("[ok] "):].partition(": ")
+        assert lines[i].startswith("[ok] ") and topic and len(what.split()) >= 8, lines[i]
+        measured = lines[i + 1]
+        assert measured.startswith("     ") and "must" in measured, measured
+    for topic in ("energy", "kinematics", "dynamics", "step gradients", "reverse mode", "free fall", "contact",
+                  "gradients through contact", "friction"):
+        assert any(lines[i].startswith(f"[ok] {topic}: ") for i in checks), topic
+
+
+def test_demo_reports_a_failed_check(capsys, monkeypatch):
+    import rigidiff.demo as demo
+
+    monkeypatch.setattr(demo, "box_slide_distance", lambda mu, v0: 1.0)  # not v0^2 / (2 mu g)
+    assert main(["demo", "--fast", "--no-picture"]) == 1
+    out = capsys.readouterr().out
+    assert "[FAILED] friction: " in out and "1 of 9 checks FAILED" in out
 
 
 def test_info_lists_joints_in_layout_order(capsys):
@@ -30,10 +51,96 @@ def test_simulate_writes_a_trajectory(tmp_path, capsys):
 
 
 def test_errors_are_reported_not_raised(tmp_path, capsys):
-    assert main(["info", str(tmp_path / "missing.urdf")]) == 1
-    assert "error" in capsys.readouterr().err
-    assert main(["simulate", rd.models.path("double_pendulum"), "--q0", "1,2,3", "--out", str(tmp_path / "x")]) == 1
+    assert main(["info", str(tmp_path / "missing.urdf")]) == 2
+    assert "is neither a URDF file nor a shipped model" in capsys.readouterr().err
+    assert main(["simulate", rd.models.path("double_pendulum"), "--q0", "1,2,3", "--out", str(tmp_path / "x")]) == 2
     assert "--q0 must have 2" in capsys.readouterr().err
+
+
+def test_shipped_models_by_name(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    for name in rd.models.available():
+        assert name in out and rd.models.path(name) in out
+    assert main(["info", "arm7"]) == 0
+    assert "nq = 7, nv = 7" in capsys.readouterr().out
+
+
+def test_an_unknown_model_names_the_shipped_ones(capsys):
+    assert main(["info", "arm8"]) == 2
+    err = capsys.readouterr().err
+    assert "'arm8' is neither a URDF file nor a shipped model" in err
+    assert "arm7, cartpole, double_pendulum, quadruped" in err and len(err.splitlines()) == 1
+
+
+def test_simulate_ground_catches_a_floating_robot(tmp_path, capsys):
+    """Without --ground the floating quadruped falls freely (z = 1 - g t^2 / 2 after 0.5 s); with it, it
+    lands on its feet and stays above the plane."""
+    free, grounded = tmp_path / "free.npz", tmp_path / "ground.npz"
+    base = ["simulate", "quadruped", "--floating-base", "--steps", "500", "--dt", "1e-3"]
+    assert main([*base, "--out", str(free)]) == 0
+    assert main([*base, "--ground", "--out", str(grounded)]) == 0
+    assert "on a ground plane z = 0" in capsys.readouterr().out
+    z_free, z_ground = np.load(free)["q"][:, 2], np.load(grounded)["q"][:, 2]
+    assert z_free[-1] == pytest.approx(1.0 - 0.5 * 9.81 * 0.5**2, abs=0.01)
+    assert 0.1 < z_ground.min() and abs(np.load(grounded)["v"][-1, 2]) < 0.5
+
+
+def test_out_is_not_overwritten_without_force(tmp_path, capsys):
+    out = tmp_path / "traj.npz"
+    out.write_bytes(b"keep me")
+    args = ["simulate", "double_pendulum", "--steps", "5", "--out", str(tmp_path / "traj")]  # savez adds .npz
+    assert main(args) == 2
+    assert f"--out: {out} exists; give --force to overwrite it" in capsys.readouterr().err
+    assert out.read_bytes() == b"keep me"
+    assert main([*args, "--force"]) == 0
+    assert np.load(out)["q"].shape == (6, 2)
+
+
+def test_every_option_has_help():
+    from rigidiff.cli import build_parser
+
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices
+    assert set(commands) == {"models", "info", "simulate", "check-grad", "demo"}
+    for name, sub in commands.items():
+        for action in sub._actions:
+            assert action.help, f"rigidiff {name} {action.option_strings or action.dest} has no help"
+
+
+@pytest.mark.parametrize("args", [["simulate", "double_pendulum", "--steps", "0"],
+                                  ["simulate", "double_pendulum", "--dt", "0"],
+                                  ["simulate", "double_pendulum", "--q0", "a,b"],
+                                  ["check-grad", "double_pendulum", "--samples", "0"],
+                                  ["info", "no_such_model"],
+                                  ["info", "arm7", "--no-such-option"]])
+def test_invalid_arguments_exit_2_with_one_line(args, capsys):
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "error:" in err
+
+
+def test_warnings_print_without_a_source_line(tmp_path):
+    """A warning from the loader (panda's mimic joint) is one line, not the line of cli.py that raised it
+    (run in a process of its own: pytest records warnings instead of printing them)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    # the rigidiff this test imports, run outside the source tree (whose package has no extension)
+    env = dict(os.environ, PYTHONPATH=str(Path(rd.__file__).resolve().parents[1]))
+    panda = str(robots / "panda_description/urdf/panda.urdf")
+    proc = subprocess.run([sys.executable, "-m", "rigidiff.cli", "info", panda,
+                           "--package-dir", str(robots)], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    warning_lines = proc.stderr.strip().splitlines()
+    assert warning_lines and all(line.startswith("rigidiff: warning: ") for line in warning_lines)
+    assert "mimic" in proc.stderr and "load_urdf(" not in proc.stderr
 
 
 def test_lenient_loads_what_strict_refuses(tmp_path, capsys):
@@ -54,3 +161,91 @@ def test_lenient_loads_what_strict_refuses(tmp_path, capsys):
         assert main(["info", str(urdf), "--lenient"]) == 0
     assert any("positive semi-definite" in str(w.message) for w in record)
     assert "nq = 1, nv = 1" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------------------------------ check-grad
+
+
+def _check_grad(capsys, *args):
+    rc = main(["check-grad", *args])
+    captured = capsys.readouterr()
+    return rc, captured.out, captured.err
+
+
+@pytest.mark.parametrize("model", rd.models.available())
+def test_check_grad_all_parameters_passes_on_every_shipped_model(model, capsys):
+    """The README's `rigidiff check-grad model.urdf --parameters all`: steps scaled to each parameter and
+    kept inside the physical set (arm7's small link inertias moved by 1e-2 made a joint's articulated
+    inertia singular), one-sided second-order differences at a bound (cartpole's armature of 0)."""
+    floating = ["--floating-base"] if model == "quadruped" else []
+    rc, out, err = _check_grad(capsys, rd.models.path(model), *floating, "--samples", "1", "--parameters", "all")
+    assert rc == 0, out + err
+    assert "all 1 samples passed" in out and "dv_dp" in out
+
+
+@pytest.mark.parametrize("group", ["inertia", "damping", "stiffness", "armature", "gravity", "link3", "joint4",
+                                   "link2/inertia_xy"])
+def test_check_grad_every_parameter_choice_on_arm7(group, capsys):
+    rc, out, err = _check_grad(capsys, rd.models.path("arm7"), "--samples", "1", "--parameters", group)
+    assert rc == 0, out + err
+
+
+@pytest.mark.parametrize("robot,extra", [("panda_description/urdf/panda.urdf", []),
+                                         ("solo_description/robots/solo12.urdf", ["--floating-base"])])
+def test_check_grad_all_parameters_on_example_robot_data(robot, extra, capsys):
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    rc, out, err = _check_grad(capsys, str(robots / robot), "--package-dir", str(robots), *extra, "--samples", "1",
+                               "--parameters", "all")
+    assert rc == 0, out + err
+
+
+def test_check_grad_eps_sets_the_first_step(capsys):
+    rc, out, _ = _check_grad(capsys, rd.models.path("double_pendulum"), "--samples", "1", "--eps", "1e-3",
+                             "--parameters", "gravity")
+    assert rc == 0 and "ridders differences (eps 0.001)" in out
+    rc, out, _ = _check_grad(capsys, rd.models.path("double_pendulum"), "--samples", "1", "--method", "central",
+                             "--eps", "1e-4")
+    assert rc == 0 and "central differences (eps 0.0001)" in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--samples", "0"], "argument --samples: must be >= 1, got 0"),
+    (["--eps", "0"], "argument --eps: must be > 0, got 0"),
+    (["--eps", "x"], "argument --eps: must be a number, got 'x'"),
+    (["--dt=-1e-3"], "argument --dt: must be > 0, got -1e-3"),
+    (["--atol=-1"], "argument --atol: must be >= 0, got -1"),
+    (["--parameters", "nosuch"], "--parameters: no parameter named 'nosuch'"),
+])
+def test_check_grad_bad_arguments_exit_2_in_one_line(args, message, capsys):
+    rc, out, err = _check_grad(capsys, rd.models.path("double_pendulum"), *args)
+    assert rc == 2 and out == ""
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_failing_computation_is_one_line_and_exit_1(tmp_path, capsys):
+    """A point mass on its own axis: the step's articulated inertia is singular (a RuntimeError)."""
+    urdf = tmp_path / "point.urdf"
+    urdf.write_text("""<robot name="r"><link name="base"/>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/>
+  </inertial></link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="arm"/><axis xyz="0 0 1"/></joint>
+</robot>""")
+    rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1")
+    assert rc == 1
+    assert "is singular" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_failed_central_check_points_to_ridders(capsys, monkeypatch):
+    true_step_jacobians = rd.World.step_jacobians
+
+    def wrong(self, q, v, tau, wrt=None, f_ext=None):
+        J = true_step_jacobians(self, q, v, tau)
+        return dataclasses.replace(J, dv_dv=J.dv_dv + 1e-3)
+
+    monkeypatch.setattr(rd.World, "step_jacobians", wrong)
+    rc, out, _ = _check_grad(capsys, "double_pendulum", "--samples", "1", "--method", "central")
+    assert rc == 1 and "the default --method ridders extrapolates them" in out
+    rc, out, _ = _check_grad(capsys, "double_pendulum", "--samples", "1")
+    assert rc == 1 and "--method ridders" not in out

@@ -1,4 +1,4 @@
-"""No algorithm of the C++ core allocates on the heap once its Data exists (DESIGN.md §5).
+"""No algorithm of the C++ core allocates on the heap once its Data exists (docs/architecture.md, Model and Data).
 
 Compiles tests/cpp/no_heap_allocation.cpp against the core's sources, with malloc wrapped and counted.
 """

@@ -184,3 +184,35 @@ def test_step_formula_in_conventions_matches_the_step():
     v_formula = v + np.linalg.solve(world.mass_matrix(q) + dt * D + dt * dt * K, rhs)
     np.testing.assert_allclose(v_next, v_formula, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(q_next, world.integrate(q, dt * v_next), rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------- the contributors' page
+
+
+def test_no_file_points_to_a_document_the_project_does_not_have():
+    """Contributors read docs/architecture.md; no file cites a design document outside the project."""
+    bad = []
+    for folder in ("cpp", "rigidiff", "tests", "docs", "benchmarks", "examples"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in {".py", ".pyx", ".pxi", ".pxd", ".pyi", ".hpp", ".cpp", ".md", ".txt"}:
+                continue
+            text = path.read_text(errors="replace")
+            for needle in ("DESIGN" + ".md", "../" + "shared"):
+                if needle in text:
+                    bad.append(f"{path.relative_to(ROOT)}: {needle}")
+    assert not bad, bad
+
+
+def test_architecture_names_files_that_exist():
+    """Every path (cpp/..., rigidiff/..., tests/...) and every source file name on the page exists
+    (patterns such as api*.cpp are not checked)."""
+    text = (DOCS / "architecture.md").read_text()
+    missing = []
+    for path in re.findall(r"\b((?:cpp|rigidiff|tests|docs)/[\w/.\-]*\w)(?![\w*])", text):
+        if not (ROOT / path).exists():
+            missing.append(path)
+    sources = {p.name for folder in ("cpp", "rigidiff") for p in (ROOT / folder).rglob("*")}
+    for name in set(re.findall(r"(?<![\w*])([a-z_]+\.(?:cpp|hpp|pxi|pxd|pyx))\b", text)):
+        if name not in sources:
+            missing.append(name)
+    assert not missing, f"docs/architecture.md names files that do not exist: {missing}"

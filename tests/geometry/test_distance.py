@@ -2,8 +2,8 @@
 
 Oracles: python-fcl for separated pairs (its GJK stops at about 1e-6), exact convex hulls of the cores'
 Minkowski difference (scipy) for penetration of polyhedral cores, bounded least squares for capsule axes,
-closed forms for planes. Every result also satisfies the invariants of the convention (DESIGN.md section
-3): point_a - point_b == distance * normal, |normal| = 1, the witness points on the surfaces, and moving A
+closed forms for planes. Every result also satisfies the invariants of the convention (docs/architecture.md,
+Conventions): point_a - point_b == distance * normal, |normal| = 1, the witness points on the surfaces, and moving A
 by -distance along the normal brings the shapes to touching contact.
 """
 

@@ -1,4 +1,4 @@
-"""Bad input (DESIGN.md §2): a ValueError naming the argument and its expected shape, IndexError for
+"""Bad input (docs/architecture.md, Errors): a ValueError naming the argument and its expected shape, IndexError for
 unknown names, RuntimeError for failures, never a crash and never a silent NaN."""
 
 import re

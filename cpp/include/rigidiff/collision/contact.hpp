@@ -1,4 +1,4 @@
-// The shared contact layer (DESIGN.md section 2): what collision detection hands to the contact
+// The shared contact layer (docs/architecture.md): what collision detection hands to the contact
 // solvers. It names geometries, never body coordinates; the world maps geometries to bodies.
 #pragma once
 

@@ -9,7 +9,7 @@ namespace rigidiff {
 /// distance > 0: the gap between the shapes; < 0: minus the penetration depth (the shortest
 /// translation of A that separates them). point_a (on A) and point_b (on B) are world points with
 /// point_a - point_b = distance * normal, and normal (unit) points from B to A: moving A along it
-/// increases the distance (DESIGN.md section 2).
+/// increases the distance (docs/architecture.md, Conventions).
 struct DistanceResult {
   double distance = 0.0;
   Vec3 point_a = Vec3::Zero();

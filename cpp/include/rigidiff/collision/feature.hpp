@@ -81,7 +81,7 @@ struct FeatureGeometry {
   double distance = 0.0;        ///< signed: point_a - point_b = distance * normal
 };
 
-/// Evaluates a feature pair (DESIGN.md section 2 conventions). Lines are infinite: a segment feature
+/// Evaluates a feature pair (contact conventions: docs/architecture.md). Lines are infinite: a segment feature
 /// stands for the interior of its edge, which the narrow phase guarantees when it creates the contact.
 /// `fallback_normal` (world, from B to A) orients two crossing lines (their common perpendicular has
 /// two sides; the one closer to it is taken) and stands in when the pair has no direction of its own

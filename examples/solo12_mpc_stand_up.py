@@ -21,12 +21,14 @@ up to its standing height (hip 0.8 rad, knee -1.6 rad: 24 cm) and holds it there
 The iLQR linearises each step with the contact mode held fixed (docs/contact.md), so these choices
 matter:
 
-1. Feet. The URDF's feet are meshes, each touching the ground at 4 points; held fixed, those contacts
-   weld every foot to the ground, and the legs, closed chains from the base to welded feet, cannot
-   move at all in the linear model: its d v'/d tau has numerically rank 1 (the report measures it).
-   A sphere of the foot's radius (16 mm) in place of each foot's collision mesh touches at one point,
-   a pinned but free to roll foot, and d v'/d tau gets its full rank 6: the base's 6 dofs that the
-   legs can move. The other collision meshes stay.
+1. Feet. The URDF's feet are meshes, rounded polyhedra. Resting, a foot stands on its lowest vertex
+   (speculative contacts stop it 5e-5 m deep, docs/contact.md), but as it rolls or presses harder
+   its neighbouring vertices touch too, up to 4; held fixed, 4 contacts weld a foot to the ground,
+   and the legs, closed chains from the base to welded feet, cannot move at all in the linear model
+   (d v'/d tau drops to rank 1). Which vertices touch changes from step to step. A sphere of the
+   foot's radius (16 mm) in place of each foot's collision mesh always touches at one point, a
+   pinned but free to roll foot, and d v'/d tau keeps its full rank 6: the base's 6 dofs that the
+   legs can move (the report measures both at the crouch). The other collision meshes stay.
 2. A rising reference, rather than the standing target from the first step: asked to stand at once,
    iLQR pushes the torques to their bounds, the feet slip and lift in the trial rollouts while the
    linear model keeps them pinned, the line search accepts only short steps (1/16 of the full one),
@@ -238,10 +240,16 @@ def run(model: rd.World, plant: rd.World, horizon: int, duration: float) -> dict
         V.append(v)
         taus.append(tau)
         c = plant.last_contacts()
-        touched.update(c.body_a)
-        feet_down.append(len(set(c.body_a) & set(FEET)))
-        friction_classes = [cls for kind, cls in zip(c.row_kinds, c.row_classes) if kind != "normal"]
-        at_friction_limit += any(cls != "clamping" for cls in friction_classes)
+        # contacts that pushed (speculative ones near the ground that did not close carry no impulse)
+        pushing = c.normal_impulses > 0.0
+        touched.update(b for b, p in zip(c.body_a, pushing) if p)
+        feet_down.append(len({b for b, p in zip(c.body_a, pushing) if p} & set(FEET)))
+        contact = -1
+        for kind, cls in zip(c.row_kinds, c.row_classes):  # per contact: its normal row, then its friction rows
+            contact += kind == "normal"
+            if kind == "friction" and pushing[contact] and cls != "clamping":
+                at_friction_limit += 1
+                break
     wall = time.perf_counter() - t0
     return {"Q": np.array(Q), "V": np.array(V), "tau": np.array(taus), "q_stand": q_stand,
             "replan": np.array(mpc.replan_times), "touched": touched, "at_friction_limit": at_friction_limit,

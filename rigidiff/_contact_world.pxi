@@ -45,10 +45,12 @@ cdef class ContactWorldCore(WorldCore):
     def _core_set_contact_options(self, int friction_directions, int friction_combine, int restitution_combine,
                                   double restitution_threshold, double erp, double penetration_allowance,
                                   double max_correction_velocity, bint joint_limits, bint joint_friction,
-                                  double tolerance, bint bounce_correction, bint warm_start):
+                                  double tolerance, bint bounce_correction, bint warm_start, bint speculative,
+                                  double rest_depth):
         api.setContactOptions(deref(self._copts), friction_directions, friction_combine, restitution_combine,
                               restitution_threshold, erp, penetration_allowance, max_correction_velocity,
-                              joint_limits, joint_friction, tolerance, bounce_correction, warm_start)
+                              joint_limits, joint_friction, tolerance, bounce_correction, warm_start, speculative,
+                              rest_depth)
         if self._ready:
             self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
 

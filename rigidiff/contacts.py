@@ -87,6 +87,8 @@ class ContactOptions:
     max_penetration: float = 0.03
     bounce_correction: bool = True
     warm_start: bool = True
+    speculative: bool = True
+    rest_depth: float = 5e-5
 
 
 @dataclass(frozen=True)
@@ -137,8 +139,20 @@ class ContactMethods:
             joint_friction: joint Coulomb friction (the joints' ``friction``) acts as a boxed constraint
                 (False by default).
             tolerance: LCP validity tolerance (relative, 1e-6).
-            margin: contacts are detected while their distance is below this (m, 0); a positive margin
-                lets a step see a gap that closes within it (the contact allows the gap to close, no more).
+            margin: contacts are detected while their distance is below this (m, 0) plus, with
+                ``speculative``, the distance the two shapes can cover in the step; a contact with a
+                positive gap lets the gap close within the step, no more.
+            speculative: speculative contacts (True, the default): each step looks for contacts within
+                dt times a bound on the speed of each shape's points (from the velocity the step would
+                reach without contact), so that a falling or thrown body stops at the surface it reaches
+                instead of sinking into it by up to one step's travel, and a bouncing one bounces where it
+                reaches the surface. Resting bodies then rest at the surface whatever they fell from.
+                False detects contacts only within ``margin``.
+            rest_depth: a contact with a gap d > 0 lets it close and go this much
+                further (m, 5e-5; target -(d + rest_depth) / dt): a body that reaches a surface rests
+                this far inside it, in the interior of its contact mode, where the step is smooth (at
+                exactly zero gap it would sit on the boundary between touching and not, where the
+                step and its Jacobians jump). Keep it below ``penetration_allowance`` when erp > 0.
             max_penetration: a step whose deepest contact is deeper than this (m, 0.03) warns once
                 (RuntimeWarning). Deep contacts are always solved, never dropped.
             bounce_correction: position Jacobians of a bouncing step follow the bounce's time of impact
@@ -165,13 +179,13 @@ class ContactMethods:
             if isinstance(fd, bool) or not isinstance(fd, (int, np.integer)) or fd not in (2, 4):
                 raise ValueError(f"friction_directions must be the int 2 or 4, got {fd!r}")
             changes["friction_directions"] = int(fd)
-        for key in ("joint_limits", "joint_friction", "bounce_correction", "warm_start"):
+        for key in ("joint_limits", "joint_friction", "bounce_correction", "warm_start", "speculative"):
             if key in changes:
                 if not isinstance(changes[key], (bool, np.bool_)):
                     raise ValueError(f"{key} must be True or False, got {changes[key]!r}")
                 changes[key] = bool(changes[key])
         for key in ("restitution_threshold", "erp", "penetration_allowance", "max_correction_velocity", "tolerance",
-                    "margin", "max_penetration"):
+                    "margin", "max_penetration", "rest_depth"):
             if key in changes:
                 changes[key] = as_scalar(changes[key], key, minimum=0.0)
         opts = replace(self._contact_options, **changes)
@@ -185,7 +199,7 @@ class ContactMethods:
                                        COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
                                        o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),
                                        bool(o.joint_friction), o.tolerance, bool(o.bounce_correction),
-                                       bool(o.warm_start))
+                                       bool(o.warm_start), bool(o.speculative), o.rest_depth)
         self._core_set_contact_margin(o.margin)
         self._core_set_max_penetration(o.max_penetration)
 

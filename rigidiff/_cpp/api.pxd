@@ -123,7 +123,8 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void setContactOptions(ContactOptions&, int friction_directions, int friction_combine, int restitution_combine,
                            double restitution_threshold, double erp, double penetration_allowance,
                            double max_correction_velocity, bool joint_limits, bool joint_friction,
-                           double lcp_tolerance, bool bounce_correction, bool warm_start) except +
+                           double lcp_tolerance, bool bounce_correction, bool warm_start,
+                           bool speculative, double rest_depth) except +
     bool needsConstraints(const Model&, const CollisionModel&, const ContactOptions&) except +
     void constrainedStep(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
                          const double* q, const double* v, const double* tau, double dt, const double* fext,

@@ -206,8 +206,8 @@ def check_catapult(report: str, out: Path):
 def check_solo12_mpc(report: str, out: Path):
     if "example-robot-data is not installed" in report:
         return  # the script explains itself and exits 0
-    # held contact modes: 4-point mesh feet lock the legs in the linear model, sphere feet leave the base's 6 dofs
-    assert number(report, rf"contact mode held: URDF foot meshes {NUM}") < 6
+    # held contact modes: sphere feet leave the base's 6 dofs; mesh feet as many as their touching vertices allow
+    assert 1 <= number(report, rf"contact mode held: URDF foot meshes {NUM}") <= 6
     assert number(report, rf"sphere feet {NUM}") == 6
     start = number(report, rf"base height: start {NUM} m")
     end = number(report, rf"base height: .*?, end {NUM} m")

@@ -12,7 +12,7 @@ namespace bind {
 void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
                        double restitution_threshold, double erp, double penetration_allowance,
                        double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
-                       bool bounce_correction, bool warm_start) {
+                       bool bounce_correction, bool warm_start, bool speculative, double rest_depth) {
   RD_CHECK_ARG(friction_directions == 2 || friction_directions == 4,
                "friction_directions must be 2 or 4, got " << friction_directions);
   RD_CHECK_ARG(friction_combine >= 0 && friction_combine <= 3, "unknown friction combine code " << friction_combine);
@@ -25,6 +25,7 @@ void setContactOptions(ContactOptions& o, int friction_directions, int friction_
                "penetration_allowance must be >= 0, got " << penetration_allowance);
   RD_CHECK_ARG(max_correction_velocity > 0.0, "max_correction_velocity must be > 0, got " << max_correction_velocity);
   RD_CHECK_ARG(std::isfinite(lcp_tolerance) && lcp_tolerance > 0.0, "tolerance must be > 0, got " << lcp_tolerance);
+  RD_CHECK_ARG(std::isfinite(rest_depth) && rest_depth >= 0.0, "rest_depth must be >= 0, got " << rest_depth);
   o.frictionDirections = friction_directions;
   o.frictionCombine = static_cast<Combine>(friction_combine);
   o.restitutionCombine = static_cast<Combine>(restitution_combine);
@@ -37,6 +38,8 @@ void setContactOptions(ContactOptions& o, int friction_directions, int friction_
   o.lcp.tolerance = lcp_tolerance;
   o.bounceCorrection = bounce_correction;
   o.warmStart = warm_start;
+  o.speculative = speculative;
+  o.restDepth = rest_depth;
 }
 
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {

@@ -64,6 +64,7 @@ CollisionData::CollisionData(const CollisionModel& cmodel) {
   lower.resize(n);
   upper.resize(n);
   order.resize(n);
+  reach.assign(n, 0.0);
   pairs.reserve(n);
   contacts.contacts.reserve(4 * n + 8);
 }
@@ -104,7 +105,8 @@ bool boxReachesPlane(const Geometry& p, const SE3& Mp, const Vec3& lo, const Vec
 void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData& cdata) {
   const int n = static_cast<int>(cmodel.geometries.size());
   for (int k = 0; k < n; ++k)
-    boundingBox(cmodel.geometries[k], cdata.placements[k], 0.5 * cmodel.margin, cdata.lower[k], cdata.upper[k]);
+    boundingBox(cmodel.geometries[k], cdata.placements[k], 0.5 * cmodel.margin + cdata.reach[k], cdata.lower[k],
+                cdata.upper[k]);
   // sweep along x: a box can only overlap the boxes that start before it ends
   for (int k = 0; k < n; ++k) cdata.order[k] = k;
   std::sort(cdata.order.begin(), cdata.order.end(), [&](int a, int b) {
@@ -123,10 +125,10 @@ void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData&
       const Geometry& gi = cmodel.geometries[i];
       const Geometry& gj = cmodel.geometries[j];
       if (gi.shape.type == ShapeType::Plane &&
-          !boxReachesPlane(gi, cdata.placements[i], cdata.lower[j], cdata.upper[j], cmodel.margin))
+          !boxReachesPlane(gi, cdata.placements[i], cdata.lower[j], cdata.upper[j], cmodel.margin + cdata.reach[i]))
         continue;
       if (gj.shape.type == ShapeType::Plane &&
-          !boxReachesPlane(gj, cdata.placements[j], cdata.lower[i], cdata.upper[i], cmodel.margin))
+          !boxReachesPlane(gj, cdata.placements[j], cdata.lower[i], cdata.upper[i], cmodel.margin + cdata.reach[j]))
         continue;
       cdata.pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
@@ -142,12 +144,16 @@ void computeContacts(const Model& model, Data& data, const CollisionModel& cmode
 
 void detectContacts(const Model& model, const Data& data, const CollisionModel& cmodel, CollisionData& cdata) {
   updateGeometryPlacements(model, data, cmodel, cdata);
+  detectContactsAtPlacements(model, cmodel, cdata);
+}
+
+void detectContactsAtPlacements(const Model& model, const CollisionModel& cmodel, CollisionData& cdata) {
   broadPhase(model, cmodel, cdata);
   cdata.contacts.clear();
   for (auto [i, j] : cdata.pairs) {
     if (cmodel.geometries[i].joint == 0) std::swap(i, j);  // a moving body is A: the ground's normal points up
     collideShapes(cmodel.geometries[i].shape, cdata.placements[i], i, cmodel.geometries[j].shape, cdata.placements[j],
-                  j, cmodel.margin, cdata.contacts.contacts);
+                  j, cmodel.margin + cdata.reach[i] + cdata.reach[j], cdata.contacts.contacts);
   }
 }
 

@@ -36,6 +36,34 @@ long contactKey(int ga, int gb, int ordinal, int row, int ngeom) {
   return ((static_cast<long>(ga) * ngeom + gb) * 64 + std::min(ordinal, 63)) * 8 + row;
 }
 
+// cdata.reach: dt times a bound on the speed of each geometry's points under v_free. A point p of a body
+// with world-frame spatial velocity (v0, w) (v0: the velocity of the body point at the world origin)
+// moves at v0 + w x p; the shape lies within |boxHalf| of its box centre c, so |v0 + w x c| + |w| |boxHalf|
+// bounds it. Static geometries do not move.
+void speculativeReach(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
+                      double dt) {
+  Mat6X& nu = cd.nuFree;
+  nu.resize(6, model.njoints);
+  nu.col(0).setZero();
+  for (int j = 1; j < model.njoints; ++j) {
+    const JointModel& jm = model.joints[j];
+    nu.col(j) = nu.col(model.parents[j]) + data.J.middleCols(jm.idx_v, jm.nv) * cd.vfree.segment(jm.idx_v, jm.nv);
+  }
+  CollisionData& cdata = cd.cdata;
+  for (std::size_t k = 0; k < cmodel.geometries.size(); ++k) {
+    const Geometry& g = cmodel.geometries[k];
+    if (g.joint == 0) {
+      cdata.reach[k] = 0.0;
+      continue;
+    }
+    const Vec3 v0 = nu.col(g.joint).head<3>(), w = nu.col(g.joint).tail<3>();
+    const bool plane = g.shape.type == ShapeType::Plane;
+    const Vec3 c = plane ? cdata.placements[k].p : cdata.placements[k].actPoint(g.boxCenter);
+    const double spin = plane ? 0.0 : w.norm() * g.boxHalf.norm();
+    cdata.reach[k] = dt * ((v0 + w.cross(c)).norm() + spin);
+  }
+}
+
 // appends a row with its warm-start key
 void pushRow(ContactStepData& cd, RowKind kind, int index, long key, int direction = 0) {
   cd.rows.push_back({kind, index, direction});
@@ -155,7 +183,12 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   cd.vfree.resize(nv);
   freeVelocity(model, data, q, v, tau, dt, frame_wrenches, cd.vfree.data());
   if (ngeom > 0) {
-    detectContacts(model, data, cmodel, cd.cdata);
+    updateGeometryPlacements(model, data, cmodel, cd.cdata);
+    if (options.speculative)
+      speculativeReach(model, data, cmodel, cd, dt);
+    else
+      std::fill(cd.cdata.reach.begin(), cd.cdata.reach.end(), 0.0);
+    detectContactsAtPlacements(model, cmodel, cd.cdata);
   } else {
     cd.cdata.contacts.clear();
   }
@@ -243,13 +276,15 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
       const double gap = c.distance;
       double tv = 0.0;
       TargetKind kind = TargetKind::None;
-      if (gap > 0.0) {
-        tv = -gap / dt;
+      if (gap > 0.0) {  // closes its gap and stops restDepth inside: at rest, in the interior of its mode
+        tv = -(gap + options.restDepth) / dt;
         kind = TargetKind::Gap;
       }
       const double vn = cd.J.row(r).dot(vq);
       const double e = cd.restitution[row.index];
-      if (gap <= 0.0 && e > 0.0 && -vn > options.restitutionThreshold && -e * vn > tv) {
+      // a bounce: an approach faster than the threshold, in contact or closing its gap within the step
+      // (a speculative contact bounces in the step that reaches the surface, not one step later)
+      if ((gap <= 0.0 || gap < -vn * dt) && e > 0.0 && -vn > options.restitutionThreshold && -e * vn > tv) {
         tv = -e * vn;
         kind = TargetKind::Restitution;
       }
@@ -286,7 +321,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const double gap = lower ? q[iq] - model.lowerLimit[iq] : model.upperLimit[iq] - q[iq];
     double tv = 0.0;
     TargetKind kind = TargetKind::None;
-    if (gap > 0.0) {
+    if (gap > 0.0) {  // a limit stops the joint at the limit itself (restDepth is for contacts)
       tv = -gap / dt;
       kind = TargetKind::Gap;
     }

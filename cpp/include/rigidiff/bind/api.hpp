@@ -153,7 +153,7 @@ void readContacts(const CollisionData& cd, double* points, double* normals, doub
 void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
                        double restitution_threshold, double erp, double penetration_allowance,
                        double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
-                       bool bounce_correction, bool warm_start);
+                       bool bounce_correction, bool warm_start, bool speculative, double rest_depth);
 /// Can any constraint row ever appear (a pair of geometries allowed to touch, a finite limit, friction)?
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o);
 /// One constrained step (world/contact_step.hpp); updates the warm-start cache in cd.

@@ -50,6 +50,10 @@ struct CollisionData {
   std::vector<int> order;        ///< broad-phase sweep order
   std::vector<std::pair<int, int>> pairs;  ///< candidate pairs of the last query, i < j
   ContactSet contacts;           ///< contacts of the last query
+  /// (ngeometries) how far each geometry may move before the next query (m, >= 0; zero unless a time
+  /// step sets it): a pair is queried with the margin plus both reaches, so that a contact that may
+  /// close within the step is seen before it does (a speculative contact)
+  std::vector<double> reach;
 
   explicit CollisionData(const CollisionModel& cmodel);
 };
@@ -70,5 +74,9 @@ void computeContacts(const Model& model, Data& data, const CollisionModel& cmode
 
 /// computeContacts without the forward kinematics: data.oMi must already hold the joints' placements.
 void detectContacts(const Model& model, const Data& data, const CollisionModel& cmodel, CollisionData& cdata);
+
+/// The broad and narrow phases of detectContacts at the placements already in cdata, each pair
+/// queried with the margin plus its geometries' reaches.
+void detectContactsAtPlacements(const Model& model, const CollisionModel& cmodel, CollisionData& cdata);
 
 }  // namespace rigidiff

@@ -27,6 +27,14 @@ struct ContactOptions {
   bool jointFriction = false;           ///< joint Coulomb friction (Model::friction) as boxed constraints
   bool bounceCorrection = true;         ///< position derivatives of bounces from their time of impact
   bool warmStart = true;                ///< guess each island's classes from the previous step's
+  /// speculative contacts: each geometry is queried with a margin of dt times a bound on the speed of
+  /// its points under the free velocity, so that a body approaching another stops at its surface
+  /// (the row allows the gap to close, no more) instead of inside it, and bounces where it reaches it
+  bool speculative = true;
+  /// a contact row with a gap d > 0 lets it close and go restDepth further (target -(d + restDepth) / dt): a body
+  /// that reaches a surface rests that far inside, in the interior of its contact mode, not on the
+  /// boundary between touching and not (gap 0), where the step and its derivatives jump
+  double restDepth = 5e-5;
   contact::BoxedLcpOptions lcp;
 };
 
@@ -42,7 +50,7 @@ struct ConstraintRow {
 /// Which term sets a row's velocity target (w = J v' - target), for the derivatives.
 enum class TargetKind : int {
   None = 0,         ///< target 0
-  Gap = 1,          ///< -gap / dt: a speculative contact or limit may close its gap within the step
+  Gap = 1,          ///< -(gap + restDepth) / dt (contacts), -gap / dt (limits): a gap may close within the step
   Restitution = 2,  ///< -e (J v): a bounce
   Correction = 3,   ///< erp (depth - allowance) / dt: penetration correction
   Capped = 4,       ///< the correction at its maximum velocity (a constant)
@@ -112,6 +120,7 @@ struct ContactStepData {
   MatX Ai;                           ///< scratch: an island's Delassus matrix
   VecX bi, loi, hii;                 ///< scratch: an island's LCP vectors
   std::vector<int> findexi;          ///< scratch
+  Mat6X nuFree;                      ///< (6 x njoints) scratch: joint velocities under v_free (speculative reach)
   std::vector<long> warmKeys;        ///< rows of this step (geometry pair, contact ordinal, row)
   std::vector<long> prevKeys;        ///< rows of the previous step, whose classes are warmClasses
   std::vector<double> target;        ///< (m) velocity target of each row: w = J v' - target

@@ -225,7 +225,8 @@ def step(world, q, v, tau, params=None, names=None):
             the batch); gradients reach it. names: the parameters it holds (default: all of
             world.parameters().names, in that order).
     Returns:
-        (q_next, v_next), shaped like q and v.
+        (q_next, v_next), shaped like q and v: each row as world.step gives it on a new world (the rows
+        run on a private copy of the world, without the warm start from earlier steps or other rows).
     """
     nq, nv = world.nq, world.nv
     q = _check_tensor(q, "q", nq, (1, 2))

@@ -196,3 +196,26 @@ def test_each_row_of_a_batch_differentiates_its_own_contact_mode_and_the_world_i
         grad_p += jac.dq_dp.T @ gq + jac.dv_dp.T @ w_v[b]
     np.testing.assert_allclose(p.grad.numpy(), grad_p, rtol=1e-9, atol=1e-12)
     assert len(modes) >= 3  # no contact, sliding, and the modes of the slowing box
+
+
+def test_a_rollout_with_parameters_leaves_the_world_alone():
+    """A rollout through contact with its own parameter values: the world's parameters are never set,
+    the result is that of a world holding those values (warm-started within the rollout, as
+    World.rollout), and the gradients reach the values."""
+    world, q, v = sliding_box_world(mu=0.8)
+    names, values = ["box/mass", "box/shape0/friction"], [1.6, 0.5]
+    taus = np.tile([0.2, 0.0, 0.0, 0.0, 0.0, 0.01], (20, 1))
+    revision = world._revision
+    world.set_parameters = None
+    p = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    Q, V = rdt.rollout(world, *tensors(q, v, taus), params=p, names=names)
+    V[-1].sum().backward()
+    del world.set_parameters
+    assert world._revision == revision
+    reference = sliding_box_world(mu=0.8)[0]
+    reference.set_parameters(dict(zip(names, values)))
+    traj = reference.rollout(q, v, taus, record=True)
+    np.testing.assert_array_equal(V.detach().numpy(), traj.v)
+    GV = np.zeros_like(traj.v)
+    GV[-1] = 1.0
+    np.testing.assert_allclose(p.grad.numpy(), traj.backward(None, GV, wrt=names).parameters, rtol=1e-12)

@@ -1,4 +1,5 @@
-"""Build of the one extension, rigidiff._core (Cython 3 + C++17 + Eigen from the cmeel-eigen wheel).
+"""Build of the extension rigidiff._core (Cython 3 + C++17 + Eigen from the cmeel-eigen wheel), and of
+rigidiff._testing, the bindings only tests use, linked from the same C++ objects.
 
 Environment switches: RIGIDIFF_EIGEN_INCLUDE / EIGEN3_INCLUDE_DIR (Eigen headers), RIGIDIFF_BUILD_JOBS
 (parallel C++ compile jobs, default: CPU count), RIGIDIFF_DEBUG=1 (-O0 -g, asserts on),
@@ -61,7 +62,7 @@ def compile_flags() -> list:
 
 
 class ParallelBuildExt(build_ext):
-    """build_ext that compiles the C++ sources of the one extension in parallel and skips up-to-date objects."""
+    """build_ext that compiles the C++ sources of the extensions in parallel and skips up-to-date objects."""
 
     def build_extensions(self):
         jobs = int(os.environ.get("RIGIDIFF_BUILD_JOBS", os.cpu_count() or 1))
@@ -121,11 +122,11 @@ def extensions():
 
     eigen = find_eigen()
     print(f"rigidiff: Eigen {eigen_version(eigen)} from {eigen}")
-    sources = ["rigidiff/_core.pyx"] + sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cpp" / "src").rglob("*.cpp"))
+    cpp = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cpp" / "src").rglob("*.cpp"))
     flags = compile_flags()
     ext = Extension(
         "rigidiff._core",
-        sources=sources,
+        sources=["rigidiff/_core.pyx"] + cpp,
         include_dirs=["cpp/include", eigen, numpy.get_include()],
         language="c++",
         # headers and Cython includes: touching one triggers a rebuild (objects are still reused when newer)
@@ -138,9 +139,20 @@ def extensions():
                        ("RIGIDIFF_CYTHON_VERSION", f'"{Cython.__version__}"'),
                        ("RIGIDIFF_NUMPY_BUILD_VERSION", f'"{numpy.__version__}"')],
     )
+    # the bindings only tests use, in an extension of their own (linked from the same objects: the build
+    # compiles each C++ source once)
+    testing = Extension(
+        "rigidiff._testing",
+        sources=["rigidiff/_testing.pyx"] + cpp,
+        include_dirs=ext.include_dirs,
+        language="c++",
+        depends=ext.depends,
+        extra_compile_args=flags,
+        define_macros=ext.define_macros,
+    )
     debug = os.environ.get("RIGIDIFF_DEBUG") == "1"
     return cythonize(
-        [ext],
+        [ext, testing],
         build_dir="build/cython",
         compiler_directives={
             "language_level": 3,

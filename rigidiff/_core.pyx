@@ -1,6 +1,7 @@
 # cython: language_level=3
 # distutils: language = c++
-"""rigidiff._core: the one compiled extension. Thin: validate, call C++, return numpy arrays."""
+"""rigidiff._core: the compiled extension rigidiff runs on (the bindings only tests use are in
+rigidiff._testing). Thin: validate, call C++, return numpy arrays."""
 
 cdef extern from *:
     """
@@ -25,7 +26,6 @@ cdef extern from *:
 include "_arrays.pxi"
 include "_world_core.pxi"
 include "_collision.pxi"
-include "_feature_derivatives.pxi"
 include "_contact_world.pxi"
 include "_contact.pxi"
 include "_trajopt.pxi"

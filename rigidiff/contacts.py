@@ -167,6 +167,8 @@ class ContactMethods:
                 ``step`` and ``step_jacobians`` pure functions of (q, v, tau). A recorded rollout's
                 backward pass always re-solves each step in its recorded mode.
         """
+        if not changes:  # a read changes nothing (nor the world's change count)
+            return self._contact_options
         unknown = set(changes) - set(ContactOptions.__dataclass_fields__)
         if unknown:
             raise ValueError(f"unknown contact option(s) {sorted(unknown)}; known: "

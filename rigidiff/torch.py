@@ -6,14 +6,20 @@
     Q, V = rdt.rollout(world, q0, v0, taus, params=p, names=["link3/mass"])   # gradients reach p too
 
 Gradients come from the analytic reverse mode (World.step_vjp, Trajectory.backward), never from
-finite differences. The functions are pure: the world's parameters are restored exactly and its own
-state is never touched. Quaternions of q are normalised inside the graph, so a gradient with respect
+finite differences. The functions are pure: they compute on a private copy of the world (one per
+thread, made again when the world changes), so the world's parameters, state, warm-start cache and
+last contacts are never touched. Each row of a step is solved as by a new world, without the warm
+start (``contact_options(warm_start=...)``) from earlier steps or other rows, so that its backward
+pass differentiates the contact mode its forward pass solved; a rollout warm-starts within itself as
+World.rollout does. Quaternions of q are normalised inside the graph, so a gradient with respect
 to q is that of f(q / |q|). Install with ``pip install rigidiff[torch]``; rigidiff itself never
 imports torch.
 """
 
 from __future__ import annotations
 
+import threading
+import weakref
 from contextlib import contextmanager
 
 import numpy as np
@@ -67,19 +73,50 @@ def _resolve_params(world, params, names):
     return params, tuple(names)
 
 
+_copies = threading.local()  # per thread: {world: (its change count, its private copy)}
+
+
+def _private_world(world):
+    """This thread's copy of world, made again when the world changed since (World._changed). Steps on
+    it solve every contact problem cold (warm_start=False): a step is then a pure function of its
+    inputs, and its backward pass re-solves the mode its forward pass found."""
+    table = getattr(_copies, "table", None)
+    if table is None:
+        table = _copies.table = weakref.WeakKeyDictionary()
+    entry = table.get(world)
+    if entry is None or entry[0] != world._revision:
+        work = world._copy()
+        work.contact_options(warm_start=False)
+        entry = table[world] = (world._revision, work)
+    return entry[1]
+
+
 @contextmanager
-def _parameters_set(world, names, values):
-    """Temporarily give the world these parameter values; restore the original ones exactly."""
+def _parameters_set(work, names, values):
+    """Temporarily give the private copy these parameter values; put back the world's afterwards."""
     if names is None:
         yield
         return
-    saved, revision = world.parameters().values.copy(), world._revision
+    saved = work.parameters().values.copy()
     try:
-        world.set_parameters(dict(zip(names, np.asarray(values, dtype=float).tolist())))
+        work.set_parameters(dict(zip(names, np.asarray(values, dtype=float).tolist())))
         yield
     finally:
-        world.set_parameters(saved)
-        world._revision = revision  # the world is as it was: results made before stay valid
+        work.set_parameters(saved)
+
+
+@contextmanager
+def _warm_started_as(work, world):
+    """The private copy warm-starts as the world does (for rollouts, whose steps warm-start within the
+    rollout and whose backward pass re-solves each step in its recorded mode)."""
+    warm = world.contact_options().warm_start
+    if warm:
+        work.contact_options(warm_start=True)
+    try:
+        yield
+    finally:
+        if warm:
+            work.contact_options(warm_start=False)
 
 
 def _np(x: torch.Tensor) -> np.ndarray:
@@ -107,12 +144,13 @@ class _Step(torch.autograd.Function):
     def forward(ctx, q, v, tau, params, world, names):
         Q, V, TAU = (np.atleast_2d(_np(x)) for x in (q, v, tau))
         pv = None if params is None else _np(params)
-        with _parameters_set(world, names, pv):
-            out = [world.step(Q[b], V[b], TAU[b]) for b in range(Q.shape[0])]
-        ctx.world_state = _world_state(world)  # after the call's own parameters were restored
+        work = _private_world(world)
+        with _parameters_set(work, names, pv):
+            out = [work.step(Q[b], V[b], TAU[b]) for b in range(Q.shape[0])]
+        ctx.world_state = _world_state(world)
         qn = np.stack([o[0] for o in out])
         vn = np.stack([o[1] for o in out])
-        ctx.world, ctx.names, ctx.batched = world, names, q.dim() == 2
+        ctx.world, ctx.work, ctx.names, ctx.batched = world, work, names, q.dim() == 2
         ctx.save_for_backward(q, v, tau, params if params is not None else torch.zeros(0, dtype=torch.float64))
         if not ctx.batched:
             qn, vn = qn[0], vn[0]
@@ -121,15 +159,15 @@ class _Step(torch.autograd.Function):
     @staticmethod
     def backward(ctx, gq, gv):
         q, v, tau, params = ctx.saved_tensors
-        world, names = ctx.world, ctx.names
+        work, names = ctx.work, ctx.names
         Q, V, TAU = (np.atleast_2d(_np(x)) for x in (q, v, tau))
         GQ, GV = (np.atleast_2d(_np(g)) for g in (gq, gv))
         gqs, gvs, gts = np.empty_like(Q), np.empty_like(V), np.empty_like(TAU)
         gp = np.zeros(len(names)) if names is not None else None
-        _check_unchanged(world, ctx.world_state)
-        with _parameters_set(world, names, None if names is None else _np(params)):
+        _check_unchanged(ctx.world, ctx.world_state)
+        with _parameters_set(work, names, None if names is None else _np(params)):
             for b in range(Q.shape[0]):
-                g = world.step_vjp(Q[b], V[b], TAU[b], GQ[b], GV[b], wrt=names, coordinates=True)
+                g = work.step_vjp(Q[b], V[b], TAU[b], GQ[b], GV[b], wrt=names, coordinates=True)
                 gqs[b], gvs[b], gts[b] = g.q, g.v, g.tau
                 if gp is not None:
                     gp += _in_order(g, names)
@@ -145,9 +183,10 @@ class _Rollout(torch.autograd.Function):
         Q0, V0 = np.atleast_2d(_np(q0)), np.atleast_2d(_np(v0))
         TAUS = _np(taus) if batched else _np(taus)[None]
         pv = None if params is None else _np(params)
-        with _parameters_set(world, names, pv):
-            trajs = [world.rollout(Q0[b], V0[b], TAUS[b], record=True) for b in range(Q0.shape[0])]
-        ctx.world, ctx.names, ctx.batched, ctx.trajs = world, names, batched, trajs
+        work = _private_world(world)
+        with _parameters_set(work, names, pv), _warm_started_as(work, world):
+            trajs = [work.rollout(Q0[b], V0[b], TAUS[b], record=True) for b in range(Q0.shape[0])]
+        ctx.work, ctx.names, ctx.batched, ctx.trajs = work, names, batched, trajs
         ctx.save_for_backward(params if params is not None else torch.zeros(0, dtype=torch.float64))
         Qs = np.stack([t.q for t in trajs])
         Vs = np.stack([t.v for t in trajs])
@@ -158,12 +197,12 @@ class _Rollout(torch.autograd.Function):
     @staticmethod
     def backward(ctx, gQ, gV):
         (params,) = ctx.saved_tensors
-        world, names, trajs = ctx.world, ctx.names, ctx.trajs
+        work, names, trajs = ctx.work, ctx.names, ctx.trajs
         GQ = _np(gQ) if ctx.batched else _np(gQ)[None]
         GV = _np(gV) if ctx.batched else _np(gV)[None]
         gq0, gv0, gts = [], [], []
         gp = np.zeros(len(names)) if names is not None else None
-        with _parameters_set(world, names, None if names is None else _np(params)):
+        with _parameters_set(work, names, None if names is None else _np(params)):
             for b, traj in enumerate(trajs):
                 g = traj.backward(GQ[b], GV[b], wrt=names, coordinates=True)
                 gq0.append(g.q)
@@ -186,7 +225,8 @@ def step(world, q, v, tau, params=None, names=None):
             the batch); gradients reach it. names: the parameters it holds (default: all of
             world.parameters().names, in that order).
     Returns:
-        (q_next, v_next), shaped like q and v.
+        (q_next, v_next), shaped like q and v: each row as world.step gives it on a new world (the rows
+        run on a private copy of the world, without the warm start from earlier steps or other rows).
     """
     nq, nv = world.nq, world.nv
     q = _check_tensor(q, "q", nq, (1, 2))

@@ -7,6 +7,8 @@ top. Layout and frames: docs/conventions.md.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -180,6 +182,18 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         self._core_reset()
         self._invalidate_parameters()
         self._q = self._v = None
+
+    def _copy(self) -> World:
+        """A new World with copies of this world's skeletons (which hold its parameters), dt, gravity,
+        contact options and state: it computes what this world computes, and changing one of them
+        leaves the other as it was."""
+        new = World(dt=self.dt, gravity=self.gravity)
+        for sk in copy.deepcopy(self._skeletons):
+            new.add_skeleton(sk)
+        new.contact_options(**dataclasses.asdict(self.contact_options()))
+        new._q, new._v = (None if x is None else x.copy() for x in (self._q, self._v))
+        new.time = self.time
+        return new
 
     def _compile(self):
         if not self._skeletons:

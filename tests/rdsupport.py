@@ -252,3 +252,20 @@ def tree_world(seed=0, dt=1e-3):
     """The TREE of every joint type (fixed joints included) with passive terms."""
     return with_passive_terms(world_of(build_skeleton(TREE, seed), dt=dt), seed)
 
+
+def sliding_box_world(mu=0.4, dt=1e-3):
+    """A 0.2 x 0.3 x 0.1 box on a free joint touching the ground (friction mu), and a state where it slides
+    and turns: (world, q, v)."""
+    world = rd.World(dt=dt)
+    ground = rd.Skeleton("ground")
+    ground.add_body("ground", joint=rd.FixedJoint("weld")).add_shape(rd.Plane(), friction=mu)
+    world.add_skeleton(ground)
+    box = rd.Box((0.2, 0.3, 0.1))
+    sk = rd.Skeleton("box")
+    sk.add_body("box", joint=rd.FreeJoint("free"), inertia=rd.Inertia.from_shape(box, mass=1.3)).add_shape(
+        box, friction=mu)
+    world.add_skeleton(sk)
+    q = world.neutral_configuration()
+    q[2] = 0.05 - 1e-4
+    v = np.array([1.0, 0.2, 0.0, 0.0, 0.0, 0.3])
+    return world, q, v

@@ -27,7 +27,10 @@ Rules, besides the URDF specification:
   every descendant) is massless has no inertia to move and raises ValueError naming the link (a
   warning when ``strict=False``).
 - ``strict=False`` also turns a revolute or prismatic joint without ``<limit>`` (the specification
-  requires one) into an unlimited joint with a warning, and skips unknown geometry with a warning.
+  requires one) into an unlimited joint with a warning, and skips, with a warning naming the link and
+  the problem, unknown geometry and invalid ``<visual>`` geometry (a zero-radius sphere, as in
+  pybullet's laikago toes, or a mesh ``scale`` of 4 numbers). Invalid ``<collision>`` geometry always
+  raises.
 - Geometry: ``<collision>`` elements become shapes with ``collide=True, visual=False``, ``<visual>``
   elements shapes with ``collide=False, visual=True``. Meshes are resolved at load time
   (see :mod:`rigidiff.io.resources`; FileNotFoundError lists the paths tried) but read lazily, on first
@@ -452,7 +455,7 @@ def _add_geometry(body, link: ET.Element, ctx: _Context):
             geom = el.find("geometry")
             if geom is None or len(geom) == 0:
                 raise ValueError(f"{ctx.where}: {what} has no <geometry>")
-            shape = _shape(geom[0], what, ctx)
+            shape = _shape(geom[0], what, ctx, visual=(kind == "visual"))
             if shape is None:
                 continue
             taken = {s.name for s in body.shapes}
@@ -463,11 +466,13 @@ def _add_geometry(body, link: ET.Element, ctx: _Context):
                            visual=(kind == "visual"), name=name)
 
 
-def _shape(g: ET.Element, what: str, ctx: _Context):
+def _shape(g: ET.Element, what: str, ctx: _Context, visual: bool = False):
+    """The shape of a geometry element, or None for one skipped (with a warning) under strict=False: an
+    unknown geometry type, or an invalid visual (a zero-radius sphere, a 4-number mesh scale, ...)."""
     what = f"{what} <{g.tag}>"
     try:
         if g.tag == "box":
-            return Box(_floats(g.get("size"), 3, f"{what} size"))
+            return Box(_floats(g.get("size"), 3, "size"))
         if g.tag == "sphere":
             return Sphere(_float(g, "radius", what))
         if g.tag == "cylinder":
@@ -477,8 +482,12 @@ def _shape(g: ET.Element, what: str, ctx: _Context):
         if g.tag == "mesh":
             return _mesh(g, what, ctx)
     except ValueError as exc:
-        raise ValueError(f"{ctx.where}: {what}: {exc}") from None
-    ctx.lenient(f"{what}: unknown geometry type {g.tag!r} (expected box, cylinder, sphere or mesh)")
+        if not visual:
+            raise ValueError(f"{ctx.where}: {what}: {exc}") from None
+        problem = f"{what}: {exc} (strict=False skips this visual)"
+    else:
+        problem = f"{what}: unknown geometry type {g.tag!r} (expected box, cylinder, sphere or mesh)"
+    ctx.lenient(problem)
     return None
 
 
@@ -488,9 +497,9 @@ def _mesh(g: ET.Element, what: str, ctx: _Context) -> Mesh:
         raise ValueError("has no filename attribute")
     scale_text = g.get("scale")
     if scale_text is not None and len(scale_text.split()) == 1:
-        scale = _floats(scale_text, 1, f"{what} scale")[0]
+        scale = _floats(scale_text, 1, "scale")[0]
     else:
-        scale = _floats(scale_text, 3, f"{what} scale", (1.0, 1.0, 1.0))
+        scale = _floats(scale_text, 3, "scale", (1.0, 1.0, 1.0))
     try:
         path = resolve_resource(filename, ctx.base_dir, ctx.package_dirs, ctx.from_string)
     except FileNotFoundError as exc:

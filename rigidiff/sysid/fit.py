@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import warnings
 from collections.abc import Iterable
@@ -97,7 +96,7 @@ def fit(world: World, q, v, tau, params, method: str = "auto", *, start: dict | 
     if isinstance(tol, bool) or not isinstance(tol, (float, int)) or not np.isfinite(tol) or tol <= 0:
         raise ValueError(f"tol must be a positive number, got {tol!r}")
     weights = _weights(weights, world.dt)
-    work = _copy_world(world)
+    work = world._copy()
     layout = work._parameter_layout()
     names = [layout.names[i] for i in idx]
     if start is not None:
@@ -159,16 +158,6 @@ def _weights(weights, dt: float) -> tuple:
     if w.shape != (2,) or not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
         raise ValueError(f"weights must be (w_q, w_v), two non-negative numbers not both zero, got {weights!r}")
     return float(w[0]), float(w[1])
-
-
-def _copy_world(world: World) -> World:
-    """A new World with copies of ``world``'s skeletons, dt, gravity, contact options and state."""
-    new = World(dt=world.dt, gravity=world.gravity)
-    for sk in copy.deepcopy(world.skeletons):
-        new.add_skeleton(sk)
-    new.contact_options(**dataclasses.asdict(world.contact_options()))
-    new.q, new.v, new.time = world.q, world.v, world.time
-    return new
 
 
 def _is_list_of_arrays(x) -> bool:

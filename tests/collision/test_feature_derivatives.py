@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
-from rigidiff import _core
+from rigidiff import _testing
 
 POINT, SEGMENT, FACE, CIRCLE, EDGE_CUT = 0, 1, 2, 3, 4
 PAIRS = {
@@ -31,11 +31,11 @@ def pose12(R, p):
 
 def evaluate(c, pose_a=None, pose_b=None):
     """(point, normal, distance, dpoint, dnormal, ddistance) of contact c, optionally at other poses."""
-    return _core._feature_derivatives(c["kind_a"], c["p_a"], c["d_a"], c["margin_a"],
-                                      c["pose_a"] if pose_a is None else pose_a, c["kind_b"], c["p_b"], c["d_b"],
-                                      c["margin_b"], c["pose_b"] if pose_b is None else pose_b, c["fallback"],
-                                      c.get("radius_a", 0.0), c.get("angle_a", 0.0), c.get("side_p", np.zeros(3)),
-                                      c.get("side_n", np.array([1.0, 0.0, 0.0])))
+    return _testing.feature_derivatives(c["kind_a"], c["p_a"], c["d_a"], c["margin_a"],
+                                        c["pose_a"] if pose_a is None else pose_a, c["kind_b"], c["p_b"], c["d_b"],
+                                        c["margin_b"], c["pose_b"] if pose_b is None else pose_b, c["fallback"],
+                                        c.get("radius_a", 0.0), c.get("angle_a", 0.0), c.get("side_p", np.zeros(3)),
+                                        c.get("side_n", np.array([1.0, 0.0, 0.0])))
 
 
 def values(c, pose_a=None, pose_b=None):

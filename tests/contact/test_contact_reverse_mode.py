@@ -3,24 +3,7 @@ backward pass equals the chained one-step Jacobians and finite differences of th
 
 import numpy as np
 import pytest
-
-import rigidiff as rd
-
-
-def sliding_box_world(mu=0.4, dt=1e-3):
-    world = rd.World(dt=dt)
-    ground = rd.Skeleton("ground")
-    ground.add_body("ground", joint=rd.FixedJoint("weld")).add_shape(rd.Plane(), friction=mu)
-    world.add_skeleton(ground)
-    box = rd.Box((0.2, 0.3, 0.1))
-    sk = rd.Skeleton("box")
-    sk.add_body("box", joint=rd.FreeJoint("free"), inertia=rd.Inertia.from_shape(box, mass=1.3)).add_shape(
-        box, friction=mu)
-    world.add_skeleton(sk)
-    q = world.neutral_configuration()
-    q[2] = 0.05 - 1e-4
-    v = np.array([1.0, 0.2, 0.0, 0.0, 0.0, 0.3])
-    return world, q, v
+from rdsupport import sliding_box_world
 
 
 @pytest.mark.parametrize("speed", [0.0, 1.0])

@@ -314,6 +314,25 @@ def test_unknown_geometry_lenient():
     assert sk.body("base").shapes == []
 
 
+@pytest.mark.parametrize("geometry, problem", [('<sphere radius="0"/>', "radius must be > 0"),
+                                               ('<mesh filename="toe.stl" scale="1 1 1 1"/>', "scale must be 3")],
+                         ids=["zero-radius sphere", "4-number mesh scale"])
+def test_invalid_visual_geometry_is_skipped_when_lenient(geometry, problem):
+    """pybullet's laikago toes carry a zero-radius visual sphere (Pinocchio loads them): strict raises
+    and points to strict=False, which skips that visual with a warning naming the link and the problem.
+    Invalid collision geometry raises either way."""
+    toe = INERTIAL + _geom("collision", '<sphere radius="0.02"/>') + _geom("visual", geometry)
+    xml = robot(link("base"), link("toe", toe), joint("knee", "base", "toe"))
+    with pytest.raises(ValueError, match=f"link 'toe' <visual> #0 .*{problem}.*strict=False skips this visual"):
+        load_urdf(xml)
+    with pytest.warns(UserWarning, match=f"link 'toe' <visual> #0 .*{problem}"):
+        sk = load_urdf(xml, strict=False)
+    (kept,) = sk.body("toe").shapes
+    assert kept.collide and kept.shape.radius == 0.02
+    with pytest.raises(ValueError, match=f"link 'toe' <collision> #0 .*{problem}"):
+        load_urdf(robot(link("toe", _geom("collision", geometry))), strict=False)
+
+
 def _write_mesh(path, extents=(1.0, 1.0, 1.0)):
     path.parent.mkdir(parents=True, exist_ok=True)
     trimesh.creation.box(extents=extents).export(path)

@@ -3,7 +3,7 @@ purity and input checks."""
 
 import numpy as np
 import pytest
-from rdsupport import hinge_chain, tree_world, with_passive_terms, world_of
+from rdsupport import hinge_chain, sliding_box_world, tree_world, with_passive_terms, world_of
 
 torch = pytest.importorskip("torch")
 import rigidiff.torch as rdt  # noqa: E402
@@ -131,3 +131,91 @@ def test_a_world_changed_between_forward_and_backward_is_refused(tree):
         vn.sum().backward()  # unchanged: fine
         assert qt.grad is not None
 
+
+def mode_changing_states(mu=0.8):
+    """A box sliding, turning and slowing down on four corners, stepped until a state where the
+    previous step's contact mode (the warm start) is a valid mode of the next step but not the one a
+    new world solves: (the state before it, that state)."""
+    world, q, v = sliding_box_world(mu=mu)
+    cold = sliding_box_world(mu=mu)[0]
+    cold.contact_options(warm_start=False)
+    tau, before = np.zeros(6), None
+    for _ in range(400):
+        qn, vn = world.step(q, v, tau)
+        cold.step(q, v, tau)
+        if before is not None and world.last_contacts().row_classes != cold.last_contacts().row_classes:
+            return before, (q, v)
+        before, (q, v) = (q, v), (qn, vn)
+    pytest.fail("no state where the warm start changes the contact mode")
+
+
+def test_each_row_of_a_batch_differentiates_its_own_contact_mode_and_the_world_is_left_alone():
+    """Rows in several contact modes (in the air, sliding, coming to rest where the previous row's mode
+    would also be valid): each row's gradients are those of a new world's step_jacobians at that row,
+    whatever the rows before it or the world's own history; the world's parameters, change count and
+    last contacts are untouched (its parameters are never set, not even for a while)."""
+    world, q_slide, v_slide = sliding_box_world(mu=0.8)
+    (q_before, v_before), (q_mode, v_mode) = mode_changing_states()
+    q_air = q_slide.copy()
+    q_air[2] += 0.3
+    Q = np.stack([q_air, q_before, q_mode, q_slide, q_before, q_mode])
+    V = np.stack([v_slide, v_before, v_mode, v_slide, v_before, v_mode])
+    TAU = np.zeros_like(V)
+    names = ["box/mass", "box/shape0/friction"]
+    values = np.array([1.5, 0.8])
+    world.step(q_slide, v_slide, np.zeros(6))  # the world's own history: a sliding step
+    contacts_before = world.last_contacts()
+    revision, parameters = world._revision, world.parameters().values.copy()
+    world.set_parameters = None  # the adapter must not set the world's parameters
+    rng = np.random.default_rng(5)
+    w_q, w_v = rng.normal(size=(len(Q), world.nq)), rng.normal(size=(len(Q), world.nv))
+    qt, vt, tt = tensors(Q, V, TAU)
+    p = torch.tensor(values, requires_grad=True)
+    qn, vn = rdt.step(world, qt, vt, tt, params=p, names=names)
+    ((qn * torch.from_numpy(w_q)).sum() + (vn * torch.from_numpy(w_v)).sum()).backward()
+    del world.set_parameters
+    assert world._revision == revision
+    np.testing.assert_array_equal(world.parameters().values, parameters)
+    assert world.last_contacts().row_classes == contacts_before.row_classes
+    np.testing.assert_array_equal(world.last_contacts().normal_impulses, contacts_before.normal_impulses)
+    grad_p = np.zeros(len(names))
+    modes = set()
+    for b in range(len(Q)):
+        fresh = sliding_box_world(mu=0.8)[0]
+        fresh.set_parameters(dict(zip(names, values)))
+        jac = fresh.step_jacobians(Q[b], V[b], TAU[b], wrt=names)
+        modes.add(tuple(jac.contacts.row_classes))
+        np.testing.assert_array_equal(vn[b].detach().numpy(), jac.v_next)
+        g = fresh.step_vjp(Q[b], V[b], TAU[b], w_q[b], w_v[b], wrt=names, coordinates=True)
+        np.testing.assert_allclose(qt.grad[b].numpy(), g.q, rtol=1e-10, atol=1e-12)
+        gq = fresh._core_tangent_gradients(jac.q_next[None], w_q[b][None])[0]
+        gv = jac.dq_dv.T @ gq + jac.dv_dv.T @ w_v[b]
+        gtau = jac.dq_dtau.T @ gq + jac.dv_dtau.T @ w_v[b]
+        np.testing.assert_allclose(vt.grad[b].numpy(), gv, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(tt.grad[b].numpy(), gtau, rtol=1e-9, atol=1e-12)
+        grad_p += jac.dq_dp.T @ gq + jac.dv_dp.T @ w_v[b]
+    np.testing.assert_allclose(p.grad.numpy(), grad_p, rtol=1e-9, atol=1e-12)
+    assert len(modes) >= 3  # no contact, sliding, and the modes of the slowing box
+
+
+def test_a_rollout_with_parameters_leaves_the_world_alone():
+    """A rollout through contact with its own parameter values: the world's parameters are never set,
+    the result is that of a world holding those values (warm-started within the rollout, as
+    World.rollout), and the gradients reach the values."""
+    world, q, v = sliding_box_world(mu=0.8)
+    names, values = ["box/mass", "box/shape0/friction"], [1.6, 0.5]
+    taus = np.tile([0.2, 0.0, 0.0, 0.0, 0.0, 0.01], (20, 1))
+    revision = world._revision
+    world.set_parameters = None
+    p = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    Q, V = rdt.rollout(world, *tensors(q, v, taus), params=p, names=names)
+    V[-1].sum().backward()
+    del world.set_parameters
+    assert world._revision == revision
+    reference = sliding_box_world(mu=0.8)[0]
+    reference.set_parameters(dict(zip(names, values)))
+    traj = reference.rollout(q, v, taus, record=True)
+    np.testing.assert_array_equal(V.detach().numpy(), traj.v)
+    GV = np.zeros_like(traj.v)
+    GV[-1] = 1.0
+    np.testing.assert_allclose(p.grad.numpy(), traj.backward(None, GV, wrt=names).parameters, rtol=1e-12)

@@ -44,7 +44,7 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       const Vec6 s = oS.col(c0);
       const Vec6 U = Ia * s;
       const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
-      if (!(D > 0.0 && D < INFINITY)) detail::throwSingular(model, i, D);
+      if (detail::singularPivot(D, s, Ia)) detail::throwSingular(model, i, D);
       const double dinv = 1.0 / D;
       data.U.col(c0) = U;
       data.Dinv[i](0, 0) = dinv;

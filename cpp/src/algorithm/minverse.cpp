@@ -101,7 +101,7 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q, con
       const Vec6 s = oS.col(c0);
       const Vec6 U = data.Yaba[i] * s;
       const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
-      if (!(D > 0.0 && D < INFINITY)) detail::throwSingular(model, i, D);
+      if (detail::singularPivot(D, s, data.Yaba[i])) detail::throwSingular(model, i, D);
       data.U.col(c0) = U;
       data.Dinv[i](0, 0) = 1.0 / D;
       if (p == 0) continue;

@@ -1,6 +1,7 @@
 // Helpers shared by the ABA-family algorithms (not part of the public C++ API).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 
 #include "rigidiff/macros.hpp"
@@ -8,6 +9,20 @@
 
 namespace rigidiff {
 namespace detail {
+
+/// When a joint's articulated inertia D = S^T Ia S (+ armature and the step's implicit damping and
+/// stiffness) counts as singular: its smallest eigenvalue must exceed kSingularTolerance times the
+/// scale |s|^2 max_k Ia(k, k) (s: the joint's longest subspace column). The passes hold Ia at the
+/// world origin, and that scale bounds the round-off D carries there: a body with a zero principal
+/// inertia about a joint axis leaves D at 1e-16 to 1e-15 of it, of either sign, while the links of
+/// example-robot-data's robots stay above 1e-14 of it in random states with their base up to 100 m from
+/// the origin (docs/conventions.md, "Errors and warnings").
+constexpr double kSingularTolerance = 1e-14;
+
+/// The scale of D's round-off (see kSingularTolerance): |s|^2 max_k Ia(k, k), >= 0.
+inline double singularScale(double s_squared_norm, const Mat6& Ia) {
+  return s_squared_norm * std::max(0.0, Ia.diagonal().maxCoeff());
+}
 
 // D^-1 of a small SPD matrix (n <= 6) by an explicit Cholesky factorisation D = L L^T and
 // D^-1 = L^-T L^-1: plain loops, no blocked solver. Returns false unless D is positive definite.
@@ -44,7 +59,9 @@ inline bool invertSmallSpd(const MatJJ& D, Mat6& Dinv) {
 
 /// Inverts D = S^T Yaba S + diag(armature + extra) of joint i into data.Dinv[i], with U = Yaba S
 /// written into data.U. S is the (6, nv) subspace matrix the pass works with (local or world).
-/// Returns false when D is not positive definite.
+/// Returns false when D is singular: not positive definite, or 1 / trace(D^-1) (within a factor n of its
+/// smallest eigenvalue, and robust to the round-off a Cholesky pivot of a singular D can gather) at
+/// or below kSingularTolerance of its scale.
 inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall, int i, const double* extra_diag) {
   const JointModel& jm = model.joints[i];
   const int n = jm.nv;
@@ -55,7 +72,15 @@ inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall
   D.noalias() = S.transpose() * U;
   D.diagonal() += model.armature.segment(jm.idx_v, n);
   if (extra_diag) D.diagonal() += Eigen::Map<const VecX>(extra_diag + jm.idx_v, n);
-  return invertSmallSpd(D, data.Dinv[i]);
+  if (!invertSmallSpd(D, data.Dinv[i])) return false;
+  const double scale = singularScale(S.colwise().squaredNorm().maxCoeff(), data.Yaba[i]);
+  return kSingularTolerance * scale * data.Dinv[i].topLeftCorner(n, n).trace() < 1.0;
+}
+
+/// True when the one-dof articulated inertia D along s is singular (at or below kSingularTolerance of
+/// its scale) or not finite.
+inline bool singularPivot(double D, const Vec6& s, const Mat6& Ia) {
+  return !(D > kSingularTolerance * singularScale(s.squaredNorm(), Ia) && D < INFINITY);
 }
 
 /// `D`: the joint's articulated inertia along its axis when known; a value that is not finite means overflow
@@ -66,7 +91,9 @@ inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall
                                      << "): the state holds values too large for double precision");
   RD_THROW(std::runtime_error, "articulated inertia of joint '"
                                    << model.names[i]
-                                   << "' is singular: the bodies it moves have no mass or inertia along its axes");
+                                   << "' is singular: the bodies it moves have no mass or inertia along its axes "
+                                      "(an eigenvalue of it is below "
+                                   << kSingularTolerance << " of its round-off scale, docs/conventions.md)");
 }
 
 }  // namespace detail

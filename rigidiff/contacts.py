@@ -148,11 +148,12 @@ class ContactMethods:
                 instead of sinking into it by up to one step's travel, and a bouncing one bounces where it
                 reaches the surface. Resting bodies then rest at the surface whatever they fell from.
                 False detects contacts only within ``margin``.
-            rest_depth: a contact with a gap d > 0 lets it close and go this much
-                further (m, 5e-5; target -(d + rest_depth) / dt): a body that reaches a surface rests
-                this far inside it, in the interior of its contact mode, where the step is smooth (at
-                exactly zero gap it would sit on the boundary between touching and not, where the
-                step and its Jacobians jump). Keep it below ``penetration_allowance`` when erp > 0.
+            rest_depth: a contact with a gap d above rest_depth / 50 lets it close and go this much
+                further (m, 5e-5; target -(d + rest_depth) / dt); a closer one holds like a closed
+                contact. A body that reaches a surface thus rests rest_depth inside it, and one placed
+                at zero gap rests there: both inside their contact mode, where the step is smooth, not
+                at the switch between the two targets (a gap of rest_depth / 50), where the step and
+                its Jacobians jump. Keep it below ``penetration_allowance`` when erp > 0.
             max_penetration: a step whose deepest contact is deeper than this (m, 0.03) warns once
                 (RuntimeWarning). Deep contacts are always solved, never dropped.
             bounce_correction: position Jacobians of a bouncing step follow the bounce's time of impact

@@ -49,9 +49,11 @@ def jacobian_fd_error(world: rd.World, q: np.ndarray, body: str, eps: float = 1e
 def contact_jacobian_error(world, q, v, tau, eps=1e-7):
     """Largest difference between world.step_jacobians and central differences of world.step over the
     input columns whose perturbed steps keep the contact mode (the rows' classes, and each contact on its
-    side of zero distance: a gap may close, a closed contact holds); (error, number of columns checked)."""
+    side of the touching distance, rest_depth / 50: a larger gap closes, a closer contact holds); (error,
+    number of columns checked)."""
     jac = world.step_jacobians(q, v, tau)
-    mode = (list(jac.contacts.row_classes), list(jac.contacts.distances > 0.0))
+    touching = world.contact_options().rest_depth / 50.0
+    mode = (list(jac.contacts.row_classes), list(jac.contacts.distances > touching))
     nv = world.nv
     analytic = np.block([[jac.dq_dq, jac.dq_dv, jac.dq_dtau], [jac.dv_dq, jac.dv_dv, jac.dv_dtau]])
     err, checked = 0.0, 0
@@ -62,7 +64,7 @@ def contact_jacobian_error(world, q, v, tau, eps=1e-7):
             d[col] = s * eps
             qn, vn = world.step(world.integrate(q, d[:nv]), v + d[nv:2 * nv], tau + d[2 * nv:])
             c = world.last_contacts()
-            outs.append((qn, vn, (list(c.row_classes), list(c.distances > 0.0))))
+            outs.append((qn, vn, (list(c.row_classes), list(c.distances > touching))))
         if outs[0][2] != mode or outs[1][2] != mode:
             continue
         fd = np.concatenate([world.difference(outs[1][0], outs[0][0]), outs[0][1] - outs[1][1]]) / (2 * eps)

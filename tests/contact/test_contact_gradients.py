@@ -56,15 +56,15 @@ def step_contacts(world, q, v, tau):
     return world.last_contacts()
 
 
-def same_mode(contacts, ref) -> bool:
+def same_mode(contacts, ref, touching=1e-6) -> bool:
     """True if ``contacts`` are those of ``ref`` (same bodies, features and row classes, points close,
-    no distance across zero: a contact's row lets a gap close but holds a closed contact, so a contact
-    touching at zero distance is a tie between two targets)."""
+    no distance across ``touching``, contact_options().rest_depth / 50: a contact's row lets a larger gap
+    close but holds a closer contact, so a contact at that distance is a tie between two targets)."""
     if len(contacts) != len(ref) or list(contacts.row_classes) != list(ref.row_classes):
         return False
     if (contacts.body_a, contacts.body_b, contacts.types) != (ref.body_a, ref.body_b, ref.types):
         return False
-    if np.any((contacts.distances > 0.0) != (ref.distances > 0.0)):
+    if np.any((contacts.distances > touching) != (ref.distances > touching)):
         return False
     return len(ref) == 0 or float(np.max(np.abs(contacts.points - ref.points))) <= POINT_DRIFT
 

@@ -173,5 +173,29 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
   return keep;
 }
 
+std::vector<int> reduceByDepth(const std::vector<Vec3>& pts, const std::vector<double>& depth, double band) {
+  const int n = static_cast<int>(pts.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  if (n <= 4) return order;
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
+  int face = 0;
+  while (face < n && depth[order[face]] <= depth[order[0]] + band) ++face;
+  std::vector<int> keep;
+  if (face > 4) {
+    std::vector<Vec3> fp(face);
+    std::vector<double> fd(face);
+    for (int k = 0; k < face; ++k) {
+      fp[k] = pts[order[k]];
+      fd[k] = depth[order[k]];
+    }
+    for (int k : reduceToFour(fp, fd)) keep.push_back(order[k]);
+  } else {
+    keep.assign(order.begin(), order.begin() + 4);
+  }
+  std::sort(keep.begin(), keep.end());
+  return keep;
+}
+
 }  // namespace manifold
 }  // namespace rigidiff

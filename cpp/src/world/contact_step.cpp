@@ -276,7 +276,10 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
       const double gap = c.distance;
       double tv = 0.0;
       TargetKind kind = TargetKind::None;
-      if (gap > 0.0) {  // closes its gap and stops restDepth inside: at rest, in the interior of its mode
+      // a gap closes and the body stops restDepth inside; a contact within touchingDistance() holds,
+      // like a closed one: bodies rest in the interior of their mode (landed at -restDepth, or placed
+      // at zero gap), away from the switch between the two targets, where the step jumps
+      if (gap > options.touchingDistance()) {
         tv = -(gap + options.restDepth) / dt;
         kind = TargetKind::Gap;
       }

@@ -31,10 +31,12 @@ struct ContactOptions {
   /// its points under the free velocity, so that a body approaching another stops at its surface
   /// (the row allows the gap to close, no more) instead of inside it, and bounces where it reaches it
   bool speculative = true;
-  /// a contact row with a gap d > 0 lets it close and go restDepth further (target -(d + restDepth) / dt): a body
-  /// that reaches a surface rests that far inside, in the interior of its contact mode, not on the
-  /// boundary between touching and not (gap 0), where the step and its derivatives jump
+  /// a contact row with a gap d > touchingDistance() lets it close and go restDepth further (target
+  /// -(d + restDepth) / dt); a closer one holds (target 0, as a closed contact). A body that reaches a
+  /// surface thus rests restDepth inside it, and one placed at zero gap rests there: both in the interior
+  /// of their contact mode, not at the switch between the two targets, where the step jumps
   double restDepth = 5e-5;
+  double touchingDistance() const { return 0.02 * restDepth; }
   contact::BoxedLcpOptions lcp;
 };
 
@@ -50,7 +52,7 @@ struct ConstraintRow {
 /// Which term sets a row's velocity target (w = J v' - target), for the derivatives.
 enum class TargetKind : int {
   None = 0,         ///< target 0
-  Gap = 1,          ///< -(gap + restDepth) / dt (contacts), -gap / dt (limits): a gap may close within the step
+  Gap = 1,          ///< -(gap + restDepth) / dt (contacts), -gap / dt (limits): a gap closes within the step
   Restitution = 2,  ///< -e (J v): a bounce
   Correction = 3,   ///< erp (depth - allowance) / dt: penetration correction
   Capped = 4,       ///< the correction at its maximum velocity (a constant)

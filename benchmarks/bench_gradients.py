@@ -111,9 +111,30 @@ def bench_pinocchio(text: str, floating: bool, world, states, ours, repeat: int,
         jvdt = DT * jv
         return q2, v2, jq + jvdt @ dv_dq, jvdt @ dv_dv, jvdt @ dv_dtau, dv_dq, dv_dv, dv_dtau
 
+    def step_jacobians_free_base(q, v, tau):
+        """The six blocks of rigidiff's step from Pinocchio's derivatives, for the check: the base (dofs 0:6)
+        moves on R^3 x SO(3) (docs/conventions.md): v~ = v + dt a + dt (w x u, 0), q' moves with dt v~,
+        and v' holds u~ in the base's new frame, u' = E^T u~ with E = exp(dt w~)."""
+        ddq_dq, ddq_dv, minv = pin.computeABADerivatives(pm, pdata, q, v, tau)
+        u, w = v[:3], v[3:6]
+        S = np.zeros((nv, nv))
+        S[:3, :3], S[:3, 3:6] = DT * pin.skew(w), -DT * pin.skew(u)
+        vs = v + DT * pdata.ddq
+        vs[:3] += DT * np.cross(w, u)
+        dvs = (DT * ddq_dq, eye + DT * ddq_dv + S, DT * minv)
+        E = pin.exp3(DT * vs[3:6])
+        A0, A1, T = eye.copy(), eye.copy(), eye.copy()
+        jq, jv = pin.dIntegrate(pm, q, DT * vs)  # the other joints' blocks
+        A0[6:, 6:], A1[6:, 6:] = jq[6:, 6:], jv[6:, 6:]
+        A0[:3, :3], A0[:3, 3:6], A0[3:6, 3:6] = E.T, -E.T @ pin.skew(DT * vs[:3]), E.T
+        A1[:3, :3], A1[3:6, 3:6] = E.T, pin.Jexp3(DT * vs[3:6])
+        T[:3, :3], T[:3, 3:6] = E.T, DT * pin.skew(E.T @ vs[:3]) @ pin.Jexp3(DT * vs[3:6])
+        dq = (A0 + DT * A1 @ dvs[0], DT * A1 @ dvs[1], DT * A1 @ dvs[2])
+        return (None, None, *dq, *(T @ d for d in dvs))
+
     (qa, va, ta), (qb, vb, tb) = states
     # untimed: the six blocks against ours (a half-filled Minv or a wrong formula would show here)
-    blocks = step_jacobians(qa, va, ta)
+    blocks = (step_jacobians_free_base if floating else step_jacobians)(qa, va, ta)
     jac = world.step_jacobians(qa, va, ta)
     names = ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")
     checks["pinocchio"] = max(max_rel_diff(getattr(jac, k), b) for k, b in zip(names, blocks[2:]))

@@ -1,6 +1,7 @@
 #include "rigidiff/algorithm/aba_derivatives.hpp"
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/minverse.hpp"
 #include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"

@@ -1,4 +1,4 @@
-#include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/minverse.hpp"
 #include "rigidiff/algorithm/aba_detail.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 

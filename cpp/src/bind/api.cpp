@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/minverse.hpp"
 #include "rigidiff/algorithm/aba_derivatives.hpp"
 #include "rigidiff/algorithm/center_of_mass.hpp"
 #include "rigidiff/algorithm/configuration.hpp"

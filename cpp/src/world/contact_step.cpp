@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/minverse.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/friction_basis.hpp"
 #include "rigidiff/world/step.hpp"
@@ -62,6 +63,29 @@ void speculativeReach(const Model& model, const Data& data, const CollisionModel
     const double spin = plane ? 0.0 : w.norm() * g.boxHalf.norm();
     cdata.reach[k] = dt * ((v0 + w.cross(c)).norm() + spin);
   }
+}
+
+// Speculative contacts whose gap the free motion does not close within the step are dropped: they would
+// only add rows that separate (the reach is a bound over each shape, not the approach at one contact).
+// A contact within touchingDistance() is kept, as a closed one.
+void dropUnreachedGaps(const CollisionModel& cmodel, ContactStepData& cd, const ContactOptions& options, double dt) {
+  auto& contacts = cd.cdata.contacts.contacts;
+  const Mat6X& nu = cd.nuFree;
+  auto pointVelocity = [&](int joint, const Vec3& p) -> Vec3 {
+    return nu.col(joint).head<3>() + nu.col(joint).tail<3>().cross(p);
+  };
+  std::size_t kept = 0;
+  for (std::size_t k = 0; k < contacts.size(); ++k) {
+    const Contact& c = contacts[k];
+    bool keep = c.distance <= options.touchingDistance();
+    if (!keep) {
+      const Vec3 va = pointVelocity(cmodel.geometries[c.geom_a].joint, c.point);
+      const Vec3 vb = pointVelocity(cmodel.geometries[c.geom_b].joint, c.point);
+      keep = c.distance + dt * c.normal.dot(va - vb) < 0.0;  // closes under the free motion
+    }
+    if (keep) contacts[kept++] = c;
+  }
+  contacts.resize(kept);
 }
 
 // appends a row with its warm-start key
@@ -189,6 +213,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     else
       std::fill(cd.cdata.reach.begin(), cd.cdata.reach.end(), 0.0);
     detectContactsAtPlacements(model, cmodel, cd.cdata);
+    if (options.speculative) dropUnreachedGaps(cmodel, cd, options, dt);
   } else {
     cd.cdata.contacts.clear();
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/minverse.hpp"
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/external_wrench_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"

@@ -1,4 +1,5 @@
-// Articulated-body algorithm (forward dynamics) and the inverse of the joint-space inertia.
+// Articulated-body algorithm (forward dynamics) and solves with its factorisation (the inverse of the
+// joint-space inertia is in minverse.hpp).
 #pragma once
 
 #include "rigidiff/multibody/data.hpp"
@@ -17,11 +18,5 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
 /// aba() call left in data (same q and extra_diag): one backward and one forward sweep, no velocity or
 /// gravity terms. b (model.nv) and x (model.nv) may alias. Overwrites data.u, data.pA, data.oa_gf.
 void abaSolve(const Model& model, Data& data, const double* b, double* x);
-/// Fills data.Minv (both triangles) with the inverse of M(q) + diag(extra_diag) (armature included)
-/// without forming M, in O(nv^2) (Carpentier & Mansard 2018). extra_diag (model.nv) may be nullptr.
-const MatX& computeMinverse(const Model& model, Data& data, const double* q, const double* extra_diag = nullptr);
-/// The same inverse from the articulated-body factorisation the last aba() call left in data (same q
-/// and extra_diag; data.J, data.U, data.Dinv untouched since): two sweeps, no kinematics.
-const MatX& computeMinverseFromFactorization(const Model& model, Data& data);
 
 }  // namespace rigidiff

@@ -60,8 +60,9 @@ cdef class WorldCore:
 
     def _core_set_joint_parameters(self, int j, lower, upper, rest, damping, stiffness, armature, friction,
                                    effort, velocity):
-        arrs = [np.ascontiguousarray(x, dtype=np.float64) for x in
-                (lower, upper, rest, damping, stiffness, armature, friction, effort, velocity)]
+        arrs = [_f64(x, name, "(n,)") for x, name in
+                zip((lower, upper, rest, damping, stiffness, armature, friction, effort, velocity),
+                    ("lower", "upper", "rest", "damping", "stiffness", "armature", "friction", "effort", "velocity"))]
         api.setJointParameters(deref(self._model), j, _ptr(arrs[0]), _ptr(arrs[1]), _ptr(arrs[2]), _ptr(arrs[3]),
                                _ptr(arrs[4]), _ptr(arrs[5]), _ptr(arrs[6]), _ptr(arrs[7]), _ptr(arrs[8]))
 
@@ -278,7 +279,7 @@ cdef class WorldCore:
     def _core_closed_loop_rollout(self, q0, v0, Qr, Vr, Ur, k, K, double alpha, S, lo, hi):
         """(Q, V, U) of iLQR's closed-loop rollout (api.hpp closedLoopRollout)."""
         self._ensure()
-        cdef cnp.ndarray U0 = np.ascontiguousarray(Ur, dtype=np.float64)  # (T, nu); wraparound is off here
+        cdef cnp.ndarray U0 = _f64(Ur, "U", "(T, nu)")  # (T, nu); wraparound is off here
         if cnp.PyArray_NDIM(U0) != 2:
             raise ValueError(f"U must be a (T, nu) array, got shape {np.shape(Ur)}")
         cdef int n = <int>cnp.PyArray_DIM(U0, 0)
@@ -288,13 +289,13 @@ cdef class WorldCore:
         cdef cnp.ndarray Qm = _mat(Qr, n + 1, self._nq, "Q")
         cdef cnp.ndarray Vm = _mat(Vr, n + 1, self._nv, "V")
         cdef cnp.ndarray km = _mat(k, n, nu, "k")
-        cdef cnp.ndarray Km = np.ascontiguousarray(K, dtype=np.float64)
+        cdef cnp.ndarray Km = _f64(K, "K", "(T, nu, 2 nv)")
         if (cnp.PyArray_NDIM(Km) != 3 or cnp.PyArray_DIM(Km, 0) != n or cnp.PyArray_DIM(Km, 1) != nu
                 or cnp.PyArray_DIM(Km, 2) != 2 * self._nv):
             raise ValueError(f"K must have shape ({n}, {nu}, {2 * self._nv}), got {np.shape(K)}")
         cdef cnp.ndarray Sm = _mat(S, self._nv, nu, "S")
-        cdef cnp.ndarray lom = np.ascontiguousarray(np.broadcast_to(lo, (n, nu)), dtype=np.float64)
-        cdef cnp.ndarray him = np.ascontiguousarray(np.broadcast_to(hi, (n, nu)), dtype=np.float64)
+        cdef cnp.ndarray lom = _f64(np.broadcast_to(lo, (n, nu)), "lo", "(T, nu)")
+        cdef cnp.ndarray him = _f64(np.broadcast_to(hi, (n, nu)), "hi", "(T, nu)")
         cdef cnp.ndarray Qo = _empty2(n + 1, self._nq)
         cdef cnp.ndarray Vo = _empty2(n + 1, self._nv)
         cdef cnp.ndarray Uo = _empty2(n, nu)

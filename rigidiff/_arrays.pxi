@@ -1,14 +1,21 @@
-# Fast argument checks: a float64 C-contiguous ndarray of the right shape passes through untouched;
-# anything else is converted once, and a wrong shape or type raises ValueError naming the argument.
+# Fast argument checks: a native-endian, aligned, C-contiguous float64 ndarray of the right shape passes
+# through untouched; anything else (lists, other dtypes, strided, negative-stride, unaligned or byte-swapped
+# arrays) is converted once by _convert, and a wrong shape or type raises ValueError naming the argument.
+# Every float array that reaches C++ goes through _vec, _mat or _f64 (C++ reads raw native doubles).
 cimport numpy as cnp
 import numpy as np
 
 cnp.import_array()
 
 
+# float64 in this machine's byte order: np.float64 alone names it too, spelled out so the intent is plain
+_NATIVE_F64 = np.dtype(np.float64).newbyteorder("=")
+
+
 cdef inline bint _is_f64(object x):
+    # the type number of '>f8' is NPY_DOUBLE as well: the byte order and alignment are checked separately
     return (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
-            and cnp.PyArray_IS_C_CONTIGUOUS(<cnp.ndarray>x))
+            and cnp.PyArray_ISCARRAY_RO(<cnp.ndarray>x))
 
 
 cdef cnp.ndarray _convert(object x, str name, str shape):
@@ -19,7 +26,14 @@ cdef cnp.ndarray _convert(object x, str name, str shape):
         raise ValueError(f"{name} must be a float64 array of shape {shape}: {exc}") from None
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a real-valued array of shape {shape}, got dtype {arr.dtype}")
-    return np.ascontiguousarray(arr, dtype=np.float64)
+    return np.require(arr, _NATIVE_F64, ["C", "A"])  # a native-endian, aligned, C-contiguous copy
+
+
+cdef cnp.ndarray _f64(object x, str name, str shape):
+    """x as a native float64 C-contiguous array of any shape; the caller checks it against ``shape``."""
+    if _is_f64(x):
+        return <cnp.ndarray>x
+    return _convert(x, name, shape)
 
 
 cdef inline cnp.ndarray _vec(object x, Py_ssize_t n, str name):

@@ -23,6 +23,7 @@ cdef class ContactWorldCore(WorldCore):
         cdef int nfaces = 0 if mesh is None else <int>MF.shape[0]
         self._cdata.reset()
         self._cstep.reset()
+        self._warm_known = False
         return api.addGeometry(deref(self._cmodel), deref(self._model), type_code, _ptr(P), _ptr(V),
                                <int>cnp.PyArray_DIM(V, 0), frame, skeleton, _ptr(M), friction, restitution, group,
                                mask, name.encode(), _ptr(MP), <int>cnp.PyArray_DIM(MP, 0), &MF[0, 0], nfaces,
@@ -57,6 +58,7 @@ cdef class ContactWorldCore(WorldCore):
     def _core_finalize_contacts(self):
         self._cdata.reset(new api.CollisionData(deref(self._cmodel)))
         self._cstep.reset(new api.ContactStepData(deref(self._cmodel)))
+        self._warm_known = False
         self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
 
     def _core_is_constrained(self):
@@ -124,8 +126,10 @@ cdef class ContactWorldCore(WorldCore):
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
+        self._warm_start_from(_ptr(Q), _ptr(V))
         api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                             deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+        self._warm_start_to(_ptr(qn), _ptr(vn))
         return api.lastRowCount(deref(self._cstep))
 
 

@@ -2,7 +2,7 @@
 
 
 cdef cnp.ndarray _c3(object x, Py_ssize_t a, Py_ssize_t b, Py_ssize_t c, str name):
-    cdef cnp.ndarray arr = np.ascontiguousarray(x, dtype=np.float64)
+    cdef cnp.ndarray arr = _f64(x, name, f"({a}, {b}, {c})")
     if (cnp.PyArray_NDIM(arr) != 3 or cnp.PyArray_DIM(arr, 0) != a or cnp.PyArray_DIM(arr, 1) != b
             or cnp.PyArray_DIM(arr, 2) != c):
         raise ValueError(f"{name} must have shape ({a}, {b}, {c}), got {np.shape(x)}")
@@ -13,7 +13,7 @@ def _riccati_backward(A, B, lx, lxx, lu, luu, lo, hi, k0, double mu):
     """(k (T, nu), K (T, nu, nx), dV (2,)) of iLQR's backward pass, or None when a regularised Q_uu is not
     positive definite. A (T, nx, nx), B (T, nx, nu), lx (T+1, nx), lxx (T+1, nx, nx), lu (T, nu),
     luu (T, nu, nu); lo, hi (T, nu) bounds of k or None; k0 (T, nu) the box QP's start."""
-    cdef cnp.ndarray Bm = np.ascontiguousarray(B, dtype=np.float64)
+    cdef cnp.ndarray Bm = _f64(B, "B", "(T, nx, nu)")
     if cnp.PyArray_NDIM(Bm) != 3:
         raise ValueError(f"B must be (T, nx, nu), got shape {np.shape(B)}")
     cdef int T = <int>cnp.PyArray_DIM(Bm, 0)
@@ -32,8 +32,8 @@ def _riccati_backward(A, B, lx, lxx, lu, luu, lo, hi, k0, double mu):
     cdef const double* plo = NULL
     cdef const double* phi = NULL
     if lo is not None:
-        lom = np.ascontiguousarray(np.broadcast_to(lo, (T, nu)), dtype=np.float64)
-        him = np.ascontiguousarray(np.broadcast_to(hi, (T, nu)), dtype=np.float64)
+        lom = _f64(np.broadcast_to(lo, (T, nu)), "lo", "(T, nu)")
+        him = _f64(np.broadcast_to(hi, (T, nu)), "hi", "(T, nu)")
         plo = <double*>cnp.PyArray_DATA(lom)
         phi = <double*>cnp.PyArray_DATA(him)
     ok = api.riccatiBackward(T, nx, nu, <double*>cnp.PyArray_DATA(Am), <double*>cnp.PyArray_DATA(Bm), _ptr(lxm),

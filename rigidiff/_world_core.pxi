@@ -1,7 +1,9 @@
 # WorldCore: the compiled C++ Model + Data of a World, and its hot functional calls. rigidiff.World
 # subclasses it, so a call such as world.step(q, v, tau) goes straight from Python into C.
 from cython.operator cimport dereference as deref
+from libc.string cimport memcmp, memcpy
 from libcpp.memory cimport unique_ptr
+from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 
@@ -11,6 +13,11 @@ cdef class WorldCore:
 
     Single-state calls share one C++ Data and hold the GIL (they take microseconds, and this keeps
     them thread-safe); rollouts and batches release the GIL and use Data of their own.
+
+    Contact warm start: a single constrained step (step, step_jacobians, step_vjp, ...) tries the
+    previous such step's contact classes first only when it starts bitwise at that step's end state
+    (q, v); any other start solves cold. So step(q, v, tau) depends only on its arguments and on
+    whether (q, v) continues the last step, never on unrelated calls made before.
     """
 
     cdef unique_ptr[api.Model] _model
@@ -23,6 +30,9 @@ cdef class WorldCore:
     cdef bint _constrained
     cdef double _max_penetration  # deeper contacts are solved but reported once (contact_options)
     cdef bint _depth_warned
+    # the end state (q, v) of the last single constrained step, whose classes _cstep keeps as warm start
+    cdef vector[double] _warm_end
+    cdef bint _warm_known
     cdef public object _last_rollout_rows
     cdef int _nq
     cdef int _nv
@@ -38,6 +48,7 @@ cdef class WorldCore:
         self._last_rollout_rows = None
         self._max_penetration = 0.03
         self._depth_warned = False
+        self._warm_known = False
         self._nq = self._nv = self._nframes = 0
         self._ready = False
         self._dt_c = 1e-3
@@ -50,6 +61,7 @@ cdef class WorldCore:
         self._cstep.reset()
         self._cmodel.reset(new api.CollisionModel())
         self._constrained = False
+        self._warm_known = False
         self._ready = False
 
     def _core_add_joint(self, int parent, int type_code, placement, axes, inertia, str name):
@@ -60,8 +72,9 @@ cdef class WorldCore:
 
     def _core_set_joint_parameters(self, int j, lower, upper, rest, damping, stiffness, armature, friction,
                                    effort, velocity):
-        arrs = [np.ascontiguousarray(x, dtype=np.float64) for x in
-                (lower, upper, rest, damping, stiffness, armature, friction, effort, velocity)]
+        arrs = [_f64(x, name, "(n,)") for x, name in
+                zip((lower, upper, rest, damping, stiffness, armature, friction, effort, velocity),
+                    ("lower", "upper", "rest", "damping", "stiffness", "armature", "friction", "effort", "velocity"))]
         api.setJointParameters(deref(self._model), j, _ptr(arrs[0]), _ptr(arrs[1]), _ptr(arrs[2]), _ptr(arrs[3]),
                                _ptr(arrs[4]), _ptr(arrs[5]), _ptr(arrs[6]), _ptr(arrs[7]), _ptr(arrs[8]))
 
@@ -83,6 +96,27 @@ cdef class WorldCore:
         self._nframes = nframes
         self._data.reset(new api.Data(deref(self._model)))
         self._ready = True
+
+    cdef int _warm_start_from(self, const double* q, const double* v) except -1:
+        """Before a constrained step from (q, v) on _cstep: keep the warm start only if (q, v) is bitwise the
+        end state of the step that left it."""
+        cdef size_t nq = self._nq, nv = self._nv
+        if not (self._warm_known and memcmp(q, self._warm_end.data(), nq * sizeof(double)) == 0
+                and memcmp(v, self._warm_end.data() + nq, nv * sizeof(double)) == 0):
+            api.clearWarmStart(deref(self._cstep))
+        self._warm_known = False  # until the step succeeds and _warm_start_to records its end
+        return 0
+
+    cdef void _warm_start_to(self, const double* q, const double* v):
+        """After a constrained step on _cstep that ended at (q, v)."""
+        self._warm_end.resize(self._nq + self._nv)
+        memcpy(self._warm_end.data(), q, self._nq * sizeof(double))
+        memcpy(self._warm_end.data() + self._nq, v, self._nv * sizeof(double))
+        self._warm_known = True
+
+    def _core_forget_warm_start(self):
+        """The model or the options changed: the next constrained step solves without a warm start."""
+        self._warm_known = False
 
     cdef inline int _ensure(self) except -1:
         if not self._ready:
@@ -237,9 +271,11 @@ cdef class WorldCore:
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         if self._constrained:
+            self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
                                          deref(self._cstep), deref(self._copts), _ptr(Q), _ptr(V), _ptr(T),
                                          self._dt_c, fx, 0, _ptr(qn), _ptr(vn), _ptr(jac), NULL)
+            self._warm_start_to(_ptr(qn), _ptr(vn))
         else:
             api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx,
                               _ptr(qn), _ptr(vn), _ptr(jac))
@@ -257,6 +293,8 @@ cdef class WorldCore:
             raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
         cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
         if self._constrained:
+            if n > 0:
+                self._warm_start_from(_ptr(Q), _ptr(V))  # later rows: checked in C++ against the row before
             api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
                                     self._copts.get(), _ptr(Q), _ptr(V), _ptr(Tau), n, self._dt_c, _ptr(jac))
         else:
@@ -278,7 +316,7 @@ cdef class WorldCore:
     def _core_closed_loop_rollout(self, q0, v0, Qr, Vr, Ur, k, K, double alpha, S, lo, hi):
         """(Q, V, U) of iLQR's closed-loop rollout (api.hpp closedLoopRollout)."""
         self._ensure()
-        cdef cnp.ndarray U0 = np.ascontiguousarray(Ur, dtype=np.float64)  # (T, nu); wraparound is off here
+        cdef cnp.ndarray U0 = _f64(Ur, "U", "(T, nu)")  # (T, nu); wraparound is off here
         if cnp.PyArray_NDIM(U0) != 2:
             raise ValueError(f"U must be a (T, nu) array, got shape {np.shape(Ur)}")
         cdef int n = <int>cnp.PyArray_DIM(U0, 0)
@@ -288,13 +326,13 @@ cdef class WorldCore:
         cdef cnp.ndarray Qm = _mat(Qr, n + 1, self._nq, "Q")
         cdef cnp.ndarray Vm = _mat(Vr, n + 1, self._nv, "V")
         cdef cnp.ndarray km = _mat(k, n, nu, "k")
-        cdef cnp.ndarray Km = np.ascontiguousarray(K, dtype=np.float64)
+        cdef cnp.ndarray Km = _f64(K, "K", "(T, nu, 2 nv)")
         if (cnp.PyArray_NDIM(Km) != 3 or cnp.PyArray_DIM(Km, 0) != n or cnp.PyArray_DIM(Km, 1) != nu
                 or cnp.PyArray_DIM(Km, 2) != 2 * self._nv):
             raise ValueError(f"K must have shape ({n}, {nu}, {2 * self._nv}), got {np.shape(K)}")
         cdef cnp.ndarray Sm = _mat(S, self._nv, nu, "S")
-        cdef cnp.ndarray lom = np.ascontiguousarray(np.broadcast_to(lo, (n, nu)), dtype=np.float64)
-        cdef cnp.ndarray him = np.ascontiguousarray(np.broadcast_to(hi, (n, nu)), dtype=np.float64)
+        cdef cnp.ndarray lom = _f64(np.broadcast_to(lo, (n, nu)), "lo", "(T, nu)")
+        cdef cnp.ndarray him = _f64(np.broadcast_to(hi, (n, nu)), "hi", "(T, nu)")
         cdef cnp.ndarray Qo = _empty2(n + 1, self._nq)
         cdef cnp.ndarray Vo = _empty2(n + 1, self._nv)
         cdef cnp.ndarray Uo = _empty2(n, nu)
@@ -302,9 +340,12 @@ cdef class WorldCore:
         cdef double* plo = <double*>cnp.PyArray_DATA(lom)
         cdef double* phi = <double*>cnp.PyArray_DATA(him)
         if self._constrained:
+            self._warm_start_from(_ptr(q), _ptr(v))  # its steps chain: each continues the one before
             api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
                                   self._copts.get(), _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
                                   alpha, _ptr(Sm), nu, plo, phi, n, self._dt_c, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+            if n > 0:
+                self._warm_start_to(_ptr(Qo) + n * self._nq, _ptr(Vo) + n * self._nv)
         else:
             api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
                                   _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
@@ -421,6 +462,10 @@ cdef class WorldCore:
             q: (nq,), v: (nv,), tau: (nv,); f_ext: body wrenches as in inverse_dynamics.
         Returns:
             (q_next, v_next). RuntimeError if the state diverges.
+
+        With contacts, the solve is warm-started from the previous step's contact mode only when (q, v)
+        is bitwise that step's (q_next, v_next) (docs/contact.md); otherwise it does not depend on the
+        calls made before.
         """
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
@@ -431,8 +476,10 @@ cdef class WorldCore:
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         if self._constrained:
+            self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                 deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+            self._warm_start_to(_ptr(qn), _ptr(vn))
             if not self._depth_warned and api.lastDeepest(deref(self._cstep)) < -self._max_penetration:
                 self._warn_depth(api.lastDeepest(deref(self._cstep)))
         else:
@@ -552,9 +599,11 @@ cdef class WorldCore:
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
         if self._constrained:
+            self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
                                          deref(self._cstep), deref(self._copts), _ptr(Q), _ptr(V), _ptr(T),
                                          self._dt_c, fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+            self._warm_start_to(_ptr(qn), _ptr(vn))
         else:
             api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T),
                                        self._dt_c, fx, groups & 31, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
@@ -579,9 +628,11 @@ cdef class WorldCore:
         cdef cnp.ndarray gt = _empty1(self._nv)
         cdef cnp.ndarray gp = np.zeros(npar)
         if self._constrained:
+            self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                    deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ), _ptr(GV),
                                    groups, explore, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
+            self._warm_start_to(_ptr(qn), _ptr(vn))
         else:
             api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ),
                         _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))

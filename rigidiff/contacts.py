@@ -159,14 +159,17 @@ class ContactMethods:
             bounce_correction: position Jacobians of a bouncing step follow the bounce's time of impact
                 (True, the default; docs/contact.md), so that lowering a ball that bounces raises it
                 after the bounce; False gives the exact derivatives of the discrete step.
-            warm_start: each step first tries the previous step's contact mode (True, the default: one
-                small solve instead of the pivoting solver when the mode persists). A problem with
-                several valid modes (a box resting on four corners after sliding: its friction rows
-                may stay at their bounds) then keeps the previous one, so impulses, row classes,
-                Jacobians and, where the friction problem has several solutions, velocities depend on
-                the steps before (a sliding box coming to rest: about 1e-3 m/s). False makes
-                ``step`` and ``step_jacobians`` pure functions of (q, v, tau). A recorded rollout's
-                backward pass always re-solves each step in its recorded mode.
+            warm_start: a step that continues the previous one (its q, v are bitwise the q_next,
+                v_next that step returned, as in a loop of step() or a rollout) first tries the
+                previous step's contact mode (True, the default: one small solve instead of the
+                pivoting solver when the mode persists); any other step solves cold, so a step never
+                depends on unrelated calls before it. Along a chain, a problem with several valid
+                modes (a box resting on four corners after sliding: its friction rows may stay at
+                their bounds) keeps the previous one, so impulses, row classes, Jacobians and, where
+                the friction problem has several solutions, velocities depend on the steps before (a
+                sliding box coming to rest: about 1e-3 m/s). False makes ``step`` and
+                ``step_jacobians`` pure functions of (q, v, tau) along chains too. A recorded
+                rollout's backward pass always re-solves each step in its recorded mode.
         """
         if not changes:  # a read changes nothing (nor the world's change count)
             return self._contact_options

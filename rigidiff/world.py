@@ -143,8 +143,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def _changed(self) -> None:
         """Count a change of what a step computes (model, dt, gravity, parameters, contact options), so that
-        results made earlier (a torch step's backward pass) can tell they are stale."""
+        results made earlier (a torch step's backward pass) can tell they are stale; the next constrained
+        step solves without a warm start."""
         self._revision = getattr(self, "_revision", 0) + 1
+        self._core_forget_warm_start()
 
     @property
     def skeletons(self) -> list[Skeleton]:
@@ -440,7 +442,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def step_batch(self, Q, V, TAU, threads: int | None = None):
         """N independent steps: rows of Q (N, nq), V (N, nv), TAU (N, nv). Runs on ``threads`` C++ threads
-        (default: all cores) with the GIL released; results equal a Python loop over step()."""
+        (default: all cores) with the GIL released; results equal, bit for bit, a Python loop over step(),
+        whatever was called before. step_batch solves every contact problem cold; step() warm-starts
+        only a step that starts at the end state of the step before it, so rows that continue each
+        other (a rollout's) may differ from such a loop where several contact modes are valid."""
         if threads is None:
             threads = os.cpu_count() or 1
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 4096:

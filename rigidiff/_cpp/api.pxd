@@ -129,6 +129,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void constrainedStep(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
                          const double* q, const double* v, const double* tau, double dt, const double* fext,
                          double* q_out, double* v_out) except +
+    void clearWarmStart(ContactStepData&) except +
     void constrainedRollout(const Model&, const CollisionModel&, const ContactOptions&, const double* q0,
                             const double* v0, const double* taus, int T, double dt, double* Q, double* V,
                             int* rows) except +

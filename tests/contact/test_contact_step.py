@@ -240,3 +240,70 @@ def test_advance_reports_the_contacts_of_its_last_step():
                                                                                   rel=1e-6)
     world.rollout(q, np.zeros(6), np.zeros((3, 6)))  # the box in the air: rollout keeps its own contacts
     assert len(world.last_contacts()) == 4
+
+
+# ------------------------------------------------------------------------------------------ warm start
+def quadruped_world():
+    world = rd.World()
+    world.add_skeleton(rd.models.load("quadruped"))
+    world.add_ground()
+    world.contact_options(max_penetration=1.0)  # random legs go deep into the ground: no warning
+    return world
+
+
+def quadruped_states(n, seed=0):
+    """The quadruped on the ground and n unrelated states: trunk 0.1 to 0.5 m up (no feet, some, all of
+    them touching), random joint angles, velocities and torques: many contact modes."""
+    world = quadruped_world()
+    rng = np.random.default_rng(seed)
+    q0 = world.neutral_configuration()
+    Q = np.array([world.random_configuration(rng) for _ in range(n)])
+    Q[:, :7] = q0[:7]
+    Q[:, 2] = rng.uniform(0.1, 0.5, n)
+    V = 0.5 * rng.normal(size=(n, world.nv))
+    TAU = 5.0 * rng.normal(size=(n, world.nv))
+    TAU[:, :6] = 0.0
+    return world, Q, V, TAU
+
+
+def test_step_batch_equals_a_loop_of_step_bitwise():
+    # step() used to warm-start from whatever the previous call on the world solved: a third of these
+    # rows then differed from step_batch (up to 0.6 m/s)
+    world, Q, V, TAU = quadruped_states(150)
+    Qb, Vb = world.step_batch(Q, V, TAU, threads=2)
+    for i in range(len(Q)):
+        q, v = world.step(Q[i], V[i], TAU[i])
+        assert np.array_equal(q, Qb[i]) and np.array_equal(v, Vb[i]), f"row {i}: {np.abs(v - Vb[i]).max()}"
+
+
+def test_a_step_does_not_depend_on_unrelated_calls_before_it():
+    world, Q, V, TAU = quadruped_states(40, seed=1)
+    for i in range(1, len(Q)):
+        fresh = quadruped_world()
+        expected = fresh.step(Q[i], V[i], TAU[i])
+        jac_expected = fresh.step_jacobians(Q[i], V[i], TAU[i])
+        world.step(Q[i - 1], V[i - 1], TAU[i - 1])
+        q, v = world.step(Q[i], V[i], TAU[i])
+        assert np.array_equal(q, expected[0]) and np.array_equal(v, expected[1]), f"state {i}"
+        world.step_jacobians(Q[i - 1], V[i - 1], TAU[i - 1])
+        jac = world.step_jacobians(Q[i], V[i], TAU[i])
+        assert np.array_equal(jac.A, jac_expected.A) and np.array_equal(jac.B, jac_expected.B), f"state {i}"
+
+
+def test_steps_that_continue_each_other_still_warm_start_and_equal_the_rollout():
+    world = quadruped_world()
+    q = world.neutral_configuration()
+    q[2] = 0.3
+    v = np.zeros(world.nv)
+    taus = np.zeros((300, world.nv))
+    Q, V = world.rollout(q, v, taus)  # the trunk falls on its legs and settles
+    solvers = []
+    for t in range(len(taus)):
+        q, v = world.step(q, v, taus[t])
+        assert np.array_equal(q, Q[t + 1]) and np.array_equal(v, V[t + 1]), f"step {t}"
+        if len(world.last_contacts()):
+            solvers.append(world.last_contacts().solver)
+    assert solvers.count("warm_start") > 0.9 * len(solvers)  # a persisting contact mode is reused
+    world.step(Q[0], V[0], taus[0])  # an unrelated state: the next step starts cold
+    world.step(Q[-2], V[-2], taus[-1])
+    assert world.last_contacts().solver != "warm_start"

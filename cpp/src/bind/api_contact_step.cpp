@@ -67,6 +67,8 @@ void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactS
   contactStep(m, d, cm, cd, o, q, v, tau, dt, fext, q_out, v_out);
 }
 
+void clearWarmStart(ContactStepData& cd) { cd.warmClasses.clear(); }
+
 void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
                         const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows) {
   checkState(m, q0, v0, "q0", "v0");

@@ -1,5 +1,6 @@
 // Bindings of the trajectory-optimisation kernels (declared in rigidiff/bind/api.hpp).
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "rigidiff/algorithm/jacobian.hpp"
@@ -19,6 +20,9 @@ void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, Cont
   std::vector<double> qn(nq), vn(nv);
   for (int t = 0; t < T; ++t) {
     const double *q = Q + t * nq, *v = V + t * nv, *tau = TAU + t * nv;
+    const bool continues = t > 0 && std::memcmp(q, qn.data(), nq * sizeof(double)) == 0 &&
+                           std::memcmp(v, vn.data(), nv * sizeof(double)) == 0;
+    if (cm && t > 0 && !continues) clearWarmStart(*cd);  // the warm start is a function of the state
     if (cm)
       constrainedStepJacobians(m, d, *cm, *cd, *o, q, v, tau, dt, nullptr, 0, qn.data(), vn.data(), jac + t * block,
                                nullptr);

@@ -160,6 +160,9 @@ bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOpt
 void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
                      const double* q, const double* v, const double* tau, double dt, const double* fext,
                      double* q_out, double* v_out);
+/// Forget the previous step's contact classes: the next constrainedStep on cd solves without a warm start.
+/// The Python layer calls it whenever a step does not start from the previous step's end state.
+void clearWarmStart(ContactStepData& cd);
 /// T constrained steps with their own buffers (warm-started within the rollout); rows (T) receives
 /// the number of constraint rows of each step.
 void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
@@ -226,6 +229,7 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
 // ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)
 /// Step Jacobians at every (Q[t], V[t], TAU[t]) of a trajectory, t < T, into jac (T x 6 x nv x nv) in
 /// stepJacobians' layout; through the constraint solve when cm, cd and o are given (null: the plain step).
+/// Row t > 0 is warm-started from row t - 1 only if it starts bitwise at that row's end state.
 void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
                          const ContactOptions* o, const double* Q, const double* V,
                          const double* TAU, int T, double dt, double* jac);

@@ -173,25 +173,26 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
   return keep;
 }
 
-std::vector<int> reduceByDepth(const std::vector<Vec3>& pts, const std::vector<double>& depth, double band) {
+std::vector<int> reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
   const int n = static_cast<int>(pts.size());
-  std::vector<int> order(n);
-  std::iota(order.begin(), order.end(), 0);
-  if (n <= 4) return order;
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return depth[a] < depth[b]; });
-  int face = 0;
-  while (face < n && depth[order[face]] <= depth[order[0]] + band) ++face;
-  std::vector<int> keep;
-  if (face > 4) {
-    std::vector<Vec3> fp(face);
-    std::vector<double> fd(face);
-    for (int k = 0; k < face; ++k) {
-      fp[k] = pts[order[k]];
-      fd[k] = depth[order[k]];
+  std::vector<int> keep(n);
+  std::iota(keep.begin(), keep.end(), 0);
+  if (n <= 4) return keep;
+  std::vector<int> touching, above;
+  for (int i = 0; i < n; ++i) (depth[i] <= 0.0 ? touching : above).push_back(i);
+  if (touching.size() >= 4) {
+    std::vector<Vec3> tp;
+    std::vector<double> td;
+    for (int i : touching) {
+      tp.push_back(pts[i]);
+      td.push_back(depth[i]);
     }
-    for (int k : reduceToFour(fp, fd)) keep.push_back(order[k]);
+    keep.clear();
+    for (int k : reduceToFour(tp, td)) keep.push_back(touching[k]);
   } else {
-    keep.assign(order.begin(), order.begin() + 4);
+    std::stable_sort(above.begin(), above.end(), [&](int a, int b) { return depth[a] < depth[b]; });
+    keep = touching;
+    for (std::size_t k = 0; keep.size() < 4 && k < above.size(); ++k) keep.push_back(above[k]);
   }
   std::sort(keep.begin(), keep.end());
   return keep;

@@ -89,19 +89,9 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
       break;
     default: break;
   }
-  // a resting face of many vertices keeps the four that span it; points higher up only fill the rest.
-  // The face: the points within a thousandth of the candidates' extent of the deepest (a face tilted
-  // by less than about a milliradian still rests on its four spanning points)
-  double band = 0.0;
-  if (cand.world.size() > 4) {
-    Vec3 lo = cand.world[0], hi = cand.world[0];
-    for (const Vec3& p : cand.world) {
-      lo = lo.cwiseMin(p);
-      hi = hi.cwiseMax(p);
-    }
-    band = 1e-3 * (hi - lo).norm();
-  }
-  for (int k : manifold::reduceByDepth(cand.world, cand.distance, band))
+  // a resting face of many vertices keeps the four that span it; points above the plane (let in by a
+  // margin) only fill up to four
+  for (int k : manifold::reduceTouchingFirst(cand.world, cand.distance))
     addContact(out, ga, gp, cand.feature[k], Ma, pc.face, Mp, pc.n);
 }
 

@@ -43,12 +43,12 @@ void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, c
 /// area with it. Returns the indices kept, in increasing order.
 std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth);
 
-/// Keeps at most four of a body's points against a plane: those within `band` of the deepest (a resting
-/// face: reduced to four by reduceToFour when there are more), then the deepest of the others (by depth,
-/// then index). Unlike reduceToFour on all of them, points far above the plane that a large margin lets
-/// in (a tumbling box's upper corners) never displace a deeper one, so a symmetric landing keeps a
-/// symmetric manifold. Returns the indices kept, in increasing order.
-std::vector<int> reduceByDepth(const std::vector<Vec3>& pts, const std::vector<double>& depth, double band);
+/// Keeps at most four of a body's points against a plane: those in contact (depth <= 0), reduced by
+/// reduceToFour when there are more than four; with fewer, they are completed by the points above the
+/// plane nearest to it (by depth, then index). Unlike reduceToFour on all of them, points that a large
+/// margin lets in (a tumbling box's upper corners) never displace the lowest ones, so a symmetric
+/// landing keeps a symmetric manifold. Returns the indices kept, in increasing order.
+std::vector<int> reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<double>& depth);
 
 }  // namespace manifold
 }  // namespace rigidiff

@@ -8,10 +8,6 @@ import numpy as np
 cnp.import_array()
 
 
-# float64 in this machine's byte order: np.float64 alone names it too, spelled out so the intent is plain
-_NATIVE_F64 = np.dtype(np.float64).newbyteorder("=")
-
-
 cdef inline bint _is_f64(object x):
     # the type number of '>f8' is NPY_DOUBLE as well: the byte order and alignment are checked separately
     return (cnp.PyArray_Check(x) and cnp.PyArray_TYPE(<cnp.ndarray>x) == cnp.NPY_DOUBLE
@@ -26,7 +22,9 @@ cdef cnp.ndarray _convert(object x, str name, str shape):
         raise ValueError(f"{name} must be a float64 array of shape {shape}: {exc}") from None
     if arr.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a real-valued array of shape {shape}, got dtype {arr.dtype}")
-    return np.require(arr, _NATIVE_F64, ["C", "A"])  # a native-endian, aligned, C-contiguous copy
+    # a native-endian (NPY_DOUBLE is the machine's float64), aligned, C-contiguous copy, made in C: no
+    # Python code runs here, so no other thread can change the world between a check and its use
+    return <cnp.ndarray>cnp.PyArray_FROM_OTF(arr, cnp.NPY_DOUBLE, cnp.NPY_ARRAY_IN_ARRAY)
 
 
 cdef cnp.ndarray _f64(object x, str name, str shape):

@@ -13,6 +13,7 @@ cdef class ContactWorldCore(WorldCore):
         """Attach a shape (type code, 4 parameters, (n, 3) vertices) to a frame; returns its index.
         mesh: for a triangle mesh (type 7, vertices: its convex hull), (points (n, 3), faces (m, 3),
         prism thickness)."""
+        self._check_idle()
         cdef cnp.ndarray P = _vec(params, 4, "shape parameters")
         cdef cnp.ndarray V = _mat(vertices, -1, 3, "mesh vertices")
         cdef cnp.ndarray M = _vec(placement, 12, "placement")
@@ -30,6 +31,7 @@ cdef class ContactWorldCore(WorldCore):
                                thickness)
 
     def _core_set_geometry_coefficients(self, int g, double friction, double restitution):
+        self._check_idle()
         api.setGeometryCoefficients(deref(self._cmodel), g, friction, restitution)
 
     def _core_set_max_penetration(self, double depth):
@@ -38,9 +40,11 @@ cdef class ContactWorldCore(WorldCore):
             self._depth_warned = False
 
     def _core_set_self_collision(self, int skeleton, bint enabled):
+        self._check_idle()
         api.setSelfCollision(deref(self._cmodel), skeleton, enabled)
 
     def _core_set_contact_margin(self, double margin):
+        self._check_idle()
         api.setContactMargin(deref(self._cmodel), margin)
 
     def _core_set_contact_options(self, int friction_directions, int friction_combine, int restitution_combine,
@@ -48,6 +52,7 @@ cdef class ContactWorldCore(WorldCore):
                                   double max_correction_velocity, bint joint_limits, bint joint_friction,
                                   double tolerance, bint bounce_correction, bint warm_start, bint speculative,
                                   double rest_depth):
+        self._check_idle()
         api.setContactOptions(deref(self._copts), friction_directions, friction_combine, restitution_combine,
                               restitution_threshold, erp, penetration_allowance, max_correction_velocity,
                               joint_limits, joint_friction, tolerance, bounce_correction, warm_start, speculative,
@@ -56,6 +61,7 @@ cdef class ContactWorldCore(WorldCore):
             self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
 
     def _core_finalize_contacts(self):
+        self._check_idle()
         self._cdata.reset(new api.CollisionData(deref(self._cmodel)))
         self._cstep.reset(new api.ContactStepData(deref(self._cmodel)))
         self._warm_known = False

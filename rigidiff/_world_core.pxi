@@ -1,5 +1,6 @@
 # WorldCore: the compiled C++ Model + Data of a World, and its hot functional calls. rigidiff.World
 # subclasses it, so a call such as world.step(q, v, tau) goes straight from Python into C.
+from cpython.pythread cimport PyThread_get_thread_ident
 from cython.operator cimport dereference as deref
 from libc.string cimport memcmp, memcpy
 from libcpp.memory cimport unique_ptr
@@ -7,12 +8,25 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 
+_BUSY = ("the world is being used by a running rollout in another thread (rollout, step_batch or a trajectory's "
+         "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
+         "first, or give each thread its own World")
+_CHANGING = ("the world is being changed (compiled, or its skeletons, parameters, options, dt or gravity set) in "
+             "another thread; wait for that thread (join it) before using the world, or give each thread its own "
+             "World")
+
 
 cdef class WorldCore:
     """Compiled core of a World (see rigidiff.World, which adds building, names and documentation).
 
     Single-state calls share one C++ Data and hold the GIL (they take microseconds, and this keeps
     them thread-safe); rollouts and batches release the GIL and use Data of their own.
+
+    Threads: rollouts, batches and a trajectory's backward pass release the GIL and read the model while
+    they run; _busy counts them, and every call that would change the model raises RuntimeError while it
+    is non-zero (never a change under a running call). A change (World's methods hold _core_changing()
+    around it) belongs to one thread, _changer; calls from other threads raise RuntimeError meanwhile.
+    _generation counts changes, so that a GIL-free call whose checks ran before a change refuses to start.
 
     Contact warm start: a single constrained step (step, step_jacobians, step_vjp, ...) tries the
     previous such step's contact classes first only when it starts bitwise at that step's end state
@@ -33,6 +47,10 @@ cdef class WorldCore:
     # the end state (q, v) of the last single constrained step, whose classes _cstep keeps as warm start
     cdef vector[double] _warm_end
     cdef bint _warm_known
+    cdef int _busy  # calls running without the GIL on this world (see _check_idle)
+    cdef unsigned long _changer  # thread id of the thread changing this world (0: none)
+    cdef int _change_depth
+    cdef unsigned long _generation
     cdef public object _last_rollout_rows
     cdef int _nq
     cdef int _nv
@@ -49,12 +67,46 @@ cdef class WorldCore:
         self._max_penetration = 0.03
         self._depth_warned = False
         self._warm_known = False
+        self._busy = 0
+        self._changer = 0
+        self._change_depth = 0
+        self._generation = 0
         self._nq = self._nv = self._nframes = 0
         self._ready = False
         self._dt_c = 1e-3
 
+    # ---- threads
+    cdef int _check_other_thread(self) except -1:
+        if self._changer != 0 and self._changer != PyThread_get_thread_ident():
+            raise RuntimeError(_CHANGING)
+        return 0
+
+    cdef int _check_idle(self) except -1:
+        """Before a change of the model: RuntimeError if a GIL-free call or another thread's change uses it."""
+        if self._busy:
+            raise RuntimeError(_BUSY)
+        self._check_other_thread()
+        self._generation += 1
+        return 0
+
+    cdef int _enter_nogil(self, unsigned long generation) except -1:
+        """Before a GIL-free call whose arguments were checked at ``generation``; the caller decrements _busy
+        in a finally clause."""
+        self._check_other_thread()
+        if generation != self._generation:
+            raise RuntimeError("the world was changed by another thread while this call checked its arguments; "
+                               "call again, or give each thread its own World")
+        self._busy += 1
+        return 0
+
+    def _core_changing(self):
+        """Context manager around a change of the world by World's methods: no GIL-free call may run, and no
+        other thread may use the world, until it exits (RuntimeError otherwise). Nests."""
+        return _Change(self)
+
     # ---- building (used by World._compile)
     def _core_reset(self):
+        self._check_idle()
         self._data.reset()
         self._model.reset(new api.Model())
         self._cdata.reset()
@@ -65,6 +117,7 @@ cdef class WorldCore:
         self._ready = False
 
     def _core_add_joint(self, int parent, int type_code, placement, axes, inertia, str name):
+        self._check_idle()
         cdef cnp.ndarray P = _vec(placement, 12, "placement")
         cdef cnp.ndarray A = _vec(axes, 6, "axes")
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
@@ -72,6 +125,7 @@ cdef class WorldCore:
 
     def _core_set_joint_parameters(self, int j, lower, upper, rest, damping, stiffness, armature, friction,
                                    effort, velocity):
+        self._check_idle()
         arrs = [_f64(x, name, "(n,)") for x, name in
                 zip((lower, upper, rest, damping, stiffness, armature, friction, effort, velocity),
                     ("lower", "upper", "rest", "damping", "stiffness", "armature", "friction", "effort", "velocity"))]
@@ -79,18 +133,22 @@ cdef class WorldCore:
                                _ptr(arrs[4]), _ptr(arrs[5]), _ptr(arrs[6]), _ptr(arrs[7]), _ptr(arrs[8]))
 
     def _core_append_inertia(self, int j, inertia):
+        self._check_idle()
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
         api.appendInertia(deref(self._model), j, _ptr(I))
 
     def _core_add_frame(self, str name, int j, placement):
+        self._check_idle()
         cdef cnp.ndarray P = _vec(placement, 12, "placement")
         return api.addFrame(deref(self._model), name.encode(), j, _ptr(P))
 
     def _core_set_gravity(self, g):
+        self._check_idle()
         cdef cnp.ndarray G = _vec(g, 3, "gravity")
         api.setGravity(deref(self._model), _ptr(G))
 
     def _core_finalize(self, int nframes):
+        self._check_idle()
         self._nq = deref(self._model).nq
         self._nv = deref(self._model).nv
         self._nframes = nframes
@@ -119,6 +177,8 @@ cdef class WorldCore:
         self._warm_known = False
 
     cdef inline int _ensure(self) except -1:
+        if self._changer != 0:
+            self._check_other_thread()
         if not self._ready:
             self._compile()
         return 0
@@ -126,8 +186,12 @@ cdef class WorldCore:
     cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
         if f_ext is None:
             return NULL
+        cdef unsigned long generation = self._generation
         if isinstance(f_ext, dict):
-            f_ext = self._fext_from_dict(f_ext)
+            f_ext = self._fext_from_dict(f_ext)  # Python code: another thread may change the world meanwhile
+            if generation != self._generation:
+                raise RuntimeError("the world was changed by another thread while f_ext was read; call again, or "
+                                   "give each thread its own World")
         cdef cnp.ndarray F = _mat(f_ext, self._nframes, 6, "f_ext")
         keep.append(F)
         return _ptr(F)
@@ -496,6 +560,7 @@ cdef class WorldCore:
             Q (T+1, nq) and V (T+1, nv), starting with q0 and v0.
         """
         self._ensure()
+        cdef unsigned long generation = self._generation
         cdef cnp.ndarray Q0 = _vec(q0, self._nq, "q0")
         cdef cnp.ndarray V0 = _vec(v0, self._nv, "v0")
         cdef cnp.ndarray T = _mat(taus, -1, self._nv, "taus")
@@ -513,18 +578,27 @@ cdef class WorldCore:
         if self._constrained:
             rows = np.zeros(max(n, 1), dtype=np.intc)
             prows = &rows[0]
-            with nogil:
-                api.constrainedRollout(deref(self._model), deref(self._cmodel), deref(self._copts), pq0, pv0, pt, n,
-                                       dt, pQ, pV, prows)
+            self._enter_nogil(generation)
+            try:
+                with nogil:
+                    api.constrainedRollout(deref(self._model), deref(self._cmodel), deref(self._copts), pq0, pv0, pt,
+                                           n, dt, pQ, pV, prows)
+            finally:
+                self._busy -= 1
             self._last_rollout_rows = rows[:n]
         else:
-            with nogil:
-                api.rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+            self._enter_nogil(generation)
+            try:
+                with nogil:
+                    api.rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+            finally:
+                self._busy -= 1
             self._last_rollout_rows = None
         return Q, V
 
     def _core_step_batch(self, Qs, Vs, TAUs, int threads):
         self._ensure()
+        cdef unsigned long generation = self._generation
         cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
         cdef int n = <int>cnp.PyArray_DIM(Q, 0)
         cdef cnp.ndarray V = _mat(Vs, n, self._nv, "V")
@@ -537,13 +611,17 @@ cdef class WorldCore:
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
         cdef double dt = self._dt_c
-        if self._constrained:
-            with nogil:
-                api.constrainedStepBatch(deref(self._model), deref(self._cmodel), deref(self._copts), pq, pv, pt, n,
-                                         dt, threads, pqn, pvn)
-        else:
-            with nogil:
-                api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+        self._enter_nogil(generation)
+        try:
+            if self._constrained:
+                with nogil:
+                    api.constrainedStepBatch(deref(self._model), deref(self._cmodel), deref(self._copts), pq, pv, pt,
+                                             n, dt, threads, pqn, pvn)
+            else:
+                with nogil:
+                    api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+        finally:
+            self._busy -= 1
         return Qn, Vn
 
     def _warn_depth(self, double deepest):
@@ -557,6 +635,7 @@ cdef class WorldCore:
 
     # ---- parameters and reverse mode (public wrappers in rigidiff.World)
     def _core_set_joint_inertia(self, int j, inertia):
+        self._check_idle()
         self._ensure()
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
         api.setJointInertia(deref(self._model), j, _ptr(I))
@@ -641,6 +720,7 @@ cdef class WorldCore:
     def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups, bint explore=False):
         """(g_taus (T, nv), g_state (2 nv), g_params) of a recorded rollout; GQ in the tangent space."""
         self._ensure()
+        cdef unsigned long generation = self._generation
         cdef cnp.ndarray T = _mat(taus, -1, self._nv, "taus")
         cdef int n = <int>cnp.PyArray_DIM(T, 0)
         cdef cnp.ndarray Q = _mat(Qs, n + 1, self._nq, "Q")
@@ -660,13 +740,17 @@ cdef class WorldCore:
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
         cdef double dt = self._dt_c
-        if self._constrained:
-            with nogil:
-                api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), deref(self._copts), pQ, pV,
-                                               pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)
-        else:
-            with nogil:
-                api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
+        self._enter_nogil(generation)
+        try:
+            if self._constrained:
+                with nogil:
+                    api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), deref(self._copts), pQ,
+                                                   pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)
+            else:
+                with nogil:
+                    api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
+        finally:
+            self._busy -= 1
         return gtaus, gs, gp
 
     def _core_body_velocity_derivatives(self, q, v, int f, bint local):
@@ -721,6 +805,7 @@ cdef class WorldCore:
 
     # ---- sizes and settings
     def _core_set_dt(self, double dt):
+        self._check_idle()
         self._dt_c = dt
 
     @property
@@ -743,3 +828,25 @@ cdef class WorldCore:
 
     def _core_is_ready(self):
         return self._ready
+
+
+cdef class _Change:
+    """with world._core_changing(): ... (see WorldCore._core_changing)."""
+    cdef WorldCore core
+
+    def __cinit__(self, WorldCore core):
+        self.core = core
+
+    def __enter__(self):
+        if self.core._busy:
+            raise RuntimeError(_BUSY)
+        self.core._check_other_thread()
+        self.core._changer = PyThread_get_thread_ident()
+        self.core._change_depth += 1
+        return self
+
+    def __exit__(self, *exc):
+        self.core._change_depth -= 1
+        if self.core._change_depth == 0:
+            self.core._changer = 0
+        return False

@@ -195,9 +195,11 @@ class ContactMethods:
             if key in changes:
                 changes[key] = as_scalar(changes[key], key, minimum=0.0)
         opts = replace(self._contact_options, **changes)
-        self._apply_contact_options(opts)
-        self._contact_options = opts
-        return opts
+        if changes:
+            with self._core_changing():
+                self._apply_contact_options(opts)
+                self._contact_options = opts
+        return self._contact_options
 
     def _apply_contact_options(self, o: ContactOptions) -> None:
         self._changed()

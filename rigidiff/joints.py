@@ -63,7 +63,10 @@ def _unit(axis, name: str) -> np.ndarray:
 def _per(value, n: int, name: str, *, minimum=None, default=0.0) -> np.ndarray:
     if value is None:
         return np.full(n, default, dtype=float)
-    arr = np.asarray(value, dtype=float) if not isinstance(value, np.ndarray) else value.astype(float)
+    try:
+        arr = np.asarray(value, dtype=float) if not isinstance(value, np.ndarray) else value.astype(float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a real number or {n} real numbers, got {value!r}") from None
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
     arr = as_array(arr, (n,), name, finite=False)

@@ -32,6 +32,15 @@ def _positive(x, name: str) -> float:
     return as_scalar(x, name, minimum=0.0, strict=True)
 
 
+def _finite_volume(volume, shape) -> float:
+    """The volume, or ValueError naming the shape when its size makes the volume overflow double precision."""
+    with np.errstate(over="ignore"):
+        v = float(volume())
+    if not np.isfinite(v):
+        raise ValueError(f"{shape!r} is too large: its volume overflows double precision (max ~1.8e308)")
+    return v
+
+
 def _fmt(x: float) -> str:
     return f"{x:.6g}"
 
@@ -85,7 +94,7 @@ class Box(Shape):
 
     @property
     def volume(self) -> float:
-        return float(np.prod(self.size))
+        return _finite_volume(lambda: np.prod(self.size), self)
 
     def inertia(self, mass: float) -> Inertia:
         m = self._mass(mass)
@@ -114,7 +123,7 @@ class Sphere(Shape):
 
     @property
     def volume(self) -> float:
-        return 4.0 / 3.0 * np.pi * self.radius**3
+        return _finite_volume(lambda: 4.0 / 3.0 * np.pi * np.float64(self.radius) ** 3, self)
 
     def inertia(self, mass: float) -> Inertia:
         m = self._mass(mass)
@@ -155,7 +164,7 @@ class Cylinder(_Axial):
 
     @property
     def volume(self) -> float:
-        return np.pi * self.radius**2 * self.length
+        return _finite_volume(lambda: np.pi * np.float64(self.radius) ** 2 * self.length, self)
 
     def inertia(self, mass: float) -> Inertia:
         m, r, h = self._mass(mass), self.radius, self.length
@@ -182,8 +191,8 @@ class Capsule(_Axial):
 
     @property
     def volume(self) -> float:
-        r = self.radius
-        return np.pi * r**2 * self.length + 4.0 / 3.0 * np.pi * r**3
+        r = np.float64(self.radius)
+        return _finite_volume(lambda: np.pi * r**2 * self.length + 4.0 / 3.0 * np.pi * r**3, self)
 
     def inertia(self, mass: float) -> Inertia:
         m, r, h = self._mass(mass), self.radius, self.length

@@ -33,7 +33,8 @@ class Trajectory:
 
     def backward(self, dL_dQ=None, dL_dV=None, wrt=None, coordinates: bool = False,
                  explore_contact_modes: bool = False):
-        """Gradients of a loss L(Q, V) of the whole trajectory, in one C++ call.
+        """Gradients of a loss L(Q, V) of the whole trajectory, in one C++ call with the GIL released
+        (changing the world from another thread meanwhile raises RuntimeError: docs/reliability.md).
 
         Args:
             dL_dQ: (T+1, nv) cotangents of every recorded q in the tangent space (or (T+1, nq)

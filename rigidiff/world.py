@@ -126,9 +126,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     @dt.setter
     def dt(self, value):
-        self._dt = as_scalar(value, "dt", minimum=0.0, strict=True)
-        self._core_set_dt(self._dt)
-        self._changed()
+        with self._core_changing():
+            self._dt = as_scalar(value, "dt", minimum=0.0, strict=True)
+            self._core_set_dt(self._dt)
+            self._changed()
 
     @property
     def gravity(self) -> np.ndarray:
@@ -137,9 +138,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     @gravity.setter
     def gravity(self, value):
-        self._gravity = as_array(value, (3,), "gravity").copy()
-        self._core_set_gravity(self._gravity)
-        self._changed()
+        with self._core_changing():
+            self._gravity = as_array(value, (3,), "gravity").copy()
+            self._core_set_gravity(self._gravity)
+            self._changed()
 
     def _changed(self) -> None:
         """Count a change of what a step computes (model, dt, gravity, parameters, contact options), so that
@@ -157,15 +159,16 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         """Add a skeleton; its coordinates follow those of the skeletons added before it."""
         if not isinstance(skeleton, Skeleton):
             raise ValueError(f"add_skeleton expects a rigidiff.Skeleton, got {type(skeleton).__name__}")
-        if any(s is skeleton for s in self._skeletons):
-            raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
-        if any(s.name == skeleton.name for s in self._skeletons):
-            raise ValueError(
-                f"the world already has a skeleton named {skeleton.name!r}; give each skeleton its own name")
         if not skeleton.bodies:
             raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
-        self._skeletons.append(skeleton)
-        self.rebuild()
+        with self._core_changing():
+            if any(s is skeleton for s in self._skeletons):
+                raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
+            if any(s.name == skeleton.name for s in self._skeletons):
+                raise ValueError(
+                    f"the world already has a skeleton named {skeleton.name!r}; give each skeleton its own name")
+            self._skeletons.append(skeleton)
+            self.rebuild()
         return skeleton
 
     def add_ground(self, height: float = 0.0, friction: float = 0.5, restitution: float = 0.0) -> Skeleton:
@@ -181,9 +184,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def rebuild(self) -> None:
         """Recompile the model (call after editing a skeleton that is already in the world)."""
-        self._core_reset()
-        self._invalidate_parameters()
-        self._q = self._v = None
+        with self._core_changing():
+            self._core_reset()
+            self._invalidate_parameters()
+            self._q = self._v = None
 
     def _copy(self) -> World:
         """A new World with copies of this world's skeletons (which hold its parameters), dt, gravity,
@@ -200,6 +204,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     def _compile(self):
         if not self._skeletons:
             raise RuntimeError("the world has no skeleton yet: add one with world.add_skeleton(...)")
+        with self._core_changing():  # no other thread may use or change the world until it is compiled
+            self._compile_skeletons()
+
+    def _compile_skeletons(self):
         self._core_reset()
         self._core_set_gravity(self._gravity)
         self._invalidate_parameters()
@@ -445,7 +453,8 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         (default: all cores) with the GIL released; results equal, bit for bit, a Python loop over step(),
         whatever was called before. step_batch solves every contact problem cold; step() warm-starts
         only a step that starts at the end state of the step before it, so rows that continue each
-        other (a rollout's) may differ from such a loop where several contact modes are valid."""
+        other (a rollout's) may differ from such a loop where several contact modes are valid. Changing
+        this world from another thread while the batch runs raises RuntimeError (docs/reliability.md)."""
         if threads is None:
             threads = os.cpu_count() or 1
         if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 4096:

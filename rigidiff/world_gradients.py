@@ -211,6 +211,10 @@ class GradientMethods:
         are not positive semi-definite: the dynamics stay defined, which finite differences at the edge
         of the physical set (a body with zero inertia) rely on; such a model is not physical.
         """
+        with self._core_changing():  # no rollout in another thread sees half of the new values
+            self._set_parameters(values, check_inertia)
+
+    def _set_parameters(self, values, check_inertia: bool) -> None:
         layout = self._parameter_layout()
         self._changed()
         if isinstance(values, dict):
@@ -444,7 +448,8 @@ class GradientMethods:
         return Gradients(gq0, gs[nv:], gt, params, names, q_next=qn, v_next=vn)
 
     def rollout(self, q0, v0, taus, record: bool = False):
-        """T steps in one C++ call, with the GIL released.
+        """T steps in one C++ call, with the GIL released (changing this world from another thread
+        meanwhile raises RuntimeError: docs/reliability.md).
 
         Args:
             q0: (nq,), v0: (nv,), taus: (T, nv) torques per step.

@@ -121,7 +121,10 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None, load_geometr
         package_dirs = []
     elif isinstance(package_dirs, (str, os.PathLike)):
         package_dirs = [package_dirs]
-    package_dirs = [os.fspath(d) for d in package_dirs]
+    try:
+        package_dirs = [os.fspath(d) for d in package_dirs]
+    except TypeError:
+        raise ValueError(f"package_dirs must be a folder or a list of folders, got {package_dirs!r}") from None
     ctx = _Context(file_path or "<URDF string>", os.path.dirname(file_path) if file_path else os.getcwd(),
                    package_dirs, file_path is None, strict)
 
@@ -405,6 +408,9 @@ def _inertia(link: ET.Element, link_name: str, ctx: _Context) -> Inertia:
     I = np.zeros((3, 3))
     ie = el.find("inertia")
     if ie is not None:
+        if not any(k in ie.attrib for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")):
+            ctx.lenient(f"{what} has an <inertia> without ixx, ixy, ixz, iyy, iyz or izz: its rotational inertia "
+                        "would be zero")
         v = {k: _float(ie, k, f"{what} <inertia>", 0.0) for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")}
         I = np.array([[v["ixx"], v["ixy"], v["ixz"]], [v["ixy"], v["iyy"], v["iyz"]], [v["ixz"], v["iyz"], v["izz"]]])
     origin = _origin(el, what)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 
 import numpy as np
 from threadpoolctl import ThreadpoolController
@@ -54,13 +55,32 @@ def _blas_controller() -> ThreadpoolController:
     return _CONTROLLER[0]
 
 
+def _available_memory() -> int | None:
+    """Bytes of memory available now (None where the system does not tell)."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _check_memory(T: int, nq: int, nv: int) -> None:
+    """ValueError naming the horizon when the arrays a problem of T steps needs at least (its torque
+    bounds and guess, and the states and torques of one rollout) exceed half the available memory."""
+    need = 8 * (3 * T * nv + (T + 1) * (nq + nv) + T * nv)
+    available = _available_memory()
+    if available is not None and need > available // 2:
+        raise ValueError(f"horizon={T} needs at least {need / 2**30:.3g} GiB for its trajectories, more than half "
+                         f"of the {available / 2**30:.3g} GiB of memory available: use a shorter horizon")
+
+
 class Problem:
     """Optimise the torques of a T-step rollout of ``world`` from (q0, v0).
 
     Args:
         world: the World to simulate (its dt, contacts and parameters). A solve restores the world's
             parameters when it ends.
-        horizon: number of steps T (the trajectory has T+1 states).
+        horizon: number of steps T (the trajectory has T+1 states). ValueError if its trajectories alone
+            would take more than half of the memory available.
         q0: (nq,) initial configuration; v0: (nv,) initial velocity (zero if None).
         explore_contact_modes: differentiate rollouts with DiffDART's complementarity-aware backward
             (``Trajectory.backward(explore_contact_modes=True)``), which lets a loss lift a resting
@@ -81,6 +101,7 @@ class Problem:
         world._ensure_compiled()
         if world.nv == 0:
             raise ValueError("the world has no degrees of freedom: there is nothing to optimise")
+        _check_memory(int(horizon), world.nq, world.nv)
         self.world = world
         self.T = int(horizon)
         self.nq, self.nv = world.nq, world.nv

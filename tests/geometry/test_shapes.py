@@ -222,3 +222,11 @@ def test_inertia_is_physical_and_scales(kind, a, b, c, mass):
                                rtol=1e-12)
     from_density = Inertia.from_shape(shape, density=mass / shape.volume)
     np.testing.assert_allclose(from_density.rotational_inertia, inertia.rotational_inertia, rtol=1e-9)
+
+
+@pytest.mark.parametrize("shape", [Sphere(1e308), Box((1e200, 1e200, 1e200)), Capsule(1e200, 1.0),
+                                   Cylinder(1e200, 1e200)], ids=["sphere", "box", "capsule", "cylinder"])
+def test_a_volume_that_overflows_names_the_shape(shape):
+    # rd.Sphere(1e308).volume used to raise Python's bare OverflowError
+    with pytest.raises(ValueError, match=rf"{type(shape).__name__}\(.*too large.*overflows"):
+        shape.volume

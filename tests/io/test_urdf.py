@@ -173,6 +173,7 @@ def test_massless_links():
         ('<inertial><inertia ixx="1" iyy="1" izz="1"/></inertial>', "no <mass>"),
         ('<inertial><mass value="abc"/></inertial>', "mass"),
         ('<inertial><mass value="nan"/></inertial>', "mass"),
+        ('<inertial><mass value="1"/><inertia/></inertial>', "<inertia> without ixx"),  # used to load as zero
     ],
 )
 def test_bad_inertials_name_the_link(inertial, match):
@@ -419,6 +420,13 @@ def test_package_resolution_order(tmp_path, monkeypatch):
     assert resolved() == str(places["ament"])
     monkeypatch.delenv("AMENT_PREFIX_PATH")
     assert resolved() == str(places["urdf_parent"])  # <urdf folder>/../../pkg/...
+
+
+@pytest.mark.parametrize("bad", [3, 2.5, [3], object()], ids=["int", "float", "list-of-int", "object"])
+def test_package_dirs_that_are_not_folders_name_the_argument(bad):
+    # package_dirs=3 used to give "'int' object is not iterable"
+    with pytest.raises(ValueError, match="package_dirs must be a folder or a list of folders"):
+        load_urdf(robot(link("base")), package_dirs=bad)
 
 
 def test_package_inside_its_own_folder(tmp_path, monkeypatch):

@@ -358,3 +358,10 @@ def test_universal_joint_with_oblique_axes_against_finite_differences():
         for frame in ("world", "local"):
             fd = fd_along(w, lambda x, frame=frame: w.body_jacobian(x, "c", frame), q, v)
             assert_close(w.body_jacobian_time_variation(q, v, "c", frame), fd, 1e-6, floor=1.0, what=frame)
+
+
+@pytest.mark.parametrize("field", ["damping", "stiffness", "armature", "friction"])
+def test_a_passive_coefficient_that_is_not_a_number_names_itself(field):
+    # damping='x' used to give numpy's bare "could not convert string to float"
+    with pytest.raises(ValueError, match=rf"joint 'j' {field} must be a real number.*'x'"):
+        rd.RevoluteJoint("j", axis=(0, 0, 1), **{field: "x"})

@@ -150,6 +150,17 @@ def test_arm_reaches_a_target_with_ilqr():
     assert np.linalg.norm(world.body_pose(res.q[-1], hand)[:3, 3] - goal) < 5e-3
 
 
+def test_a_horizon_beyond_the_memory_is_refused_before_allocating(monkeypatch):
+    # it used to allocate three (T, nv) arrays up front and hang the machine
+    world = cartpole_world()
+    with pytest.raises(ValueError, match=r"horizon=1000000000000 needs .* GiB.*shorter horizon"):
+        rd.trajopt.Problem(world, 10**12, [0, 0])  # 88 TiB: more than any machine has
+    monkeypatch.setattr(rd.trajopt.problem, "_available_memory", lambda: 16 * 2**30)
+    with pytest.raises(ValueError, match=r"horizon=1000000000 needs at least 89.4 GiB.* of the 16 GiB"):
+        rd.trajopt.Problem(world, 10**9, [0, 0])
+    assert rd.trajopt.Problem(world, 10**4, [0, 0]).T == 10**4
+
+
 def test_bad_problems_are_refused_with_a_reason():
     world = cartpole_world()
     with pytest.raises(ValueError, match="horizon"):

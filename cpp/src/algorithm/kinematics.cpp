@@ -10,10 +10,10 @@ inline void placeJoint(const Model& model, Data& data, int i, const double* q) {
   if (jm.type == JointType::Revolute) {  // most joints: Rodrigues' formula with the placement folded in
     const double angle = q[jm.idx_q], s = std::sin(angle), c = std::cos(angle);
     SE3& M = data.liMi[i];
-    M.R = model.jointPlacements[i].R + s * model.placedAxisCross[i] + (1.0 - c) * model.placedAxisCross2[i];
-    M.p = model.jointPlacements[i].p;
+    M.R = model.joint_placements[i].R + s * model.placed_axis_cross[i] + (1.0 - c) * model.placed_axis_cross2[i];
+    M.p = model.joint_placements[i].p;
   } else {
-    data.liMi[i] = model.jointPlacements[i] * jointTransform(jm, q + jm.idx_q);
+    data.liMi[i] = model.joint_placements[i] * jointTransform(jm, q + jm.idx_q);
   }
   const int p = model.parents[i];
   data.oMi[i] = (p == 0) ? data.liMi[i] : data.oMi[p] * data.liMi[i];

@@ -15,10 +15,10 @@ void minverseSweeps(const Model& model, Data& data) {
   const Mat6X& oS = data.J;
   const int nv = model.nv;
   for (int i = 1; i < model.njoints; ++i)
-    data.Fcol[i].middleCols(model.joints[i].idx_v, model.subtreeNv[i]).setZero();  // read by the backward sweep
+    data.Fcol[i].middleCols(model.joints[i].idx_v, model.subtree_nv[i]).setZero();  // read by the backward sweep
   for (int i = model.njoints - 1; i > 0; --i) {
     const JointModel& jm = model.joints[i];
-    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i];
+    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtree_nv[i];
     const int p = model.parents[i];
     if (n == 1) {
       const Vec6 s = oS.col(c0), U = data.U.col(c0);
@@ -49,7 +49,7 @@ void minverseSweeps(const Model& model, Data& data) {
   }
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
-    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtreeNv[i], w = nv - c0;
+    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtree_nv[i], w = nv - c0;
     const int p = model.parents[i];
     auto rows = data.Minv.block(c0, c0, n, w);
     rows.rightCols(w - nc).setZero();  // the backward sweep wrote only the subtree's columns

@@ -22,7 +22,7 @@ const VecX& rneaImpl(const Model& model, Data& data, const double* q, const doub
         data.a_gf[i].noalias() += data.S.middleCols(jm.idx_v, jm.nv) * qdd;
       }
     }
-    const Mat6& I = model.inertiaMatrices[i];
+    const Mat6& I = model.inertia_matrices[i];
     data.f[i].noalias() = I * data.a_gf[i];
     data.f[i] += crossForce(data.v[i], I * data.v[i]);
     if (with_fext) data.f[i] -= data.fext[i];

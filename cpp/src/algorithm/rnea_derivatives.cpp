@@ -67,8 +67,8 @@ void computeRNEADerivatives(const Model& model, Data& data, const double* q, con
     const int p = model.parents[j];
     const Vec6 vp = (p == 0) ? Vec6::Zero() : data.ov[p];
     const Vec6& ap = (p == 0) ? a_world : data.oa_gf[p];
-    // the subtree of j: contiguous joints (depth-first), hence contiguous rows [idx_v, idx_v + subtreeNv)
-    const int r0 = jj.idx_v, nr = model.subtreeNv[j];
+    // the subtree of j: contiguous joints (depth-first), hence contiguous rows [idx_v, idx_v + subtree_nv)
+    const int r0 = jj.idx_v, nr = model.subtree_nv[j];
     for (int col = jj.idx_v; col < jj.idx_v + jj.nv; ++col) {
       const Vec6 s = J.col(col);
       const Vec6 u = crossMotion(s, vp);

@@ -40,7 +40,7 @@ void rneaVJP(const Model& model, Data& data, const double* q, const double* v, c
     const JointModel& jm = model.joints[i];
     const int p = model.parents[i];
     const auto S = data.S.middleCols(jm.idx_v, jm.nv);
-    const Mat6& I = model.inertiaMatrices[i];
+    const Mat6& I = model.inertia_matrices[i];
     const Vec6& fb = data.fbar[i];
     const Vec6& vi = data.v[i];
     // f_i = I a_i + v_i x* (I v_i)

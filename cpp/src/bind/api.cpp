@@ -37,9 +37,9 @@ void setJointParameters(Model& model, int j, const double* lower, const double* 
   if (j < 1 || j >= model.njoints) RD_THROW(std::out_of_range, "joint index " << j << " out of range");
   const JointModel& jm = model.joints[j];
   for (int k = 0; k < jm.nq; ++k) {
-    model.lowerLimit[jm.idx_q + k] = lower[k];
-    model.upperLimit[jm.idx_q + k] = upper[k];
-    model.restPosition[jm.idx_q + k] = rest[k];
+    model.lower_limit[jm.idx_q + k] = lower[k];
+    model.upper_limit[jm.idx_q + k] = upper[k];
+    model.rest_position[jm.idx_q + k] = rest[k];
   }
   checkFinite(rest, jm.nq, "rest_position");
   for (int k = 0; k < jm.nv; ++k) {
@@ -52,8 +52,8 @@ void setJointParameters(Model& model, int j, const double* lower, const double* 
     model.stiffness[i] = stiffness[k];
     model.armature[i] = armature[k];
     model.friction[i] = friction[k];
-    model.effortLimit[i] = effort[k];
-    model.velocityLimit[i] = velocity[k];
+    model.effort_limit[i] = effort[k];
+    model.velocity_limit[i] = velocity[k];
   }
 }
 

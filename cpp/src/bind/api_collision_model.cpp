@@ -33,8 +33,8 @@ int addGeometry(CollisionModel& cmodel, const Model& model, int type, const doub
 
 void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled) {
   RD_CHECK_ARG(skeleton >= 0, "skeleton index must be >= 0");
-  if (static_cast<int>(cmodel.selfCollision.size()) <= skeleton) cmodel.selfCollision.resize(skeleton + 1, 0);
-  cmodel.selfCollision[skeleton] = enabled ? 1 : 0;
+  if (static_cast<int>(cmodel.self_collision.size()) <= skeleton) cmodel.self_collision.resize(skeleton + 1, 0);
+  cmodel.self_collision[skeleton] = enabled ? 1 : 0;
 }
 
 void setGeometryCoefficients(CollisionModel& cmodel, int g, double friction, double restitution) {

@@ -52,7 +52,7 @@ bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOpt
     for (int j = 1; j < m.njoints; ++j) {
       const JointModel& jm = m.joints[j];
       if (jm.nq == 1 && jm.nv == 1 &&
-          (std::isfinite(m.lowerLimit[jm.idx_q]) || std::isfinite(m.upperLimit[jm.idx_q])))
+          (std::isfinite(m.lower_limit[jm.idx_q]) || std::isfinite(m.upper_limit[jm.idx_q])))
         return true;
     }
   return false;

@@ -46,7 +46,7 @@ StepCotangents parameterSlices(const Model& m, int groups, double* g) {
 void setJointInertia(Model& model, int j, const double* inertia) {
   if (j < 1 || j >= model.njoints) RD_THROW(std::out_of_range, "joint index " << j << " out of range");
   model.inertias[j] = readInertia(inertia);
-  model.inertiaMatrices[j] = model.inertias[j].matrix();
+  model.inertia_matrices[j] = model.inertias[j].matrix();
 }
 
 void jointInertiaParameters(const Model& m, double* theta) {

@@ -31,16 +31,16 @@ int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape,
   g.mask = mask;
   g.name = name;
   if (shape.type == ShapeType::Plane) {
-    g.boxHalf.setConstant(INFINITY);
+    g.box_half.setConstant(INFINITY);
   } else {
     for (int k = 0; k < 3; ++k) {
       const double hi = shape.coreSupport(Vec3::Unit(k))[k], lo = shape.coreSupport(-Vec3::Unit(k))[k];
-      g.boxCenter[k] = 0.5 * (hi + lo);
-      g.boxHalf[k] = 0.5 * (hi - lo) + shape.margin();
+      g.box_center[k] = 0.5 * (hi + lo);
+      g.box_half[k] = 0.5 * (hi - lo) + shape.margin();
     }
   }
   geometries.push_back(g);
-  if (static_cast<int>(selfCollision.size()) <= skeleton) selfCollision.resize(skeleton + 1, 0);
+  if (static_cast<int>(self_collision.size()) <= skeleton) self_collision.resize(skeleton + 1, 0);
   return static_cast<int>(geometries.size()) - 1;
 }
 
@@ -52,7 +52,7 @@ bool CollisionModel::allowed(const Model& model, int i, int j) const {
   const bool pa = a.shape.type == ShapeType::Plane, pb = b.shape.type == ShapeType::Plane;
   if (pa && pb) return false;
   if (a.skeleton == b.skeleton) {
-    if (!selfCollision[a.skeleton]) return false;
+    if (!self_collision[a.skeleton]) return false;
     if (model.parents[a.joint] == b.joint || model.parents[b.joint] == a.joint) return false;  // adjacent links
   }
   return true;
@@ -86,8 +86,8 @@ void boundingBox(const Geometry& g, const SE3& M, double grow, Vec3& lo, Vec3& h
     hi.setConstant(INFINITY);
     return;
   }
-  const Vec3 c = M.actPoint(g.boxCenter);
-  const Vec3 h = M.R.cwiseAbs() * g.boxHalf + Vec3::Constant(grow);
+  const Vec3 c = M.actPoint(g.box_center);
+  const Vec3 h = M.R.cwiseAbs() * g.box_half + Vec3::Constant(grow);
   lo = c - h;
   hi = c + h;
 }

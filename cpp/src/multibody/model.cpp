@@ -30,27 +30,27 @@ int Model::addJoint(int parent, JointType type, const SE3& placement, const Vec3
   j.idx_v = nv;
   joints.push_back(j);
   parents.push_back(parent);
-  jointPlacements.push_back(placement);
+  joint_placements.push_back(placement);
   const Mat3 K = skew(j.axis);  // zero but for revolute joints' use
-  placedAxisCross.push_back(placement.R * K);
-  placedAxisCross2.push_back(placement.R * K * K);
+  placed_axis_cross.push_back(placement.R * K);
+  placed_axis_cross2.push_back(placement.R * K * K);
   inertias.push_back(inertia);
-  inertiaMatrices.push_back(inertia.matrix());
+  inertia_matrices.push_back(inertia.matrix());
   names.push_back(name);
-  subtreeNv.push_back(j.nv);
-  for (int a = parent; a != 0; a = parents[a]) subtreeNv[a] += j.nv;
-  for (int k = 0; k < j.nv; ++k) dofJoint.push_back(njoints);
+  subtree_nv.push_back(j.nv);
+  for (int a = parent; a != 0; a = parents[a]) subtree_nv[a] += j.nv;
+  for (int k = 0; k < j.nv; ++k) dof_joint.push_back(njoints);
   const double inf = std::numeric_limits<double>::infinity();
   grow(damping, j.nv, 0.0);
   grow(stiffness, j.nv, 0.0);
   grow(armature, j.nv, 0.0);
   grow(friction, j.nv, 0.0);
-  grow(effortLimit, j.nv, inf);
-  grow(velocityLimit, j.nv, inf);
-  grow(lowerLimit, j.nq, -inf);
-  grow(upperLimit, j.nq, inf);
-  grow(restPosition, j.nq, 0.0);
-  jointNeutral(j, restPosition.data() + j.idx_q);
+  grow(effort_limit, j.nv, inf);
+  grow(velocity_limit, j.nv, inf);
+  grow(lower_limit, j.nq, -inf);
+  grow(upper_limit, j.nq, inf);
+  grow(rest_position, j.nq, 0.0);
+  jointNeutral(j, rest_position.data() + j.idx_q);
   nq += j.nq;
   nv += j.nv;
   return njoints++;
@@ -59,7 +59,7 @@ int Model::addJoint(int parent, JointType type, const SE3& placement, const Vec3
 void Model::appendInertia(int j, const Inertia& inertia) {
   RD_CHECK_ARG(j >= 0 && j < njoints, "joint index " << j << " out of range");
   inertias[j] += inertia;
-  inertiaMatrices[j] = inertias[j].matrix();
+  inertia_matrices[j] = inertias[j].matrix();
 }
 
 int Model::addFrame(const std::string& name, int j, const SE3& placement) {

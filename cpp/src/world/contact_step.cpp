@@ -39,7 +39,7 @@ long contactKey(int ga, int gb, int ordinal, int row, int ngeom) {
 
 // cdata.reach: dt times a bound on the speed of each geometry's points under v_free. A point p of a body
 // with world-frame spatial velocity (v0, w) (v0: the velocity of the body point at the world origin)
-// moves at v0 + w x p; the shape lies within |boxHalf| of its box centre c, so |v0 + w x c| + |w| |boxHalf|
+// moves at v0 + w x p; the shape lies within |box_half| of its box centre c, so |v0 + w x c| + |w| |box_half|
 // bounds it. Static geometries do not move.
 void speculativeReach(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                       double dt) {
@@ -59,8 +59,8 @@ void speculativeReach(const Model& model, const Data& data, const CollisionModel
     }
     const Vec3 v0 = nu.col(g.joint).head<3>(), w = nu.col(g.joint).tail<3>();
     const bool plane = g.shape.type == ShapeType::Plane;
-    const Vec3 c = plane ? cdata.placements[k].p : cdata.placements[k].actPoint(g.boxCenter);
-    const double spin = plane ? 0.0 : w.norm() * g.boxHalf.norm();
+    const Vec3 c = plane ? cdata.placements[k].p : cdata.placements[k].actPoint(g.box_center);
+    const double spin = plane ? 0.0 : w.norm() * g.box_half.norm();
     cdata.reach[k] = dt * ((v0 + w.cross(c)).norm() + spin);
   }
 }
@@ -112,7 +112,7 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
       ta = cd.treeOf[cmodel.geometries[c.geom_a].joint];
       tb = cd.treeOf[cmodel.geometries[c.geom_b].joint];
     } else {
-      ta = tb = cd.treeOf[model.dofJoint[row.index]];
+      ta = tb = cd.treeOf[model.dof_joint[row.index]];
     }
     if (ta == 0) ta = tb;  // one side welded to the world
     if (tb == 0) tb = ta;
@@ -147,7 +147,7 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
     int root = t;
     while (cd.islandOf[root] != root) root = cd.islandOf[root];
     if (root != island) continue;
-    const int s0 = model.joints[t].idx_v, n = model.subtreeNv[t];
+    const int s0 = model.joints[t].idx_v, n = model.subtree_nv[t];
     for (int k = 0; k < mi; ++k)
       cd.MinvJt.col(rows[k]).segment(s0, n).noalias() = Minv.block(s0, s0, n, n) * cd.Jt.col(rows[k]).segment(s0, n);
   }
@@ -252,9 +252,9 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
       if (jm.nq != 1 || jm.nv != 1) continue;
       const int iq = jm.idx_q, iv = jm.idx_v;
       const double qn = q[iq] + dt * cd.vfree[iv];
-      if (std::isfinite(model.lowerLimit[iq]) && qn < model.lowerLimit[iq])
+      if (std::isfinite(model.lower_limit[iq]) && qn < model.lower_limit[iq])
         pushRow(cd, RowKind::LowerLimit, iv, -1 - 2L * iv);
-      if (std::isfinite(model.upperLimit[iq]) && qn > model.upperLimit[iq])
+      if (std::isfinite(model.upper_limit[iq]) && qn > model.upper_limit[iq])
         pushRow(cd, RowKind::UpperLimit, iv, -2 - 2L * iv);
     }
   }
@@ -337,7 +337,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   for (int r = ncontact_rows; r < m; ++r) {
     const ConstraintRow& row = cd.rows[r];
     const int iv = row.index;
-    const int iq = model.joints[model.dofJoint[iv]].idx_q;
+    const int iq = model.joints[model.dof_joint[iv]].idx_q;
     if (row.kind == RowKind::JointFriction) {
       cd.J(r, iv) = 1.0;
       cd.lo[r] = -model.friction[iv] * dt;
@@ -346,7 +346,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     }
     const bool lower = row.kind == RowKind::LowerLimit;
     cd.J(r, iv) = lower ? 1.0 : -1.0;
-    const double gap = lower ? q[iq] - model.lowerLimit[iq] : model.upperLimit[iq] - q[iq];
+    const double gap = lower ? q[iq] - model.lower_limit[iq] : model.upper_limit[iq] - q[iq];
     double tv = 0.0;
     TargetKind kind = TargetKind::None;
     if (gap > 0.0) {  // a limit stops the joint at the limit itself (restDepth is for contacts)

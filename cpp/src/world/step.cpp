@@ -18,10 +18,10 @@ void freeVelocity(const Model& model, Data& data, const double* q, const double*
   Eigen::Map<const VecX> vv(v, nv), tt(tau, nv);
   // spring displacement from the rest configuration, in the tangent space
   if (model.stiffness.any())
-    difference(model, model.restPosition.data(), q, data.dq_tmp.data());
+    difference(model, model.rest_position.data(), q, data.dq_tmp.data());
   else
     data.dq_tmp.setZero();
-  data.tau_eff = tt.cwiseMax(-model.effortLimit).cwiseMin(model.effortLimit);
+  data.tau_eff = tt.cwiseMax(-model.effort_limit).cwiseMin(model.effort_limit);
   data.tau_eff.array() -=
       model.damping.array() * vv.array() + model.stiffness.array() * (data.dq_tmp.array() + dt * vv.array());
   data.extra_diag = dt * model.damping + (dt * dt) * model.stiffness;

@@ -20,7 +20,7 @@ void stepResidualDerivatives(const Model& model, Data& data, const double* q, co
   if (!minv_ready) computeMinverseFromFactorization(model, data);  // (M + E)^-1 from the step's aba
   // dr/dq = -K d(difference(rest, q))/dq, dr/dv = -(D + dt K): move them to the rnea side
   if (model.stiffness.any()) {
-    dDifference(model, model.restPosition.data(), q, 1, data.dv_dq.data());  // scratch
+    dDifference(model, model.rest_position.data(), q, 1, data.dv_dq.data());  // scratch
     data.dtau_dq.noalias() += model.stiffness.asDiagonal() * data.dv_dq;
   }
   data.dtau_dv.diagonal() += model.damping + dt * model.stiffness;

@@ -45,7 +45,7 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
     diagonalGroup(data.vjp_tmp);
   }
   if (groups & kParamStiffness) {
-    difference(model, model.restPosition.data(), q, data.vjp_tmp.data());
+    difference(model, model.rest_position.data(), q, data.vjp_tmp.data());
     data.vjp_tmp += dt * vv + (dt * dt) * a;
     diagonalGroup(data.vjp_tmp);
   }

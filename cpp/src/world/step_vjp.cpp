@@ -51,7 +51,7 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     gqo += data.vjp_tmp - data.vjp_q;
     if (model.stiffness.any()) {
       data.dq_tmp = model.stiffness.cwiseProduct(lam);  // the step's scratch, free again
-      dDifferenceTransposeProduct(model, model.restPosition.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
+      dDifferenceTransposeProduct(model, model.rest_position.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
       gqo -= data.vjp_tmp;
     }
     if (frame_wrenches) {
@@ -65,7 +65,7 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
   if (out.armature) Eigen::Map<VecX>(out.armature, nv) -= lam.cwiseProduct(a);
   if (out.damping) Eigen::Map<VecX>(out.damping, nv).array() -= lam.array() * (vv.array() + dt * a.array());
   if (out.stiffness) {
-    difference(model, model.restPosition.data(), q, data.vjp_tmp.data());
+    difference(model, model.rest_position.data(), q, data.vjp_tmp.data());
     data.vjp_tmp += dt * vv + (dt * dt) * a;
     Eigen::Map<VecX>(out.stiffness, nv) -= lam.cwiseProduct(data.vjp_tmp);
   }

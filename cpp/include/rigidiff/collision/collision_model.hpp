@@ -25,14 +25,14 @@ struct Geometry {
   unsigned group = 1u;              ///< collides with g when (group & g.mask) and (g.group & mask)
   unsigned mask = ~0u;
   std::string name;
-  Vec3 boxCenter = Vec3::Zero();    ///< bounding box of the shape in its own frame (margin included):
-  Vec3 boxHalf = Vec3::Zero();      ///< centre and half extents, computed once (infinite for planes)
+  Vec3 box_center = Vec3::Zero();    ///< bounding box of the shape in its own frame (margin included):
+  Vec3 box_half = Vec3::Zero();      ///< centre and half extents, computed once (infinite for planes)
 };
 
 /// Immutable once built, like Model.
 struct CollisionModel {
   std::vector<Geometry> geometries;
-  std::vector<char> selfCollision;  ///< per skeleton: may its own bodies touch each other?
+  std::vector<char> self_collision;  ///< per skeleton: may its own bodies touch each other?
   double margin = 0.0;              ///< contacts are reported below this distance (>= 0)
 
   /// Appends a geometry attached to frame `frame` of `model`; returns its index.

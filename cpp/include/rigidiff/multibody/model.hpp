@@ -13,8 +13,8 @@ namespace rigidiff {
 /// A named frame rigidly attached to a joint (a user body, merged bodies included).
 struct Frame {
   std::string name;
-  int joint = 0;                    ///< supporting joint (0: the world)
-  SE3 placement = SE3::Identity();  ///< pose of the frame in the joint frame
+  int joint = 0;                                    ///< supporting joint (0: the world)
+  SE3 placement = SE3::Identity();                  ///< pose of the frame in the joint frame
 };
 
 /// Joints are indexed 1..njoints-1 in depth-first order (0 is the world); a subtree's velocity
@@ -26,19 +26,19 @@ struct Model {
 
   std::vector<JointModel> joints{JointModel()};     ///< (njoints)
   std::vector<int> parents{0};                      ///< (njoints) parent joint index
-  std::vector<SE3> jointPlacements{SE3()};          ///< (njoints) joint frame in the parent joint frame
+  std::vector<SE3> joint_placements{SE3()};         ///< (njoints) joint frame in the parent joint frame
   std::vector<Inertia> inertias{Inertia()};         ///< (njoints) body inertia in the joint frame
-  std::vector<Mat6> inertiaMatrices{Mat6::Zero()};  ///< (njoints) the same as 6x6 matrices
+  std::vector<Mat6> inertia_matrices{Mat6::Zero()}; ///< (njoints) the same as 6x6 matrices
   /// (njoints) for revolute joints, R_p [a]x and R_p [a]x^2 (R_p: the placement's rotation, a: the unit
   /// axis), so that the placed joint rotation is R_p + sin(q) R_p [a]x + (1 - cos(q)) R_p [a]x^2
-  std::vector<Mat3> placedAxisCross{Mat3::Zero()}, placedAxisCross2{Mat3::Zero()};
+  std::vector<Mat3> placed_axis_cross{Mat3::Zero()}, placed_axis_cross2{Mat3::Zero()};
   std::vector<std::string> names{"universe"};       ///< (njoints)
-  std::vector<int> subtreeNv{0};                    ///< (njoints) dofs of the joint's subtree, itself included
-  std::vector<int> dofJoint;                        ///< (nv) joint owning each velocity coordinate
+  std::vector<int> subtree_nv{0};                   ///< (njoints) dofs of the joint's subtree, itself included
+  std::vector<int> dof_joint;                       ///< (nv) joint owning each velocity coordinate
   std::vector<Frame> frames;                        ///< user bodies, in user order
 
-  VecX damping, stiffness, armature, friction, effortLimit, velocityLimit;  ///< (nv) per dof
-  VecX lowerLimit, upperLimit, restPosition;                                ///< (nq)
+  VecX damping, stiffness, armature, friction, effort_limit, velocity_limit;  ///< (nv) per dof
+  VecX lower_limit, upper_limit, rest_position;  ///< (nq)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
 
   /// Appends a joint (depth-first: parent must be the last joint or one of its ancestors).
@@ -54,7 +54,7 @@ struct Model {
   bool supports(int a, int b) const {
     const JointModel& ja = joints[a];
     const JointModel& jb = joints[b];
-    return a == 0 || (jb.idx_v >= ja.idx_v && jb.idx_v < ja.idx_v + subtreeNv[a]);
+    return a == 0 || (jb.idx_v >= ja.idx_v && jb.idx_v < ja.idx_v + subtree_nv[a]);
   }
 };
 

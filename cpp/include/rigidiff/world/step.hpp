@@ -10,15 +10,15 @@ namespace rigidiff {
 /// Does a change of tau[k] reach the step? Inside the effort limit, its boundary included, and never for a
 /// joint whose limit is zero: the clip holds its torque at zero, so it is unactuated.
 inline bool torqueActs(const Model& model, int k, double tau_k) {
-  const double limit = model.effortLimit[k];
+  const double limit = model.effort_limit[k];
   return limit > 0.0 && std::abs(tau_k) <= limit;
 }
 
 /// One step of length dt (docs/conventions.md):
-///   tau_c = clip(tau, +-effortLimit)
+///   tau_c = clip(tau, +-effort_limit)
 ///   (M + dt D + dt^2 K) (v' - v) = dt (tau_c - b(q, v) - D v - K (d + dt v) + J^T f)
 ///   q' = integrate(q, dt v', Motion::Step)
-/// with D, K the joint damping and stiffness (diagonal), d = difference(restPosition, q) and b the
+/// with D, K the joint damping and stiffness (diagonal), d = difference(rest_position, q) and b the
 /// bias forces; damping and springs are thus implicit (stable for any dt), as in MuJoCo's Euler.
 /// Free joints move on R^3 x SO(3) (world/free_joint_motion.hpp): v' above holds their frame-turn shift,
 /// and their linear velocities are re-expressed in their new frames at the end.

@@ -6,10 +6,14 @@ Environment switches: RIGIDIFF_EIGEN_INCLUDE / EIGEN3_INCLUDE_DIR (Eigen headers
 RIGIDIFF_NATIVE=1 (-march=native; off by default so the build runs on any x86-64 / aarch64 machine).
 """
 
+import hashlib
 import os
+import platform
 import site
+import subprocess
 import sys
 import sysconfig
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -62,30 +66,45 @@ def compile_flags() -> list:
 
 
 class ParallelBuildExt(build_ext):
-    """build_ext that compiles the C++ sources of the extensions in parallel and skips up-to-date objects."""
+    """build_ext that compiles the C++ sources of the extensions in parallel, one progress line per file on
+    stderr, into a build directory of the checkout that outlives pip's isolated build environments (see
+    object_dir), and skips up-to-date objects."""
 
     def build_extensions(self):
         jobs = int(os.environ.get("RIGIDIFF_BUILD_JOBS", os.cpu_count() or 1))
         compiler = self.compiler
         original = compiler.compile
+        self.build_temp = str(object_dir(compiler.compiler_so[0], self.extensions[0].extra_compile_args))
+        # always link (seconds): a .so linked from another folder's objects (another numpy, Python, ...) is
+        # never kept because its sources or objects are older than it
+        self.force = compiler.force = True
 
         def parallel_compile(sources, output_dir=None, macros=None, include_dirs=None, debug=0, extra_preargs=None,
                              extra_postargs=None, depends=None):
             macros, objects, extra, pp_opts, build = compiler._setup_compile(
                 output_dir, macros, include_dirs, sources, depends, extra_postargs)
             cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
+            stale = [obj for obj in objects if not up_to_date(obj, build[obj][0])]
+            where = os.path.relpath(self.build_temp, ROOT)
+            if not stale:
+                log(f"all {len(objects)} C++ files up to date in {where}")
+            elif len(stale) == len(objects):
+                log(f"compiling {len(stale)} C++ files into {where} ({max(1, jobs)} jobs)")
+            else:
+                log(f"compiling {len(stale)} of {len(objects)} C++ files ({max(1, jobs)} jobs; the other "
+                    f"{len(objects) - len(stale)} are up to date in {where})")
+            done = iter(range(1, len(stale) + 1))
 
             def one(obj):
                 src, ext = build[obj]
-                # incremental: rebuild an object only when its source or a header it includes is newer (the
-                # compiler writes the list of included files next to the object, -MMD)
-                if os.path.exists(obj) and os.path.getmtime(obj) >= newest_input(obj, src):
-                    return
+                start = time.monotonic()
+                # -MMD: the compiler writes the list of included files next to the object (see up_to_date)
                 deps = ["-MMD", "-MF", obj + ".d"] if ext in (".cpp", ".cc") else []
                 compiler._compile(obj, src, ext, cc_args, list(extra) + deps, pp_opts)
+                log(f"[{next(done)}/{len(stale)}] {os.path.relpath(src, ROOT)} ({time.monotonic() - start:.0f} s)")
 
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-                list(pool.map(one, objects))
+                list(pool.map(one, stale))
             return objects
 
         compiler.compile = parallel_compile
@@ -95,24 +114,52 @@ class ParallelBuildExt(build_ext):
             compiler.compile = original
 
 
+def log(message: str) -> None:
+    """One progress line on stderr (pip shows it with -v)."""
+    print(f"rigidiff: {message}", file=sys.stderr, flush=True)
+
+
+def object_dir(compiler: str, flags: list) -> Path:
+    """build/objects-<key> in the checkout: pip builds in the checkout but installs Eigen, numpy and Cython
+    in a new temporary environment each time, so the objects live in a folder named by everything outside
+    the checkout they depend on (compiler, flags, Python, numpy, Cython, Eigen, C library versions), and
+    `up_to_date` only compares them with the files of the checkout."""
+    import Cython
+    import numpy
+
+    try:
+        version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        version = compiler
+    key = "\n".join([version, *flags, sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "", numpy.__version__,
+                     Cython.__version__, eigen_version(find_eigen()), " ".join(platform.libc_ver())])
+    return ROOT / "build" / f"objects-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
 HEADERS_MTIME = max((p.stat().st_mtime for p in (ROOT / "cpp" / "include").rglob("*.hpp")), default=0.0)
 
 
-def newest_input(obj: str, src: str) -> float:
-    """Newest modification time of a source and the headers it included when `obj` was last built (from
-    the compiler's dependency file); every project header counts when there is no such file."""
+def up_to_date(obj: str, src: str) -> bool:
+    """Whether `obj` is newer than its source and the checkout's headers it included when it was built (from
+    the compiler's dependency file; every project header counts when there is none). Headers outside the
+    checkout (Eigen, numpy, Python, the C++ library) are covered by the name of the object folder."""
+    if not os.path.exists(obj):
+        return False
     dep_file = obj + ".d"
     if not os.path.exists(dep_file):
-        return max(os.path.getmtime(src), HEADERS_MTIME)
+        return os.path.getmtime(obj) >= max(os.path.getmtime(src), HEADERS_MTIME)
     text = open(dep_file).read().replace("\\\n", " ")
     deps = text.split(":", 1)[1].split() if ":" in text else []
     newest = os.path.getmtime(src)
     for dep in deps:
+        path = Path(os.path.abspath(dep))  # relative names are relative to the folder the compiler ran in
+        if ROOT not in path.resolve().parents:
+            continue
         try:
-            newest = max(newest, os.path.getmtime(dep))
-        except OSError:  # a header that no longer exists: rebuild
-            return float("inf")
-    return newest
+            newest = max(newest, path.stat().st_mtime)
+        except OSError:  # a header of the checkout that no longer exists: rebuild
+            return False
+    return os.path.getmtime(obj) >= newest
 
 
 def extensions():
@@ -151,9 +198,18 @@ def extensions():
         define_macros=ext.define_macros,
     )
     debug = os.environ.get("RIGIDIFF_DEBUG") == "1"
+    # the generated C++ depends on the project's Cython files and, outside the checkout, on Cython's version,
+    # numpy's .pxd and the directives: a folder per Cython, numpy and directive set
+    build_dir = f"build/cython/{Cython.__version__}-numpy{numpy.__version__}" + ("-debug" if debug else "")
+    if cython_up_to_date(build_dir, [ext, testing]):
+        # cythonize would translate again because pip's new environment holds Cython's and numpy's .pxd
+        # files with new dates, and the new C++ file would be compiled again
+        for e in (ext, testing):
+            e.sources = [generated_source(build_dir, s) if s.endswith(".pyx") else s for s in e.sources]
+        return [ext, testing]
     return cythonize(
         [ext, testing],
-        build_dir="build/cython",
+        build_dir=build_dir,
         compiler_directives={
             "language_level": 3,
             "boundscheck": debug,
@@ -165,4 +221,18 @@ def extensions():
     )
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": ParallelBuildExt})
+def generated_source(build_dir: str, pyx: str) -> str:
+    """The C++ file cythonize writes for `pyx` into `build_dir`."""
+    return os.path.join(build_dir, str(Path(pyx).with_suffix(".cpp")))
+
+
+def cython_up_to_date(build_dir: str, exts: list) -> bool:
+    """Whether the C++ files generated from the extensions' .pyx files exist in `build_dir` and are newer
+    than every Cython file of the package (.pyx, .pxd, .pxi)."""
+    newest = max(p.stat().st_mtime for p in (ROOT / "rigidiff").rglob("*.px[dix]"))
+    generated = [ROOT / generated_source(build_dir, s) for e in exts for s in e.sources if s.endswith(".pyx")]
+    return all(g.is_file() and g.stat().st_mtime >= newest for g in generated)
+
+
+if __name__ == "__main__":  # pip's build backend runs this file as __main__; tests import its functions
+    setup(ext_modules=extensions(), cmdclass={"build_ext": ParallelBuildExt})

@@ -2,12 +2,21 @@
 
 Needs g++ and Eigen's headers (cmeel-eigen, EIGEN3_INCLUDE_DIR or /usr/include/eigen3); `require()`
 skips the calling test when either is missing.
+
+Compiled objects are kept in build/cpp-tests of the checkout, one per (source file, compile command,
+compiler version), and reused while the text of the source and of every header it included is unchanged:
+a second run links without compiling, an edited source or header is compiled again.
 """
 
+import functools
+import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -15,6 +24,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CPP_SRC = ROOT / "cpp" / "src"
+OBJECT_CACHE = ROOT / "build" / "cpp-tests"
 
 
 def eigen_include():
@@ -46,21 +56,83 @@ def core_sources(*relative):
     return [p for p in sorted(CPP_SRC.rglob("*.cpp")) if p.parent.name != "bind"]
 
 
-def build(sources, exe, flags=("-O0", "-DNDEBUG"), link_flags=()):
-    """Compiles `sources` in parallel (-std=c++17, the core's include path) next to `exe`, links them
-    into `exe` and returns its path. Fails the test with the compiler's message on an error."""
+@functools.lru_cache(maxsize=None)
+def compiler_version():
+    """`g++ --version` and the target triple: objects of another compiler are never reused."""
+    version = subprocess.run(["g++", "--version"], capture_output=True, text=True, check=True).stdout
+    target = subprocess.run(["g++", "-dumpmachine"], capture_output=True, text=True, check=True).stdout
+    return version + target
+
+
+_DIGESTS = {}
+
+
+def file_digest(path):
+    """SHA-256 of a file's bytes ("missing" when it does not exist), read again only when its size or
+    modification time changed."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "missing"
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _DIGESTS:
+        _DIGESTS[key] = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    return _DIGESTS[key]
+
+
+def inputs_digest(src, headers):
+    """One digest of the text of a source and of the headers it includes."""
+    h = hashlib.sha256()
+    for path in [str(src), *sorted(headers)]:
+        h.update(f"{path}\0{file_digest(path)}\0".encode())
+    return h.hexdigest()[:24]
+
+
+def dependency_file_headers(dep_file):
+    """The files a compilation read, from the dependency file `g++ -MD` wrote, but the source itself."""
+    text = Path(dep_file).read_text().replace("\\\n", " ")
+    prerequisites = text.split(": ", 1)[1] if ": " in text else ""
+    # make's syntax: whitespace separates file names, a space inside one is written "\ "
+    files = [f.replace("\\ ", " ") for f in re.split(r"(?<!\\)\s+", prerequisites.strip()) if f]
+    return files[1:]  # the first prerequisite is the source
+
+
+def compile_cached(src, cflags, cache):
+    """Path of the object of `src` compiled with `cflags`: from `cache` when the source and every header it
+    included when that object was built have the same text, else compiled now and stored for next time."""
+    slot = hashlib.sha256("\0".join([compiler_version(), str(src), *cflags]).encode()).hexdigest()[:24]
+    name = f"{Path(src).stem}-{slot}"
+    manifest = cache / f"{name}.json"
+    try:
+        cached = cache / f"{name}-{inputs_digest(src, json.loads(manifest.read_text())['headers'])}.o"
+        if cached.is_file():
+            return cached
+    except (OSError, ValueError, KeyError):
+        pass  # never built, or an unreadable manifest: compile
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f"{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    res = subprocess.run(["g++", *cflags, "-MD", "-MF", f"{tmp}.d", "-c", str(src), "-o", str(tmp)],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr[-3000:]
+    headers = dependency_file_headers(f"{tmp}.d")
+    os.unlink(f"{tmp}.d")
+    obj = cache / f"{name}-{inputs_digest(src, headers)}.o"
+    for stale in cache.glob(f"{name}-*.o"):  # the object of an older text of these files
+        stale.unlink(missing_ok=True)
+    os.replace(tmp, obj)
+    Path(f"{tmp}.json").write_text(json.dumps({"source": str(src), "flags": list(cflags), "headers": headers}))
+    os.replace(f"{tmp}.json", manifest)
+    return obj
+
+
+def build(sources, exe, flags=("-O0", "-DNDEBUG"), link_flags=(), cache=OBJECT_CACHE):
+    """Compiles `sources` in parallel (-std=c++17, the core's include path; objects reused from `cache`
+    when their inputs did not change), links them into `exe` and returns its path. Fails the test with the
+    compiler's message on an error."""
     exe = Path(exe)
     cflags = ["-std=c++17", *flags, f"-I{ROOT / 'cpp' / 'include'}", f"-I{require()}"]
-
-    def compile_one(i_src):
-        i, src = i_src
-        obj = exe.parent / f"{exe.name}_{i}_{Path(src).stem}.o"
-        res = subprocess.run(["g++", *cflags, "-c", str(src), "-o", str(obj)], capture_output=True, text=True)
-        assert res.returncode == 0, res.stderr[-3000:]
-        return str(obj)
-
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        objects = list(pool.map(compile_one, enumerate(sources)))
+        objects = [str(o) for o in pool.map(lambda src: compile_cached(src, cflags, Path(cache)), sources)]
     link = subprocess.run(["g++", *objects, "-o", str(exe), *link_flags], capture_output=True, text=True)
     assert link.returncode == 0, link.stderr[-3000:]
     return exe

@@ -180,16 +180,17 @@ class Skeleton:
 
     def ordered_bodies(self) -> list[Body]:
         """Bodies depth-first in declaration order (the q / v layout order, docs/conventions.md)."""
-        out: list[Body] = []
+        return [b for b, _ in self._depth_first()]
 
-        def visit(b: Body):
-            out.append(b)
-            for c in b.children:
-                visit(c)
-
-        for b in self._bodies.values():
-            if b.parent is None:
-                visit(b)
+    def _depth_first(self) -> list:
+        """(body, depth) pairs, depth-first in declaration order; iterative, so a chain of any length
+        (a 10,000-link rope) needs no Python recursion."""
+        out = []
+        stack = [(b, 0) for b in reversed(list(self._bodies.values())) if b.parent is None]
+        while stack:
+            b, depth = stack.pop()
+            out.append((b, depth))
+            stack.extend((c, depth + 1) for c in reversed(b.children))
         return out
 
     @property
@@ -212,20 +213,14 @@ class Skeleton:
         lines = [f"skeleton {self.name!r}: {len(self._bodies)} bodies, nq = {self.nq}, nv = {self.nv}, "
                  f"mass = {self.total_mass:.4g} kg"]
 
-        def visit(b: Body, depth: int):
+        for b, depth in self._depth_first():
             j = b.joint
             jt = "continuous" if getattr(j, "continuous", False) else j.type
             lim = ""
             if j.has_position_limits:
                 lim = f" limits {_format_limits(j.lower, j.upper)}"
-            lines.append(f"{'  ' * depth}- {b.name} ({jt} {j.name!r}, nq {j.nq}, nv {j.nv}, "
+            lines.append(f"{'  ' * (depth + 1)}- {b.name} ({jt} {j.name!r}, nq {j.nq}, nv {j.nv}, "
                          f"mass {b.inertia.mass:.4g}){lim}")
-            for c in b.children:
-                visit(c, depth + 1)
-
-        for b in self._bodies.values():
-            if b.parent is None:
-                visit(b, 1)
         return "\n".join(lines)
 
     def __repr__(self) -> str:

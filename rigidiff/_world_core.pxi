@@ -511,7 +511,8 @@ cdef class WorldCore:
         return out
 
     def normalize(self, q):
-        """A copy of q with every quaternion normalised (ValueError for a zero quaternion)."""
+        """A copy of q with every quaternion normalised (ValueError naming the joint and the norm for a
+        quaternion of norm 1e-12 or less, or not finite)."""
         self._ensure()
         cdef cnp.ndarray out = np.array(_vec(q, self._nq, "q"), dtype=np.float64, copy=True)
         api.normalize(deref(self._model), _ptr(out))

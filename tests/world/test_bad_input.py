@@ -169,7 +169,10 @@ def test_non_unit_quaternions_raise_value_error(world, index, name):
     q[index] *= 1.0 + 1e-12  # round-off is tolerated
     world.mass_matrix(q)
     q[index] *= 0.0
-    with pytest.raises(ValueError, match="zero"):
+    with pytest.raises(ValueError, match="has norm 0"):
+        world.normalize(q)
+    q[index] = [0.0, 0.0, 0.0, 1e-12]  # a tiny quaternion is named by its norm, not called zero
+    with pytest.raises(ValueError, match=rf"{name}'.*has norm 1e-12: too small"):
         world.normalize(q)
     with pytest.raises(ValueError, match="quaternion"):
         world.q = np.concatenate([Q0[:3], 2 * Q0[3:7], Q0[7:]])

@@ -57,7 +57,9 @@ void normalizeConfiguration(const Model& model, double* q) {
     const int o = quaternionOffset(model.joints[i]);
     if (o < 0) continue;
     const double n = std::sqrt(q[o] * q[o] + q[o + 1] * q[o + 1] + q[o + 2] * q[o + 2] + q[o + 3] * q[o + 3]);
-    RD_CHECK_ARG(n > 1e-12, "the quaternion of joint '" << model.names[i] << "' is zero");
+    RD_CHECK_ARG(n > 1e-12 && std::isfinite(n), "the quaternion of joint '" << model.names[i] << "' (q[" << o << ":"
+                                                 << o + 4 << "]) has norm " << n
+                                                 << ": too small or not finite to normalise");
     for (int k = 0; k < 4; ++k) q[o + k] /= n;
   }
 }

@@ -74,3 +74,26 @@ def test_a_nearly_singular_real_body_still_steps(make):
         residual = M @ a - (tau - world.bias_forces(q, v))
         assert np.max(np.abs(residual)) <= 1e-8 * max(1.0, np.max(np.abs(M @ a)))
         assert np.all(np.isfinite(world.step(q, v, tau)[1]))
+
+
+def test_a_robot_far_from_the_origin_is_not_called_singular():
+    """The singular test is made again at the joint's own origin when the world-origin scale refuses it:
+    a quadruped 1 km away keeps its accelerations; at 100 km, where double precision no longer resolves
+    its light links, the error names the distance."""
+    world = rd.World()
+    world.add_skeleton(rd.load_urdf(rd.models.path("quadruped"), floating_base=True))
+    rng = np.random.default_rng(0)
+    q0 = world.random_configuration(rng)
+    q0[:3] = 0.0
+    v, tau = rng.normal(size=(2, world.nv))
+    a0 = world.forward_dynamics(q0, v, tau)
+    for distance in (100.0, 1000.0):
+        q = q0.copy()
+        q[0] = distance
+        a = world.forward_dynamics(q, v, tau)
+        assert np.abs(a - a0).max() < 1e-5 * np.abs(a0).max()
+        world.step(q, v, tau)
+    q = q0.copy()
+    q[0] = 1e5
+    with pytest.raises(RuntimeError, match=r"m from the world origin"):
+        world.forward_dynamics(q, v, tau)

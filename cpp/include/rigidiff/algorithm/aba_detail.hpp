@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include "rigidiff/macros.hpp"
 #include "rigidiff/multibody/data.hpp"
@@ -22,6 +24,29 @@ constexpr double kSingularTolerance = 1e-14;
 /// The scale of D's round-off (see kSingularTolerance): |s|^2 max_k Ia(k, k), >= 0.
 inline double singularScale(double s_squared_norm, const Mat6& Ia) {
   return s_squared_norm * std::max(0.0, Ia.diagonal().maxCoeff());
+}
+
+/// Far from the world origin the world-origin scale grows as the distance^4 while D's actual round-off
+/// grows far less (a quadruped 1 km away keeps its accelerations to 3e-7): a D below kSingularTolerance of
+/// that scale is judged again at the joint's own origin p (s and Ia referred to p), and refused there
+/// only below kSingularTolerance of that scale, or below kFarSingularTolerance of the world-origin one,
+/// where D is round-off whatever it should be (some 10 km away for a small robot).
+constexpr double kFarSingularTolerance = 1e-18;
+
+/// The scale of D's round-off with the subspace columns S (6 x n, at the world origin) and Ia referred to
+/// the point p: |s_p|^2 max_k Ia_p(k, k), with the longest column s_p of S at p.
+template <typename Cols>
+double singularScaleAt(const Cols& S, const Mat6& Ia, const Vec3& p) {
+  Mat6 T = Mat6::Identity();  // motion at p -> motion at the origin: v0 = v_p + p x w
+  T.template topRightCorner<3, 3>() = skew(p);
+  const Mat6 Ip = T.transpose() * Ia * T;
+  double s2 = 0.0;
+  for (Eigen::Index c = 0; c < S.cols(); ++c) {
+    const Vec3 w = S.col(c).template tail<3>();
+    const Vec3 v = S.col(c).template head<3>() + w.cross(p);
+    s2 = std::max(s2, v.squaredNorm() + w.squaredNorm());
+  }
+  return singularScale(s2, Ip);
 }
 
 // D^-1 of a small SPD matrix (n <= 6) by an explicit Cholesky factorisation D = L L^T and
@@ -73,18 +98,31 @@ inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall
   D.diagonal() += model.armature.segment(jm.idx_v, n);
   if (extra_diag) D.diagonal() += Eigen::Map<const VecX>(extra_diag + jm.idx_v, n);
   if (!invertSmallSpd(D, data.Dinv[i])) return false;
+  const double trace = data.Dinv[i].topLeftCorner(n, n).trace();
   const double scale = singularScale(S.colwise().squaredNorm().maxCoeff(), data.Yaba[i]);
-  return kSingularTolerance * scale * data.Dinv[i].topLeftCorner(n, n).trace() < 1.0;
+  if (kSingularTolerance * scale * trace < 1.0) return true;
+  return kFarSingularTolerance * scale * trace < 1.0 &&
+         kSingularTolerance * singularScaleAt(S, data.Yaba[i], data.oMi[i].p) * trace < 1.0;
 }
 
 /// True when the one-dof articulated inertia D along s is singular (at or below kSingularTolerance of
-/// its scale) or not finite.
-inline bool singularPivot(double D, const Vec6& s, const Mat6& Ia) {
-  return !(D > kSingularTolerance * singularScale(s.squaredNorm(), Ia) && D < INFINITY);
+/// its scale, judged again at the joint's origin p when that is far from the world origin) or not finite.
+inline bool singularPivot(double D, const Vec6& s, const Mat6& Ia, const Vec3& p) {
+  if (D > kSingularTolerance * singularScale(s.squaredNorm(), Ia) && D < INFINITY) return false;
+  if (!(D < INFINITY) || !(D > kFarSingularTolerance * singularScale(s.squaredNorm(), Ia))) return true;
+  return !(D > kSingularTolerance * singularScaleAt(s, Ia, p));  // a joint far from the origin
+}
+
+inline std::string farNote(double distance) {
+  std::ostringstream os;
+  os << "; its frame is " << distance << " m from the world origin, where double precision no longer "
+     << "resolves it: simulate near the origin";
+  return os.str();
 }
 
 /// `D`: the joint's articulated inertia along its axis when known; a value that is not finite means overflow
-[[noreturn]] inline void throwSingular(const Model& model, int i, double D = 0.0) {
+/// `distance`: how far the joint's origin is from the world origin (named when far: precision is lost there)
+[[noreturn]] inline void throwSingular(const Model& model, int i, double D = 0.0, double distance = 0.0) {
   if (!std::isfinite(D))
     RD_THROW(std::runtime_error, "articulated inertia of joint '"
                                      << model.names[i] << "' is not finite (" << D
@@ -93,7 +131,8 @@ inline bool singularPivot(double D, const Vec6& s, const Mat6& Ia) {
                                    << model.names[i]
                                    << "' is singular: the bodies it moves have no mass or inertia along its axes "
                                       "(an eigenvalue of it is below "
-                                   << kSingularTolerance << " of its round-off scale, docs/conventions.md)");
+                                   << kSingularTolerance << " of its round-off scale, docs/conventions.md)"
+                                   << (distance > 1e3 ? farNote(distance) : std::string()));
 }
 
 }  // namespace detail

@@ -3,7 +3,7 @@
 # rigidiff.World subclasses it; rigidiff/contacts.py holds the documented Python side.
 
 
-cdef class ContactWorldCore(WorldCore):
+cdef class ContactWorldCore(GradientWorldCore):
     """WorldCore with contacts, joint limits and joint friction (see rigidiff.World)."""
 
     # ---- building (used by World._compile through contacts.ContactMethods)

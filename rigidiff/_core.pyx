@@ -25,6 +25,7 @@ cdef extern from *:
 
 include "_arrays.pxi"
 include "_world_core.pxi"
+include "_gradient_world.pxi"
 include "_collision.pxi"
 include "_contact_world.pxi"
 include "_contact.pxi"

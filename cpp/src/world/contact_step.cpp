@@ -11,6 +11,15 @@
 
 namespace rigidiff {
 
+void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>& u, Mat6X& nu) {
+  nu.resize(6, model.njoints);
+  nu.col(0).setZero();
+  for (int j = 1; j < model.njoints; ++j) {
+    const JointModel& jm = model.joints[j];
+    nu.col(j) = nu.col(model.parents[j]) + data.J.middleCols(jm.idx_v, jm.nv) * u.segment(jm.idx_v, jm.nv);
+  }
+}
+
 void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
                  Ref<VecX> row) {
   const Vec3 pxd = p.cross(d);
@@ -43,13 +52,8 @@ long contactKey(int ga, int gb, int ordinal, int row, int ngeom) {
 // bounds it. Static geometries do not move.
 void speculativeReach(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                       double dt) {
-  Mat6X& nu = cd.nuFree;
-  nu.resize(6, model.njoints);
-  nu.col(0).setZero();
-  for (int j = 1; j < model.njoints; ++j) {
-    const JointModel& jm = model.joints[j];
-    nu.col(j) = nu.col(model.parents[j]) + data.J.middleCols(jm.idx_v, jm.nv) * cd.vfree.segment(jm.idx_v, jm.nv);
-  }
+  jointVelocities(model, data, cd.vfree, cd.nuFree);
+  const Mat6X& nu = cd.nuFree;
   CollisionData& cdata = cd.cdata;
   for (std::size_t k = 0; k < cmodel.geometries.size(); ++k) {
     const Geometry& g = cmodel.geometries[k];

@@ -17,16 +17,6 @@ namespace {
 
 using contact::LcpClass;
 
-// spatial velocity (world origin) of every joint's body under the joint velocities u
-void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>& u, Mat6X& nu) {
-  nu.resize(6, model.njoints);
-  nu.col(0).setZero();
-  for (int j = 1; j < model.njoints; ++j) {
-    const JointModel& jm = model.joints[j];
-    nu.col(j) = nu.col(model.parents[j]) + data.J.middleCols(jm.idx_v, jm.nv) * u.segment(jm.idx_v, jm.nv);
-  }
-}
-
 // The motion terms of a contact's rows: d nu_b / dq_k = S_k x (nu_b - nu_parent) for the dofs k
 // moving body b, summed with sign +1 for A and -1 for B into X (6 x nv, set on the columns `cols`),
 // so that d(w . (nu_A - nu_B))/dq_k at fixed w is w . X_k for every row of the contact.

@@ -153,6 +153,10 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
                  const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
                  const double* frame_wrenches, double* q_out, double* v_out);
 
+/// The spatial velocity (world axes, at the world origin) of every joint's body under the joint
+/// velocities u (dim model.nv) into nu (6 x model.njoints). Needs data.J (world-frame subspaces).
+void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>& u, Mat6X& nu);
+
 /// The world-frame velocity Jacobian row d^T J_p (dim model.nv, added into `row` with `sign`) of the
 /// point p (world) moving with joint j, along direction d. Needs data.J (world-frame subspaces).
 void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,

@@ -96,6 +96,7 @@ MEMBER_DOCS = {
 # the World's members, grouped; members not listed land in "Other" (and the docs test notices them)
 WORLD_GROUPS = {
     "Building": ["dt", "gravity", "skeletons", "add_skeleton", "add_ground", "rebuild", "summary"],
+    "Particles": ["particle_sets", "add_particles", "layout"],
     "Sizes and names": ["nq", "nv", "nbodies", "body_names", "joint_names", "body_index", "body", "joint",
                         "total_mass"],
     "Configurations": ["neutral_configuration", "random_configuration", "integrate", "difference", "normalize"],
@@ -377,6 +378,7 @@ def _samples():
     body = sk.add_body("b", joint=rd.RevoluteJoint("j"), inertia=rd.Inertia(1.0))
     samples = {
         rd.World: rd.World(),
+        rd.ParticleSet: rd.ParticleSet("sample", [[0.0, 0.0, 0.0]], 1.0),
         rd.Skeleton: sk,
         rd.Body: body,
         rd.Joint: rd.FixedJoint("f"),
@@ -443,6 +445,8 @@ def render() -> str:
     out += ["## World", ""]
     out += render_class(rd.World, samples[rd.World], members=public_members(rd.World), groups=WORLD_GROUPS)
     out += render_class(rd.JointInfo)
+    out += render_class(rd.Layout)
+    out += render_class(rd.ParticleSet, samples[rd.ParticleSet], constructor=False)
     out += render_class(rd.StepJacobians, constructor=False)
     out += render_class(rd.Gradients, constructor=False)
     out += render_class(rd.Trajectory, constructor=False)

@@ -34,7 +34,8 @@ from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
 from rigidiff.skeleton import Body, ShapeInstance, Skeleton
 from rigidiff.trajectory import Trajectory
 from rigidiff.transform import Transform
-from rigidiff.world import JointInfo, World
+from rigidiff.particles import ParticleSet
+from rigidiff.world import JointInfo, Layout, World
 
 __all__ = [
     "__version__",
@@ -67,6 +68,8 @@ __all__ = [
     "Parameters",
     "Trajectory",
     "JointInfo",
+    "Layout",
+    "ParticleSet",
     "load_urdf",
     "distance",
     "DistanceResult",

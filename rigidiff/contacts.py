@@ -214,7 +214,8 @@ class ContactMethods:
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""
         geometries, shapes, owners = [], [], []
-        skeleton_index = {id(sk): i for i, sk in enumerate(self._skeletons)}
+        skeletons = self._compiled_skeletons()
+        skeleton_index = {id(sk): i for i, sk in enumerate(skeletons)}
         for frame, (sk, body) in enumerate(self._frames):
             for inst in body.shapes:
                 if not inst.collide:
@@ -229,7 +230,7 @@ class ContactMethods:
                 geometries.append((frame, inst.name))
                 shapes.append(inst)
                 owners.append(sk.name)
-        for sk in self._skeletons:
+        for sk in skeletons:
             self._core_set_self_collision(skeleton_index[id(sk)], sk.self_collision)
         self._geometries = geometries
         self._geometry_shapes = shapes

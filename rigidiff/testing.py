@@ -217,8 +217,10 @@ def _group_sizes(p, groups) -> dict:
     smallest moment of the others."""
     sizes = {}
     for body, members in groups.items():
+        # a particle has a mass only (no rotation): no moments
         sizes[body] = (sum(p[f"{m}/mass"] for m, _ in members),
-                       sum(p[f"{m}/inertia_{a}{a}"] for m, _ in members for a in "xyz") / 3.0)
+                       sum(p[f"{m}/inertia_{a}{a}"] for m, _ in members for a in "xyz"
+                           if f"{m}/inertia_{a}{a}" in p.names) / 3.0)
     smallest = min((moment for _, moment in sizes.values() if moment > 0), default=1.0)
     return {body: (mass, moment or smallest) for body, (mass, moment) in sizes.items()}
 

@@ -20,11 +20,12 @@ from rigidiff.contacts import ContactMethods
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
+from rigidiff.particles import ParticleSet
 from rigidiff.skeleton import Body, Skeleton
 from rigidiff.transform import Transform
 from rigidiff.world_gradients import GradientMethods
 
-__all__ = ["World", "JointInfo"]
+__all__ = ["World", "JointInfo", "Layout"]
 
 _FRAMES = ("world", "local")
 
@@ -49,6 +50,30 @@ class JointInfo:
     friction: np.ndarray
     body: str
     joint: Joint
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a skeleton's or a particle set's coordinates sit in the world's q and v (``world.layout``).
+
+    ``q[layout.q]`` and ``v[layout.v]`` (and ``tau[layout.v]``) are its parts; for a particle set,
+    ``q[layout.q].reshape(-1, 3)`` holds the positions, one row per particle.
+    """
+
+    name: str
+    kind: str  # "skeleton" or "particles"
+    q: slice
+    v: slice
+
+    @property
+    def nq(self) -> int:
+        """Number of its coordinates in q."""
+        return self.q.stop - self.q.start
+
+    @property
+    def nv(self) -> int:
+        """Number of its coordinates in v (and tau)."""
+        return self.v.stop - self.v.start
 
 
 def _placement(T: Transform) -> np.ndarray:
@@ -111,6 +136,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         self.dt = dt
         self._gravity = as_array(gravity, (3,), "gravity").copy()
         self._skeletons: list[Skeleton] = []
+        self._particle_sets: list[ParticleSet] = []
         self._frames: list[tuple[Skeleton, Body]] = []
         self._joint_table: list[tuple[Skeleton, Body, int, int]] = []
         self._q = None
@@ -162,14 +188,79 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         if not skeleton.bodies:
             raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
         with self._core_changing():
-            if any(s is skeleton for s in self._skeletons):
+            if any(s is skeleton for s in self._compiled_skeletons()):
                 raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
-            if any(s.name == skeleton.name for s in self._skeletons):
-                raise ValueError(
-                    f"the world already has a skeleton named {skeleton.name!r}; give each skeleton its own name")
+            self._check_new_name(skeleton.name, "skeleton")
             self._skeletons.append(skeleton)
             self.rebuild()
         return skeleton
+
+    def _check_new_name(self, name: str, what: str) -> None:
+        taken = [("skeleton", s.name) for s in self._skeletons] + [("particle set", p.name) for p in self._particle_sets]
+        for kind, other in taken:
+            if other == name:
+                raise ValueError(f"the world already has a {kind} named {name!r}; give each {what} its own name")
+
+    def _compiled_skeletons(self) -> list[Skeleton]:
+        """What the core model holds, in q / v order: the skeletons, then the particle sets' bodies."""
+        return self._skeletons + [p.skeleton for p in self._particle_sets]
+
+    @property
+    def particle_sets(self) -> list[ParticleSet]:
+        """The particle sets of the world, in the order they were added."""
+        return list(self._particle_sets)
+
+    def add_particles(self, positions, masses=1.0, radius: float = 0.0, friction=0.5, restitution=0.0,
+                      name: str = "particles") -> ParticleSet:
+        """Add n particles: point masses with 3 dofs each that collide as spheres (docs/particles.md).
+
+        Their coordinates follow those of every skeleton, sets in the order they were added: for each
+        particle q holds its world position, v its world velocity and tau the external force on it
+        (world axes). ``world.layout(name)`` gives the set's slices; ``neutral_configuration()`` and the
+        world's initial state hold ``positions``. A particle touches the ground, every skeleton's shapes
+        and the other particles (of its own set and of others) as a sphere of ``radius`` (0: a point);
+        it has no rotation, so it slides but never rolls.
+
+        Args:
+            positions: (n, 3) initial world positions (n >= 1).
+            masses: mass of each particle (> 0): a number or an (n,) array.
+            radius: collision radius (>= 0) shared by the set.
+            friction, restitution: contact coefficients (numbers or (n,) arrays; restitution in [0, 1]),
+                combined with the other shape's as ``contact_options`` says.
+            name: the set's name, unique among the world's skeletons and particle sets.
+        Returns:
+            The ParticleSet. Its particles' bodies and shapes are ``"p0"``, ``"p1"``, ... (qualified
+            ``"<name>/p0"`` when ambiguous): their masses, frictions and restitutions are world
+            parameters (``"p0/mass"``, ``"p0/friction"``, ``"p0/restitution"``).
+        """
+        particles = ParticleSet(name, positions, masses, radius, friction, restitution)
+        with self._core_changing():
+            self._check_new_name(particles.name, "particle set")
+            self._particle_sets.append(particles)
+            self.rebuild()
+        return particles
+
+    def layout(self, name) -> Layout:
+        """The q and v slices of the skeleton or particle set called ``name`` (or given as the object)."""
+        self._ensure_compiled()
+        for sk, kind, label in self._layout_entries():
+            if sk is name or label == name or (isinstance(name, ParticleSet) and name.skeleton is sk):
+                q0, v0 = self._skeleton_offsets[id(sk)]
+                return Layout(label, kind, slice(q0, q0 + sk.nq), slice(v0, v0 + sk.nv))
+        names = [label for _, _, label in self._layout_entries()]
+        raise UnknownNameError(f"no skeleton or particle set named {name!r}; the world has {names}")
+
+    def _layout_entries(self):
+        return [(sk, "skeleton", sk.name) for sk in self._skeletons] + \
+            [(p.skeleton, "particles", p.name) for p in self._particle_sets]
+
+    def neutral_configuration(self) -> np.ndarray:
+        """(nq,) the skeletons' zero configuration (identity quaternions (0, 0, 0, 1) for ball and free
+        joints) and the particles' initial positions."""
+        q = super().neutral_configuration()
+        for p in self._particle_sets:
+            q[self.layout(p.name).q] = p._initial.ravel()
+        return q
 
     def add_ground(self, height: float = 0.0, friction: float = 0.5, restitution: float = 0.0) -> Skeleton:
         """Add a static ground plane z = height (a skeleton "ground" with one welded body)."""
@@ -194,16 +285,18 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         contact options and state: it computes what this world computes, and changing one of them
         leaves the other as it was."""
         new = World(dt=self.dt, gravity=self.gravity)
-        for sk in copy.deepcopy(self._skeletons):
-            new.add_skeleton(sk)
+        skeletons, particle_sets = copy.deepcopy((self._skeletons, self._particle_sets))
+        new._skeletons, new._particle_sets = skeletons, particle_sets
+        new.rebuild()
         new.contact_options(**dataclasses.asdict(self.contact_options()))
         new._q, new._v = (None if x is None else x.copy() for x in (self._q, self._v))
         new.time = self.time
         return new
 
     def _compile(self):
-        if not self._skeletons:
-            raise RuntimeError("the world has no skeleton yet: add one with world.add_skeleton(...)")
+        if not self._skeletons and not self._particle_sets:
+            raise RuntimeError("the world has no skeleton yet: add one with world.add_skeleton(...) "
+                               "(or particles with world.add_particles(...))")
         with self._core_changing():  # no other thread may use or change the world until it is compiled
             self._compile_skeletons()
 
@@ -218,7 +311,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         nq = nv = 0
         # each body maps to (supporting core joint, pose of the body in that joint's frame)
         support: dict[int, tuple[int, Transform]] = {}
-        for sk in self._skeletons:
+        self._skeleton_offsets = {}  # id(skeleton) -> where its q and v start
+        for sk in self._compiled_skeletons():
+            self._skeleton_offsets[id(sk)] = (nq, nv)
             for body in sk.ordered_bodies():
                 if body.parent is None:
                     parent_joint, parent_pose = 0, Transform()
@@ -539,8 +634,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         """Skeletons, dofs and masses in a readable form."""
         lines = [f"World(dt={self._dt}, gravity={self._gravity.tolist()}, nq={self.nq}, nv={self.nv})"]
         lines += [sk.summary() for sk in self._skeletons]
+        lines += [f"{p!r}: q[{self.layout(p.name).q.start}:{self.layout(p.name).q.stop}]" for p in self._particle_sets]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         names = [s.name for s in self._skeletons]
-        return f"World(dt={self._dt}, skeletons={names})"
+        extra = f", particle_sets={[p.name for p in self._particle_sets]}" if self._particle_sets else ""
+        return f"World(dt={self._dt}, skeletons={names}{extra})"

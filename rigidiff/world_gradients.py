@@ -59,7 +59,9 @@ class GradientMethods:
             return self._param_layout
         names, kinds, body_joint, body_pose, bodies = [], [], [], [], []
         display = self.body_names
-        for f, (_, body) in enumerate(self._frames):
+        # a particle has a mass only: no rotation, no joint damping, stiffness or armature
+        particles = {id(p.skeleton) for p in self._particle_sets}
+        for f, (sk, body) in enumerate(self._frames):
             j, pose = self._frame_support[f]
             if j == 0:
                 continue  # welded to the world: no effect on the dynamics
@@ -67,11 +69,14 @@ class GradientMethods:
             bodies.append(body)
             body_joint.append(j)
             body_pose.append(pose)
-            for field in INERTIAL_FIELDS:
+            for field in INERTIAL_FIELDS[:1] if id(sk) in particles else INERTIAL_FIELDS:
                 names.append(f"{display[f]}/{field}")
                 kinds.append(("body", slot, field))
+        moving_joints = [(sk, b) for sk, b, _, _ in self._joint_table if b.joint.nv > 0]
         for field in JOINT_FIELDS:
-            for jn in self.joint_names:
+            for jn, (sk, _) in zip(self.joint_names, moving_joints):
+                if id(sk) in particles:
+                    continue
                 info = self.joint(jn)
                 for k in range(info.nv):
                     names.append(f"{jn}/{field}" if info.nv == 1 else f"{jn}/{field}_{k}")

@@ -32,6 +32,10 @@ _LINE = (0.15, 0.15, 0.15)
 # ------------------------------------------------------------------------------------------ tessellation
 
 
+#: radius (m) of the ball drawn for a particle of radius zero
+POINT_MARKER_RADIUS = 0.01
+
+
 def _normals(polys: np.ndarray) -> np.ndarray:
     n = np.cross(polys[:, 2] - polys[:, 0], polys[:, 3] - polys[:, 1])
     length = np.linalg.norm(n, axis=1, keepdims=True)
@@ -104,8 +108,8 @@ def tessellate(shape) -> np.ndarray | None:
         return None
     if isinstance(shape, Box):
         return _box(shape.size)
-    if isinstance(shape, Sphere):
-        return _lathe(*_sphere_profile(shape.radius, _RINGS))
+    if isinstance(shape, Sphere):  # a particle without size (radius 0) is drawn as a small ball
+        return _lathe(*_sphere_profile(shape.radius if shape.radius > 0.0 else POINT_MARKER_RADIUS, _RINGS))
     if isinstance(shape, Capsule):
         h = 0.5 * shape.length
         r0, z0 = _sphere_profile(shape.radius, _RINGS, -h, "lower")

@@ -245,7 +245,18 @@ def check_reach_and_push(report: str, out: Path):
     check_pngs(out, ["panda_reach_and_push.png", "panda_reach_and_push_frames.png"], report)
 
 
+def check_paddle_particles(report: str, out: Path):
+    assert number(report, rf"ground impulses / weight of the particles: {NUM}") == pytest.approx(1.0, abs=1e-9)
+    n = int(number(report, rf"{NUM} particles \("))
+    assert f"{n} of {n} by more than 1 mm" in report  # the paddle reached every particle
+    assert "finite differences kept the contact mode of every step: yes" in report
+    # a rollout of hundreds of sliding-contact steps: about 0.5 % (docstring of the example)
+    assert number(report, rf"relative error: {NUM}") < 0.02
+    check_pngs(out, ["paddle_sweeps_particles.png"], report)
+
+
 CHECKS = {
+    "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,
     "identify_mass_and_friction.py": check_sysid,
     "contact_on_the_ground.py": check_contact,

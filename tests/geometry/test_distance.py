@@ -480,7 +480,7 @@ def test_core_checks_sizes():
     none = np.zeros((0, 3))
     ok = np.array([0.5, 0.0, 0.0, 0.0])
     for code, params, message in [
-        (1, [0.0, 0, 0, 0], "sphere radius"),
+        (1, [-1e-3, 0, 0, 0], "sphere radius"),  # radius 0 is a point (a particle)
         (2, [0.1, -1.0, 0, 0], "capsule length"),
         (3, [1.0, 1.0, np.nan, 0], "shape parameters"),
         (4, [1e-3, 0.0, 0, 0], "cylinder length"),
@@ -548,3 +548,15 @@ def test_random_poses_keep_invariants(name_a, name_b, rotvec_a, rotvec_b, p):
     assert abs(surface_distance(sb, Tb, r.point_b)) < tol
     after = rd.distance(sa, moved(Ta, -r.distance * r.normal), sb, Tb)
     assert abs(after.distance) < tol
+
+
+def test_a_sphere_of_radius_zero_is_a_point_in_the_core():
+    """Particles without size collide as spheres of radius zero: the core measures from their centre."""
+    from rigidiff import _core
+
+    I = np.concatenate([np.eye(3).ravel(), np.zeros(3)])
+    at = np.concatenate([np.eye(3).ravel(), [0.0, 0.0, 0.7]])
+    box = np.array([1.0, 1.0, 1.0, 0.0])
+    out = _core._shape_distance(1, np.zeros(4), np.zeros((0, 3)), at, 3, box, np.zeros((0, 3)), I)
+    np.testing.assert_allclose(out[0], 0.2, atol=1e-12)  # 0.7 above the centre of a cube of half side 0.5
+    np.testing.assert_allclose(out[1:4], [0.0, 0.0, 0.7], atol=1e-12)

@@ -56,7 +56,8 @@ Vec3 CollisionShape::coreSupport(const Vec3& d) const {
 }
 
 CollisionShape makeSphere(double radius) {
-  checkPositive(radius, "sphere radius");
+  // radius zero is a point (a particle without size)
+  RD_CHECK_ARG(std::isfinite(radius) && radius >= 0.0, "sphere radius must be finite and >= 0, got " << radius);
   CollisionShape s;
   s.type = ShapeType::Sphere;
   s.radius = radius;

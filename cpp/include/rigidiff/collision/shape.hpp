@@ -44,6 +44,7 @@ struct CollisionShape {
 };
 
 /// Builders; they check the dimensions (invalid_argument for zero, negative or non-finite sizes).
+/// A sphere of radius zero is a point (a particle without size).
 CollisionShape makeSphere(double radius);
 CollisionShape makeCapsule(double radius, double length);
 CollisionShape makeBox(const Vec3& size);

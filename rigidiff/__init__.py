@@ -34,6 +34,7 @@ from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
 from rigidiff.skeleton import Body, ShapeInstance, Skeleton
 from rigidiff.trajectory import Trajectory
 from rigidiff.transform import Transform
+from rigidiff.warm_start import WarmStart
 from rigidiff.world import JointInfo, World
 
 __all__ = [
@@ -73,6 +74,7 @@ __all__ = [
     "ContactSet",
     "StepContacts",
     "ContactOptions",
+    "WarmStart",
     "lcp",
     "models",
     "mpc",

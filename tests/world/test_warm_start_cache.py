@@ -183,3 +183,20 @@ def test_set_warm_start_rejects_bad_input():
     world.set_warm_start(ws)
     warm = step_record(world, *chain[k])
     assert warm[3] == "warm_start"
+
+
+def test_gradient_checks_leave_the_warm_start_as_they_found_it():
+    """rigidiff.testing restores the cache: its unperturbed step is the warm one the chain would take,
+    and the chain continues warm after the check."""
+    import rigidiff.testing as rdt
+
+    world, chain, k = degenerate_chain()
+    ws = world.warm_start()
+    warm = step_record(world, *chain[k])
+    world.set_warm_start(ws)
+    fd = rdt.finite_difference_jacobians(world, *chain[k], TAU)
+    np.testing.assert_array_equal(fd.v_next, warm[1])
+    assert world.warm_start() == ws
+    rdt.check_jacobians(world, *chain[k], TAU, wrt="tau")
+    assert world.warm_start() == ws
+    assert_same_step(step_record(world, *chain[k]), warm)

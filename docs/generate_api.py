@@ -105,7 +105,7 @@ WORLD_GROUPS = {
     "Kinematics": ["body_poses", "body_pose", "body_velocities", "body_accelerations", "body_jacobian",
                    "body_jacobian_time_variation", "center_of_mass", "center_of_mass_jacobian"],
     "Time stepping": ["step", "rollout", "step_batch"],
-    "Contacts": ["collide", "last_contacts", "contact_options"],
+    "Contacts": ["collide", "last_contacts", "contact_options", "warm_start", "set_warm_start", "clear_warm_start"],
     "Derivatives": ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "integrate_jacobians",
                     "difference_jacobians", "step_jacobians", "step_vjp", "body_velocity_derivatives",
                     "body_acceleration_derivatives", "body_jacobian_derivative_product",
@@ -482,7 +482,7 @@ def render() -> str:
     out += ["## Contacts", "",
             "Collision geometry, contact manifolds and the constraint solve: [contact.md](contact.md).", ""]
     out += render_function("rigidiff.distance", rd.distance)
-    for cls in (rd.DistanceResult, rd.ContactSet, rd.StepContacts, rd.ContactOptions):
+    for cls in (rd.DistanceResult, rd.ContactSet, rd.StepContacts, rd.ContactOptions, rd.WarmStart):
         out += render_class(cls, constructor=False)
     out += ["`rigidiff.lcp` solves the boxed LCP of the contact step on its own (the problem is stated in",
             "[contact.md](contact.md#the-constraint-solve)):", ""]

@@ -35,6 +35,7 @@ from rigidiff.skeleton import Body, ShapeInstance, Skeleton
 from rigidiff.trajectory import Trajectory
 from rigidiff.transform import Transform
 from rigidiff.particles import ParticleSet
+from rigidiff.warm_start import WarmStart
 from rigidiff.world import JointInfo, Layout, World
 
 __all__ = [
@@ -76,6 +77,7 @@ __all__ = [
     "ContactSet",
     "StepContacts",
     "ContactOptions",
+    "WarmStart",
     "lcp",
     "models",
     "mpc",

@@ -34,41 +34,90 @@ cdef class ContactWorldCore(GradientWorldCore):
         self._check_idle()
         api.setGeometryCoefficients(deref(self._cmodel), g, friction, restitution)
 
-    def _core_set_max_penetration(self, double depth):
-        if depth != self._max_penetration:  # a new threshold may warn again
-            self._max_penetration = depth
-            self._depth_warned = False
-
     def _core_set_self_collision(self, int skeleton, bint enabled):
         self._check_idle()
         api.setSelfCollision(deref(self._cmodel), skeleton, enabled)
-
-    def _core_set_contact_margin(self, double margin):
-        self._check_idle()
-        api.setContactMargin(deref(self._cmodel), margin)
 
     def _core_set_contact_options(self, int friction_directions, int friction_combine, int restitution_combine,
                                   double restitution_threshold, double erp, double penetration_allowance,
                                   double max_correction_velocity, bint joint_limits, bint joint_friction,
                                   double tolerance, bint bounce_correction, bint warm_start, bint speculative,
-                                  double rest_depth):
+                                  double rest_depth, double margin, double max_penetration):
+        """Every contact setting into the world's options (codes as in contacts.COMBINE)."""
         self._check_idle()
-        api.setContactOptions(deref(self._copts), friction_directions, friction_combine, restitution_combine,
-                              restitution_threshold, erp, penetration_allowance, max_correction_velocity,
-                              joint_limits, joint_friction, tolerance, bounce_correction, warm_start, speculative,
-                              rest_depth)
+        cdef double old_depth = self._opts.max_penetration
+        api.setContactOptions(self._opts, deref(self._cmodel), friction_directions, friction_combine,
+                              restitution_combine, restitution_threshold, erp, penetration_allowance,
+                              max_correction_velocity, joint_limits, joint_friction, tolerance, bounce_correction,
+                              warm_start, speculative, rest_depth, margin, max_penetration)
+        if max_penetration != old_depth:  # a new threshold may warn again
+            self._depth_warned = False
         if self._ready:
-            self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
+            self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), self._opts.contact)
+
+    def _core_contact_options(self):
+        """(flags (8,) int, values (8,) float) of the contact settings, in the order of api.hpp's
+        readContactOptions."""
+        cdef cnp.ndarray[int, ndim=1] flags = np.empty(8, dtype=np.intc)
+        cdef cnp.ndarray values = _empty1(8)
+        api.readContactOptions(self._opts, &flags[0], _ptr(values))
+        return flags, values
 
     def _core_finalize_contacts(self):
         self._check_idle()
         self._cdata.reset(new api.CollisionData(deref(self._cmodel)))
         self._cstep.reset(new api.ContactStepData(deref(self._cmodel)))
         self._warm_known = False
-        self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), deref(self._copts))
+        self._constrained = api.needsConstraints(deref(self._model), deref(self._cmodel), self._opts.contact)
 
     def _core_is_constrained(self):
         return bool(self._constrained)
+
+    # ---- the warm-start cache (World.warm_start / set_warm_start / clear_warm_start)
+    def _core_warm_start(self):
+        """(row keys (n,) int64, row classes (n,) int32, end state (nq + nv,) or None): the rows and classes
+        of the last single constrained step, and the (q, v) a step must start at to use them."""
+        self._ensure()
+        cdef int n = api.warmStartSize(deref(self._cstep)) if self._cstep else 0
+        cdef cnp.ndarray[cnp.int64_t, ndim=1] keys = np.zeros(max(n, 1), dtype=np.int64)
+        cdef cnp.ndarray[int, ndim=1] classes = np.zeros(max(n, 1), dtype=np.intc)
+        if n > 0:
+            api.readWarmStart(deref(self._cstep), <int64_t*>&keys[0], &classes[0])
+        cdef cnp.ndarray end = None
+        if self._warm_known:
+            end = _empty1(self._nq + self._nv)
+            memcpy(_ptr(end), self._warm_end.data(), (self._nq + self._nv) * sizeof(double))
+        return keys[:n], classes[:n], end
+
+    def _core_set_warm_start(self, keys, classes, end):
+        """Replaces the cache (arguments as _core_warm_start returns them; World checks that they belong to
+        this world's model)."""
+        self._ensure()
+        cdef cnp.ndarray[cnp.int64_t, ndim=1] K = np.ascontiguousarray(keys, dtype=np.int64).reshape(-1)
+        cdef cnp.ndarray[int, ndim=1] C = np.ascontiguousarray(classes, dtype=np.intc).reshape(-1)
+        cdef int n = <int>K.shape[0]
+        if C.shape[0] != n:
+            raise ValueError(f"the warm start has {n} row keys but {C.shape[0]} classes")
+        cdef cnp.ndarray E = None if end is None else _vec(end, self._nq + self._nv, "warm start state")
+        if not self._cstep:
+            if n > 0:
+                raise ValueError("this world has no constraints, so its warm start holds no rows")
+            self._warm_known = False
+            return
+        if n > 0:
+            api.writeWarmStart(deref(self._cstep), <int64_t*>&K[0], &C[0], n)
+        else:
+            api.clearWarmStart(deref(self._cstep))
+        if E is None:
+            self._warm_known = False
+        else:
+            self._warm_start_to(_ptr(E), _ptr(E) + self._nq)
+
+    def _core_clear_warm_start(self):
+        """Empties the cache: the next constrained step solves cold."""
+        self._warm_known = False
+        if self._cstep:
+            api.clearWarmStart(deref(self._cstep))
 
     # ---- queries
     def _core_collide(self, q):
@@ -134,7 +183,7 @@ cdef class ContactWorldCore(GradientWorldCore):
         cdef cnp.ndarray vn = _empty1(self._nv)
         self._warm_start_from(_ptr(Q), _ptr(V))
         api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
-                            deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+                            self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn))
         self._warm_start_to(_ptr(qn), _ptr(vn))
         return api.lastRowCount(deref(self._cstep))
 

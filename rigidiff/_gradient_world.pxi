@@ -52,12 +52,12 @@ cdef class GradientWorldCore(WorldCore):
         if self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
-                                         deref(self._cstep), deref(self._copts), _ptr(Q), _ptr(V), _ptr(T),
-                                         self._dt_c, fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+                                         deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
+                                         self._opts.dt, fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
             self._warm_start_to(_ptr(qn), _ptr(vn))
         else:
             api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T),
-                                       self._dt_c, fx, groups & 31, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
+                                       self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
             if npar > nmodel:  # contact coefficients act only through constraints
                 pjac = np.concatenate([pjac, np.zeros((2, self._nv, npar - nmodel))], axis=2)
         return qn, vn, jac, pjac
@@ -81,11 +81,11 @@ cdef class GradientWorldCore(WorldCore):
         if self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
-                                   deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ), _ptr(GV),
+                                   self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(GQ), _ptr(GV),
                                    groups, explore, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
             self._warm_start_to(_ptr(qn), _ptr(vn))
         else:
-            api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(GQ),
+            api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(GQ),
                         _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         return qn, vn, gs, gt, gp
 
@@ -111,12 +111,12 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgt = _ptr(gtaus)
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
-        cdef double dt = self._dt_c
+        cdef double dt = self._opts.dt
         self._enter_nogil(generation)
         try:
             if self._constrained:
                 with nogil:
-                    api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), deref(self._copts), pQ,
+                    api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), self._opts.contact, pQ,
                                                    pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)
             else:
                 with nogil:

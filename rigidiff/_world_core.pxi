@@ -2,11 +2,13 @@
 # subclasses it, so a call such as world.step(q, v, tau) goes straight from Python into C.
 from cpython.pythread cimport PyThread_get_thread_ident
 from cython.operator cimport dereference as deref
+from libc.stdint cimport int64_t
 from libc.string cimport memcmp, memcpy
 from libcpp.memory cimport unique_ptr
 from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
+from rigidiff._cpp.api cimport WorldOptions as _WorldOptions  # "cdef api.X" reads as Cython's api keyword
 
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, step_batch or a trajectory's "
          "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
@@ -40,10 +42,11 @@ cdef class WorldCore:
     cdef unique_ptr[api.CollisionModel] _cmodel
     cdef unique_ptr[api.CollisionData] _cdata
     cdef unique_ptr[api.ContactStepData] _cstep
-    cdef unique_ptr[api.ContactOptions] _copts
+    # dt, gravity and the contact settings: their only copy (World.dt, gravity and contact_options read
+    # them back); kept when the model is rebuilt, and copied into each new Model and CollisionModel
+    cdef _WorldOptions _opts
     cdef bint _constrained
-    cdef double _max_penetration  # deeper contacts are solved but reported once (contact_options)
-    cdef bint _depth_warned
+    cdef bint _depth_warned  # a contact deeper than _opts.max_penetration was reported
     # the end state (q, v) of the last single constrained step, whose classes _cstep keeps as warm start
     cdef vector[double] _warm_end
     cdef bint _warm_known
@@ -56,15 +59,12 @@ cdef class WorldCore:
     cdef int _nv
     cdef int _nframes
     cdef bint _ready
-    cdef double _dt_c
 
     def __cinit__(self, *args, **kwargs):
         self._model.reset(new api.Model())
         self._cmodel.reset(new api.CollisionModel())
-        self._copts.reset(new api.ContactOptions())
         self._constrained = False
         self._last_rollout_rows = None
-        self._max_penetration = 0.03
         self._depth_warned = False
         self._warm_known = False
         self._busy = 0
@@ -73,7 +73,6 @@ cdef class WorldCore:
         self._generation = 0
         self._nq = self._nv = self._nframes = 0
         self._ready = False
-        self._dt_c = 1e-3
 
     # ---- threads
     cdef int _check_other_thread(self) except -1:
@@ -112,6 +111,7 @@ cdef class WorldCore:
         self._cdata.reset()
         self._cstep.reset()
         self._cmodel.reset(new api.CollisionModel())
+        api.applyWorldOptions(self._opts, deref(self._model), deref(self._cmodel))
         self._constrained = False
         self._warm_known = False
         self._ready = False
@@ -145,7 +145,13 @@ cdef class WorldCore:
     def _core_set_gravity(self, g):
         self._check_idle()
         cdef cnp.ndarray G = _vec(g, 3, "gravity")
-        api.setGravity(deref(self._model), _ptr(G))
+        api.setGravity(self._opts, deref(self._model), _ptr(G))
+
+    def _core_gravity(self):
+        """(3,) gravity, read from the world's options."""
+        cdef cnp.ndarray out = _empty1(3)
+        api.getGravity(self._opts, _ptr(out))
+        return out
 
     def _core_finalize(self, int nframes):
         self._check_idle()
@@ -337,11 +343,11 @@ cdef class WorldCore:
         if self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
-                                         deref(self._cstep), deref(self._copts), _ptr(Q), _ptr(V), _ptr(T),
-                                         self._dt_c, fx, 0, _ptr(qn), _ptr(vn), _ptr(jac), NULL)
+                                         deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
+                                         self._opts.dt, fx, 0, _ptr(qn), _ptr(vn), _ptr(jac), NULL)
             self._warm_start_to(_ptr(qn), _ptr(vn))
         else:
-            api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx,
+            api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx,
                               _ptr(qn), _ptr(vn), _ptr(jac))
         return qn, vn, jac
 
@@ -360,10 +366,10 @@ cdef class WorldCore:
             if n > 0:
                 self._warm_start_from(_ptr(Q), _ptr(V))  # later rows: checked in C++ against the row before
             api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                    self._copts.get(), _ptr(Q), _ptr(V), _ptr(Tau), n, self._dt_c, _ptr(jac))
+                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac))
         else:
             api.trajectoryJacobians(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(Q), _ptr(V),
-                                    _ptr(Tau), n, self._dt_c, _ptr(jac))
+                                    _ptr(Tau), n, self._opts.dt, _ptr(jac))
         return jac
 
     def _core_body_along(self, Qs, int f, bint jacobians):
@@ -406,14 +412,14 @@ cdef class WorldCore:
         if self._constrained:
             self._warm_start_from(_ptr(q), _ptr(v))  # its steps chain: each continues the one before
             api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                  self._copts.get(), _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
-                                  alpha, _ptr(Sm), nu, plo, phi, n, self._dt_c, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+                                  &self._opts.contact, _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
+                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo))
             if n > 0:
                 self._warm_start_to(_ptr(Qo) + n * self._nq, _ptr(Vo) + n * self._nv)
         else:
             api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
                                   _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
-                                  self._dt_c, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo))
         return Qo, Vo, Uo
 
     # ---- kinematics
@@ -543,12 +549,12 @@ cdef class WorldCore:
         if self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
-                                deref(self._copts), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn), _ptr(vn))
+                                self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn))
             self._warm_start_to(_ptr(qn), _ptr(vn))
-            if not self._depth_warned and api.lastDeepest(deref(self._cstep)) < -self._max_penetration:
+            if not self._depth_warned and api.lastDeepest(deref(self._cstep)) < -self._opts.max_penetration:
                 self._warn_depth(api.lastDeepest(deref(self._cstep)))
         else:
-            api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._dt_c, fx, _ptr(qn),
+            api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn),
                      _ptr(vn))
         return qn, vn
 
@@ -573,7 +579,7 @@ cdef class WorldCore:
         cdef double* pt = _ptr(T)
         cdef double* pQ = _ptr(Q)
         cdef double* pV = _ptr(V)
-        cdef double dt = self._dt_c
+        cdef double dt = self._opts.dt
         cdef cnp.ndarray[int, ndim=1] rows
         cdef int* prows
         if self._constrained:
@@ -582,7 +588,7 @@ cdef class WorldCore:
             self._enter_nogil(generation)
             try:
                 with nogil:
-                    api.constrainedRollout(deref(self._model), deref(self._cmodel), deref(self._copts), pq0, pv0, pt,
+                    api.constrainedRollout(deref(self._model), deref(self._cmodel), self._opts.contact, pq0, pv0, pt,
                                            n, dt, pQ, pV, prows)
             finally:
                 self._busy -= 1
@@ -611,12 +617,12 @@ cdef class WorldCore:
         cdef double* pt = _ptr(T)
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
-        cdef double dt = self._dt_c
+        cdef double dt = self._opts.dt
         self._enter_nogil(generation)
         try:
             if self._constrained:
                 with nogil:
-                    api.constrainedStepBatch(deref(self._model), deref(self._cmodel), deref(self._copts), pq, pv, pt,
+                    api.constrainedStepBatch(deref(self._model), deref(self._cmodel), self._opts.contact, pq, pv, pt,
                                              n, dt, threads, pqn, pvn)
             else:
                 with nogil:
@@ -629,15 +635,20 @@ cdef class WorldCore:
         import warnings
 
         self._depth_warned = True
-        warnings.warn(f"a contact is {-deepest:.4g} m deep, beyond max_penetration = {self._max_penetration:g} m: it "
-                      "is still solved (never dropped), but such depth usually means a body started inside another "
-                      "or dt is too large; contact_options(erp=...) pushes penetrations out (warned once per world)",
+        warnings.warn(f"a contact is {-deepest:.4g} m deep, beyond max_penetration = {self._opts.max_penetration:g} "
+                      "m: it is still solved (never dropped), but such depth usually means a body started inside "
+                      "another or dt is too large; contact_options(erp=...) pushes penetrations out (warned once per "
+                      "world)",
                       RuntimeWarning, stacklevel=3)
 
     # ---- sizes and settings
     def _core_set_dt(self, double dt):
         self._check_idle()
-        self._dt_c = dt
+        api.setTimeStep(self._opts, dt)
+
+    def _core_dt(self):
+        """The time step, read from the world's options."""
+        return self._opts.dt
 
     @property
     def nq(self):

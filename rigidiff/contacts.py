@@ -11,6 +11,7 @@ which its point and normal follow as functions of the two body poses.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from rigidiff._validate import as_scalar
 from rigidiff.collision import pose_data, shape_data, triangle_mesh_data
 from rigidiff.shapes import Mesh
+from rigidiff.warm_start import WarmStart
 
 __all__ = ["ContactSet", "StepContacts", "ContactOptions", "CONTACT_TYPES"]
 
@@ -64,6 +66,7 @@ class ContactSet:
 
 #: combination rules of two shapes' coefficients (codes of the core)
 COMBINE = {"geometric_mean": 0, "min": 1, "max": 2, "mean": 3}
+_COMBINE_NAMES = {code: name for name, code in COMBINE.items()}
 LCP_CLASSES = ("separating", "clamping", "upper_bound", "lower_bound")
 ROW_KINDS = ("normal", "friction", "lower_limit", "upper_limit", "joint_friction")
 LCP_SOLVERS = ("none", "warm_start", "pivoting", "projected_gauss_seidel", "frictionless_pgs")
@@ -121,8 +124,6 @@ class StepContacts(ContactSet):
 class ContactMethods:
     """Collision queries and constraint settings of rigidiff.World (mixed into it)."""
 
-    _contact_options = ContactOptions()
-
     def contact_options(self, **changes) -> ContactOptions:
         """Read or change the contact settings; returns the settings in force.
 
@@ -170,9 +171,10 @@ class ContactMethods:
                 sliding box coming to rest: about 1e-3 m/s). False makes ``step`` and
                 ``step_jacobians`` pure functions of (q, v, tau) along chains too. A recorded
                 rollout's backward pass always re-solves each step in its recorded mode.
+                ``warm_start()`` / ``set_warm_start()`` save and restore what a chain carries.
         """
         if not changes:  # a read changes nothing (nor the world's change count)
-            return self._contact_options
+            return self._read_contact_options()
         unknown = set(changes) - set(ContactOptions.__dataclass_fields__)
         if unknown:
             raise ValueError(f"unknown contact option(s) {sorted(unknown)}; known: "
@@ -194,22 +196,73 @@ class ContactMethods:
                     "margin", "max_penetration", "rest_depth"):
             if key in changes:
                 changes[key] = as_scalar(changes[key], key, minimum=0.0)
-        opts = replace(self._contact_options, **changes)
-        if changes:
-            with self._core_changing():
-                self._apply_contact_options(opts)
-                self._contact_options = opts
-        return self._contact_options
+        with self._core_changing():
+            o = replace(self._read_contact_options(), **changes)
+            self._changed()
+            self._core_set_contact_options(o.friction_directions, COMBINE[o.friction_combine],
+                                           COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
+                                           o.penetration_allowance, o.max_correction_velocity, o.joint_limits,
+                                           o.joint_friction, o.tolerance, o.bounce_correction, o.warm_start,
+                                           o.speculative, o.rest_depth, o.margin, o.max_penetration)
+        return self._read_contact_options()
 
-    def _apply_contact_options(self, o: ContactOptions) -> None:
-        self._changed()
-        self._core_set_contact_options(int(o.friction_directions), COMBINE[o.friction_combine],
-                                       COMBINE[o.restitution_combine], o.restitution_threshold, o.erp,
-                                       o.penetration_allowance, o.max_correction_velocity, bool(o.joint_limits),
-                                       bool(o.joint_friction), o.tolerance, bool(o.bounce_correction),
-                                       bool(o.warm_start), bool(o.speculative), o.rest_depth)
-        self._core_set_contact_margin(o.margin)
-        self._core_set_max_penetration(o.max_penetration)
+    def _read_contact_options(self) -> ContactOptions:
+        """The contact settings in force, read from the world's options in the core (their only copy)."""
+        flags, values = self._core_contact_options()
+        fd, fc, rc, limits, joint_friction, bounce, warm, speculative = (int(f) for f in flags)
+        threshold, erp, allowance, max_correction, tolerance, rest_depth, margin, max_penetration = (
+            float(x) for x in values)
+        return ContactOptions(fd, _COMBINE_NAMES[fc], _COMBINE_NAMES[rc], threshold, erp, allowance, max_correction,
+                              bool(limits), bool(joint_friction), tolerance, margin, max_penetration, bool(bounce),
+                              bool(warm), bool(speculative), rest_depth)
+
+    # ---------------------------------------------------------------- the warm-start cache
+    def warm_start(self) -> WarmStart:
+        """The contact warm start as a value: the constraint rows and classes of the last single
+        constrained step (``step``, ``step_jacobians``, ``step_vjp``, ``advance``'s last step) and its end
+        state, which the next step uses only if it starts bitwise there (``contact_options(warm_start=...)``).
+
+        Returns:
+            a WarmStart (opaque, immutable, picklable); ``set_warm_start`` puts it back, in this world or
+            in another with the same model (a ``World._copy()``, a world built the same way).
+
+        Example::
+
+            q1, v1 = world.step(q0, v0, tau0)
+            ws = world.warm_start()
+            ...                                  # other steps, checks, finite differences
+            world.set_warm_start(ws)
+            q2, v2 = world.step(q1, v1, tau1)    # as if it had followed the first step at once
+        """
+        self._ensure_compiled()
+        keys, classes, end = self._core_warm_start()
+        return WarmStart(keys, classes, end, self._model_signature())
+
+    def set_warm_start(self, warm_start: WarmStart) -> None:
+        """Restore a warm start taken by ``warm_start()``: the next single step that starts bitwise at its
+        end state is solved exactly as the step taken right after the one that left it.
+
+        Raises:
+            ValueError: if ``warm_start`` is not a WarmStart, or was taken from a world with another
+                model (other bodies, joints or shapes).
+        """
+        if not isinstance(warm_start, WarmStart):
+            raise ValueError(f"set_warm_start expects a rigidiff.WarmStart (from world.warm_start()), got "
+                             f"{type(warm_start).__name__}")
+        self._ensure_compiled()
+        if warm_start._model != self._model_signature():
+            raise ValueError("this warm start was taken from a world with a different model (other bodies, joints "
+                             "or shapes); it applies only to worlds with the model of the world that made it")
+        self._core_set_warm_start(warm_start._keys, warm_start._classes, warm_start._state)
+
+    def clear_warm_start(self) -> None:
+        """Empty the warm start: the next constrained step solves cold, as in a new world."""
+        self._core_clear_warm_start()
+
+    def _model_signature(self) -> str:
+        """What a warm start's row keys refer to: sizes, bodies, joints and shapes of the compiled model."""
+        text = repr((self.nq, self.nv, self.body_names, self.joint_names, self._geometries))
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""
@@ -236,7 +289,7 @@ class ContactMethods:
         self._geometry_shapes = shapes
         self._geometry_skeletons = owners
         self._core_finalize_contacts()
-        self._apply_contact_options(self._contact_options)
+        self._changed()
 
     def _geometry_parameter_names(self) -> list:
         """Per geometry, the name its parameters carry: the shape's, prefixed by its skeleton's where two

@@ -45,7 +45,11 @@ physical, else the column is a second-order one-sided difference into the physic
 **Purity.** Every evaluation goes through ``_evaluate_step``. With ``contact_options(warm_start=False)`` the
 step is a pure function of (q, v, tau); with the warm start on (the default) a contact step whose friction
 problem has several solutions answers with the one the previous step's mode selects (docs/contact.md),
-so checks at such degenerate states should turn the warm start off.
+so checks at such degenerate states should turn the warm start off. Both functions leave the world's
+warm start as they found it (``world.warm_start()`` / ``set_warm_start``): the unperturbed step of the
+finite differences, and the analytic step of ``check_jacobians``, are solved as ``world.step(q, v, tau)``
+would be at the call, and a chain of steps continues after a check as if no check had run (the
+perturbed steps start elsewhere, so they solve cold).
 """
 
 from __future__ import annotations
@@ -128,6 +132,26 @@ def _evaluate_step(world, q, v, tau):
     """One step, (q_next, v_next). The single place where finite differences call the world (pure with
     the contact warm start off; see the module's note on purity)."""
     return world.step(q, v, tau)
+
+
+class _KeptWarmStart:
+    """``with _KeptWarmStart(world) as kept:`` restores the world's contact warm start on exit, and on
+    ``kept.restore()``; a no-op for an object without ``warm_start``."""
+
+    def __init__(self, world):
+        self.world = world
+        self.saved = world.warm_start() if hasattr(world, "warm_start") else None
+
+    def restore(self) -> None:
+        if self.saved is not None:
+            self.world.set_warm_start(self.saved)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.restore()
+        return False
 
 
 def _base_step(state, wrt: str, k: int, eps: float) -> float:
@@ -429,7 +453,8 @@ def finite_difference_jacobians(world, q, v, tau, method: str = "central", eps: 
     state = _check_state(world, q, v, tau)
     if parameters is not None:
         world._resolve_wrt(parameters)
-    q_next, v_next, b, names = _fd_blocks(world, state, WRT, method, eps, parameters)
+    with _KeptWarmStart(world):
+        q_next, v_next, b, names = _fd_blocks(world, state, WRT, method, eps, parameters)
     extra = {} if parameters is None else {"parameter_names": names, "dq_dp": b["dq_dp"], "dv_dp": b["dv_dp"]}
     return StepJacobians(q_next, v_next, b["dq_dq"], b["dq_dv"], b["dq_dtau"], b["dv_dq"], b["dv_dv"],
                          b["dv_dtau"], **extra)
@@ -600,7 +625,9 @@ def check_jacobians(world, q, v, tau, wrt=WRT, method: str = "central", eps: flo
     rtol = as_scalar(rtol, "rtol", minimum=0.0, strict=True)
     atol = as_scalar(atol, "atol", minimum=0.0)
     state = _check_state(world, q, v, tau)
-    expected = _analytic_blocks(world, state, analytic, wrt, params)
-    _, _, fd, _ = _fd_blocks(world, state, wrt, method, eps, params)
+    with _KeptWarmStart(world) as kept:
+        expected = _analytic_blocks(world, state, analytic, wrt, params)
+        kept.restore()  # the unperturbed step of the differences is solved as the analytic one
+        _, _, fd, _ = _fd_blocks(world, state, wrt, method, eps, params)
     blocks = [_compare(name, expected[name], fd[name], rtol, atol) for name in expected]
     return JacobianReport(blocks, method, eps, rtol, atol)

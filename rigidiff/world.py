@@ -134,7 +134,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81)):
         self.dt = dt
-        self._gravity = as_array(gravity, (3,), "gravity").copy()
+        self.gravity = gravity
         self._skeletons: list[Skeleton] = []
         self._particle_sets: list[ParticleSet] = []
         self._frames: list[tuple[Skeleton, Body]] = []
@@ -148,25 +148,23 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     @property
     def dt(self) -> float:
         """Time step in seconds."""
-        return self._dt
+        return self._core_dt()
 
     @dt.setter
     def dt(self, value):
         with self._core_changing():
-            self._dt = as_scalar(value, "dt", minimum=0.0, strict=True)
-            self._core_set_dt(self._dt)
+            self._core_set_dt(as_scalar(value, "dt", minimum=0.0, strict=True))
             self._changed()
 
     @property
     def gravity(self) -> np.ndarray:
-        """(3,) gravity acceleration."""
-        return self._gravity.copy()
+        """(3,) gravity acceleration (a new array)."""
+        return self._core_gravity()
 
     @gravity.setter
     def gravity(self, value):
         with self._core_changing():
-            self._gravity = as_array(value, (3,), "gravity").copy()
-            self._core_set_gravity(self._gravity)
+            self._core_set_gravity(as_array(value, (3,), "gravity"))
             self._changed()
 
     def _changed(self) -> None:
@@ -302,7 +300,6 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def _compile_skeletons(self):
         self._core_reset()
-        self._core_set_gravity(self._gravity)
         self._invalidate_parameters()
         frames: list[tuple[Skeleton, Body]] = []
         frame_support: list[tuple[int, Transform]] = []
@@ -579,7 +576,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             raise ValueError("v has non-finite entries")
         one = v.ndim == 1
         v, v_next = np.atleast_2d(v), np.atleast_2d(v_next)
-        dt = self._dt
+        dt = self.dt
         a = (v_next - v) / dt
         for _, body, _, vi in self._joint_table:
             if body.joint.type != "free":
@@ -627,12 +624,12 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             Q, V = self.rollout(q, v, np.broadcast_to(tau, (int(n_steps) - 1, self.nv)))
             q, v = Q[-1], V[-1]
         self._q, self._v = self.step(q, v, tau)  # the last one by step(), so that last_contacts() shows it
-        self.time += n_steps * self._dt
+        self.time += n_steps * self.dt
         return self.q, self.v
 
     def summary(self) -> str:
         """Skeletons, dofs and masses in a readable form."""
-        lines = [f"World(dt={self._dt}, gravity={self._gravity.tolist()}, nq={self.nq}, nv={self.nv})"]
+        lines = [f"World(dt={self.dt}, gravity={self.gravity.tolist()}, nq={self.nq}, nv={self.nv})"]
         lines += [sk.summary() for sk in self._skeletons]
         lines += [f"{p!r}: q[{self.layout(p.name).q.start}:{self.layout(p.name).q.stop}]" for p in self._particle_sets]
         return "\n".join(lines)
@@ -640,4 +637,4 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     def __repr__(self) -> str:
         names = [s.name for s in self._skeletons]
         extra = f", particle_sets={[p.name for p in self._particle_sets]}" if self._particle_sets else ""
-        return f"World(dt={self._dt}, skeletons={names}{extra})"
+        return f"World(dt={self.dt}, skeletons={names}{extra})"

@@ -1,4 +1,5 @@
 # Declarations of the C++ surface in cpp/include/rigidiff/bind/api.hpp (no Eigen types here).
+from libc.stdint cimport int64_t
 from libcpp cimport bool
 from libcpp.string cimport string
 
@@ -30,6 +31,15 @@ cdef extern from "rigidiff/world/contact_step.hpp" namespace "rigidiff" nogil:
         ContactStepData(const CollisionModel&) except +
 
 
+cdef extern from "rigidiff/world/world_options.hpp" namespace "rigidiff" nogil:
+    cdef cppclass WorldOptions:
+        WorldOptions() except +
+        double dt
+        ContactOptions contact
+        double max_penetration
+    void applyWorldOptions(const WorldOptions&, Model&, CollisionModel&)
+
+
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int addJoint(Model&, int parent, int type, const double* placement, const double* axes, const double* inertia,
                  const string& name) except +
@@ -38,8 +48,16 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                             const double* friction, const double* effort, const double* velocity) except +
     void appendInertia(Model&, int j, const double* inertia) except +
     int addFrame(Model&, const string& name, int j, const double* placement) except +
-    void setGravity(Model&, const double* g) except +
-    void getGravity(const Model&, double* g) except +
+
+    void setTimeStep(WorldOptions&, double dt) except +
+    void setGravity(WorldOptions&, Model&, const double* g) except +
+    void getGravity(const WorldOptions&, double* g) except +
+    void setContactOptions(WorldOptions&, CollisionModel&, int friction_directions, int friction_combine,
+                           int restitution_combine, double restitution_threshold, double erp,
+                           double penetration_allowance, double max_correction_velocity, bool joint_limits,
+                           bool joint_friction, double lcp_tolerance, bool bounce_correction, bool warm_start,
+                           bool speculative, double rest_depth, double margin, double max_penetration) except +
+    void readContactOptions(const WorldOptions&, int* flags, double* values) except +
 
     void inverseDynamics(const Model&, Data&, const double* q, const double* v, const double* a, const double* fext,
                          double* tau) except +
@@ -115,21 +133,18 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                     unsigned group, unsigned mask, const string& name, const double* mesh_points, int n_points,
                     const int* mesh_faces, int n_faces, double thickness) except +
     void setSelfCollision(CollisionModel&, int skeleton, bool enabled) except +
-    void setContactMargin(CollisionModel&, double margin) except +
     int computeContacts(const Model&, Data&, const CollisionModel&, CollisionData&, const double* q) except +
     void readContacts(const CollisionData&, double* points, double* normals, double* distances, int* geom_a,
                       int* geom_b, int* types) except +
 
-    void setContactOptions(ContactOptions&, int friction_directions, int friction_combine, int restitution_combine,
-                           double restitution_threshold, double erp, double penetration_allowance,
-                           double max_correction_velocity, bool joint_limits, bool joint_friction,
-                           double lcp_tolerance, bool bounce_correction, bool warm_start,
-                           bool speculative, double rest_depth) except +
     bool needsConstraints(const Model&, const CollisionModel&, const ContactOptions&) except +
     void constrainedStep(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
                          const double* q, const double* v, const double* tau, double dt, const double* fext,
                          double* q_out, double* v_out) except +
     void clearWarmStart(ContactStepData&) except +
+    int warmStartSize(const ContactStepData&) except +
+    void readWarmStart(const ContactStepData&, int64_t* keys, int* classes) except +
+    void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, int n) except +
     void constrainedRollout(const Model&, const CollisionModel&, const ContactOptions&, const double* q0,
                             const double* v0, const double* taus, int T, double dt, double* Q, double* V,
                             int* rows) except +

@@ -65,15 +65,6 @@ int addFrame(Model& model, const std::string& name, int j, const double* placeme
   return model.addFrame(name, j, readPlacement(placement));
 }
 
-void setGravity(Model& model, const double* g) {
-  checkFinite(g, 3, "gravity");
-  model.gravity = Vec3(g[0], g[1], g[2]);
-}
-
-void getGravity(const Model& model, double* g) {
-  for (int k = 0; k < 3; ++k) g[k] = model.gravity[k];
-}
-
 void inverseDynamics(const Model& m, Data& d, const double* q, const double* v, const double* a, const double* fext,
                      double* tau) {
   checkState(m, q, v);

@@ -46,11 +46,6 @@ void setGeometryCoefficients(CollisionModel& cmodel, int g, double friction, dou
   cmodel.geometries[g].restitution = restitution;
 }
 
-void setContactMargin(CollisionModel& cmodel, double margin) {
-  RD_CHECK_ARG(std::isfinite(margin) && margin >= 0.0, "contact margin must be finite and >= 0, got " << margin);
-  cmodel.margin = margin;
-}
-
 int computeContacts(const Model& m, Data& d, const CollisionModel& cm, CollisionData& cd, const double* q) {
   checkState(m, q, nullptr);
   rigidiff::computeContacts(m, d, cm, cd, q);

@@ -9,39 +9,6 @@
 namespace rigidiff {
 namespace bind {
 
-void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
-                       double restitution_threshold, double erp, double penetration_allowance,
-                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
-                       bool bounce_correction, bool warm_start, bool speculative, double rest_depth) {
-  RD_CHECK_ARG(friction_directions == 2 || friction_directions == 4,
-               "friction_directions must be 2 or 4, got " << friction_directions);
-  RD_CHECK_ARG(friction_combine >= 0 && friction_combine <= 3, "unknown friction combine code " << friction_combine);
-  RD_CHECK_ARG(restitution_combine >= 0 && restitution_combine <= 3,
-               "unknown restitution combine code " << restitution_combine);
-  RD_CHECK_ARG(std::isfinite(restitution_threshold) && restitution_threshold >= 0.0,
-               "restitution_threshold must be >= 0, got " << restitution_threshold);
-  RD_CHECK_ARG(std::isfinite(erp) && erp >= 0.0 && erp <= 1.0, "erp must be in [0, 1], got " << erp);
-  RD_CHECK_ARG(std::isfinite(penetration_allowance) && penetration_allowance >= 0.0,
-               "penetration_allowance must be >= 0, got " << penetration_allowance);
-  RD_CHECK_ARG(max_correction_velocity > 0.0, "max_correction_velocity must be > 0, got " << max_correction_velocity);
-  RD_CHECK_ARG(std::isfinite(lcp_tolerance) && lcp_tolerance > 0.0, "tolerance must be > 0, got " << lcp_tolerance);
-  RD_CHECK_ARG(std::isfinite(rest_depth) && rest_depth >= 0.0, "rest_depth must be >= 0, got " << rest_depth);
-  o.frictionDirections = friction_directions;
-  o.frictionCombine = static_cast<Combine>(friction_combine);
-  o.restitutionCombine = static_cast<Combine>(restitution_combine);
-  o.restitutionThreshold = restitution_threshold;
-  o.erp = erp;
-  o.penetrationAllowance = penetration_allowance;
-  o.maxCorrectionVelocity = max_correction_velocity;
-  o.jointLimits = joint_limits;
-  o.jointFriction = joint_friction;
-  o.lcp.tolerance = lcp_tolerance;
-  o.bounceCorrection = bounce_correction;
-  o.warmStart = warm_start;
-  o.speculative = speculative;
-  o.restDepth = rest_depth;
-}
-
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
   const int n = static_cast<int>(cm.geometries.size());
   for (int i = 0; i < n; ++i)
@@ -68,6 +35,28 @@ void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactS
 }
 
 void clearWarmStart(ContactStepData& cd) { cd.warmClasses.clear(); }
+
+int warmStartSize(const ContactStepData& cd) {
+  // a step leaves its rows' keys and classes; an emptied cache keeps the keys but no classes
+  return cd.warmClasses.size() == cd.warmKeys.size() ? static_cast<int>(cd.warmClasses.size()) : 0;
+}
+
+void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes) {
+  const int n = warmStartSize(cd);
+  for (int r = 0; r < n; ++r) {
+    keys[r] = cd.warmKeys[r];
+    classes[r] = static_cast<int>(cd.warmClasses[r]);
+  }
+}
+
+void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n) {
+  RD_CHECK_ARG(n >= 0, "warm start row count must be >= 0, got " << n);
+  for (int r = 0; r < n; ++r)
+    RD_CHECK_ARG(classes[r] >= 0 && classes[r] <= 3, "warm start class [" << r << "] must be 0..3, got " << classes[r]);
+  cd.warmKeys.assign(keys, keys + n);
+  cd.warmClasses.resize(n);
+  for (int r = 0; r < n; ++r) cd.warmClasses[r] = static_cast<contact::LcpClass>(classes[r]);
+}
 
 void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
                         const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows) {

@@ -3,10 +3,12 @@
 // out_of_range -> IndexError, runtime_error -> RuntimeError.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/world/contact_step.hpp"
+#include "rigidiff/world/world_options.hpp"
 #include "rigidiff/multibody/data.hpp"
 
 namespace rigidiff {
@@ -24,8 +26,24 @@ void setJointParameters(Model& model, int j, const double* lower, const double* 
                         const double* effort, const double* velocity);
 void appendInertia(Model& model, int j, const double* inertia);
 int addFrame(Model& model, const std::string& name, int j, const double* placement);
-void setGravity(Model& model, const double* g);
-void getGravity(const Model& model, double* g);
+
+// ---- the world's options (api_world_options.cpp): the only copy of dt, gravity and the contact settings
+void setTimeStep(WorldOptions& o, double dt);
+/// Gravity into the options and into the model the algorithms read it from.
+void setGravity(WorldOptions& o, Model& model, const double* g);
+void getGravity(const WorldOptions& o, double* g);
+/// Contact solver settings; combine codes: 0 geometric mean, 1 min, 2 max, 3 mean. The margin goes into
+/// cmodel too. Nothing changes if an argument is invalid.
+void setContactOptions(WorldOptions& o, CollisionModel& cmodel, int friction_directions, int friction_combine,
+                       int restitution_combine, double restitution_threshold, double erp,
+                       double penetration_allowance, double max_correction_velocity, bool joint_limits,
+                       bool joint_friction, double lcp_tolerance, bool bounce_correction, bool warm_start,
+                       bool speculative, double rest_depth, double margin, double max_penetration);
+/// The contact settings as setContactOptions takes them: flags (8) friction_directions, friction_combine,
+/// restitution_combine, joint_limits, joint_friction, bounce_correction, warm_start, speculative; values
+/// (8) restitution_threshold, erp, penetration_allowance, max_correction_velocity, lcp_tolerance,
+/// rest_depth, margin, max_penetration.
+void readContactOptions(const WorldOptions& o, int* flags, double* values);
 
 // ---- algorithms (outputs are caller-allocated arrays)
 void inverseDynamics(const Model& m, Data& d, const double* q, const double* v, const double* a, const double* fext,
@@ -141,7 +159,6 @@ int addGeometry(CollisionModel& cmodel, const Model& model, int type, const doub
                 unsigned group, unsigned mask, const std::string& name, const double* mesh_points, int n_points,
                 const int* mesh_faces, int n_faces, double thickness);
 void setSelfCollision(CollisionModel& cmodel, int skeleton, bool enabled);
-void setContactMargin(CollisionModel& cmodel, double margin);
 /// Contacts at q; returns their number (read them with readContacts).
 int computeContacts(const Model& m, Data& d, const CollisionModel& cm, CollisionData& cd, const double* q);
 /// The contacts of the last query: points, normals (n x 3), distances (n), geometries a, b and types (n).
@@ -149,11 +166,6 @@ void readContacts(const CollisionData& cd, double* points, double* normals, doub
                   int* geom_b, int* types);
 
 // ---- constrained stepping (api_contact_step.cpp)
-/// Contact solver settings; combine codes: 0 geometric mean, 1 min, 2 max, 3 mean.
-void setContactOptions(ContactOptions& o, int friction_directions, int friction_combine, int restitution_combine,
-                       double restitution_threshold, double erp, double penetration_allowance,
-                       double max_correction_velocity, bool joint_limits, bool joint_friction, double lcp_tolerance,
-                       bool bounce_correction, bool warm_start, bool speculative, double rest_depth);
 /// Can any constraint row ever appear (a pair of geometries allowed to touch, a finite limit, friction)?
 bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o);
 /// One constrained step (world/contact_step.hpp); updates the warm-start cache in cd.
@@ -163,6 +175,12 @@ void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactS
 /// Forget the previous step's contact classes: the next constrainedStep on cd solves without a warm start.
 /// The Python layer calls it whenever a step does not start from the previous step's end state.
 void clearWarmStart(ContactStepData& cd);
+/// Number of rows in the warm-start cache of cd (0 when it is empty).
+int warmStartSize(const ContactStepData& cd);
+/// The cache: the previous step's row keys and the classes (0..3) of those rows (warmStartSize each).
+void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes);
+/// Replaces the cache with n rows (n = 0 empties it); invalid_argument for a class outside 0..3.
+void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n);
 /// T constrained steps with their own buffers (warm-started within the rollout); rows (T) receives
 /// the number of constraint rows of each step.
 void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,

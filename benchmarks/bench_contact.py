@@ -1,6 +1,7 @@
 """Per-step cost of rigidiff's constrained step (contacts) next to MuJoCo's mj_step on the same scenes.
 
     python benchmarks/bench_contact.py [--scenes box_stack quadruped ball_drop] [--quick]
+        [--islands box_stack pyramid spheres64 bin100] [--bin-sizes 10 25 50 100]
 
 Scenes, built identically in both engines (dt 1e-3, gravity -9.81 z, the same masses, inertias and
 friction coefficients):
@@ -19,7 +20,10 @@ rigidiff: `world.step` in a Python loop and `world.rollout` (one call per window
 pyramidal friction cone, condim 3): `mj_step` in a Python loop (torques through qfrc_applied) and
 `mujoco.rollout.rollout`, plus `mj_step` with the elliptic cone. All variants are timed in turn in each
 round (medians over the rounds, one warm-up round). Ratios are rigidiff / MuJoCo (< 1: rigidiff is faster).
-A last table times the step of n spheres resting apart on the ground (n contacts) in both engines.
+A table times the step of n spheres resting apart on the ground (n contacts) in both engines. The island
+table times a chain of steps at rest after 0.3 s of large islands: the 5-box stack, a pyramid of 15 cubes
+(each upper cube straddling two), 64 spheres apart (64 islands) and bins of N bodies (cubes and spheres in a
+3-D checkerboard dropped layer by layer into a walled bin, one island; --bin-sizes gives a scaling series).
 
 An untimed comparison follows: after 1 s, the bodies' heights, the total normal force on the ground over
 the total weight, the contacts each engine reports, the deepest penetration, the largest speed, and which
@@ -65,12 +69,61 @@ def ball_drop() -> tuple[list[Free], float]:
             for i in range(10)], 0.6
 
 
+def pyramid() -> tuple[list[Free], float]:
+    """15 cubes (0.2 m) in rows of 5, 4, 3, 2, 1, 2 cm apart: each upper cube straddles two lower ones."""
+    bodies, k = [], 0
+    for level, n in enumerate(range(5, 0, -1)):
+        for i in range(n):
+            x = 0.22 * (i - (n - 1) / 2)
+            bodies.append(Free(f"box{k}", "box", 0.1, 1.0, (x, 0.0, 0.1 + 0.2 * level)))
+            k += 1
+    return bodies, 0.6
+
+
+BIN_CELL = 0.1  # lattice spacing of the bin; cubes 0.1 m, spheres 0.05 m radius
+
+
+def bin_cols(n: int) -> int:
+    """Columns per side of the bin of n bodies: about four layers."""
+    return max(2, int(np.ceil(np.sqrt(n / 4))))
+
+
+def bin_pile(n: int) -> tuple[list[Free], float]:
+    """n bodies, cubes and spheres in a 3-D checkerboard, in a walled bin of bin_cols(n)^2 columns; each
+    layer is dropped from 2 mm above the one below, and neighbours in a layer overlap by 20 um, so that
+    once landed every body touches its neighbours and the pile is one island."""
+    k, bodies = bin_cols(n), []
+    step = BIN_CELL - 2e-5
+    for i in range(n):
+        layer, cell = divmod(i, k * k)
+        a, b = divmod(cell, k)
+        pos = (step * (a - (k - 1) / 2), step * (b - (k - 1) / 2), BIN_CELL * (0.5 + layer) + 2e-3 * layer)
+        kind = "box" if (a + b + layer) % 2 == 0 else "sphere"
+        bodies.append(Free(f"b{i}", kind, BIN_CELL / 2, 0.5 if kind == "box" else 0.3, pos))
+    return bodies, 0.6
+
+
+def bin_walls(n: int) -> list[tuple[tuple, tuple]]:
+    """The bin's four walls as (half-sizes, centre): 2 cm thick, as high as the pile, touching its sides."""
+    k = bin_cols(n)
+    inner = (BIN_CELL - 2e-5) * (k - 1) / 2 + BIN_CELL / 2
+    h = BIN_CELL * (n // (k * k) + 1)
+    t = 0.01
+    return [((t, inner + 2 * t, h), (s * (inner + t), 0.0, h)) for s in (-1, 1)] + \
+           [((inner + 2 * t, t, h), (0.0, s * (inner + t), h)) for s in (-1, 1)]
+
+
 # ---------------------------------------------------------------------------------------------- rigidiff
 
 
-def rd_free_world(bodies: list[Free], friction: float):
+def rd_free_world(bodies: list[Free], friction: float, walls=()):
     world = rd.World(dt=DT)
-    world.add_ground(friction=friction)
+    ground = world.add_ground(friction=friction)
+    for i, (half, centre) in enumerate(walls):
+        wall = ground.add_body(f"wall{i}")
+        wall.add_shape(rd.Box(tuple(2 * h for h in half)), origin=rd.Transform(translation=centre), friction=friction)
+    if walls:
+        world.rebuild()
     q0 = []
     for b in bodies:
         shape = rd.Box((2 * b.size,) * 3) if b.kind == "box" else rd.Sphere(b.size)
@@ -180,12 +233,15 @@ def mj_ground(spec, friction: float, contype: int = 1, conaffinity: int = 1) -> 
                             friction=[friction, 0.0, 0.0], condim=3, contype=contype, conaffinity=conaffinity)
 
 
-def mj_free_model(bodies: list[Free], friction: float, cone: str):
+def mj_free_model(bodies: list[Free], friction: float, cone: str, walls=()):
     import mujoco
 
     spec = mujoco.MjSpec()
     mj_spec_options(spec, cone)
     mj_ground(spec, friction)
+    for half, centre in walls:
+        spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_BOX, size=list(half), pos=list(centre),
+                                friction=[friction, 0.0, 0.0], condim=3)
     for b in bodies:
         body = spec.worldbody.add_body(name=b.name, pos=list(b.pos))
         body.add_freejoint()
@@ -357,6 +413,61 @@ def contact_scaling(counts, repeat: int) -> None:
         print(f"{n:>7}  {us['rd']:7.1f} {us['mj']:7.1f} {us['rd'] / us['mj']:5.2f}", flush=True)
 
 
+ISLANDS = {
+    "box_stack": lambda: (box_stack(), ()),
+    "pyramid": lambda: (pyramid(), ()),
+    "spheres64": lambda: (([Free(f"ball{i}", "sphere", 0.1, 1.0, (0.4 * (i % 8), 0.4 * (i // 8), 0.1))
+                            for i in range(64)], 0.6), ()),
+}
+
+
+def island_scene(name: str):
+    if name.startswith("bin"):
+        n = int(name[3:])
+        return bin_pile(n), bin_walls(n)
+    return ISLANDS[name]()
+
+
+def island_table(names, repeat: int, settle: int = 300) -> None:
+    """Step cost of scenes at rest after `settle` steps (one island each but the spheres): rows, clamping
+    rows and the rank of the island's clamping system (rigidiff), contacts of both engines, us per step."""
+    import mujoco
+
+    print(f"{'scene':<10} {'bodies':>6} {'rows':>5} {'clamp':>5} {'rd con':>6} {'mj con':>6}  {'rd step':>9} "
+          f"{'mj_step':>7} {'ratio':>6}")
+    for name in names:
+        (bodies, friction), walls = island_scene(name)
+        world, q, _ = rd_free_world(bodies, friction, walls)
+        v, zero = np.zeros(world.nv), np.zeros(world.nv)
+        m, qpos, _ = mj_free_model(bodies, friction, "pyramidal", walls)
+        d = mujoco.MjData(m)
+        d.qpos[:] = qpos
+        for _ in range(settle):
+            q, v = world.step(q, v, zero)
+            mujoco.mj_step(m, d)
+        c = world.last_contacts()
+        classes = np.asarray(c.row_classes)
+        clamping = int(np.sum(classes == "clamping")) if classes.dtype.kind in "US" else int(np.sum(classes == 1))
+        per_call = max(1, min(200, int(2e4 / max(1, len(classes)))))  # fewer steps per round for large piles
+
+        chain = [q, v]
+
+        def rd_loop(chain=chain, world=world, zero=zero, n=per_call):
+            q, v = chain  # each round continues the simulation, so every step is warm-started
+            for _ in range(n):
+                q, v = world.step(q, v, zero)
+            chain[:] = q, v
+
+        def mj_loop(m=m, d=d, n=per_call):
+            for _ in range(n):
+                mujoco.mj_step(m, d)
+
+        us = {k: 1e6 * t / per_call for k, t in interleaved_medians({"rd": (rd_loop, None),
+                                                                    "mj": (mj_loop, None)}, repeat).items()}
+        print(f"{name:<10} {len(bodies):>6} {len(classes):>5} {clamping:>5} {len(c):>6} {d.ncon:>6}  "
+              f"{us['rd']:9.1f} {us['mj']:7.1f} {us['rd'] / us['mj']:6.2f}", flush=True)
+
+
 def print_timings(name: str, us: dict) -> None:
     for w, window in enumerate(WINDOWS):
         row = f"{name:<10} {window:<8}"
@@ -388,6 +499,10 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", nargs="+", default=list(SCENES), choices=list(SCENES))
     ap.add_argument("--quick", action="store_true", help="fewer timing rounds")
+    ap.add_argument("--islands", nargs="*", default=["box_stack", "pyramid", "spheres64", "bin100"],
+                    help="scenes of the island table (box_stack, pyramid, spheres64, bin<N>); none: skip it")
+    ap.add_argument("--bin-sizes", nargs="*", type=int, default=[],
+                    help="bodies of a scaling series of bins (e.g. 10 25 50 100), added to the island table")
     args = ap.parse_args(argv)
     repeat = 3 if args.quick else 9
     peer = "mujoco: not installed" if mujoco_version() is None else f"mujoco {mujoco_version()}"
@@ -402,7 +517,11 @@ def main(argv=None) -> int:
         results[name] = checks
     if mujoco_version() is not None:
         print("\nstep against the number of contacts (n spheres resting apart on the ground, us per step)")
-        contact_scaling((1, 2, 4, 8, 16) if not args.quick else (1, 4, 16), repeat)
+        contact_scaling((1, 2, 4, 8, 16, 64) if not args.quick else (1, 4, 16, 64), repeat)
+        islands = list(args.islands) + [f"bin{n}" for n in args.bin_sizes]
+        if islands:
+            print("\nsteps at rest after 0.3 s (islands of touching bodies; a chain of steps, us per step)")
+            island_table(islands, repeat)
     print()
     print("untimed check after 1 s (closed loop; F_n/weight: total normal force on the ground / total weight)")
     for name, checks in results.items():

@@ -26,6 +26,8 @@ void BoxedLcpWorkspace::resize(int size) {
   Q.setZero(n, n);
   r.setZero(n);
   systemValid = false;
+  codValid_ = false;
+  psd.resize(n);
   lo.setZero(n);
   hi.setZero(n);
   dx.setZero(n);
@@ -35,6 +37,24 @@ void BoxedLcpWorkspace::resize(int size) {
   L.setZero(n, n);
   state.assign(n, 0);
   list.reserve(n);
+}
+
+void BoxedLcpWorkspace::decomposeClampingSystem(double rankThreshold) {
+  const int m = static_cast<int>(clamped.size());
+  rankThreshold_ = rankThreshold;
+  cod_.setThreshold(rankThreshold);
+  cod_.compute(Q.topLeftCorner(m, m));
+  codValid_ = true;
+}
+
+const Eigen::CompleteOrthogonalDecomposition<MatX>& BoxedLcpWorkspace::clampingCod() const {
+  if (!codValid_) {
+    const int m = static_cast<int>(clamped.size());
+    cod_.setThreshold(rankThreshold_);
+    cod_.compute(Q.topLeftCorner(m, m));
+    codValid_ = true;
+  }
+  return cod_;
 }
 
 void boxedLcpVelocity(const BoxedLcp& lcp, const Ref<const VecX>& x, Ref<VecX> w) {

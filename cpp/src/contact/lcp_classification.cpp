@@ -93,12 +93,19 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
         ws.r[a] -= v;
     }
   }
-  // minimum-norm least squares x_C, then x_U = E x_C + c_U, x_S = 0
+  // minimum-norm least squares x_C, then x_U = E x_C + c_U, x_S = 0. Without friction rows coupled to
+  // clamped normals Q = A_CC is symmetric positive semi-definite: pivoted Cholesky gives the same x_C at
+  // a fraction of the cost when its rank is clear-cut (pivots 100x away from the rank threshold on both
+  // sides); otherwise, and for the unsymmetric Q of sliding rows, the complete orthogonal decomposition.
   ws.dw.setZero();
+  ws.clampingSystemChanged(options.rankThreshold);
   if (m > 0) {
-    ws.cod.setThreshold(options.rankThreshold);
-    ws.cod.compute(ws.Q.topLeftCorner(m, m));
-    ws.dx.head(m) = ws.cod.solve(ws.r.head(m));
+    const bool symmetric = std::all_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
+    if (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), 1e-2 * options.rankThreshold,
+                                       1e2 * options.rankThreshold, ws.psd, ws.dx.head(m))) {
+      ws.decomposeClampingSystem(options.rankThreshold);
+      ws.dx.head(m) = ws.clampingCod().solve(ws.r.head(m));
+    }
     for (int a = 0; a < m; ++a) ws.dw[ws.clamped[a]] = ws.dx[a];
   }
   for (int u = 0; u < k; ++u) {

@@ -20,7 +20,7 @@ void boxedLcpJacobianB(const BoxedLcp& lcp, const BoxedLcpWorkspace& ws, Ref<Mat
   dx_db.setZero();
   const int m = static_cast<int>(ws.clamped.size());
   if (!ws.systemValid || m == 0) return;
-  const MatX pinv = ws.cod.pseudoInverse();
+  const MatX pinv = ws.clampingCod().pseudoInverse();
   VecX column(lcp.n);
   for (int c = 0; c < m; ++c) {
     scatterClampedAndBounded(ws, -pinv.col(c), column);
@@ -44,10 +44,10 @@ void boxedLcpVjp(const BoxedLcp& lcp, const BoxedLcpWorkspace& ws, const Ref<con
   }
   for (std::size_t u = 0; u < ws.bounded.size(); ++u)
     if (ws.coupling[u] >= 0) ge[ws.coupling[u]] += ws.factor[u] * g[ws.bounded[u]];
-  const MatX pinvT = ws.cod.pseudoInverse().transpose();
+  const MatX pinvT = ws.clampingCod().pseudoInverse().transpose();
   const VecX lam = pinvT * ge;
   // pseudo-inverse correction: (I - Q^+ Q) g_e and Q^+T x_C (both vanish when Q is invertible)
-  const VecX nullPart = ge - ws.cod.solve(ws.Q.topLeftCorner(m, m) * ge);
+  const VecX nullPart = ge - ws.clampingCod().solve(ws.Q.topLeftCorner(m, m) * ge);
   const VecX muC = pinvT * xc;
   for (int a = 0; a < m; ++a) {
     lambda[ws.clamped[a]] = lam[a];

@@ -109,8 +109,11 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
     while (cd.islandOf[t] != t) t = cd.islandOf[t] = cd.islandOf[cd.islandOf[t]];
     return t;
   };
-  auto rowTrees = [&](int r, int& ta, int& tb) {
+  // the trees each row touches (twice the same one for a row on one tree)
+  cd.rowTrees.resize(2 * m);
+  for (int r = 0; r < m; ++r) {
     const ConstraintRow& row = cd.rows[r];
+    int ta, tb;
     if (r < ncontact_rows) {
       const Contact& c = cd.cdata.contacts.contacts[row.index];
       ta = cd.treeOf[cmodel.geometries[c.geom_a].joint];
@@ -120,19 +123,13 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
     }
     if (ta == 0) ta = tb;  // one side welded to the world
     if (tb == 0) tb = ta;
-  };
-  for (int r = 0; r < m; ++r) {
-    int ta, tb;
-    rowTrees(r, ta, tb);
+    cd.rowTrees[2 * r] = ta;
+    cd.rowTrees[2 * r + 1] = tb;
     const int ra = find(ta), rb = find(tb);
     if (ra != rb) cd.islandOf[std::max(ra, rb)] = std::min(ra, rb);
   }
   cd.rowIsland.resize(m);
-  for (int r = 0; r < m; ++r) {
-    int ta, tb;
-    rowTrees(r, ta, tb);
-    cd.rowIsland[r] = find(ta);
-  }
+  for (int r = 0; r < m; ++r) cd.rowIsland[r] = find(cd.rowTrees[2 * r]);
   cd.islandRows.resize(m);
   for (int r = 0; r < m; ++r) cd.islandRows[r] = r;
   std::stable_sort(cd.islandRows.begin(), cd.islandRows.end(),
@@ -144,20 +141,43 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
                  std::size_t begin, std::size_t end, int slot) {
   const int mi = static_cast<int>(end - begin);
   const int* rows = cd.islandRows.data() + begin;
-  const int island = cd.rowIsland[rows[0]];
-  // M~^-1 J^T on the dofs of each tree of the island
-  for (int t = 1; t < model.njoints; ++t) {
-    if (model.parents[t] != 0) continue;  // tree roots only
-    int root = t;
-    while (cd.islandOf[root] != root) root = cd.islandOf[root];
-    if (root != island) continue;
-    const int s0 = model.joints[t].idx_v, n = model.subtree_nv[t];
-    for (int k = 0; k < mi; ++k)
-      cd.MinvJt.col(rows[k]).segment(s0, n).noalias() = Minv.block(s0, s0, n, n) * cd.Jt.col(rows[k]).segment(s0, n);
+  // the island's rows that touch each tree (island-local indices, ascending): a row's Jacobian and its
+  // impulse response live on the dofs of its one or two trees, and A couples two rows only through a
+  // tree they share, so A is summed tree by tree over the rows of that tree alone
+  cd.treeStart.assign(model.njoints + 1, 0);
+  for (int k = 0; k < mi; ++k) {
+    const int ta = cd.rowTrees[2 * rows[k]], tb = cd.rowTrees[2 * rows[k] + 1];
+    ++cd.treeStart[ta + 1];
+    if (tb != ta) ++cd.treeStart[tb + 1];
   }
-  cd.Ai.resize(mi, mi);
-  for (int i = 0; i < mi; ++i)
-    for (int k = 0; k <= i; ++k) cd.Ai(i, k) = cd.Ai(k, i) = cd.Jt.col(rows[i]).dot(cd.MinvJt.col(rows[k]));
+  for (int t = 0; t < model.njoints; ++t) cd.treeStart[t + 1] += cd.treeStart[t];
+  cd.treeRows.resize(cd.treeStart[model.njoints]);
+  cd.treeFill.assign(cd.treeStart.begin(), cd.treeStart.end() - 1);
+  for (int k = 0; k < mi; ++k) {
+    const int ta = cd.rowTrees[2 * rows[k]], tb = cd.rowTrees[2 * rows[k] + 1];
+    cd.treeRows[cd.treeFill[ta]++] = k;
+    if (tb != ta) cd.treeRows[cd.treeFill[tb]++] = k;
+  }
+  cd.Ai.setZero(mi, mi);
+  for (int t = 1; t < model.njoints; ++t) {
+    const int* tr = cd.treeRows.data() + cd.treeStart[t];
+    const int nr = cd.treeStart[t + 1] - cd.treeStart[t];
+    if (nr == 0) continue;  // not a root of this island
+    // M~^-1 J^T on the tree's dofs
+    const int s0 = model.joints[t].idx_v, n = model.subtree_nv[t];
+    for (int a = 0; a < nr; ++a)
+      cd.MinvJt.col(rows[tr[a]]).segment(s0, n).noalias() =
+          Minv.block(s0, s0, n, n) * cd.Jt.col(rows[tr[a]]).segment(s0, n);
+    for (int a = 0; a < nr; ++a) {
+      const int i = tr[a];
+      for (int c = 0; c <= a; ++c) {
+        const int k = tr[c];
+        const double d = cd.Jt.col(rows[i]).segment(s0, n).dot(cd.MinvJt.col(rows[k]).segment(s0, n));
+        cd.Ai(i, k) += d;
+        if (k != i) cd.Ai(k, i) += d;
+      }
+    }
+  }
   cd.bi.resize(mi);
   cd.loi.resize(mi);
   cd.hii.resize(mi);
@@ -167,17 +187,23 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
     cd.bi[k] = cd.b[r];
     cd.loi[k] = cd.lo[r];
     cd.hii[k] = cd.hi[r];
-    if (cd.findex[r] >= 0) cd.findexi[k] = static_cast<int>(std::find(rows, rows + mi, cd.findex[r]) - rows);
+    cd.localRow[r] = k;
   }
+  for (int k = 0; k < mi; ++k)  // a friction row and its normal share their trees, hence their island
+    if (cd.findex[rows[k]] >= 0) cd.findexi[k] = cd.localRow[cd.findex[rows[k]]];
   // warm start: the previous step's classes, when every row of the island existed then
   const contact::LcpClass* guess = nullptr;
   if (cd.warmStart && options.warmStart && !cd.warmClasses.empty()) {
     cd.guess.assign(mi, contact::LcpClass::Separating);
     int found = 0;
     for (int k = 0; k < mi; ++k) {
-      const auto it = std::find(cd.prevKeys.begin(), cd.prevKeys.end(), cd.warmKeys[rows[k]]);
-      if (it == cd.prevKeys.end() || it - cd.prevKeys.begin() >= static_cast<long>(cd.warmClasses.size())) continue;
-      cd.guess[k] = cd.warmClasses[it - cd.prevKeys.begin()];
+      // the first previous row with this key (prevOrder: (key, row) sorted)
+      const auto it = std::lower_bound(cd.prevOrder.begin(), cd.prevOrder.end(),
+                                       std::make_pair(cd.warmKeys[rows[k]], 0));
+      if (it == cd.prevOrder.end() || it->first != cd.warmKeys[rows[k]] ||
+          it->second >= static_cast<int>(cd.warmClasses.size()))
+        continue;
+      cd.guess[k] = cd.warmClasses[it->second];
       ++found;
     }
     if (found == mi) guess = cd.guess.data();
@@ -375,6 +401,10 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   cd.b.noalias() = cd.J * cd.vfree;
   cd.b -= Eigen::Map<const VecX>(cd.target.data(), m);
   treesAndIslands(model, cmodel, cd, m, ncontact_rows);
+  cd.localRow.resize(m);
+  cd.prevOrder.resize(cd.prevKeys.size());
+  for (std::size_t r = 0; r < cd.prevKeys.size(); ++r) cd.prevOrder[r] = {cd.prevKeys[r], static_cast<int>(r)};
+  std::sort(cd.prevOrder.begin(), cd.prevOrder.end());
   cd.MinvJt.setZero(nv, m);
   cd.A.setZero(m, m);
   cd.x.setZero(m);

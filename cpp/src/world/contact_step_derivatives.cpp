@@ -301,7 +301,7 @@ void clampedPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
   }
   int rank = 0, slot = 0;
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
-    if (!cd.lcps[slot].clamped.empty()) rank += static_cast<int>(cd.lcps[slot].cod.rank());
+    if (!cd.lcps[slot].clamped.empty()) rank += static_cast<int>(cd.lcps[slot].clampingCod().rank());
     begin = cd.islandEnd(begin);
   }
   U.setZero(nc, rank);
@@ -312,7 +312,7 @@ void clampedPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
     const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
     const int mc = static_cast<int>(ws.clamped.size());
     if (mc > 0) {
-      const int r = contact::pseudoInverseFactors(ws.cod, w.islandU, w.islandV);
+      const int r = contact::pseudoInverseFactors(ws.clampingCod(), w.islandU, w.islandV);
       for (int j = 0; j < mc; ++j) {
         const int a = w.slot[cd.islandRows[begin + ws.clamped[j]]];
         U.row(a).segment(offset, r) = w.islandU.row(j);

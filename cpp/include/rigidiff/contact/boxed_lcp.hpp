@@ -19,6 +19,7 @@
 
 #include <vector>
 
+#include "rigidiff/contact/min_norm_psd.hpp"
 #include "rigidiff/fwd.hpp"
 
 namespace rigidiff {
@@ -84,9 +85,9 @@ struct BoxedLcpResult {
 };
 
 /// Every buffer of the solver, sized once by resize(n): repeated solves of the same size reuse them. (The
-/// one exception: the decomposition `cod` reallocates when the number of clamping rows changes.)
+/// one exception: the decomposition of Q reallocates when the number of clamping rows changes.)
 /// After solveBoxedLcp: x, w (dim n) the solution and post-impulse velocity, classes (dim n), and the
-/// clamping system of the standardisation (clamped, bounded, coupling, offset, Q, cod) that
+/// clamping system of the standardisation (clamped, bounded, coupling, offset, Q, clampingCod()) that
 /// lcp_derivatives.hpp differentiates.
 struct BoxedLcpWorkspace {
   explicit BoxedLcpWorkspace(int n = 0) { resize(n); }
@@ -105,8 +106,19 @@ struct BoxedLcpWorkspace {
   VecX factor;                ///< bounded row: x = factor * x[normal] (friction) or x = factor (fixed) (k)
   MatX Q;                     ///< A_CC + A_CU E (m x m, top-left block of an n x n buffer)
   VecX r;                     ///< -(b_C + A_CU c_U) (m)
-  Eigen::CompleteOrthogonalDecomposition<MatX> cod;  ///< of Q (m x m)
   bool systemValid = false;   ///< the members above describe the current x
+  /// The complete orthogonal decomposition of Q (m x m) with the rank threshold of the last solve. A
+  /// symmetric Q whose rank is clear-cut is solved by pivoted Cholesky (min_norm_psd.hpp) instead, and
+  /// its decomposition is computed here when first asked for (by the derivatives).
+  const Eigen::CompleteOrthogonalDecomposition<MatX>& clampingCod() const;
+  /// Decomposes Q (m x m) now: solves use it and clampingCod() returns it.
+  void decomposeClampingSystem(double rankThreshold);
+  /// Q was rebuilt: its decomposition (with this threshold) is computed again when asked for.
+  void clampingSystemChanged(double rankThreshold) {
+    codValid_ = false;
+    rankThreshold_ = rankThreshold;
+  }
+  MinNormPsdWorkspace psd;    ///< buffers of the pivoted-Cholesky solve
 
   // scratch of the solvers
   VecX lo, hi;             ///< effective bounds (dim n)
@@ -114,6 +126,11 @@ struct BoxedLcpWorkspace {
   MatX L;                  ///< Cholesky factor storage (n x n)
   std::vector<int> state;  ///< pivoting state per row (dim n)
   std::vector<int> list;   ///< pivoting clamped rows (dim n)
+
+ private:
+  mutable Eigen::CompleteOrthogonalDecomposition<MatX> cod_;  ///< of Q, when codValid_
+  mutable bool codValid_ = false;
+  double rankThreshold_ = 1e-10;
 };
 
 /// Post-impulse velocity w = A x + b (dim n) into w.

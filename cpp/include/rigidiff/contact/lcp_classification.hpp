@@ -26,7 +26,7 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
 
 /// Builds the clamping system of the classification `classes` (dim n; friction rows of a non-clamping
 /// normal are treated as Separating), solves it for the minimum-norm x_C and writes the reconstructed x
-/// into ws.x and w = A x + b into ws.w. Leaves ws.Q, ws.cod, ws.clamped, ... describing the system.
+/// into ws.x and w = A x + b into ws.w. Leaves ws.Q (and ws.clampingCod()), ws.clamped, ... describing the system.
 /// Returns false if the result is not finite (ws.x, ws.w untouched then).
 bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpWorkspace& ws,
                          const BoxedLcpOptions& options);

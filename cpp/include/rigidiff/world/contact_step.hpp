@@ -3,6 +3,7 @@
 // island (the rows that share moving kinematic trees).
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "rigidiff/collision/collision_model.hpp"
@@ -118,6 +119,10 @@ struct ContactStepData {
   std::vector<int> islandOf;         ///< (njoints) union-find parent over tree roots (scratch)
   std::vector<int> rowIsland;        ///< (m) island of each row
   std::vector<int> islandRows;       ///< rows sorted by island
+  std::vector<int> rowTrees;         ///< (2m) the trees (root joints) row r touches: 2r and 2r + 1
+  std::vector<int> treeStart, treeFill, treeRows;  ///< scratch: an island's rows per tree (CSR by root joint)
+  std::vector<int> localRow;         ///< (m) scratch: a row's index within its island
+  std::vector<std::pair<long, int>> prevOrder;  ///< (key, row) of the previous step's rows, sorted
   std::vector<contact::BoxedLcpWorkspace> lcps;  ///< one workspace per island slot, reused
   MatX Ai;                           ///< scratch: an island's Delassus matrix
   VecX bi, loi, hii;                 ///< scratch: an island's LCP vectors

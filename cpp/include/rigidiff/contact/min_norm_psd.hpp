@@ -1,0 +1,32 @@
+// The minimum-norm least-squares solution x = Q^+ r of a symmetric positive semi-definite system, from a
+// Cholesky factorisation with diagonal pivoting that stops at the rank: P^T Q P = L L^T, L = [L1; L2]
+// (m x k, L1 lower triangular k x k). With X = L2 L1^-1 and B = [I; X], P^T Q P = B (L1 L1^T) B^T and
+//   Q^+ = P B (B^T B)^-1 (L1 L1^T)^-1 (B^T B)^-1 B^T P^T,   B^T B = I + X^T X,
+// which costs about m k^2 (m: rows, k: rank), where a complete orthogonal decomposition costs several m^3.
+// Clamping systems of resting piles have many more rows than their bodies have dofs (k << m).
+#pragma once
+
+#include <vector>
+
+#include "rigidiff/fwd.hpp"
+
+namespace rigidiff {
+namespace contact {
+
+/// Buffers of minNormPsdSolve, sized once for systems of up to n rows.
+struct MinNormPsdWorkspace {
+  void resize(int n);
+  MatX L, S;               ///< pivoted factor (n x n) and I + X^T X (n x n), top-left blocks used
+  VecX d, s, t;            ///< updated diagonal, permuted right-hand side, reduced vector (dim n)
+  std::vector<int> perm;   ///< pivot order (dim n)
+};
+
+/// x = Q^+ r (the top-left m x m block of Q, symmetric positive semi-definite; r and x of dim m). The rank
+/// is the number of pivots above `lowTolerance` times the largest diagonal entry; returns false (x not
+/// set) when a pivot falls between `lowTolerance` and `highTolerance` times it, where the rank is not
+/// clear-cut, or when Q is zero or not finite: the caller then decides with a rank-revealing decomposition.
+bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
+                     MinNormPsdWorkspace& ws, Ref<VecX> x);
+
+}  // namespace contact
+}  // namespace rigidiff

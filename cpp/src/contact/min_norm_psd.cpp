@@ -1,0 +1,84 @@
+// Minimum-norm solution of a positive semi-definite system by pivoted Cholesky (contact/min_norm_psd.hpp).
+#include "rigidiff/contact/min_norm_psd.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include <Eigen/Cholesky>
+
+namespace rigidiff {
+namespace contact {
+
+void MinNormPsdWorkspace::resize(int n) {
+  if (L.rows() == n) return;
+  L.setZero(n, n);
+  S.setZero(n, n);
+  d.setZero(n);
+  s.setZero(n);
+  t.setZero(n);
+  perm.assign(n, 0);
+}
+
+bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
+                     MinNormPsdWorkspace& ws, Ref<VecX> x) {
+  const int m = static_cast<int>(Q.rows());
+  if (m == 0) return true;
+  double dmax = 0.0;
+  for (int i = 0; i < m; ++i) {
+    ws.perm[i] = i;
+    ws.d[i] = Q(i, i);
+    dmax = std::max(dmax, ws.d[i]);
+  }
+  if (!(dmax > 0.0) || !std::isfinite(dmax)) return false;
+  // left-looking: column k of L needs only the k columns before it, so a rank-k system costs m k^2
+  int k = 0;
+  for (; k < m; ++k) {
+    int p = k;
+    for (int i = k + 1; i < m; ++i)
+      if (ws.d[ws.perm[i]] > ws.d[ws.perm[p]]) p = i;
+    const double pivot = ws.d[ws.perm[p]];
+    if (pivot <= lowTolerance * dmax) break;
+    if (pivot <= highTolerance * dmax || !std::isfinite(pivot)) return false;
+    std::swap(ws.perm[k], ws.perm[p]);
+    if (p != k) ws.L.row(k).head(k).swap(ws.L.row(p).head(k));
+    const double lkk = std::sqrt(pivot);
+    ws.L(k, k) = lkk;
+    const int pk = ws.perm[k];
+    for (int i = k + 1; i < m; ++i) {
+      const double v = (Q(ws.perm[i], pk) - ws.L.row(i).head(k).dot(ws.L.row(k).head(k))) / lkk;
+      ws.L(i, k) = v;
+      ws.d[ws.perm[i]] -= v * v;
+    }
+  }
+  const int n = m - k;  // rows beyond the rank
+  auto L1 = ws.L.topLeftCorner(k, k).triangularView<Eigen::Lower>();
+  auto X = ws.L.block(k, 0, n, k);
+  for (int i = 0; i < m; ++i) ws.s[i] = r[ws.perm[i]];
+  auto u = ws.t.head(k);
+  if (n == 0) {  // full rank: Q^-1 r
+    u = ws.s.head(k);
+    L1.solveInPlace(u);
+    L1.transpose().solveInPlace(u);
+  } else {
+    L1.solveInPlace<Eigen::OnTheRight>(X);  // X = L2 L1^-1
+    auto S = ws.S.topLeftCorner(k, k);
+    S.setIdentity();
+    S.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+    Eigen::LLT<Eigen::Ref<MatX>> llt(S);  // in place; I + X^T X is well conditioned
+    if (llt.info() != Eigen::Success) return false;
+    u.noalias() = ws.s.head(k);
+    u.noalias() += X.transpose() * ws.s.segment(k, n);
+    llt.solveInPlace(u);
+    L1.solveInPlace(u);
+    L1.transpose().solveInPlace(u);
+    llt.solveInPlace(u);
+    ws.s.segment(k, n).noalias() = X * u;  // the rows beyond the rank: X u
+  }
+  for (int i = 0; i < k; ++i) x[ws.perm[i]] = u[i];
+  for (int i = k; i < m; ++i) x[ws.perm[i]] = ws.s[i];
+  return x.head(m).allFinite();
+}
+
+}  // namespace contact
+}  // namespace rigidiff

@@ -1,0 +1,89 @@
+"""Islands of many redundant rows: the clamping system's minimum-norm solution (pivoted Cholesky when its rank
+is clear-cut, docs/contact.md) against numpy's pseudo-inverse of the LCP the step returns, and the step
+Jacobians of such an island against central differences of the step."""
+
+import numpy as np
+import pytest
+
+import rigidiff as rd
+
+
+def grid_world(n: int, layers: int, overlap: float = 1e-5):
+    """n x n columns of `layers` 0.2 m cubes on the ground, neighbours overlapping by `overlap` so that
+    every cube touches its neighbours (one island), settled for 50 steps."""
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=0.6)
+    q = []
+    for i in range(n * n * layers):
+        layer, cell = divmod(i, n * n)
+        a, b = divmod(cell, n)
+        shape = rd.Box((0.2, 0.2, 0.2))
+        sk = rd.Skeleton(f"box{i}")
+        body = sk.add_body(f"box{i}", joint=rd.FreeJoint(f"free{i}"), inertia=rd.Inertia.from_shape(shape, mass=1.0))
+        body.add_shape(shape, friction=0.6)
+        world.add_skeleton(sk)
+        q += [(0.2 - overlap) * a, (0.2 - overlap) * b, 0.1 + 0.2 * layer, 0.0, 0.0, 0.0, 1.0]
+    q, v = np.array(q), np.zeros(world.nv)
+    for _ in range(50):
+        q, v = world.step(q, v, np.zeros(world.nv))
+    return world, q, v
+
+
+def pinv_impulses(world):
+    """The clamped rows' impulses from numpy's pseudo-inverse of the last step's clamping block."""
+    A, b, lo, hi, x, findex = world._core_last_lcp()
+    classes = np.array(world.last_contacts().row_classes)
+    assert not np.isin(classes, ("upper_bound", "lower_bound")).any()  # a symmetric clamping system
+    C = classes == "clamping"
+    x_ref = np.zeros_like(x)
+    x_ref[C] = -np.linalg.pinv(A[np.ix_(C, C)], rcond=1e-10, hermitian=True) @ b[C]
+    return x, x_ref, C
+
+
+@pytest.fixture(scope="module")
+def grid():
+    return grid_world(1, 5)  # the 5-box stack: 60 rows of rank 30
+
+
+def test_a_large_island_gets_the_pseudo_inverse_solution(grid):
+    world, q, v = grid
+    world.step(q, v, np.zeros(world.nv))
+    x, x_ref, C = pinv_impulses(world)
+    assert C.sum() == 60
+    A = world._core_last_lcp()[0]
+    assert np.linalg.matrix_rank(A[np.ix_(C, C)], tol=1e-10 * np.abs(A).max()) < C.sum()  # redundant rows
+    np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-9 * np.abs(x_ref).max())
+    # the weight is carried: 5 kg on the ground
+    assert world.last_contacts().normal_impulses[np.array(world.last_contacts().body_b) == "ground"].sum() == \
+        pytest.approx(5 * 9.81e-3, rel=1e-6)
+
+
+def test_a_resting_box_on_four_corners_gets_the_least_squares_answer():
+    world, q, v = grid_world(1, 1)
+    world.step(q, v, np.zeros(world.nv))
+    x, x_ref, C = pinv_impulses(world)
+    assert C.sum() == 12  # 4 corners, 2 friction rows each: rank 6
+    np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-12)
+    normals = world.last_contacts().normal_impulses
+    np.testing.assert_allclose(normals, normals.mean(), rtol=1e-12)
+
+
+def test_step_jacobians_of_a_large_island_match_central_differences(grid):
+    world, q, v = grid
+    world.contact_options(warm_start=False)
+    try:
+        tau = np.zeros(world.nv)
+        jac = world.step_jacobians(q, v, tau)
+        rng = np.random.default_rng(0)
+        eps = 1e-7
+        for _ in range(3):
+            d = rng.standard_normal(world.nv)
+            vp = world.step(q, v + eps * d, tau)[1]
+            vm = world.step(q, v - eps * d, tau)[1]
+            np.testing.assert_allclose((vp - vm) / (2 * eps), jac.dv_dv @ d, rtol=1e-6, atol=1e-7)
+            tp = world.step(q, v, tau + eps * d)[1]
+            tm = world.step(q, v, tau - eps * d)[1]
+            np.testing.assert_allclose((tp - tm) / (2 * eps), jac.dv_dtau @ d, rtol=0,
+                                       atol=1e-7)
+    finally:
+        world.contact_options(warm_start=True)

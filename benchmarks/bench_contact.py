@@ -1,7 +1,7 @@
 """Per-step cost of rigidiff's constrained step (contacts) next to MuJoCo's mj_step on the same scenes.
 
     python benchmarks/bench_contact.py [--scenes box_stack quadruped ball_drop] [--quick]
-        [--islands box_stack pyramid spheres64 bin100] [--bin-sizes 10 25 50 100]
+        [--islands box_stack pyramid spheres64 bin10 bin25] [--bin-sizes 10 25 50 100]
 
 Scenes, built identically in both engines (dt 1e-3, gravity -9.81 z, the same masses, inertias and
 friction coefficients):
@@ -499,7 +499,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scenes", nargs="+", default=list(SCENES), choices=list(SCENES))
     ap.add_argument("--quick", action="store_true", help="fewer timing rounds")
-    ap.add_argument("--islands", nargs="*", default=["box_stack", "pyramid", "spheres64", "bin100"],
+    # bin100 is not in the default: its cold steps (the pivoting solver refactorises the clamped block at
+    # every pivot) keep it from settling within minutes; ask for it with --islands bin100
+    ap.add_argument("--islands", nargs="*", default=["box_stack", "pyramid", "spheres64", "bin10", "bin25"],
                     help="scenes of the island table (box_stack, pyramid, spheres64, bin<N>); none: skip it")
     ap.add_argument("--bin-sizes", nargs="*", type=int, default=[],
                     help="bodies of a scaling series of bins (e.g. 10 25 50 100), added to the island table")

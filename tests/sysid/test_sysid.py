@@ -245,7 +245,11 @@ def test_the_tutorial_example_runs_and_a_constant_push_is_not_enough():
     Q, V = true.rollout(settled[0][-1], settled[1][-1], taus)
     with pytest.warns(UserWarning, match="only 1 of the 2 parameters are identifiable"):
         res = sysid.fit(ns["box_world"](1.0, 0.8), Q, V, taus, params=["box/mass", "ground/plane/friction"])
-    assert res.residual < 1e-10 and abs(res.values["box/mass"] - 2.0) > 0.1
+    # the fit lands somewhere on the line of parameters that reproduce the data (where, depends on the
+    # optimiser's path): a world with the fitted values replays the recorded motion
+    assert res.residual < 1e-10
+    other = ns["box_world"](res.values["box/mass"], res.values["ground/plane/friction"])
+    np.testing.assert_allclose(other.rollout(Q[0], V[0], taus)[0], Q, atol=1e-9)
 
 
 def _bad_inputs():

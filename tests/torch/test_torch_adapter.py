@@ -219,3 +219,22 @@ def test_a_rollout_with_parameters_leaves_the_world_alone():
     GV = np.zeros_like(traj.v)
     GV[-1] = 1.0
     np.testing.assert_allclose(p.grad.numpy(), traj.backward(None, GV, wrt=names).parameters, rtol=1e-12)
+
+
+def test_particles_through_torch():
+    """A particle sliding on the ground under a pushing force: gradients with respect to the state, the
+    force and the particle's mass and friction pass torch's gradcheck."""
+    import rigidiff as rd
+
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=0.5)
+    world.add_particles([[0.0, 0.0, 0.05]], masses=0.2, radius=0.05, friction=0.4)
+    q = torch.tensor(world.neutral_configuration(), dtype=torch.float64, requires_grad=True)
+    v = torch.tensor([0.3, 0.1, 0.0], dtype=torch.float64, requires_grad=True)
+    tau = torch.tensor([1.5, 0.0, 0.0], dtype=torch.float64, requires_grad=True)
+    names = ["p0/mass", "p0/friction"]
+    p = torch.tensor([0.2, 0.4], dtype=torch.float64, requires_grad=True)
+    qn, vn = rdt.step(world, q, v, tau, params=p, names=names)
+    assert vn[0].item() > 0.3 and abs(qn[2].item() - 0.05) < 1e-9  # pushed harder than friction holds, on the ground
+    assert torch.autograd.gradcheck(lambda a, b, c, d: rdt.step(world, a, b, c, params=d, names=names),
+                                    (q, v, tau, p), eps=1e-7, atol=1e-6, rtol=1e-5)

@@ -226,3 +226,24 @@ def test_a_point_lands_on_a_shape_and_rests_at_its_surface(shape):
     top = 0.5 + {rd.Box: 0.1, rd.Sphere: 0.2, rd.Capsule: 0.25, rd.Cylinder: 0.1}[type(shape)]
     np.testing.assert_allclose(Q[-1], [0.0, 0.0, top - world.contact_options().rest_depth], atol=1e-6)
     np.testing.assert_allclose(V[-1], 0.0, atol=1e-9)
+
+
+@pytest.mark.parametrize("share", [0.98, 0.999])
+def test_a_light_particle_that_sticks_across_its_slide_is_differentiated_as_sticking(share):
+    """A 10 g particle slides along y on the ground while a force along x takes 98 % (99.9 %) of the
+    friction that direction can give: the x friction row sticks. Its impulse is 1e-6 N s or less inside
+    its bound, within the solver's impulse tolerance: it must still be classified as sticking (clamping),
+    and the step Jacobians must match mode-preserving differences."""
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=0.4)
+    world.add_particles([[0.0, 0.0, 0.02]], masses=0.01, radius=0.02, friction=0.4)
+    q, v = world.neutral_configuration(), np.array([0.0, 0.3, 0.0])
+    tau = np.array([share * 0.4 * 0.01 * 9.81, 0.0, 0.0])
+    c = step_contacts(world, q, v, tau)
+    bound = 0.4 * c.normal_impulses[0]
+    assert 0.0 < bound - abs(c.friction_impulses[0][0]) <= world.contact_options().tolerance
+    assert list(c.row_classes)[0] == "clamping" and "clamping" in list(c.row_classes)[1:]
+    assert {"upper_bound", "lower_bound"} & set(c.row_classes)  # the y row slides
+    _, vn = world.step(q, v, tau)
+    assert vn[0] == pytest.approx(0.0, abs=1e-12)  # no motion along x
+    assert_step_jacobians_match_fd(world, q, v, tau)

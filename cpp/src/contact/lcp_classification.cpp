@@ -10,6 +10,10 @@ namespace contact {
 
 namespace {
 
+// a friction impulse further than this fraction of its interval from a bound is inside it (round-off of
+// the clamping-system solve is far below; the gap that tx tolerates is far above for a light body)
+constexpr double kStrictlyInside = 1e-6;
+
 // class of an impulse x against the bounds [l, u] (impulse threshold tx)
 LcpClass boundClass(double x, double l, double u, double tx) {
   if (x >= u - tx) return std::abs(u) > tx ? LcpClass::UpperBound : LcpClass::Separating;
@@ -29,6 +33,7 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
   const int n = lcp.n;
   if (n == 0) return;
   const double tx = options.tolerance * (1.0 + ws.x.cwiseAbs().maxCoeff());
+  const double tw = options.tolerance * (1.0 + lcp.b.cwiseAbs().maxCoeff());
   const double scale = lcp.A.diagonal().cwiseAbs().maxCoeff();
   // normal (and other unscaled) rows first: friction rows depend on their normal's class
   for (int i = 0; i < n; ++i) {
@@ -43,6 +48,14 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
     if (!frictionDropped && ws.classes[j] == LcpClass::Clamping && hasEffect(lcp, i, scale) && u - l > tx) {
       const bool zeroInside = l < -tx && u > tx;
       c = (zeroInside && std::abs(ws.x[i]) <= tx) ? LcpClass::Clamping : boundClass(ws.x[i], l, u, tx);
+      // a friction impulse within tx of its bound but clearly inside it, on a row that does not slide
+      // (w = 0), sticks: tx is absolute, a few percent of a light body's impulses, and calling such a
+      // row "at the bound" would differentiate a sticking contact as a sliding one
+      const bool atBound = c == LcpClass::UpperBound || c == LcpClass::LowerBound;
+      if (atBound && std::abs(ws.w[i]) <= tw) {
+        const double inside = c == LcpClass::UpperBound ? u - ws.x[i] : ws.x[i] - l;
+        if (inside > kStrictlyInside * (u - l)) c = LcpClass::Clamping;
+      }
     }
     ws.classes[i] = c;
   }

@@ -3,6 +3,10 @@
 # C++ members live in WorldCore; rigidiff.World's GradientMethods (world_gradients.py) documents them.
 
 
+_RK4_NO_PARAMETERS = ("integrator='rk4' has derivatives with respect to the state and the torques only: wrt= "
+                      "(parameter derivatives) needs integrator='semi_implicit'")
+
+
 cdef class GradientWorldCore(WorldCore):
     """WorldCore with parameter Jacobians and the reverse mode (see rigidiff.World)."""
 
@@ -49,6 +53,8 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
+        if self._rk4():
+            raise ValueError(_RK4_NO_PARAMETERS)
         if self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
@@ -78,7 +84,12 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
         cdef cnp.ndarray gt = _empty1(self._nv)
         cdef cnp.ndarray gp = np.zeros(npar)
-        if self._constrained:
+        if self._rk4():
+            if groups:
+                raise ValueError(_RK4_NO_PARAMETERS)
+            api.rk4StepVJP(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
+                           self._opts.dt, fx, _ptr(GQ), _ptr(GV), _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                    self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(GQ), _ptr(GV),
@@ -112,9 +123,15 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
         cdef double dt = self._opts.dt
+        cdef bint rk4 = self._rk4()
+        if rk4 and groups:
+            raise ValueError(_RK4_NO_PARAMETERS)
         self._enter_nogil(generation)
         try:
-            if self._constrained:
+            if rk4:
+                with nogil:
+                    api.rk4RolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, pgt, pgs)
+            elif self._constrained:
                 with nogil:
                     api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), self._opts.contact, pQ,
                                                    pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)

@@ -13,6 +13,14 @@ from rigidiff._cpp.api cimport WorldOptions as _WorldOptions  # "cdef api.X" rea
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, step_batch or a trajectory's "
          "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
          "first, or give each thread its own World")
+_RK4_REFUSALS = {  # by api.constraintReason: what the RK4 step (smooth, contact-free dynamics) cannot do
+    1: "integrator='rk4' is for smooth, contact-free dynamics, and this world has shapes that may touch: use "
+       "integrator='semi_implicit', or remove the shapes or filter their pairs",
+    2: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint friction switched on: use "
+       "integrator='semi_implicit', or contact_options(joint_friction=False)",
+    3: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint limits switched on: use "
+       "integrator='semi_implicit', or contact_options(joint_limits=False)",
+}
 _CHANGING = ("the world is being changed (compiled, or its skeletons, parameters, options, dt or gravity set) in "
              "another thread; wait for that thread (join it) before using the world, or give each thread its own "
              "World")
@@ -42,6 +50,7 @@ cdef class WorldCore:
     cdef unique_ptr[api.CollisionModel] _cmodel
     cdef unique_ptr[api.CollisionData] _cdata
     cdef unique_ptr[api.ContactStepData] _cstep
+    cdef unique_ptr[api.Rk4Workspace] _rk4ws  # the RK4 step's buffers, sized with _data
     # dt, gravity and the contact settings: their only copy (World.dt, gravity and contact_options read
     # them back); kept when the model is rebuilt, and copied into each new Model and CollisionModel
     cdef _WorldOptions _opts
@@ -107,6 +116,7 @@ cdef class WorldCore:
     def _core_reset(self):
         self._check_idle()
         self._data.reset()
+        self._rk4ws.reset()
         self._model.reset(new api.Model())
         self._cdata.reset()
         self._cstep.reset()
@@ -159,6 +169,7 @@ cdef class WorldCore:
         self._nv = deref(self._model).nv
         self._nframes = nframes
         self._data.reset(new api.Data(deref(self._model)))
+        self._rk4ws.reset(new api.Rk4Workspace(deref(self._model)))
         self._ready = True
 
     cdef int _warm_start_from(self, const double* q, const double* v) except -1:
@@ -188,6 +199,23 @@ cdef class WorldCore:
         if not self._ready:
             self._compile()
         return 0
+
+    cdef inline bint _rk4(self) except -1:
+        """Whether the world steps with RK4; ValueError if its step needs constraint rows (RK4 has none)."""
+        if self._opts.integrator != 1:
+            return False
+        if self._constrained:
+            reason = api.constraintReason(deref(self._model), deref(self._cmodel), self._opts.contact)
+            raise ValueError(_RK4_REFUSALS.get(reason, _RK4_REFUSALS[1]))
+        return True
+
+    def _core_set_integrator(self, int code):
+        self._check_idle()
+        self._opts.integrator = code
+
+    def _core_integrator(self):
+        """The integrator code (0 semi-implicit Euler, 1 RK4), read from the world's options."""
+        return self._opts.integrator
 
     cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
         if f_ext is None:
@@ -340,7 +368,10 @@ cdef class WorldCore:
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        if self._constrained:
+        if self._rk4():
+            api.rk4StepJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V),
+                                 _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
                                          deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
@@ -355,6 +386,8 @@ cdef class WorldCore:
     def _core_trajectory_jacobians(self, Qs, Vs, TAUs):
         """(T, 6, nv, nv) step Jacobians (layout of _core_step_jacobians) at the first T states of Qs, Vs."""
         self._ensure()
+        if self._rk4():
+            raise ValueError("trajectory optimisation kernels step with integrator='semi_implicit' only")
         cdef cnp.ndarray Tau = _mat(TAUs, -1, self._nv, "TAU")
         cdef int n = <int>cnp.PyArray_DIM(Tau, 0)
         cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
@@ -386,6 +419,8 @@ cdef class WorldCore:
     def _core_closed_loop_rollout(self, q0, v0, Qr, Vr, Ur, k, K, double alpha, S, lo, hi):
         """(Q, V, U) of iLQR's closed-loop rollout (api.hpp closedLoopRollout)."""
         self._ensure()
+        if self._rk4():
+            raise ValueError("trajectory optimisation kernels step with integrator='semi_implicit' only")
         cdef cnp.ndarray U0 = _f64(Ur, "U", "(T, nu)")  # (T, nu); wraparound is off here
         if cnp.PyArray_NDIM(U0) != 2:
             raise ValueError(f"U must be a (T, nu) array, got shape {np.shape(Ur)}")
@@ -546,7 +581,10 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
-        if self._constrained:
+        if self._rk4():
+            api.rk4Step(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
+                        self._opts.dt, fx, _ptr(qn), _ptr(vn))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                 self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn))
@@ -582,7 +620,15 @@ cdef class WorldCore:
         cdef double dt = self._opts.dt
         cdef cnp.ndarray[int, ndim=1] rows
         cdef int* prows
-        if self._constrained:
+        if self._rk4():
+            self._enter_nogil(generation)
+            try:
+                with nogil:
+                    api.rk4Rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+            finally:
+                self._busy -= 1
+            self._last_rollout_rows = None
+        elif self._constrained:
             rows = np.zeros(max(n, 1), dtype=np.intc)
             prows = &rows[0]
             self._enter_nogil(generation)
@@ -618,9 +664,13 @@ cdef class WorldCore:
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
         cdef double dt = self._opts.dt
+        cdef bint rk4 = self._rk4()
         self._enter_nogil(generation)
         try:
-            if self._constrained:
+            if rk4:
+                with nogil:
+                    api.rk4StepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+            elif self._constrained:
                 with nogil:
                     api.constrainedStepBatch(deref(self._model), deref(self._cmodel), self._opts.contact, pq, pv, pt,
                                              n, dt, threads, pqn, pvn)

@@ -102,15 +102,7 @@ void rolloutBackward(const Model& m, const double* Q, const double* V, const dou
                      const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
                      double* g_params) {
   checkGroups(groups);
-  RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
-  for (int t = 0; t <= T; ++t) {
-    const std::string row = "[" + std::to_string(t) + "]";
-    checkState(m, Q + static_cast<long>(t) * m.nq, V + static_cast<long>(t) * m.nv, ("Q" + row).c_str(),
-               ("V" + row).c_str());
-  }
-  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
-  checkFinite(GQ, static_cast<long>(T + 1) * m.nv, "dL_dQ");
-  checkFinite(GV, static_cast<long>(T + 1) * m.nv, "dL_dV");
+  checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
   Data d(m);
   StepCotangents sc = parameterSlices(m, groups, g_params);
   std::fill(g_state, g_state + 2 * m.nv, 0.0);

@@ -71,6 +71,18 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
   }
 }
 
+void checkReplayedStep(const Model& model, const Data& data, const double* qr, const double* vr, int t) {
+  const int nq = model.nq, nv = model.nv;
+  for (int k = 0; k < nv; ++k)
+    if (!(std::abs(data.v_next[k] - vr[k]) <= 1e-9 * (1.0 + std::abs(vr[k]))))
+      RD_THROW(std::runtime_error, "rolloutBackward: the recorded V[" << t + 1 << "] does not follow from step " << t
+                                                                      << " (was the model changed?)");
+  for (int k = 0; k < nq; ++k)
+    if (!(std::abs(data.q_next[k] - qr[k]) <= 1e-9 * (1.0 + std::abs(qr[k]))))
+      RD_THROW(std::runtime_error, "rolloutBackward: the recorded Q[" << t + 1 << "] does not follow from step " << t
+                                                                      << " (was the model changed?)");
+}
+
 void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,
                      double dt, const double* GQ, const double* GV, double* g_taus, const StepCotangents& out) {
   const int nq = model.nq, nv = model.nv;
@@ -89,16 +101,7 @@ void rolloutBackward(const Model& model, Data& data, const double* Q, const doub
     sc.tau = g_taus + o;
     stepVJP(model, data, Q + static_cast<long>(t) * nq, V + o, taus + o, dt, data.carry_q.data(), data.carry_v.data(),
             data.q_next.data(), data.v_next.data(), sc);
-    const double* qr = Q + static_cast<long>(t + 1) * nq;
-    const double* vr = V + o + nv;
-    for (int k = 0; k < nv; ++k)
-      if (!(std::abs(data.v_next[k] - vr[k]) <= 1e-9 * (1.0 + std::abs(vr[k]))))
-        RD_THROW(std::runtime_error, "rolloutBackward: the recorded V[" << t + 1 << "] does not follow from step " << t
-                                                                        << " (was the model changed?)");
-    for (int k = 0; k < nq; ++k)
-      if (!(std::abs(data.q_next[k] - qr[k]) <= 1e-9 * (1.0 + std::abs(qr[k]))))
-        RD_THROW(std::runtime_error, "rolloutBackward: the recorded Q[" << t + 1 << "] does not follow from step " << t
-                                                                        << " (was the model changed?)");
+    checkReplayedStep(model, data, Q + static_cast<long>(t + 1) * nq, V + o + nv, t);
     data.carry_q.swap(data.carry_q2);
     data.carry_v.swap(data.carry_v2);
   }

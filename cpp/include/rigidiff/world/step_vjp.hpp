@@ -36,4 +36,8 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
 void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,
                      double dt, const double* GQ, const double* GV, double* g_taus, const StepCotangents& out);
 
+/// The check of a reverse pass: data.q_next, data.v_next (step t recomputed) equal the recorded state t + 1
+/// (qr, vr) to 1e-9 relative; runtime_error otherwise.
+void checkReplayedStep(const Model& model, const Data& data, const double* qr, const double* vr, int t);
+
 }  // namespace rigidiff

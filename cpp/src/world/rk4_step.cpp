@@ -29,14 +29,22 @@ constexpr double kNext[3] = {0.5, 0.5, 1.0};         // where the next stage sta
 // DA = d a_i / d(q, v, tau) from the stage's DQ, DV: a = (M + armature)^-1 r, so with the rnea side's
 // derivatives of r (passive terms included) DA = -Minv (dr_dq DQ + dr_dv DV) + [0 0 Minv S], S selecting the
 // torques inside their effort limits. Needs a_i in data.ddq and the factorisation of M at q_i.
+// The first stage (DQ = [I 0 0], DV = [0 I 0]) skips the products with DQ and DV.
 void stageDerivatives(const Model& model, Data& data, Rk4Workspace& ws, const double* q_i, const double* v_i,
-                      const double* tau, const double* frame_wrenches) {
+                      const double* tau, const double* frame_wrenches, bool first) {
   const Eigen::Index nv = model.nv;
   data.ddq_tmp = data.ddq;
   stepResidualDerivatives(model, data, q_i, v_i, 0.0, frame_wrenches, false);
-  denseProduct(data.dtau_dq, ws.DQ, ws.tmp);
-  denseProduct(data.dtau_dv, ws.DV, ws.tmp, true);
-  denseProduct(data.Minv, ws.tmp, ws.DA);
+  if (first) {
+    ws.tmp.leftCols(nv) = data.dtau_dq;
+    ws.tmp.middleCols(nv, nv) = data.dtau_dv;
+    denseProduct(data.Minv, ws.tmp.leftCols(2 * nv), ws.DA.leftCols(2 * nv));
+    ws.DA.rightCols(nv).setZero();
+  } else {
+    denseProduct(data.dtau_dq, ws.DQ, ws.tmp);
+    denseProduct(data.dtau_dv, ws.DV, ws.tmp, true);
+    denseProduct(data.Minv, ws.tmp, ws.DA);
+  }
   ws.DA *= -1.0;
   for (int k = 0; k < nv; ++k)
     if (torqueActs(model, k, tau[k])) ws.DA.col(2 * nv + k) += data.Minv.col(k);
@@ -75,7 +83,7 @@ void rk4Run(const Model& model, Data& data, Rk4Workspace& ws, const double* q, c
     ws.v_sum += kWeight[i] * ws.v_stage;
     ws.a_sum += kWeight[i] * ws.a_stage;
     if (jacobians) {
-      stageDerivatives(model, data, ws, ws.q_stage.data(), ws.v_stage.data(), tau, frame_wrenches);
+      stageDerivatives(model, data, ws, ws.q_stage.data(), ws.v_stage.data(), tau, frame_wrenches, i == 0);
       ws.DV_sum += kWeight[i] * ws.DV;
       ws.DA_sum += kWeight[i] * ws.DA;
     }

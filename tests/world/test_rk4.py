@@ -5,7 +5,8 @@ for worlds it cannot step, and the default semi-implicit step left as it was."""
 
 import numpy as np
 import pytest
-from rdsupport import assert_close, build_skeleton, robot_world, TREE, with_passive_terms, world_of
+from rdsupport import (TREE, assert_close, build_skeleton, fd_tangent, robot_world, tree_world, with_passive_terms,
+                       world_of)
 
 import rigidiff as rd
 from rigidiff.testing import finite_difference_jacobians
@@ -171,6 +172,40 @@ def test_rollout_backward_equals_chained_jacobians(any_world):
     assert_close(g.tau, expected_tau, rtol=1e-10, floor=1.0, what="tau")
     assert_close(g.q, cq, rtol=1e-10, floor=1.0, what="q0")
     assert_close(g.v, cv, rtol=1e-10, floor=1.0, what="v0")
+
+
+def test_jacobians_with_wrenches_and_a_saturated_torque():
+    world = tree_world(1, dt=1e-2)
+    arm = world.joint("arm_joint")
+    arm.joint.effort_limit[:] = 0.2
+    world.rebuild()
+    world = rk4_world(world)
+    rng = np.random.default_rng(1)
+    q = world.random_configuration(rng)
+    v, tau = rng.normal(size=(2, world.nv))
+    tau[arm.v_index] = 1.0  # beyond the limit: clipped, so it does not act
+    f_ext = {b: rng.normal(size=6) for b in ["tip", "weld", "base", "head"]}
+    J = world.step_jacobians(q, v, tau, f_ext=f_ext)
+    qn, vn = world.step(q, v, tau, f_ext=f_ext)
+    assert_close(J.dv_dq, fd_tangent(world, lambda x: world.step(x, v, tau, f_ext=f_ext)[1], q), rtol=1e-6,
+                 floor=1.0, what="dv_dq")
+    assert_close(J.dq_dq, fd_tangent(world, lambda x: world.difference(qn, world.step(x, v, tau, f_ext=f_ext)[0]), q),
+                 rtol=1e-6, floor=1.0, what="dq_dq")
+    h, n = 1e-6, world.nv
+    for name, arg in (("v", 1), ("tau", 2)):
+        dq, dv = np.zeros((n, n)), np.zeros((n, n))
+        for k in range(n):
+            plus, minus = [q, v.copy(), tau.copy()], [q, v.copy(), tau.copy()]
+            plus[arg][k] += h
+            minus[arg][k] -= h
+            (qp, vp), (qm, vm) = world.step(*plus, f_ext=f_ext), world.step(*minus, f_ext=f_ext)
+            dq[:, k], dv[:, k] = world.difference(qm, qp) / (2 * h), (vp - vm) / (2 * h)
+        assert_close(getattr(J, f"dq_d{name}"), dq, rtol=1e-6, floor=1.0, what=f"dq_d{name}")
+        assert_close(getattr(J, f"dv_d{name}"), dv, rtol=1e-6, floor=1.0, what=f"dv_d{name}")
+    assert not J.dv_dtau[:, arm.v_index].any() and np.abs(J.dv_dtau).max() > 1e-3
+    gq, gv = rng.normal(size=(2, n))
+    g = world.step_vjp(q, v, tau, gq, gv, f_ext=f_ext)
+    assert_close(g.q, J.dq_dq.T @ gq + J.dv_dq.T @ gv, rtol=1e-12, floor=1.0, what="vjp q")
 
 
 def test_worlds_that_need_constraints_are_refused_with_the_reason():

@@ -9,6 +9,7 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport WorldOptions as _WorldOptions  # "cdef api.X" reads as Cython's api keyword
+from rigidiff._cpp.api cimport Rk4Workspace as _Rk4Workspace
 
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, step_batch or a trajectory's "
          "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
@@ -386,8 +387,6 @@ cdef class WorldCore:
     def _core_trajectory_jacobians(self, Qs, Vs, TAUs):
         """(T, 6, nv, nv) step Jacobians (layout of _core_step_jacobians) at the first T states of Qs, Vs."""
         self._ensure()
-        if self._rk4():
-            raise ValueError("trajectory optimisation kernels step with integrator='semi_implicit' only")
         cdef cnp.ndarray Tau = _mat(TAUs, -1, self._nv, "TAU")
         cdef int n = <int>cnp.PyArray_DIM(Tau, 0)
         cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
@@ -395,14 +394,15 @@ cdef class WorldCore:
         if cnp.PyArray_DIM(Q, 0) < n or cnp.PyArray_DIM(V, 0) < n:
             raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
         cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
+        cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
         if self._constrained:
             if n > 0:
                 self._warm_start_from(_ptr(Q), _ptr(V))  # later rows: checked in C++ against the row before
             api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac))
+                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac), NULL)
         else:
             api.trajectoryJacobians(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(Q), _ptr(V),
-                                    _ptr(Tau), n, self._opts.dt, _ptr(jac))
+                                    _ptr(Tau), n, self._opts.dt, _ptr(jac), rk4)
         return jac
 
     def _core_body_along(self, Qs, int f, bint jacobians):
@@ -419,8 +419,6 @@ cdef class WorldCore:
     def _core_closed_loop_rollout(self, q0, v0, Qr, Vr, Ur, k, K, double alpha, S, lo, hi):
         """(Q, V, U) of iLQR's closed-loop rollout (api.hpp closedLoopRollout)."""
         self._ensure()
-        if self._rk4():
-            raise ValueError("trajectory optimisation kernels step with integrator='semi_implicit' only")
         cdef cnp.ndarray U0 = _f64(Ur, "U", "(T, nu)")  # (T, nu); wraparound is off here
         if cnp.PyArray_NDIM(U0) != 2:
             raise ValueError(f"U must be a (T, nu) array, got shape {np.shape(Ur)}")
@@ -444,17 +442,18 @@ cdef class WorldCore:
         cdef double* pK = <double*>cnp.PyArray_DATA(Km)
         cdef double* plo = <double*>cnp.PyArray_DATA(lom)
         cdef double* phi = <double*>cnp.PyArray_DATA(him)
+        cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
         if self._constrained:
             self._warm_start_from(_ptr(q), _ptr(v))  # its steps chain: each continues the one before
             api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
                                   &self._opts.contact, _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
-                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), NULL)
             if n > 0:
                 self._warm_start_to(_ptr(Qo) + n * self._nq, _ptr(Vo) + n * self._nv)
         else:
             api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
                                   _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
-                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), rk4)
         return Qo, Vo, Uo
 
     # ---- kinematics

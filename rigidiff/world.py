@@ -131,7 +131,8 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             joint friction. "rk4": the classical four-stage Runge-Kutta step of forward_dynamics (passive
             terms explicit, torques and f_ext held over the step; fourth order for one-dof joints, second
             order for the rotations of ball and free joints), for smooth, contact-free dynamics where
-            accuracy matters more than speed (four forward dynamics per step); stepping a world that needs
+            accuracy matters more than speed (four forward dynamics per step; explicit, so stiff joint
+            springs or dampers on light joints need a small dt); stepping a world that needs
             constraints (shapes that may touch, joint limits or joint friction switched on) raises ValueError
             naming the reason. Its step Jacobians, step_vjp and rollout backward are exact, with respect to
             the state and the torques only (wrt= raises ValueError), and use dense products.

@@ -199,12 +199,12 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
 
     void trajectoryJacobians(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
                              const double* Q, const double* V, const double* TAU, int T, double dt,
-                             double* jac) except +
+                             double* jac, Rk4Workspace* rk4) except +
     void closedLoopRollout(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
                            const double* q0, const double* v0, const double* Qr, const double* Vr, const double* Ur,
                            const double* k, const double* K, double alpha, const double* S, int nu,
                            const double* lo, const double* hi, int T, double dt, double* Q, double* V,
-                           double* U) except +
+                           double* U, Rk4Workspace* rk4) except +
     void frameAlongTrajectory(const Model&, Data&, const double* Q, int N, int f, double* poses,
                               double* J) except +
     bint riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx,

@@ -255,3 +255,27 @@ def test_copy_keeps_the_integrator():
     twin = world._copy()
     assert twin.integrator == "rk4"
     np.testing.assert_array_equal(twin.step(q0, v0, np.ones(2))[0], world.step(q0, v0, np.ones(2))[0])
+
+
+def test_trajectory_kernels_step_with_rk4_and_ilqr_reaches_a_target():
+    world = random_tree_world()
+    rng = np.random.default_rng(3)
+    TAU = rng.normal(size=(4, world.nv))
+    Q, V = world.rollout(world.random_configuration(rng), 0.3 * rng.normal(size=world.nv), TAU)
+    jac = world._core_trajectory_jacobians(Q, V, TAU).transpose(0, 1, 3, 2)
+    for t in range(4):
+        J = world.step_jacobians(Q[t], V[t], TAU[t])
+        for i, name in enumerate(NAMES):
+            np.testing.assert_array_equal(jac[t, i], getattr(J, name))
+    arm = rd.World(dt=0.01, integrator="rk4")
+    arm.add_skeleton(rd.models.load("arm7"))
+    q0 = np.array([0.0, -0.4, 0.0, -2.0, 0.0, 1.6, 0.8])
+    goal = arm.body_pose(q0, "hand")[:3, 3] + np.array([0.1, -0.15, 0.1])
+    prob = rd.trajopt.Problem(arm, 40, q0)
+    prob.add_body_target("hand", position=goal, weight=1000.0)
+    prob.add_state_cost(v_target=np.zeros(arm.nv), v_weight=1.0, final_only=True)
+    prob.add_control_cost(1e-4, tau_target=arm.gravity_forces(q0))
+    res = prob.solve("ilqr", max_iters=100, verbose=False)
+    Q, _ = arm.rollout(q0, np.zeros(arm.nv), res.tau)  # the RK4 rollout of the solution's torques
+    np.testing.assert_allclose(Q, res.q, atol=1e-12)
+    assert np.linalg.norm(arm.body_pose(res.q[-1], "hand")[:3, 3] - goal) < 5e-3

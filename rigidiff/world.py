@@ -134,8 +134,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             accuracy matters more than speed (four forward dynamics per step; explicit, so stiff joint
             springs or dampers on light joints need a small dt); stepping a world that needs
             constraints (shapes that may touch, joint limits or joint friction switched on) raises ValueError
-            naming the reason. Its step Jacobians, step_vjp and rollout backward are exact, with respect to
-            the state and the torques only (wrt= raises ValueError), and use dense products.
+            naming the reason. Its step Jacobians (dense products), step_vjp and rollout backward (a
+            reverse sweep of the four stages) are exact, with respect to the state and the torques only
+            (wrt= raises ValueError).
 
     Example::
 

@@ -5,8 +5,7 @@ for worlds it cannot step, and the default semi-implicit step left as it was."""
 
 import numpy as np
 import pytest
-from rdsupport import (TREE, assert_close, build_skeleton, fd_tangent, robot_world, tree_world, with_passive_terms,
-                       world_of)
+from rdsupport import TREE, assert_close, build_skeleton, fd_tangent, robot_world, with_passive_terms, world_of
 
 import rigidiff as rd
 from rigidiff.testing import finite_difference_jacobians
@@ -106,14 +105,21 @@ def test_torques_held_over_the_step_and_batch_equals_step():
     assert_close(Vn[0], v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v), rtol=1e-13, floor=1.0)
 
 
-def random_tree_world():
-    return rk4_world(with_passive_terms(world_of(build_skeleton(TREE, 3), dt=1e-2), 3))
+# without its universal joint, which the rnea VJP does not support: step_vjp and rollout backward then take
+# the reverse sweep of the stages instead of the dense Jacobian products
+NO_UNIVERSAL = [row for row in TREE if row[1] != "universal"]
 
 
-@pytest.fixture(params=["panda", "solo12", "random tree"])
+def random_tree_world(tree=TREE):
+    return rk4_world(with_passive_terms(world_of(build_skeleton(tree, 3), dt=1e-2), 3))
+
+
+@pytest.fixture(params=["panda", "solo12", "random tree", "tree without universal"])
 def any_world(request, robots_dir):
     if request.param == "random tree":
         return random_tree_world()
+    if request.param == "tree without universal":
+        return random_tree_world(NO_UNIVERSAL)
     return rk4_world(robot_world(robots_dir, request.param))
 
 
@@ -174,8 +180,9 @@ def test_rollout_backward_equals_chained_jacobians(any_world):
     assert_close(g.v, cv, rtol=1e-10, floor=1.0, what="v0")
 
 
-def test_jacobians_with_wrenches_and_a_saturated_torque():
-    world = tree_world(1, dt=1e-2)
+@pytest.mark.parametrize("tree", [TREE, NO_UNIVERSAL], ids=["dense vjp", "reverse sweep"])
+def test_jacobians_with_wrenches_and_a_saturated_torque(tree):
+    world = with_passive_terms(world_of(build_skeleton(tree, 1), dt=1e-2), 1)
     arm = world.joint("arm_joint")
     arm.joint.effort_limit[:] = 0.2
     world.rebuild()
@@ -206,6 +213,9 @@ def test_jacobians_with_wrenches_and_a_saturated_torque():
     gq, gv = rng.normal(size=(2, n))
     g = world.step_vjp(q, v, tau, gq, gv, f_ext=f_ext)
     assert_close(g.q, J.dq_dq.T @ gq + J.dv_dq.T @ gv, rtol=1e-12, floor=1.0, what="vjp q")
+    assert_close(g.v, J.dq_dv.T @ gq + J.dv_dv.T @ gv, rtol=1e-12, floor=1.0, what="vjp v")
+    assert_close(g.tau, J.dq_dtau.T @ gq + J.dv_dtau.T @ gv, rtol=1e-12, floor=1.0, what="vjp tau")
+    assert g.tau[arm.v_index] == 0.0
 
 
 def test_worlds_that_need_constraints_are_refused_with_the_reason():

@@ -19,12 +19,12 @@ Rk4Workspace::Rk4Workspace(const Model& model) {
   for (VecX* x : {&v_stage, &a_stage, &dq, &scratch, &v_sum, &a_sum}) *x = VecX::Zero(nv);
   for (MatX* m : {&DQ, &DV, &DA, &DV_sum, &DA_sum, &tmp}) *m = MatX::Zero(nv, 3 * nv);
   g = VecX::Zero(3 * nv);
+  stage_q = MatX::Zero(model.nq, 4);
+  for (MatX* m : {&stage_v, &stage_a, &g_stage_v, &g_stage_a}) *m = MatX::Zero(nv, 4);
+  for (VecX* x : {&lam, &g_q, &g_v, &g_tmp}) *x = VecX::Zero(nv);
 }
 
 namespace {
-
-constexpr double kWeight[4] = {1.0, 2.0, 2.0, 1.0};  // of the four stages in the final sum (over 6)
-constexpr double kNext[3] = {0.5, 0.5, 1.0};         // where the next stage starts, in units of dt
 
 // DA = d a_i / d(q, v, tau) from the stage's DQ, DV: a = (M + armature)^-1 r, so with the rnea side's
 // derivatives of r (passive terms included) DA = -Minv (dr_dq DQ + dr_dv DV) + [0 0 Minv S], S selecting the
@@ -80,15 +80,18 @@ void rk4Run(const Model& model, Data& data, Rk4Workspace& ws, const double* q, c
     // forward dynamics with the passive terms explicit: the semi-implicit step's free velocity at dt = 0
     freeVelocity(model, data, ws.q_stage.data(), ws.v_stage.data(), tau, 0.0, frame_wrenches, ws.scratch.data());
     ws.a_stage = data.ddq;
-    ws.v_sum += kWeight[i] * ws.v_stage;
-    ws.a_sum += kWeight[i] * ws.a_stage;
+    ws.stage_q.col(i) = ws.q_stage;
+    ws.stage_v.col(i) = ws.v_stage;
+    ws.stage_a.col(i) = ws.a_stage;
+    ws.v_sum += kRk4Weight[i] * ws.v_stage;
+    ws.a_sum += kRk4Weight[i] * ws.a_stage;
     if (jacobians) {
       stageDerivatives(model, data, ws, ws.q_stage.data(), ws.v_stage.data(), tau, frame_wrenches, i == 0);
-      ws.DV_sum += kWeight[i] * ws.DV;
-      ws.DA_sum += kWeight[i] * ws.DA;
+      ws.DV_sum += kRk4Weight[i] * ws.DV;
+      ws.DA_sum += kRk4Weight[i] * ws.DA;
     }
     if (i == 3) break;
-    const double c = kNext[i] * dt;
+    const double c = kRk4Next[i] * dt;
     ws.dq = c * ws.v_stage;
     moveConfiguration(model, ws, q, c, ws.DV, ws.q_stage.data(), jacobians);
     ws.v_stage = v0 + c * ws.a_stage;
@@ -114,11 +117,6 @@ void rk4Run(const Model& model, Data& data, Rk4Workspace& ws, const double* q, c
       RD_THROW(std::runtime_error, "the RK4 step diverged: q[" << k << "] became " << q_out[k]);
 }
 
-void checkNoParameters(const StepCotangents& out) {
-  RD_CHECK_ARG(!out.theta && !out.armature && !out.damping && !out.stiffness && !out.gravity,
-               "the RK4 step has no parameter derivatives");
-}
-
 }  // namespace
 
 void rk4Step(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
@@ -129,19 +127,6 @@ void rk4Step(const Model& model, Data& data, Rk4Workspace& ws, const double* q, 
 void rk4StepDerivatives(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v,
                         const double* tau, double dt, const double* frame_wrenches, double* q_out, double* v_out) {
   rk4Run(model, data, ws, q, v, tau, dt, frame_wrenches, q_out, v_out, true);
-}
-
-void rk4StepVJP(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
-                double dt, const double* gq_next, const double* gv_next, double* q_out, double* v_out,
-                const StepCotangents& out, const double* frame_wrenches) {
-  checkNoParameters(out);
-  const int nv = model.nv;
-  rk4StepDerivatives(model, data, ws, q, v, tau, dt, frame_wrenches, q_out, v_out);
-  ws.g.noalias() = ws.DQ.transpose() * Eigen::Map<const VecX>(gq_next, nv);
-  ws.g.noalias() += ws.DV.transpose() * Eigen::Map<const VecX>(gv_next, nv);
-  double* targets[3] = {out.q, out.v, out.tau};
-  for (int b = 0; b < 3; ++b)
-    if (targets[b]) Eigen::Map<VecX>(targets[b], nv) += ws.g.segment(b * nv, nv);
 }
 
 void rk4Rollout(const Model& model, Data& data, Rk4Workspace& ws, const double* q0, const double* v0,
@@ -164,29 +149,6 @@ void rk4StepBatch(const Model& model, const double* Q, const double* V, const do
     for (int s = begin; s < end; ++s)
       rk4Step(model, data, ws, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
   });
-}
-
-void rk4RolloutBackward(const Model& model, Data& data, Rk4Workspace& ws, const double* Q, const double* V,
-                        const double* taus, int T, double dt, const double* GQ, const double* GV, double* g_taus,
-                        const StepCotangents& out) {
-  checkNoParameters(out);
-  RD_CHECK_ARG(T >= 0, "rk4RolloutBackward: T must be >= 0, got " << T);
-  const int nq = model.nq, nv = model.nv;
-  data.carry_q = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
-  data.carry_v = Eigen::Map<const VecX>(GV + static_cast<long>(T) * nv, nv);
-  for (int t = T - 1; t >= 0; --t) {
-    const long o = static_cast<long>(t) * nv;
-    rk4StepDerivatives(model, data, ws, Q + static_cast<long>(t) * nq, V + o, taus + o, dt, nullptr,
-                       data.q_next.data(), data.v_next.data());
-    checkReplayedStep(model, data, Q + static_cast<long>(t + 1) * nq, V + o + nv, t);
-    ws.g.noalias() = ws.DQ.transpose() * data.carry_q;
-    ws.g.noalias() += ws.DV.transpose() * data.carry_v;
-    Eigen::Map<VecX>(g_taus + o, nv) = ws.g.tail(nv);
-    data.carry_q = Eigen::Map<const VecX>(GQ + o, nv) + ws.g.head(nv);
-    data.carry_v = Eigen::Map<const VecX>(GV + o, nv) + ws.g.segment(nv, nv);
-  }
-  if (out.q) Eigen::Map<VecX>(out.q, nv) += data.carry_q;
-  if (out.v) Eigen::Map<VecX>(out.v, nv) += data.carry_v;
 }
 
 }  // namespace rigidiff

@@ -7,6 +7,9 @@
 
 namespace rigidiff {
 
+inline constexpr double kRk4Weight[4] = {1.0, 2.0, 2.0, 1.0};  ///< of the four stages in the final sum (over 6)
+inline constexpr double kRk4Next[3] = {0.5, 0.5, 1.0};         ///< where the next stage starts, in units of dt
+
 /// The buffers of the RK4 step and its Jacobians, sized once from the model: no step allocates.
 struct Rk4Workspace {
   explicit Rk4Workspace(const Model& model);
@@ -17,6 +20,11 @@ struct Rk4Workspace {
   /// Jacobians, DQ and DV hold those of (q', v')
   MatX DQ, DV, DA, DV_sum, DA_sum, tmp;
   VecX g;  ///< (3 nv) a cotangent of (q, v, tau)
+  /// the four stages of the last step: configurations (nq x 4), velocities and accelerations (nv x 4)
+  MatX stage_q, stage_v, stage_a;
+  /// reverse mode: cotangents of the stage velocities and accelerations (nv x 4), and scratch (nv)
+  MatX g_stage_v, g_stage_a;
+  VecX lam, g_q, g_v, g_tmp;
 };
 
 /// One RK4 step of length dt of x = (q, v), x' = (v, a(q, v, tau)), with
@@ -40,8 +48,12 @@ void rk4Step(const Model& model, Data& data, Rk4Workspace& ws, const double* q, 
 void rk4StepDerivatives(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v,
                         const double* tau, double dt, const double* frame_wrenches, double* q_out, double* v_out);
 
-/// rk4StepDerivatives and the products with the cotangents (gq_next, gv_next) of (q', v'): adds
-/// DQ^T gq_next + DV^T gv_next to out.q, out.v, out.tau (dense products; parameter cotangents must be null).
+/// Steps like rk4Step and adds to out.q, out.v, out.tau the products J^T g of the step's Jacobians with
+/// the cotangents g = (gq_next, gv_next) of (q', v'). In O(n) per stage, without forming a Jacobian: the
+/// reverse sweep of the four stages, each a forward-dynamics VJP (lambda = M^-1 g_a, then the transposed
+/// rnea derivatives, as stepVJP), through integrate's transposed Jacobians. Models with a universal joint
+/// (which the rnea VJP does not support) take the dense products of rk4StepDerivatives instead.
+/// Parameter cotangents must be null.
 void rk4StepVJP(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
                 double dt, const double* gq_next, const double* gv_next, double* q_out, double* v_out,
                 const StepCotangents& out, const double* frame_wrenches = nullptr);

@@ -13,7 +13,7 @@ inline constexpr double kRk4Next[3] = {0.5, 0.5, 1.0};         ///< where the ne
 /// The buffers of the RK4 step and its Jacobians, sized once from the model: no step allocates.
 struct Rk4Workspace {
   explicit Rk4Workspace(const Model& model);
-  VecX q_stage;                     ///< (nq) the configuration of the current stage
+  VecX q_stage;  ///< (nq) the configuration of the current stage
   VecX v_stage, a_stage, dq, scratch, v_sum, a_sum;  ///< (nv)
   /// (nv x 3 nv) derivatives with respect to (q, v, tau) (q in the tangent space) of the current stage's
   /// configuration, velocity and acceleration, of the weighted sums, and a scratch; after a step with
@@ -66,8 +66,8 @@ void rk4Rollout(const Model& model, Data& data, Rk4Workspace& ws, const double* 
 void rk4StepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt,
                   int threads, double* Qout, double* Vout);
 
-/// Reverse pass over a recorded RK4 rollout, arguments as rolloutBackward (world/step_vjp.hpp); each step
-/// is recomputed with its Jacobians. Parameter cotangents must be null.
+/// Reverse pass over a recorded RK4 rollout, arguments as rolloutBackward (world/step_vjp.hpp): each step
+/// is recomputed and swept backwards as in rk4StepVJP (rk4_step_vjp.cpp). Parameter cotangents must be null.
 void rk4RolloutBackward(const Model& model, Data& data, Rk4Workspace& ws, const double* Q, const double* V,
                         const double* taus, int T, double dt, const double* GQ, const double* GV, double* g_taus,
                         const StepCotangents& out);

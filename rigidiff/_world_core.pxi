@@ -170,7 +170,7 @@ cdef class WorldCore:
         self._nv = deref(self._model).nv
         self._nframes = nframes
         self._data.reset(new api.Data(deref(self._model)))
-        self._rk4ws.reset(new api.Rk4Workspace(deref(self._model)))
+        self._rk4ws.reset(new api.Rk4Workspace(deref(self._model), True))
         self._ready = True
 
     cdef int _warm_start_from(self, const double* q, const double* v) except -1:

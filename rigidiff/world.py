@@ -135,8 +135,8 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             springs or dampers on light joints need a small dt); stepping a world that needs
             constraints (shapes that may touch, joint limits or joint friction switched on) raises ValueError
             naming the reason. Its step Jacobians (dense products), step_vjp and rollout backward (a
-            reverse sweep of the four stages) are exact, with respect to the state and the torques only
-            (wrt= raises ValueError).
+            reverse sweep of the four stages) are exact, with respect to the state, the torques and the
+            parameters (wrt=).
 
     Example::
 

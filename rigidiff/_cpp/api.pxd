@@ -43,7 +43,7 @@ cdef extern from "rigidiff/world/world_options.hpp" namespace "rigidiff" nogil:
 
 cdef extern from "rigidiff/world/rk4_step.hpp" namespace "rigidiff" nogil:
     cdef cppclass Rk4Workspace:
-        Rk4Workspace(const Model&) except +
+        Rk4Workspace(const Model&, bool parameters) except +
 
 
 cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
@@ -56,11 +56,15 @@ cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
                       int threads, double* Qout, double* Vout) except +
     void rk4StepJacobians(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau,
                           double dt, const double* fext, double* q_out, double* v_out, double* jac) except +
+    void rk4StepParameterJacobians(const Model&, Data&, Rk4Workspace&, const double* q, const double* v,
+                                   const double* tau, double dt, const double* fext, int groups, double* q_out,
+                                   double* v_out, double* jac, double* pjac) except +
     void rk4StepVJP(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau,
-                    double dt, const double* fext, const double* gq, const double* gv, double* q_out, double* v_out,
-                    double* g_state, double* g_tau) except +
+                    double dt, const double* fext, const double* gq, const double* gv, int groups, double* q_out,
+                    double* v_out, double* g_state, double* g_tau, double* g_params) except +
     void rk4RolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T, double dt,
-                            const double* GQ, const double* GV, double* g_taus, double* g_state) except +
+                            const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                            double* g_params) except +
 
 
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:

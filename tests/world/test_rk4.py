@@ -105,21 +105,14 @@ def test_torques_held_over_the_step_and_batch_equals_step():
     assert_close(Vn[0], v + h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v), rtol=1e-13, floor=1.0)
 
 
-# without its universal joint, which the rnea VJP does not support: step_vjp and rollout backward then take
-# the reverse sweep of the stages instead of the dense Jacobian products
-NO_UNIVERSAL = [row for row in TREE if row[1] != "universal"]
+def random_tree_world():
+    return rk4_world(with_passive_terms(world_of(build_skeleton(TREE, 3), dt=1e-2), 3))
 
 
-def random_tree_world(tree=TREE):
-    return rk4_world(with_passive_terms(world_of(build_skeleton(tree, 3), dt=1e-2), 3))
-
-
-@pytest.fixture(params=["panda", "solo12", "random tree", "tree without universal"])
+@pytest.fixture(params=["panda", "solo12", "random tree"])
 def any_world(request, robots_dir):
     if request.param == "random tree":
         return random_tree_world()
-    if request.param == "tree without universal":
-        return random_tree_world(NO_UNIVERSAL)
     return rk4_world(robot_world(robots_dir, request.param))
 
 
@@ -180,9 +173,8 @@ def test_rollout_backward_equals_chained_jacobians(any_world):
     assert_close(g.v, cv, rtol=1e-10, floor=1.0, what="v0")
 
 
-@pytest.mark.parametrize("tree", [TREE, NO_UNIVERSAL], ids=["dense vjp", "reverse sweep"])
-def test_jacobians_with_wrenches_and_a_saturated_torque(tree):
-    world = with_passive_terms(world_of(build_skeleton(tree, 1), dt=1e-2), 1)
+def test_jacobians_with_wrenches_and_a_saturated_torque():
+    world = with_passive_terms(world_of(build_skeleton(TREE, 1), dt=1e-2), 1)
     arm = world.joint("arm_joint")
     arm.joint.effort_limit[:] = 0.2
     world.rebuild()
@@ -250,14 +242,49 @@ def test_worlds_that_need_constraints_are_refused_with_the_reason():
     limited.step(np.zeros(2), np.zeros(2), np.zeros(2))  # the default step solves them
 
 
-def test_parameter_derivatives_and_bad_names_are_refused():
-    world, q0, v0 = pendulum()
-    with pytest.raises(ValueError, match="integrator='rk4'.*wrt="):
-        world.step_jacobians(q0, v0, np.zeros(2), wrt="damping")
-    with pytest.raises(ValueError, match="integrator='rk4'.*wrt="):
-        world.step_vjp(q0, v0, np.zeros(2), np.ones(2), np.ones(2), wrt="damping")
+def test_parameter_jacobians_match_finite_differences(any_world):
+    world = any_world
+    q, v, tau = random_state(world, seed=5)
+    J = world.step_jacobians(q, v, tau, wrt="all")
+    before = world.parameters().values.copy()
+    fd = finite_difference_jacobians(world, q, v, tau, parameters="all", method="ridders")
+    np.testing.assert_array_equal(world.parameters().values, before)
+    assert J.parameter_names == fd.parameter_names
+    for name in ("dq_dp", "dv_dp"):
+        analytic, expected = getattr(J, name), getattr(fd, name)
+        assert np.abs(expected).max() > 1e-6, name
+        assert_close(analytic, expected, rtol=2e-6, floor=1.0, what=name)
+    assert_close(J.A, world.step_jacobians(q, v, tau).A, rtol=1e-12, floor=1.0, what="A")  # as without wrt
+
+
+def test_parameter_vjp_and_rollout_backward_equal_the_jacobians(robots_dir):
+    for world in (random_tree_world(), rk4_world(robot_world(robots_dir, "panda"))):
+        q, v, tau = random_state(world, seed=9)
+        rng = np.random.default_rng(4)
+        gq, gv = rng.normal(size=(2, world.nv))
+        J = world.step_jacobians(q, v, tau, wrt="all")
+        g = world.step_vjp(q, v, tau, gq, gv, wrt="all")
+        assert g.parameter_names == J.parameter_names
+        assert_close(g.parameters, J.dq_dp.T @ gq + J.dv_dp.T @ gv, rtol=1e-10, floor=1.0, what="parameters")
+        T = 3
+        taus = 0.3 * rng.normal(size=(T, world.nv))
+        traj = world.rollout(q, v, taus, record=True)
+        GQ, GV = rng.normal(size=(2, T + 1, world.nv))
+        gr = traj.backward(GQ, GV, wrt="all")
+        cq, cv, gp = GQ[T].copy(), GV[T].copy(), 0.0
+        for t in range(T - 1, -1, -1):
+            Jt = world.step_jacobians(traj.q[t], traj.v[t], taus[t], wrt="all")
+            gp = gp + Jt.dq_dp.T @ cq + Jt.dv_dp.T @ cv
+            cq, cv = GQ[t] + Jt.dq_dq.T @ cq + Jt.dv_dq.T @ cv, GV[t] + Jt.dq_dv.T @ cq + Jt.dv_dv.T @ cv
+        assert_close(gr.parameters, gp, rtol=1e-10, floor=1.0, what="rollout parameters")
+        assert_close(gr.q, cq, rtol=1e-10, floor=1.0, what="rollout q0")
+
+
+def test_bad_integrator_names_are_refused():
     with pytest.raises(ValueError, match="integrator must be one of"):
         rd.World(integrator="rk45")
+    with pytest.raises(ValueError, match="integrator must be one of"):
+        rd.World().integrator = None
 
 
 def test_copy_keeps_the_integrator():

@@ -48,35 +48,53 @@ void rk4StepJacobians(const Model& m, Data& d, Rk4Workspace& ws, const double* q
   checkResult(jac, 6 * block, "step_jacobians");
 }
 
+void rk4StepParameterJacobians(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v,
+                               const double* tau, double dt, const double* fext, int groups, double* q_out,
+                               double* v_out, double* jac, double* pjac) {
+  checkModelGroups(groups);
+  rk4StepJacobians(m, d, ws, q, v, tau, dt, fext, q_out, v_out, jac);
+  const long np = rigidiff::stepParameterCount(m, groups);
+  if (np == 0) return;
+  rigidiff::rk4StepParameterDerivatives(m, d, ws, q, v, tau, dt, fext, groups, q_out, v_out);
+  Eigen::Map<RowMat>(pjac, m.nv, np) = ws.DQp.leftCols(np);
+  Eigen::Map<RowMat>(pjac + m.nv * np, m.nv, np) = ws.DVp.leftCols(np);
+  checkResult(pjac, 2 * m.nv * np, "step_jacobians");
+}
+
 void rk4StepVJP(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
-                double dt, const double* fext, const double* gq, const double* gv, double* q_out, double* v_out,
-                double* g_state, double* g_tau) {
+                double dt, const double* fext, const double* gq, const double* gv, int groups, double* q_out,
+                double* v_out, double* g_state, double* g_tau, double* g_params) {
+  checkModelGroups(groups);
   checkStepInputs(m, q, v, tau, fext);
   checkFinite(gq, m.nv, "dL_dq_next");
   checkFinite(gv, m.nv, "dL_dv_next");
+  StepCotangents sc = parameterSlices(m, groups, g_params);
   std::fill(g_state, g_state + 2 * m.nv, 0.0);
   std::fill(g_tau, g_tau + m.nv, 0.0);
-  StepCotangents sc;
   sc.q = g_state;
   sc.v = g_state + m.nv;
   sc.tau = g_tau;
   rigidiff::rk4StepVJP(m, d, ws, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
   checkResult(g_state, 2 * m.nv, "step_vjp");
   checkResult(g_tau, m.nv, "step_vjp");
+  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "step_vjp");
 }
 
 void rk4RolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
-                        const double* GQ, const double* GV, double* g_taus, double* g_state) {
+                        const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                        double* g_params) {
+  checkModelGroups(groups);
   checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
   Data d(m);
   Rk4Workspace ws(m);
-  StepCotangents sc;
+  StepCotangents sc = parameterSlices(m, groups, g_params);
   std::fill(g_state, g_state + 2 * m.nv, 0.0);
   sc.q = g_state;
   sc.v = g_state + m.nv;
   rigidiff::rk4RolloutBackward(m, d, ws, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
   checkResult(g_state, 2 * m.nv, "rollout backward");
   checkResult(g_taus, static_cast<long>(T) * m.nv, "rollout backward");
+  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "rollout backward");
 }
 
 }  // namespace bind

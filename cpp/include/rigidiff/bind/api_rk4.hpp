@@ -25,13 +25,18 @@ void rk4StepBatch(const Model& m, const double* Q, const double* V, const double
 /// jac as stepJacobians: 6 blocks dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau, each nv x nv column-major.
 void rk4StepJacobians(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
                       double dt, const double* fext, double* q_out, double* v_out, double* jac);
-/// Outputs overwritten: g_state (2 nv: q tangent, v), g_tau (nv).
+/// rk4StepJacobians plus pjac as stepParameterJacobians (ws made with parameters).
+void rk4StepParameterJacobians(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v,
+                               const double* tau, double dt, const double* fext, int groups, double* q_out,
+                               double* v_out, double* jac, double* pjac);
+/// Outputs overwritten, as stepVJP: g_state (2 nv: q tangent, v), g_tau (nv), g_params.
 void rk4StepVJP(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
-                double dt, const double* fext, const double* gq, const double* gv, double* q_out, double* v_out,
-                double* g_state, double* g_tau);
-/// Outputs overwritten: g_taus (T x nv), g_state (2 nv).
+                double dt, const double* fext, const double* gq, const double* gv, int groups, double* q_out,
+                double* v_out, double* g_state, double* g_tau, double* g_params);
+/// Outputs overwritten, as rolloutBackward: g_taus (T x nv), g_state (2 nv), g_params.
 void rk4RolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
-                        const double* GQ, const double* GV, double* g_taus, double* g_state);
+                        const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                        double* g_params);
 
 }  // namespace bind
 }  // namespace rigidiff

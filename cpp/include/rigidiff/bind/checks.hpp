@@ -9,6 +9,8 @@
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/multibody/data.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
+#include "rigidiff/world/step_vjp.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 
 namespace rigidiff {
@@ -56,6 +58,35 @@ inline void checkRecordedRollout(const Model& m, const double* Q, const double* 
   checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
   checkFinite(GQ, static_cast<long>(T + 1) * m.nv, "dL_dQ");
   checkFinite(GV, static_cast<long>(T + 1) * m.nv, "dL_dV");
+}
+
+inline void checkModelGroups(int groups) {
+  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
+}
+
+// points the parameter cotangents of `groups` into consecutive slices of g (zeroed)
+inline StepCotangents parameterSlices(const Model& m, int groups, double* g) {
+  std::fill(g, g + rigidiff::stepParameterCount(m, groups), 0.0);
+  StepCotangents sc;
+  double* p = g;
+  if (groups & kParamInertia) {
+    sc.theta = p;
+    p += 10 * (m.njoints - 1);
+  }
+  if (groups & kParamArmature) {
+    sc.armature = p;
+    p += m.nv;
+  }
+  if (groups & kParamDamping) {
+    sc.damping = p;
+    p += m.nv;
+  }
+  if (groups & kParamStiffness) {
+    sc.stiffness = p;
+    p += m.nv;
+  }
+  if (groups & kParamGravity) sc.gravity = p;
+  return sc;
 }
 
 // Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.

@@ -12,7 +12,8 @@ inline constexpr double kRk4Next[3] = {0.5, 0.5, 1.0};         ///< where the ne
 
 /// The buffers of the RK4 step and its Jacobians, sized once from the model: no step allocates.
 struct Rk4Workspace {
-  explicit Rk4Workspace(const Model& model);
+  /// with parameters, also the buffers of the parameter Jacobians (nv x stepParameterCount of every group)
+  explicit Rk4Workspace(const Model& model, bool parameters = false);
   VecX q_stage;  ///< (nq) the configuration of the current stage
   VecX v_stage, a_stage, dq, scratch, v_sum, a_sum;  ///< (nv)
   /// (nv x 3 nv) derivatives with respect to (q, v, tau) (q in the tangent space) of the current stage's
@@ -25,6 +26,9 @@ struct Rk4Workspace {
   /// reverse mode: cotangents of the stage velocities and accelerations (nv x 4), and scratch (nv)
   MatX g_stage_v, g_stage_a;
   VecX lam, g_q, g_v, g_tmp;
+  /// parameter Jacobians (nv x np, leading columns used), as DQ...DA_sum: after rk4StepParameterDerivatives,
+  /// DQp and DVp hold d(q', v')/dp; Rp holds a stage's residual derivative dr/dp
+  MatX DQp, DVp, DAp, DVp_sum, DAp_sum, Rp;
 };
 
 /// One RK4 step of length dt of x = (q, v), x' = (v, a(q, v, tau)), with
@@ -48,12 +52,19 @@ void rk4Step(const Model& model, Data& data, Rk4Workspace& ws, const double* q, 
 void rk4StepDerivatives(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v,
                         const double* tau, double dt, const double* frame_wrenches, double* q_out, double* v_out);
 
+/// rk4StepDerivatives and the Jacobians with respect to the parameters of `groups` (StepParameterGroup,
+/// step_parameter_derivatives.hpp; columns in its order) into ws.DQp, ws.DVp (leading columns): each stage's
+/// da/dp = -M^-1 (dr/dp + dr/dq DQp + dr/dv DVp), with r = rnea + armature a + D v + K d - tau_c - J^T w
+/// (dr/dtheta the regressor). Needs a workspace made with parameters.
+void rk4StepParameterDerivatives(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v,
+                                 const double* tau, double dt, const double* frame_wrenches, int groups,
+                                 double* q_out, double* v_out);
+
 /// Steps like rk4Step and adds to out.q, out.v, out.tau the products J^T g of the step's Jacobians with
 /// the cotangents g = (gq_next, gv_next) of (q', v'). In O(n) per stage, without forming a Jacobian: the
 /// reverse sweep of the four stages, each a forward-dynamics VJP (lambda = M^-1 g_a, then the transposed
-/// rnea derivatives, as stepVJP), through integrate's transposed Jacobians. Models with a universal joint
-/// (which the rnea VJP does not support) take the dense products of rk4StepDerivatives instead.
-/// Parameter cotangents must be null.
+/// rnea derivatives, as stepVJP), through integrate's transposed Jacobians. Parameter cotangents
+/// (out.theta, ...) as in stepVJP. Like stepVJP, not for models with a universal core joint (invalid_argument).
 void rk4StepVJP(const Model& model, Data& data, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
                 double dt, const double* gq_next, const double* gv_next, double* q_out, double* v_out,
                 const StepCotangents& out, const double* frame_wrenches = nullptr);
@@ -67,7 +78,7 @@ void rk4StepBatch(const Model& model, const double* Q, const double* V, const do
                   int threads, double* Qout, double* Vout);
 
 /// Reverse pass over a recorded RK4 rollout, arguments as rolloutBackward (world/step_vjp.hpp): each step
-/// is recomputed and swept backwards as in rk4StepVJP (rk4_step_vjp.cpp). Parameter cotangents must be null.
+/// is recomputed and swept backwards as in rk4StepVJP (rk4_step_vjp.cpp), parameters included.
 void rk4RolloutBackward(const Model& model, Data& data, Rk4Workspace& ws, const double* Q, const double* V,
                         const double* taus, int T, double dt, const double* GQ, const double* GV, double* g_taus,
                         const StepCotangents& out);

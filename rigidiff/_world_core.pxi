@@ -203,7 +203,7 @@ cdef class WorldCore:
 
     cdef inline bint _rk4(self) except -1:
         """Whether the world steps with RK4; ValueError if its step needs constraint rows (RK4 has none)."""
-        if self._opts.integrator != 1:
+        if self._opts.integrator != 1:  # kIntegratorRk4 (world_options.hpp)
             return False
         if self._constrained:
             reason = api.constraintReason(deref(self._model), deref(self._cmodel), self._opts.contact)
@@ -561,7 +561,8 @@ cdef class WorldCore:
     # ---- stepping
     def step(self, q, v, tau, f_ext=None):
         """One time step of length dt: semi-implicit Euler, damping and springs implicit, tau clipped to
-        effort limits (docs/conventions.md). Pure: the world's own state is untouched.
+        effort limits, or the RK4 step with World(integrator="rk4") (docs/conventions.md). Pure: the
+        world's own state is untouched.
 
         Args:
             q: (nq,), v: (nv,), tau: (nv,); f_ext: body wrenches as in inverse_dynamics.

@@ -5,7 +5,8 @@
 Prints a table of medians (us) and the ratios rigidiff / peer (< 1: rigidiff is faster). Peers:
 Pinocchio (rnea, aba, crba, aba + integrate as a step) and MuJoCo (mj_step with the Euler integrator,
 meshes stripped, constraints and contacts disabled). Also compares a 1000-step rollout against 1000
-single world.step calls. States alternate between two values so that no library can skip work.
+single world.step calls, and the RK4 step (World(integrator="rk4")) and its step_jacobians against the
+default semi-implicit ones. States alternate between two values so that no library can skip work.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ def bench_robot(name: str, quick: bool) -> dict:
     res["rd step"] = median_time(world.step, (qa, va, ta), (qb, vb, tb), repeat)
     res["rd dRNEA"] = median_time(world.inverse_dynamics_derivatives, (qa, va, ta), (qb, vb, tb), repeat)
     res["rd dABA"] = median_time(world.forward_dynamics_derivatives, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd step_jac"] = median_time(world.step_jacobians, (qa, va, ta), (qb, vb, tb), repeat)
+    rk4 = world._copy()
+    rk4.integrator = "rk4"
+    res["rd rk4 step"] = median_time(rk4.step, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd rk4 step_jac"] = median_time(rk4.step_jacobians, (qa, va, ta), (qb, vb, tb), repeat)
     # rollout of 1000 steps (small torques) against 1000 single calls
     taus = np.zeros((1000, world.nv))
     t0 = time.perf_counter()
@@ -104,7 +110,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     pairs = [("rd rnea", "pin rnea"), ("rd aba", "pin aba"), ("rd crba", "pin crba"), ("rd dRNEA", "pin dRNEA"),
              ("rd dABA", "pin dABA"),
-             ("rd step", "pin aba+integrate"), ("rd step", "mj_step"), ("rd rollout/step", "rd loop/step")]
+             ("rd step", "pin aba+integrate"), ("rd step", "mj_step"), ("rd rollout/step", "rd loop/step"),
+             ("rd rk4 step", "rd step"), ("rd rk4 step_jac", "rd step_jac")]
     print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<16} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
     for name in args.robots:
         res = bench_robot(name, args.quick)

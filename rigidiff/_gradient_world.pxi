@@ -49,7 +49,11 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
-        if self._constrained:
+        if self._rk4():
+            api.rk4StepParameterJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q),
+                                          _ptr(V), _ptr(T), self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn),
+                                          _ptr(jac), _ptr(pjac))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
                                          deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
@@ -58,8 +62,8 @@ cdef class GradientWorldCore(WorldCore):
         else:
             api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T),
                                        self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
-            if npar > nmodel:  # contact coefficients act only through constraints
-                pjac = np.concatenate([pjac, np.zeros((2, self._nv, npar - nmodel))], axis=2)
+        if not self._constrained and npar > nmodel:  # contact coefficients act only through constraints
+            pjac = np.concatenate([pjac, np.zeros((2, self._nv, npar - nmodel))], axis=2)
         return qn, vn, jac, pjac
 
     def _core_step_vjp(self, q, v, tau, gq, gv, int groups, f_ext=None, bint explore=False):
@@ -78,7 +82,11 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
         cdef cnp.ndarray gt = _empty1(self._nv)
         cdef cnp.ndarray gp = np.zeros(npar)
-        if self._constrained:
+        if self._rk4():
+            api.rk4StepVJP(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
+                           self._opts.dt, fx, _ptr(GQ), _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt),
+                           _ptr(gp))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                    self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(GQ), _ptr(GV),
@@ -112,9 +120,13 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
         cdef double dt = self._opts.dt
+        cdef bint rk4 = self._rk4()
         self._enter_nogil(generation)
         try:
-            if self._constrained:
+            if rk4:
+                with nogil:
+                    api.rk4RolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
+            elif self._constrained:
                 with nogil:
                     api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), self._opts.contact, pQ,
                                                    pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)

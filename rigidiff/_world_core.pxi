@@ -9,10 +9,19 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport WorldOptions as _WorldOptions  # "cdef api.X" reads as Cython's api keyword
+from rigidiff._cpp.api cimport Rk4Workspace as _Rk4Workspace
 
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, step_batch or a trajectory's "
          "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
          "first, or give each thread its own World")
+_RK4_REFUSALS = {  # by api.constraintReason: what the RK4 step (smooth, contact-free dynamics) cannot do
+    1: "integrator='rk4' is for smooth, contact-free dynamics, and this world has shapes that may touch: use "
+       "integrator='semi_implicit', or remove the shapes or filter their pairs",
+    2: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint friction switched on: use "
+       "integrator='semi_implicit', or contact_options(joint_friction=False)",
+    3: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint limits switched on: use "
+       "integrator='semi_implicit', or contact_options(joint_limits=False)",
+}
 _CHANGING = ("the world is being changed (compiled, or its skeletons, parameters, options, dt or gravity set) in "
              "another thread; wait for that thread (join it) before using the world, or give each thread its own "
              "World")
@@ -42,6 +51,7 @@ cdef class WorldCore:
     cdef unique_ptr[api.CollisionModel] _cmodel
     cdef unique_ptr[api.CollisionData] _cdata
     cdef unique_ptr[api.ContactStepData] _cstep
+    cdef unique_ptr[api.Rk4Workspace] _rk4ws  # the RK4 step's buffers, sized with _data
     # dt, gravity and the contact settings: their only copy (World.dt, gravity and contact_options read
     # them back); kept when the model is rebuilt, and copied into each new Model and CollisionModel
     cdef _WorldOptions _opts
@@ -107,6 +117,7 @@ cdef class WorldCore:
     def _core_reset(self):
         self._check_idle()
         self._data.reset()
+        self._rk4ws.reset()
         self._model.reset(new api.Model())
         self._cdata.reset()
         self._cstep.reset()
@@ -159,6 +170,7 @@ cdef class WorldCore:
         self._nv = deref(self._model).nv
         self._nframes = nframes
         self._data.reset(new api.Data(deref(self._model)))
+        self._rk4ws.reset(new api.Rk4Workspace(deref(self._model), True))
         self._ready = True
 
     cdef int _warm_start_from(self, const double* q, const double* v) except -1:
@@ -188,6 +200,23 @@ cdef class WorldCore:
         if not self._ready:
             self._compile()
         return 0
+
+    cdef inline bint _rk4(self) except -1:
+        """Whether the world steps with RK4; ValueError if its step needs constraint rows (RK4 has none)."""
+        if self._opts.integrator != 1:  # kIntegratorRk4 (world_options.hpp)
+            return False
+        if self._constrained:
+            reason = api.constraintReason(deref(self._model), deref(self._cmodel), self._opts.contact)
+            raise ValueError(_RK4_REFUSALS.get(reason, _RK4_REFUSALS[1]))
+        return True
+
+    def _core_set_integrator(self, int code):
+        self._check_idle()
+        self._opts.integrator = code
+
+    def _core_integrator(self):
+        """The integrator code (0 semi-implicit Euler, 1 RK4), read from the world's options."""
+        return self._opts.integrator
 
     cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
         if f_ext is None:
@@ -340,7 +369,10 @@ cdef class WorldCore:
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        if self._constrained:
+        if self._rk4():
+            api.rk4StepJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V),
+                                 _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
                                          deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
@@ -362,14 +394,15 @@ cdef class WorldCore:
         if cnp.PyArray_DIM(Q, 0) < n or cnp.PyArray_DIM(V, 0) < n:
             raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
         cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
+        cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
         if self._constrained:
             if n > 0:
                 self._warm_start_from(_ptr(Q), _ptr(V))  # later rows: checked in C++ against the row before
             api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac))
+                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac), NULL)
         else:
             api.trajectoryJacobians(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(Q), _ptr(V),
-                                    _ptr(Tau), n, self._opts.dt, _ptr(jac))
+                                    _ptr(Tau), n, self._opts.dt, _ptr(jac), rk4)
         return jac
 
     def _core_body_along(self, Qs, int f, bint jacobians):
@@ -409,17 +442,18 @@ cdef class WorldCore:
         cdef double* pK = <double*>cnp.PyArray_DATA(Km)
         cdef double* plo = <double*>cnp.PyArray_DATA(lom)
         cdef double* phi = <double*>cnp.PyArray_DATA(him)
+        cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
         if self._constrained:
             self._warm_start_from(_ptr(q), _ptr(v))  # its steps chain: each continues the one before
             api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
                                   &self._opts.contact, _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
-                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), NULL)
             if n > 0:
                 self._warm_start_to(_ptr(Qo) + n * self._nq, _ptr(Vo) + n * self._nv)
         else:
             api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
                                   _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
-                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo))
+                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), rk4)
         return Qo, Vo, Uo
 
     # ---- kinematics
@@ -527,7 +561,8 @@ cdef class WorldCore:
     # ---- stepping
     def step(self, q, v, tau, f_ext=None):
         """One time step of length dt: semi-implicit Euler, damping and springs implicit, tau clipped to
-        effort limits (docs/conventions.md). Pure: the world's own state is untouched.
+        effort limits, or the RK4 step with World(integrator="rk4") (docs/conventions.md). Pure: the
+        world's own state is untouched.
 
         Args:
             q: (nq,), v: (nv,), tau: (nv,); f_ext: body wrenches as in inverse_dynamics.
@@ -546,7 +581,10 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
-        if self._constrained:
+        if self._rk4():
+            api.rk4Step(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
+                        self._opts.dt, fx, _ptr(qn), _ptr(vn))
+        elif self._constrained:
             self._warm_start_from(_ptr(Q), _ptr(V))
             api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
                                 self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn))
@@ -582,7 +620,15 @@ cdef class WorldCore:
         cdef double dt = self._opts.dt
         cdef cnp.ndarray[int, ndim=1] rows
         cdef int* prows
-        if self._constrained:
+        if self._rk4():
+            self._enter_nogil(generation)
+            try:
+                with nogil:
+                    api.rk4Rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+            finally:
+                self._busy -= 1
+            self._last_rollout_rows = None
+        elif self._constrained:
             rows = np.zeros(max(n, 1), dtype=np.intc)
             prows = &rows[0]
             self._enter_nogil(generation)
@@ -618,9 +664,13 @@ cdef class WorldCore:
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
         cdef double dt = self._opts.dt
+        cdef bint rk4 = self._rk4()
         self._enter_nogil(generation)
         try:
-            if self._constrained:
+            if rk4:
+                with nogil:
+                    api.rk4StepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+            elif self._constrained:
                 with nogil:
                     api.constrainedStepBatch(deref(self._model), deref(self._cmodel), self._opts.contact, pq, pv, pt,
                                              n, dt, threads, pqn, pvn)

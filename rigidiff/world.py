@@ -106,6 +106,9 @@ def _rotation_exp(w: np.ndarray) -> np.ndarray:
 
 _WIDEST_SAMPLED_SPAN = 1e6
 
+#: World(integrator=...) values, in the order of the C++ codes (world_options.hpp)
+INTEGRATORS = ("semi_implicit", "rk4")
+
 
 def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
     """Where random_configuration samples one coordinate with limits [lower, upper] (either may be
@@ -123,6 +126,17 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     Args:
         dt: time step in seconds (> 0).
         gravity: (3,) gravity acceleration in m/s^2 (z is up).
+        integrator: how a step integrates (docs/conventions.md, Time stepping). "semi_implicit" (the
+            default): semi-implicit Euler with implicit joint damping and springs, contacts, joint limits and
+            joint friction. "rk4": the classical four-stage Runge-Kutta step of forward_dynamics (passive
+            terms explicit, torques and f_ext held over the step; fourth order for one-dof joints, second
+            order for the rotations of ball and free joints), for smooth, contact-free dynamics where
+            accuracy matters more than speed (four forward dynamics per step; explicit, so stiff joint
+            springs or dampers on light joints need a small dt); stepping a world that needs
+            constraints (shapes that may touch, joint limits or joint friction switched on) raises ValueError
+            naming the reason. Its step Jacobians (dense products), step_vjp and rollout backward (a
+            reverse sweep of the four stages) are exact, with respect to the state, the torques and the
+            parameters (wrt=).
 
     Example::
 
@@ -132,9 +146,10 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         q, v = world.step(q, v, np.zeros(world.nv))
     """
 
-    def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81), integrator: str = "semi_implicit"):
         self.dt = dt
         self.gravity = gravity
+        self.integrator = integrator
         self._skeletons: list[Skeleton] = []
         self._particle_sets: list[ParticleSet] = []
         self._frames: list[tuple[Skeleton, Body]] = []
@@ -154,6 +169,19 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
     def dt(self, value):
         with self._core_changing():
             self._core_set_dt(as_scalar(value, "dt", minimum=0.0, strict=True))
+            self._changed()
+
+    @property
+    def integrator(self) -> str:
+        """How a step integrates: "semi_implicit" or "rk4" (see World); settable."""
+        return INTEGRATORS[self._core_integrator()]
+
+    @integrator.setter
+    def integrator(self, value):
+        if value not in INTEGRATORS:
+            raise ValueError(f"integrator must be one of {list(INTEGRATORS)}, got {value!r}")
+        with self._core_changing():
+            self._core_set_integrator(INTEGRATORS.index(value))
             self._changed()
 
     @property
@@ -280,9 +308,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def _copy(self) -> World:
         """A new World with copies of this world's skeletons (which hold its parameters), dt, gravity,
-        contact options and state: it computes what this world computes, and changing one of them
+        integrator, contact options and state: it computes what this world computes, and changing one of them
         leaves the other as it was."""
-        new = World(dt=self.dt, gravity=self.gravity)
+        new = World(dt=self.dt, gravity=self.gravity, integrator=self.integrator)
         skeletons, particle_sets = copy.deepcopy((self._skeletons, self._particle_sets))
         new._skeletons, new._particle_sets = skeletons, particle_sets
         new.rebuild()

@@ -37,7 +37,34 @@ cdef extern from "rigidiff/world/world_options.hpp" namespace "rigidiff" nogil:
         double dt
         ContactOptions contact
         double max_penetration
+        int integrator
     void applyWorldOptions(const WorldOptions&, Model&, CollisionModel&)
+
+
+cdef extern from "rigidiff/world/rk4_step.hpp" namespace "rigidiff" nogil:
+    cdef cppclass Rk4Workspace:
+        Rk4Workspace(const Model&, bool parameters) except +
+
+
+cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
+    int constraintReason(const Model&, const CollisionModel&, const ContactOptions&) except +
+    void rk4Step(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau, double dt,
+                 const double* fext, double* q_out, double* v_out) except +
+    void rk4Rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,
+                    double* Q, double* V) except +
+    void rk4StepBatch(const Model&, const double* Q, const double* V, const double* TAU, int N, double dt,
+                      int threads, double* Qout, double* Vout) except +
+    void rk4StepJacobians(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau,
+                          double dt, const double* fext, double* q_out, double* v_out, double* jac) except +
+    void rk4StepParameterJacobians(const Model&, Data&, Rk4Workspace&, const double* q, const double* v,
+                                   const double* tau, double dt, const double* fext, int groups, double* q_out,
+                                   double* v_out, double* jac, double* pjac) except +
+    void rk4StepVJP(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau,
+                    double dt, const double* fext, const double* gq, const double* gv, int groups, double* q_out,
+                    double* v_out, double* g_state, double* g_tau, double* g_params) except +
+    void rk4RolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T, double dt,
+                            const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                            double* g_params) except +
 
 
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
@@ -176,12 +203,12 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
 
     void trajectoryJacobians(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
                              const double* Q, const double* V, const double* TAU, int T, double dt,
-                             double* jac) except +
+                             double* jac, Rk4Workspace* rk4) except +
     void closedLoopRollout(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
                            const double* q0, const double* v0, const double* Qr, const double* Vr, const double* Ur,
                            const double* k, const double* K, double alpha, const double* S, int nu,
                            const double* lo, const double* hi, int T, double dt, double* Q, double* V,
-                           double* U) except +
+                           double* U, Rk4Workspace* rk4) except +
     void frameAlongTrajectory(const Model&, Data&, const double* Q, int N, int f, double* poses,
                               double* J) except +
     bint riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx,

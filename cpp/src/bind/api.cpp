@@ -295,12 +295,7 @@ void rollout(const Model& m, const double* q0, const double* v0, const double* t
 
 void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
                double* Qout, double* Vout) {
-  for (int s = 0; s < N; ++s) {
-    const std::string row = "[" + std::to_string(s) + "]";
-    checkState(m, Q + static_cast<long>(s) * m.nq, V + static_cast<long>(s) * m.nv, ("Q" + row).c_str(),
-               ("V" + row).c_str());
-    checkFinite(TAU + static_cast<long>(s) * m.nv, m.nv, ("TAU" + row).c_str());
-  }
+  checkStateRows(m, Q, V, N, TAU);
   rigidiff::stepBatch(m, Q, V, TAU, N, dt, threads, Qout, Vout);
 }
 

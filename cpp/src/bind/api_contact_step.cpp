@@ -3,26 +3,31 @@
 #include <cmath>
 
 #include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/api_rk4.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
 namespace bind {
 
-bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
+int constraintReason(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
   const int n = static_cast<int>(cm.geometries.size());
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      if (cm.allowed(m, i, j)) return true;
-  if (o.jointFriction && (m.friction.array() > 0.0).any()) return true;
+      if (cm.allowed(m, i, j)) return kNeedsContacts;
+  if (o.jointFriction && (m.friction.array() > 0.0).any()) return kNeedsJointFriction;
   if (o.jointLimits)
     for (int j = 1; j < m.njoints; ++j) {
       const JointModel& jm = m.joints[j];
       if (jm.nq == 1 && jm.nv == 1 &&
           (std::isfinite(m.lower_limit[jm.idx_q]) || std::isfinite(m.upper_limit[jm.idx_q])))
-        return true;
+        return kNeedsJointLimits;
     }
-  return false;
+  return 0;
+}
+
+bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
+  return constraintReason(m, cm, o) != 0;
 }
 
 void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,

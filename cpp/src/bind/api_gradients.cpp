@@ -12,36 +12,6 @@
 namespace rigidiff {
 namespace bind {
 
-namespace {
-void checkGroups(int groups) {
-  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
-}
-
-// points the parameter cotangents of `groups` into consecutive slices of g (zeroed)
-StepCotangents parameterSlices(const Model& m, int groups, double* g) {
-  std::fill(g, g + rigidiff::stepParameterCount(m, groups), 0.0);
-  StepCotangents sc;
-  double* p = g;
-  if (groups & kParamInertia) {
-    sc.theta = p;
-    p += 10 * (m.njoints - 1);
-  }
-  if (groups & kParamArmature) {
-    sc.armature = p;
-    p += m.nv;
-  }
-  if (groups & kParamDamping) {
-    sc.damping = p;
-    p += m.nv;
-  }
-  if (groups & kParamStiffness) {
-    sc.stiffness = p;
-    p += m.nv;
-  }
-  if (groups & kParamGravity) sc.gravity = p;
-  return sc;
-}
-}  // namespace
 
 void setJointInertia(Model& model, int j, const double* inertia) {
   if (j < 1 || j >= model.njoints) RD_THROW(std::out_of_range, "joint index " << j << " out of range");
@@ -60,13 +30,13 @@ void inverseDynamicsRegressor(const Model& m, Data& d, const double* q, const do
 }
 
 int stepParameterCount(const Model& m, int groups) {
-  checkGroups(groups);
+  checkModelGroups(groups);
   return rigidiff::stepParameterCount(m, groups);
 }
 
 void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
                             const double* fext, int groups, double* q_out, double* v_out, double* jac, double* pjac) {
-  checkGroups(groups);
+  checkModelGroups(groups);
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
   if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
@@ -80,7 +50,7 @@ void stepParameterJacobians(const Model& m, Data& d, const double* q, const doub
 void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
              const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
              double* g_state, double* g_tau, double* g_params) {
-  checkGroups(groups);
+  checkModelGroups(groups);
   checkState(m, q, v);
   checkFinite(tau, m.nv, "tau");
   if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
@@ -101,16 +71,8 @@ void stepVJP(const Model& m, Data& d, const double* q, const double* v, const do
 void rolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
                      const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
                      double* g_params) {
-  checkGroups(groups);
-  RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
-  for (int t = 0; t <= T; ++t) {
-    const std::string row = "[" + std::to_string(t) + "]";
-    checkState(m, Q + static_cast<long>(t) * m.nq, V + static_cast<long>(t) * m.nv, ("Q" + row).c_str(),
-               ("V" + row).c_str());
-  }
-  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
-  checkFinite(GQ, static_cast<long>(T + 1) * m.nv, "dL_dQ");
-  checkFinite(GV, static_cast<long>(T + 1) * m.nv, "dL_dV");
+  checkModelGroups(groups);
+  checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
   Data d(m);
   StepCotangents sc = parameterSlices(m, groups, g_params);
   std::fill(g_state, g_state + 2 * m.nv, 0.0);

@@ -19,6 +19,21 @@ int stepParameterCount(const Model& model, int groups) {
   return n;
 }
 
+void gravityTorqueJacobian(const Model& model, Data& data, const double* q) {
+  // gravity force on a dof of joint j: S_j . (-m g, -h x g) summed over j's subtree (world frame)
+  centerOfMass(model, data, q);
+  auto& Gt = data.Jcom;
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& jm = model.joints[i];
+    const double m = data.mass_sub[i];
+    const Vec3 h = m * data.com_sub[i];
+    for (int k = jm.idx_v; k < jm.idx_v + jm.nv; ++k) {
+      const Vec6 s = data.J.col(k);  // world-frame subspace, left by the step's aba
+      Gt.col(k) = -(m * s.head<3>() + s.tail<3>().cross(h));
+    }
+  }
+}
+
 void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
                               double* dq_dp, double* dv_dp, bool reexpress) {
   RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
@@ -50,18 +65,8 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
     diagonalGroup(data.vjp_tmp);
   }
   if (groups & kParamGravity) {
-    // gravity force on a dof of joint j: S_j . (-m g, -h x g) summed over j's subtree (world frame)
-    centerOfMass(model, data, q);
-    auto& Gt = data.Jcom;  // (3, nv) scratch: the transposed gravity Jacobian of the torques
-    for (int i = 1; i < model.njoints; ++i) {
-      const JointModel& jm = model.joints[i];
-      const double m = data.mass_sub[i];
-      const Vec3 h = m * data.com_sub[i];
-      for (int k = jm.idx_v; k < jm.idx_v + jm.nv; ++k) {
-        const Vec6 s = data.J.col(k);  // world-frame subspace, left by the step's aba
-        Gt.col(k) = -(m * s.head<3>() + s.tail<3>().cross(h));
-      }
-    }
+    gravityTorqueJacobian(model, data, q);
+    const auto& Gt = data.Jcom;  // (3, nv) scratch: the transposed gravity Jacobian of the torques
     Dv.middleCols(col, 3).noalias() = (-dt) * Minv * Gt.transpose();
     col += 3;
   }

@@ -71,39 +71,33 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
   }
 }
 
+void checkReplayedStep(const Model& model, const Data& data, const double* qr, const double* vr, int t) {
+  const int nq = model.nq, nv = model.nv;
+  for (int k = 0; k < nv; ++k)
+    if (!(std::abs(data.v_next[k] - vr[k]) <= 1e-9 * (1.0 + std::abs(vr[k]))))
+      RD_THROW(std::runtime_error, "rolloutBackward: the recorded V[" << t + 1 << "] does not follow from step " << t
+                                                                      << " (was the model changed?)");
+  for (int k = 0; k < nq; ++k)
+    if (!(std::abs(data.q_next[k] - qr[k]) <= 1e-9 * (1.0 + std::abs(qr[k]))))
+      RD_THROW(std::runtime_error, "rolloutBackward: the recorded Q[" << t + 1 << "] does not follow from step " << t
+                                                                      << " (was the model changed?)");
+}
+
 void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,
                      double dt, const double* GQ, const double* GV, double* g_taus, const StepCotangents& out) {
   const int nq = model.nq, nv = model.nv;
   RD_CHECK_ARG(T >= 0, "rolloutBackward: T must be >= 0, got " << T);
-  // carry_* hold the cotangent of state t + 1, carry_*2 collect that of state t
-  data.carry_q = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
-  data.carry_v = Eigen::Map<const VecX>(GV + static_cast<long>(T) * nv, nv);
   StepCotangents sc = out;
-  for (int t = T - 1; t >= 0; --t) {
-    const long o = static_cast<long>(t) * nv;
-    data.carry_q2 = Eigen::Map<const VecX>(GQ + o, nv);
-    data.carry_v2 = Eigen::Map<const VecX>(GV + o, nv);
-    Eigen::Map<VecX>(g_taus + o, nv).setZero();
-    sc.q = data.carry_q2.data();
-    sc.v = data.carry_v2.data();
-    sc.tau = g_taus + o;
-    stepVJP(model, data, Q + static_cast<long>(t) * nq, V + o, taus + o, dt, data.carry_q.data(), data.carry_v.data(),
-            data.q_next.data(), data.v_next.data(), sc);
-    const double* qr = Q + static_cast<long>(t + 1) * nq;
-    const double* vr = V + o + nv;
-    for (int k = 0; k < nv; ++k)
-      if (!(std::abs(data.v_next[k] - vr[k]) <= 1e-9 * (1.0 + std::abs(vr[k]))))
-        RD_THROW(std::runtime_error, "rolloutBackward: the recorded V[" << t + 1 << "] does not follow from step " << t
-                                                                        << " (was the model changed?)");
-    for (int k = 0; k < nq; ++k)
-      if (!(std::abs(data.q_next[k] - qr[k]) <= 1e-9 * (1.0 + std::abs(qr[k]))))
-        RD_THROW(std::runtime_error, "rolloutBackward: the recorded Q[" << t + 1 << "] does not follow from step " << t
-                                                                        << " (was the model changed?)");
-    data.carry_q.swap(data.carry_q2);
-    data.carry_v.swap(data.carry_v2);
-  }
-  if (out.q) Eigen::Map<VecX>(out.q, nv) += data.carry_q;
-  if (out.v) Eigen::Map<VecX>(out.v, nv) += data.carry_v;
+  sweepRecordedRollout(model, data, Q, V, T, GQ, GV, g_taus, out,
+                       [&](int t, const double* gq_next, const double* gv_next, double* g_q, double* g_v,
+                           double* g_tau) {
+                         const long o = static_cast<long>(t) * nv;
+                         sc.q = g_q;
+                         sc.v = g_v;
+                         sc.tau = g_tau;
+                         stepVJP(model, data, Q + static_cast<long>(t) * nq, V + o, taus + o, dt, gq_next, gv_next,
+                                 data.q_next.data(), data.v_next.data(), sc);
+                       });
 }
 
 }  // namespace rigidiff

@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/multibody/data.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
+#include "rigidiff/world/step_vjp.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 
 namespace rigidiff {
@@ -34,6 +37,56 @@ inline void checkState(const Model& m, const double* q, const double* v, const c
                        const char* vname = "v") {
   checkConfiguration(m, q, 1e-6, qname);
   if (v) checkFinite(v, m.nv, vname);
+}
+
+/// Rows of states Q (rows x nq) and V (rows x nv), and of torques TAU (rows x nv) unless null, named "Q[i]", ...
+inline void checkStateRows(const Model& m, const double* Q, const double* V, int rows, const double* TAU = nullptr) {
+  for (int s = 0; s < rows; ++s) {
+    const std::string row = "[" + std::to_string(s) + "]";
+    checkState(m, Q + static_cast<long>(s) * m.nq, V + static_cast<long>(s) * m.nv, ("Q" + row).c_str(),
+               ("V" + row).c_str());
+    if (TAU) checkFinite(TAU + static_cast<long>(s) * m.nv, m.nv, ("TAU" + row).c_str());
+  }
+}
+
+/// The inputs of a reverse pass over a recorded rollout of T steps: Q, V (T + 1 rows), taus (T rows) and
+/// the cotangents GQ, GV (T + 1 rows of nv).
+inline void checkRecordedRollout(const Model& m, const double* Q, const double* V, const double* taus, int T,
+                                 const double* GQ, const double* GV) {
+  RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
+  checkStateRows(m, Q, V, T + 1);
+  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
+  checkFinite(GQ, static_cast<long>(T + 1) * m.nv, "dL_dQ");
+  checkFinite(GV, static_cast<long>(T + 1) * m.nv, "dL_dV");
+}
+
+inline void checkModelGroups(int groups) {
+  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
+}
+
+// points the parameter cotangents of `groups` into consecutive slices of g (zeroed)
+inline StepCotangents parameterSlices(const Model& m, int groups, double* g) {
+  std::fill(g, g + rigidiff::stepParameterCount(m, groups), 0.0);
+  StepCotangents sc;
+  double* p = g;
+  if (groups & kParamInertia) {
+    sc.theta = p;
+    p += 10 * (m.njoints - 1);
+  }
+  if (groups & kParamArmature) {
+    sc.armature = p;
+    p += m.nv;
+  }
+  if (groups & kParamDamping) {
+    sc.damping = p;
+    p += m.nv;
+  }
+  if (groups & kParamStiffness) {
+    sc.stiffness = p;
+    p += m.nv;
+  }
+  if (groups & kParamGravity) sc.gravity = p;
+  return sc;
 }
 
 // Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.

@@ -14,6 +14,10 @@ enum StepParameterGroup : int {
   kParamGravity = 16,   ///< 3
 };
 
+/// data.Jcom (3 x nv) = the transposed derivative of the gravity torques with respect to gravity,
+/// -sum_i m_i J_ci^T, at q; needs data.J (world-frame subspaces) at q, as aba leaves them.
+void gravityTorqueJacobian(const Model& model, Data& data, const double* q);
+
 /// Number of columns of the groups in `groups` (a bitwise or of StepParameterGroup).
 int stepParameterCount(const Model& model, int groups);
 

@@ -36,4 +36,33 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
 void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,
                      double dt, const double* GQ, const double* GV, double* g_taus, const StepCotangents& out);
 
+/// The check of a reverse pass: data.q_next, data.v_next (step t recomputed) equal the recorded state t + 1
+/// (qr, vr) to 1e-9 relative; runtime_error otherwise.
+void checkReplayedStep(const Model& model, const Data& data, const double* qr, const double* vr, int t);
+
+/// The reverse sweep of rolloutBackward, for any step: for t = T - 1 down to 0,
+/// step_vjp(t, gq_next, gv_next, g_q, g_v, g_tau) steps from recorded state t into data.q_next and
+/// data.v_next (checked against state t + 1) and adds the cotangents of (q_t, v_t, tau_t) to g_q, g_v
+/// (nv each) and g_tau (row t of g_taus, zeroed first). Adds those of (q0, v0) to out.q, out.v.
+template <typename StepVjp>
+void sweepRecordedRollout(const Model& model, Data& data, const double* Q, const double* V, int T, const double* GQ,
+                          const double* GV, double* g_taus, const StepCotangents& out, StepVjp&& step_vjp) {
+  const int nq = model.nq, nv = model.nv;
+  // carry_* hold the cotangent of state t + 1, carry_*2 collect that of state t
+  data.carry_q = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
+  data.carry_v = Eigen::Map<const VecX>(GV + static_cast<long>(T) * nv, nv);
+  for (int t = T - 1; t >= 0; --t) {
+    const long o = static_cast<long>(t) * nv;
+    data.carry_q2 = Eigen::Map<const VecX>(GQ + o, nv);
+    data.carry_v2 = Eigen::Map<const VecX>(GV + o, nv);
+    Eigen::Map<VecX>(g_taus + o, nv).setZero();
+    step_vjp(t, data.carry_q.data(), data.carry_v.data(), data.carry_q2.data(), data.carry_v2.data(), g_taus + o);
+    checkReplayedStep(model, data, Q + static_cast<long>(t + 1) * nq, V + o + nv, t);
+    data.carry_q.swap(data.carry_q2);
+    data.carry_v.swap(data.carry_v2);
+  }
+  if (out.q) Eigen::Map<VecX>(out.q, nv) += data.carry_q;
+  if (out.v) Eigen::Map<VecX>(out.v, nv) += data.carry_v;
+}
+
 }  // namespace rigidiff

@@ -7,6 +7,10 @@
 
 namespace rigidiff {
 
+/// WorldOptions::integrator: semi-implicit Euler (world/step.hpp, the default) or RK4 (world/rk4_step.hpp).
+constexpr int kIntegratorSemiImplicit = 0;
+constexpr int kIntegratorRk4 = 1;
+
 struct WorldOptions {
   double dt = 1e-3;                          ///< s, > 0
   /// m/s^2; the algorithms read Model::gravity, which the world sets from this whenever either changes
@@ -15,6 +19,8 @@ struct WorldOptions {
   /// m: contacts are detected below this distance; the world copies it into each CollisionModel it builds
   double contact_margin = 0.0;
   double max_penetration = 0.03;             ///< m: a step with a deeper contact warns once (never dropped)
+  /// kIntegratorSemiImplicit or kIntegratorRk4 (contact-free worlds only: the Python layer refuses the others)
+  int integrator = kIntegratorSemiImplicit;
 };
 
 /// Copies the options that the compiled models hold (gravity into model, the margin into cmodel).

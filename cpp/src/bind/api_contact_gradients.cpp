@@ -1,6 +1,6 @@
 // Bindings of the constrained step's Jacobians and reverse mode (declared in rigidiff/bind/api.hpp).
-// The reverse mode multiplies the step's Jacobians: the clamping-set system couples every dof of an
-// island, so there is no O(n) recursion to exploit.
+// The reverse mode pulls the cotangent through the clamped rows' factors (world/contact_step_vjp.hpp);
+// it multiplies the step's dense Jacobians only for parameter gradients and contact-mode exploration.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +9,7 @@
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/world/contact_step_derivatives.hpp"
+#include "rigidiff/world/contact_step_vjp.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
 
@@ -122,6 +123,13 @@ void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactSt
                     std::vector<double>& jac, std::vector<double>& pjac, double* g_q, double* g_v, double* g_tau,
                     double* g_params) {
   const int nv = m.nv, np = constrainedParameterCount(m, cm, groups);
+  if (groups == 0 && !explore && contactStepVjpSupported(m)) {
+    contactStepVJP(m, d, cm, cd, o, q, v, tau, dt, fext, gq, gv, q_out, v_out, g_q, g_v, g_tau);
+    return;
+  }
+  // parameters and explored modes: the dense Jacobians
+  jac.resize(6L * nv * nv);
+  pjac.resize(2L * nv * np);
   jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());
   VecX q1 = VecX::Zero(nv), v1 = VecX::Zero(nv), t1 = VecX::Zero(nv);
   transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, q1.data(), v1.data(), t1.data(), g_params);
@@ -185,7 +193,7 @@ void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, Conta
   checkFinite(gq, m.nv, "dL_dq_next");
   checkFinite(gv, m.nv, "dL_dv_next");
   const int np = constrainedParameterCount(m, cm, groups);
-  std::vector<double> jac(6L * m.nv * m.nv), pjac(2L * m.nv * np);
+  std::vector<double> jac, pjac;  // sized by stepCotangents if it needs the dense Jacobians
   std::fill(g_state, g_state + 2 * m.nv, 0.0);
   std::fill(g_tau, g_tau + m.nv, 0.0);
   std::fill(g_params, g_params + np, 0.0);
@@ -213,7 +221,7 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
   checkFinite(GV, static_cast<long>(T + 1) * nv, "dL_dV");
   Data d(m);
   ContactStepData cd(cm);
-  std::vector<double> jac(6L * nv * nv), pjac(2L * nv * np), qn(nq), vn(nv);
+  std::vector<double> jac, pjac, qn(nq), vn(nv);  // jac, pjac: sized by stepCotangents if needed
   // forward: the rollout's own warm-start chain, keeping each step's rows and classes, so that the
   // reverse pass re-solves every step in exactly its recorded contact mode (a problem with several
   // valid modes resolves to the one its predecessor chose)

@@ -13,6 +13,21 @@
 
 namespace rigidiff {
 
+void subtractSpringAndWrenchVJP(const Model& model, Data& data, const double* q, const double* frame_wrenches,
+                                double* g_q) {
+  Eigen::Map<VecX> gqo(g_q, model.nv);
+  if (model.stiffness.any()) {
+    data.dq_tmp = model.stiffness.cwiseProduct(data.lam);  // the step's scratch, free again
+    dDifferenceTransposeProduct(model, model.rest_position.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
+    gqo -= data.vjp_tmp;
+  }
+  if (frame_wrenches) {
+    data.vjp_tmp.setZero();
+    addExternalWrenchVJP(model, data, q, frame_wrenches, data.lam.data(), data.vjp_tmp.data());
+    gqo -= data.vjp_tmp;
+  }
+}
+
 void stepVJP(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
              const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out,
              const double* frame_wrenches) {
@@ -49,16 +64,7 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     Eigen::Map<VecX> gqo(out.q, nv);
     dIntegrateTransposeProduct(model, data.v_tmp.data(), 0, gq_next, data.vjp_tmp.data(), Motion::Step);
     gqo += data.vjp_tmp - data.vjp_q;
-    if (model.stiffness.any()) {
-      data.dq_tmp = model.stiffness.cwiseProduct(lam);  // the step's scratch, free again
-      dDifferenceTransposeProduct(model, model.rest_position.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
-      gqo -= data.vjp_tmp;
-    }
-    if (frame_wrenches) {
-      data.vjp_tmp.setZero();
-      addExternalWrenchVJP(model, data, q, frame_wrenches, lam.data(), data.vjp_tmp.data());
-      gqo -= data.vjp_tmp;
-    }
+    subtractSpringAndWrenchVJP(model, data, q, frame_wrenches, out.q);
   }
   if (out.theta) Eigen::Map<VecX>(out.theta, data.vjp_theta.size()) -= data.vjp_theta;
   if (out.gravity) Eigen::Map<Vec3>(out.gravity) -= g_grav;

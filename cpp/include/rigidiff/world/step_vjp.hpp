@@ -28,6 +28,12 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
              const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out,
              const double* frame_wrenches = nullptr);
 
+/// The residual's springs and external wrenches in the configuration cotangent, with lambda = data.lam:
+/// g_q -= (K dDifference(rest, q)/dq)^T lambda + (d(-sum J^T w)/dq)^T lambda (scratch: data.dq_tmp,
+/// data.vjp_tmp). Shared with the constrained reverse mode (contact_step_vjp.hpp).
+void subtractSpringAndWrenchVJP(const Model& model, Data& data, const double* q, const double* frame_wrenches,
+                                double* g_q);
+
 /// Reverse pass over a recorded rollout: Q (T+1 x nq) and V (T+1 x nv) from rollout() under taus
 /// (T x nv). GQ (T+1 x nv, tangent space) and GV (T+1 x nv) are the gradients of a loss with respect
 /// to every recorded state. Writes g_taus (T x nv) and adds to `out` the gradients with respect to

@@ -175,3 +175,37 @@ def test_step_vjp_when_the_pushed_group_needs_a_decomposition_of_its_own():
     jac = assert_vjp_is_transposed_jacobian(world, Q[-1], V[-1], tau, seed=5)
     pushed = {b for a, b in zip(jac.contacts.body_a, jac.contacts.body_b) if a == "paddle"}
     assert len(pushed) >= 3
+
+
+def test_the_recorded_contact_modes_give_the_gradients_of_the_rerun_rollout(pushed):
+    """rollout(record=True) keeps each step's row keys and classes, so the reverse pass does not rerun
+    the rollout to find them: the gradients equal those of the rerun, and a changed world still raises."""
+    import copy
+
+    world, q0, v0, tau = pushed
+    T = 30
+    traj = world.rollout(q0, v0, np.tile(tau, (T, 1)), record=True)
+    rows, (keys, classes) = traj._modes
+    assert len(rows) == T and len(keys) == len(classes) == rows.sum() > 0
+    rng = np.random.default_rng(6)
+    GQ, GV = rng.normal(size=(T + 1, world.nv)), rng.normal(size=(T + 1, world.nv))
+    rerun = copy.copy(traj)
+    rerun._modes = None
+    a, b = traj.backward(GQ, GV), rerun.backward(GQ, GV)
+    np.testing.assert_array_equal(a.tau, b.tau)
+    np.testing.assert_array_equal(a.q, b.q)
+    np.testing.assert_array_equal(a.v, b.v)
+    moved = copy.copy(traj)
+    moved.v = traj.v.copy()
+    moved.v[T // 2] += 0.1
+    with pytest.raises(RuntimeError, match="does not follow from step"):
+        moved.backward(GQ, GV)
+
+
+def test_recorded_modes_that_do_not_fit_the_rollout_are_refused(pushed):
+    world, q0, v0, tau = pushed
+    traj = world.rollout(q0, v0, np.tile(tau, (5, 1)), record=True)
+    rows, (keys, classes) = traj._modes
+    traj._modes = (rows, (keys[:-1], classes[:-1]))
+    with pytest.raises(ValueError, match="recorded contact modes"):
+        traj.backward(np.zeros((6, world.nv)))

@@ -5,16 +5,21 @@ free boxes on the ground and bounces, and a recorded rollout's backward equals t
 import numpy as np
 import pytest
 from contact_scenes import (
+    GEOMETRY_PAIRS,
+    PAIR_VARIANTS,
     arm_against_wall,
     block_on_ground,
     bouncing_block,
     box_on_offset_box,
     cartpole_on_ground,
+    cylinder_on_ground,
     double_pendulum_limit_and_friction,
+    geometry_pair,
     multigroup,
     pendulum_at_limit,
     pendulum_joint_friction,
     plank_over_edge,
+    quadrupeds_on_ground,
     sliding_reverse_pendulum,
     sphere_stack,
     two_blocks,
@@ -42,6 +47,7 @@ SCENES = {
     "double_pendulum_limit_and_friction": double_pendulum_limit_and_friction,
     "plank_over_edge": plank_over_edge,
     "box_on_offset_box": box_on_offset_box,
+    "cylinder_tilted_slipping": lambda: cylinder_on_ground("tilted", "slipping"),
 }
 
 
@@ -64,6 +70,21 @@ def test_step_vjp_equals_the_transposed_step_jacobians_on_the_contact_scenes(sce
     world, q, v, tau = SCENES[scene]()
     jac = assert_vjp_is_transposed_jacobian(world, q, v, tau)
     assert jac.contacts is not None and len(jac.contacts.row_classes) > 0
+
+
+@pytest.mark.parametrize("variant", PAIR_VARIANTS)
+@pytest.mark.parametrize("kind", list(GEOMETRY_PAIRS))
+def test_step_vjp_equals_the_transposed_step_jacobians_for_every_feature_pair(kind, variant):
+    """Free bodies pressed together through each feature pair, in separate skeletons and in
+    self-collision (free joints: frame turn and re-expression in the reverse mode)."""
+    world, q, v, tau = geometry_pair(kind, variant)
+    assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=7)
+
+
+@pytest.mark.parametrize("slide", [0.0, 0.3])
+def test_step_vjp_with_two_quadrupeds_standing_and_sliding(robots_dir, slide):
+    world, q, v, tau = quadrupeds_on_ground(robots_dir, ("solo12", "anymal"), slide)
+    assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=8)
 
 
 def test_a_bounce_takes_the_factored_path_with_its_impact_time_terms():

@@ -121,11 +121,16 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
 
   // mu = V U^T K^T lambda, y = lambda - J_C^T mu, w = (M + E)^-1 y = P^T lambda
   b.y = b.lambda;
-  if (nc > 0) {
-    b.z.noalias() = w.K.transpose() * b.lambda;
+  if (b.z.size() < nc) {  // grow only: a run of steps allocates when the clamped set grows, not per step
+    b.z.resize(nc);
     b.mu.resize(nc);
-    clampedPseudoInverseTransposeProduct(model, cd, b.z, b.mu);
-    b.y.noalias() -= w.Jc.transpose() * b.mu;
+  }
+  const auto z = b.z.head(nc);
+  const auto mu = b.mu.head(nc);
+  if (nc > 0) {
+    b.z.head(nc).noalias() = w.K.transpose() * b.lambda;
+    clampedPseudoInverseTransposeProduct(model, cd, z, b.mu.head(nc));
+    b.y.noalias() -= w.Jc.transpose() * mu;
   }
   b.w.resize(nv);
   abaSolve(model, data, b.y.data(), b.w.data());  // the step's aba left the factorisation of M + E at q
@@ -143,8 +148,8 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
     constraintGeometryTerms(model, data, cmodel, cd, options, vq, vn, dt, sink);
     gqo += b.fq;
     if (nc > 0) {
-      gqo.noalias() += w.Gq.transpose() * b.mu;
-      gvo.noalias() += w.Gv.transpose() * b.mu;
+      gqo.noalias() += w.Gq.transpose() * mu;
+      gvo.noalias() += w.Gv.transpose() * mu;
     }
     if (bounce) bounceTimeTerms(cd, vq, g_q, g_v);
   }

@@ -5,6 +5,7 @@ through the clamped rows' factors, without forming the step's (2nv x 2nv) Jacobi
 
     python benchmarks/bench_particles.py                 # n = 50 100 200 400, 500 steps
     python benchmarks/bench_particles.py --n 50 100 --steps 100 --repeat 3
+    python benchmarks/bench_particles.py --scene rest    # no paddle: independent particles at rest
 """
 
 from __future__ import annotations
@@ -43,14 +44,15 @@ def paddle(length: float) -> rd.Skeleton:
     return sk
 
 
-def particle_world(n: int) -> tuple[rd.World, np.ndarray, np.ndarray, np.ndarray]:
-    """The world with n particles on a grid beside the paddle, and (q0, v0, tau) of the push."""
+def particle_world(n: int, with_paddle: bool = True) -> tuple[rd.World, np.ndarray, np.ndarray, np.ndarray]:
+    """The world with n particles on a grid beside the paddle (or alone), and (q0, v0, tau) of the push."""
     side = int(np.ceil(np.sqrt(n)))
     half = 0.5 * side * SPACING + 0.1
     world = rd.World(dt=1e-3)
     world.add_ground(friction=0.6)
     world.add_skeleton(box_walls(2.0 * half))
-    world.add_skeleton(paddle(PADDLE))
+    if with_paddle:
+        world.add_skeleton(paddle(PADDLE))
     ij = np.array([(i, j) for i in range(side) for j in range(side)][:n], dtype=float)
     pos = np.column_stack([0.02 + R + ij[:, 0] * SPACING, -half + R + ij[:, 1] * SPACING, np.full(n, R)])
     pos[:, 1] = 0.03 + R + ij[:, 1] * SPACING  # the grid starts beside the paddle, in its sweep
@@ -59,7 +61,8 @@ def particle_world(n: int) -> tuple[rd.World, np.ndarray, np.ndarray, np.ndarray
     q0 = world.neutral_configuration()
     v0 = np.zeros(world.nv)
     tau = np.zeros(world.nv)
-    tau[world.layout("paddle").v] = 2.0
+    if with_paddle:
+        tau[world.layout("paddle").v] = 2.0
     return world, q0, v0, tau
 
 
@@ -85,12 +88,14 @@ def main() -> None:
     ap.add_argument("--n", type=int, nargs="+", default=[50, 100, 200, 400])
     ap.add_argument("--steps", type=int, default=500)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--scene", choices=("push", "rest"), default="push",
+                    help="push: a paddle sweeps into the grid (default); rest: the particles alone, at rest")
     args = ap.parse_args()
-    print(f"{args.steps}-step recorded rollout, dt = 1e-3; times per step (ms)")
+    print(f"{args.scene}: {args.steps}-step recorded rollout, dt = 1e-3; times per step (ms)")
     print("| n | nv | constrained steps | forward | backward | backward / forward |")
     print("|---|---|---|---|---|---|")
     for n in args.n:
-        world, q0, v0, tau = particle_world(n)
+        world, q0, v0, tau = particle_world(n, with_paddle=args.scene == "push")
         taus = np.tile(tau, (args.steps, 1))
         f, b, c = time_rollout(world, q0, v0, taus, args.repeat)
         print(f"| {n} | {world.nv} | {c} | {1e3 * f:.3f} | {1e3 * b:.3f} | {b / f:.2f} |", flush=True)

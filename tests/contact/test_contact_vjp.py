@@ -72,6 +72,14 @@ def test_step_vjp_equals_the_transposed_step_jacobians_on_the_contact_scenes(sce
     assert jac.contacts is not None and len(jac.contacts.row_classes) > 0
 
 
+@pytest.mark.parametrize("scene", ["block_static", "pendulum_at_limit"])
+def test_step_vjp_with_the_penetration_correction(scene):
+    """erp on, no allowance: the contacts' and the limit's targets are corrections (their own G_q terms)."""
+    world, q, v, tau = SCENES[scene]()
+    world.contact_options(erp=0.5, penetration_allowance=0.0, speculative=False)
+    assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=9)
+
+
 @pytest.mark.parametrize("variant", PAIR_VARIANTS)
 @pytest.mark.parametrize("kind", list(GEOMETRY_PAIRS))
 def test_step_vjp_equals_the_transposed_step_jacobians_for_every_feature_pair(kind, variant):

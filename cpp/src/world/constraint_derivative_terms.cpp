@@ -43,7 +43,7 @@ void rowVelocityDerivative(int ja, int jb, const Vec6& w, const Mat6X& dw, const
 // columns `cols`), added into F with `sign`: the chain's columns turn (d S_m / dq_k = S_k x S_m for m at or
 // below k) and W moves
 void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const Mat6X& dW,
-                          const std::vector<int>& cols, double sign, const ImpulseDerivativeSink& F) {
+                          const std::vector<int>& cols, double sign, const ConstraintTermSink& F) {
   for (int jk = b; jk > 0; jk = model.parents[jk]) {
     const JointModel& ck = model.joints[jk];
     for (int k = ck.idx_v; k < ck.idx_v + ck.nv; ++k) {
@@ -51,14 +51,14 @@ void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec
       for (int jm = b; jm > 0; jm = model.parents[jm]) {
         if (!model.supports(jk, jm)) continue;
         const JointModel& cm = model.joints[jm];
-        for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m) F.add(m, k, -sign * data.J.col(m).dot(y));
+        for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m) F.addFq(m, k, -sign * data.J.col(m).dot(y));
       }
     }
   }
   for (int jm = b; jm > 0; jm = model.parents[jm]) {
     const JointModel& cm = model.joints[jm];
     for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m)
-      for (int col : cols) F.add(m, col, sign * data.J.col(m).dot(dW.col(col)));
+      for (int col : cols) F.addFq(m, col, sign * data.J.col(m).dot(dW.col(col)));
   }
 }
 
@@ -123,10 +123,10 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
   }
 }
 
-// rows of contact k start at r0 and end before r1; adds their terms to Fq (through sink), Gq, Gv
+// rows of contact k start at r0 and end before r1; adds their terms to Fq, Gq, Gv (through sink)
 void contactRowDerivatives(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                            const ContactOptions& options, double dt, int k, int r0, int r1,
-                           const ImpulseDerivativeSink& sink) {
+                           const ConstraintTermSink& sink) {
   ConstraintDerivativeBuffers& w = cd.deriv;
   const int nv = model.nv, nt = options.frictionDirections;
   const Contact& c = cd.cdata.contacts.contacts[k];
@@ -159,19 +159,41 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     if (!motion_next) contactMotionTerms(model, data, ja, jb, w.cols, w.nuNext, w.motionNext);
     motion_next = true;
     rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuNext, w.motionNext, w.rowq);
-    for (int col : w.cols) w.Gq(a, col) = -w.rowq[col];  // row a of Gq is zero elsewhere, as rowq and ddistance are
+    // row a of G_q (zero off the contact's dofs, as rowq and ddistance are) into the matrix, or times
+    // mu_a straight into g_q
+    const double ma = sink.Gq ? 0.0 : sink.mu[a];
+    if (sink.Gq) {
+      for (int col : w.cols) (*sink.Gq)(a, col) = -w.rowq[col];
+    } else {
+      for (int col : w.cols) sink.g_q[col] -= ma * w.rowq[col];
+    }
     switch (cd.targetKind[r]) {
       case TargetKind::Gap:
-        for (int col : w.cols) w.Gq(a, col) -= w.ddistance[col] / dt;
+        if (sink.Gq) {
+          for (int col : w.cols) (*sink.Gq)(a, col) -= w.ddistance[col] / dt;
+        } else {
+          for (int col : w.cols) sink.g_q[col] -= ma * w.ddistance[col] / dt;
+        }
         break;
-      case TargetKind::Correction: w.Gq.row(a) -= (options.erp / dt) * w.ddistance.transpose(); break;
+      case TargetKind::Correction:
+        if (sink.Gq) {
+          sink.Gq->row(a) -= (options.erp / dt) * w.ddistance.transpose();
+        } else {
+          for (int col : w.cols) sink.g_q[col] -= ma * (options.erp / dt) * w.ddistance[col];
+        }
+        break;
       case TargetKind::Restitution: {
         const double e = cd.restitution[k];
         if (!motion_prev) contactMotionTerms(model, data, ja, jb, w.cols, w.nuPrev, w.motionPrev);
         motion_prev = true;
         rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuPrev, w.motionPrev, w.rowq);
-        w.Gq.row(a) -= e * w.rowq.transpose();
-        w.Gv.row(a) = -e * cd.J.row(r);
+        if (sink.Gq) {
+          sink.Gq->row(a) -= e * w.rowq.transpose();
+          sink.Gv->row(a) = -e * cd.J.row(r);
+        } else {
+          for (int col : w.cols) sink.g_q[col] -= ma * e * w.rowq[col];
+          Eigen::Map<VecX>(sink.g_v, nv) -= (ma * e) * cd.Jt.col(r);
+        }
         const int b = static_cast<int>(w.bounceRows.size());
         w.bounceRows.push_back(r);
         w.bounceGap.push_back(c.distance);
@@ -190,13 +212,19 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
 
 // joint-limit targets: -gap/dt (or the correction) with gap = q - lower or upper - q
 void jointRowDerivatives(const ContactStepData& cd, const ContactOptions& options, double dt, int r,
-                         ConstraintDerivativeBuffers& w) {
-  const int a = w.slot[r];
+                         const ConstraintTermSink& sink) {
+  const int a = cd.deriv.slot[r];
   const ConstraintRow& row = cd.rows[r];
   if (a < 0 || row.kind == RowKind::JointFriction) return;
   const double sign = row.kind == RowKind::LowerLimit ? 1.0 : -1.0;  // d gap / dq
-  if (cd.targetKind[r] == TargetKind::Gap) w.Gq(a, row.index) = -sign / dt;
-  if (cd.targetKind[r] == TargetKind::Correction) w.Gq(a, row.index) = -sign * options.erp / dt;
+  double g = 0.0;
+  if (cd.targetKind[r] == TargetKind::Gap) g = -sign / dt;
+  if (cd.targetKind[r] == TargetKind::Correction) g = -sign * options.erp / dt;
+  if (g == 0.0) return;
+  if (sink.Gq)
+    (*sink.Gq)(a, row.index) = g;
+  else
+    sink.g_q[row.index] += sink.mu[a] * g;
 }
 
 
@@ -269,7 +297,7 @@ void islandPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
 
 }  // namespace
 
-bool prepareClampedRows(const Model& model, ContactStepData& cd) {
+bool clampedRowSlots(const Model& model, ContactStepData& cd) {
   const int nv = model.nv, m = cd.rowCount();
   ConstraintDerivativeBuffers& w = cd.deriv;
   w.clamped.clear();
@@ -283,7 +311,14 @@ bool prepareClampedRows(const Model& model, ContactStepData& cd) {
   const int nc = static_cast<int>(w.clamped.size());
   bool any_impulse = false;
   for (int r = 0; r < m; ++r) any_impulse = any_impulse || cd.x[r] != 0.0;
-  if (nc == 0 && !any_impulse) return false;
+  return nc > 0 || any_impulse;
+}
+
+bool prepareClampedRows(const Model& model, ContactStepData& cd) {
+  if (!clampedRowSlots(model, cd)) return false;
+  const int nv = model.nv, m = cd.rowCount();
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
   // K = (M + E)^-1 J^T P: a clamped normal also carries its friction rows at the bound
   w.K.resize(nv, nc);
   w.Jc.resize(nc, nv);
@@ -302,7 +337,7 @@ bool prepareClampedRows(const Model& model, ContactStepData& cd) {
 
 void constraintGeometryTerms(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                              const ContactOptions& options, const Ref<const VecX>& vq, const Ref<const VecX>& vn,
-                             double dt, const ImpulseDerivativeSink& sink) {
+                             double dt, const ConstraintTermSink& sink) {
   const int nv = model.nv, m = cd.rowCount();
   ConstraintDerivativeBuffers& w = cd.deriv;
   const int nc = static_cast<int>(w.clamped.size());
@@ -310,8 +345,10 @@ void constraintGeometryTerms(const Model& model, const Data& data, const Collisi
   jointVelocities(model, data, vq, w.nuPrev);
   w.active.assign(nv, 0);
   w.rowq.resize(nv);
-  w.Gq.setZero(nc, nv);
-  w.Gv.setZero(nc, nv);
+  if (sink.Gq) {
+    sink.Gq->setZero(nc, nv);
+    sink.Gv->setZero(nc, nv);
+  }
   w.bounceRows.clear();
   w.bounceGap.clear();
   w.bounceGapDq.resize(nc, nv);
@@ -334,7 +371,7 @@ void constraintGeometryTerms(const Model& model, const Data& data, const Collisi
     }
     r = r1;
   }
-  for (int i = ncontact_rows; i < m; ++i) jointRowDerivatives(cd, options, dt, i, w);
+  for (int i = ncontact_rows; i < m; ++i) jointRowDerivatives(cd, options, dt, i, sink);
 }
 
 void clampedPseudoInverseFactors(ContactStepData& cd) {
@@ -363,7 +400,7 @@ bool islandSystemMatches(const ContactStepData& cd, const contact::BoxedLcpWorks
 }
 
 // the island's block of Q = J_C K on its clamped slots w.islandSlots, over the dofs of the trees its rows
-// touch (J_C and K vanish on the others), decomposed into w.islandCod
+// touch (J_C and K vanish on the others), from J^T and M^-1 J^T, decomposed into w.islandCod
 void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t begin, std::size_t end) {
   ConstraintDerivativeBuffers& w = cd.deriv;
   w.islandDofs.clear();
@@ -378,11 +415,25 @@ void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t b
   const int mc = static_cast<int>(w.islandSlots.size()), nd = static_cast<int>(w.islandDofs.size());
   w.islandJ.resize(mc, nd);
   w.islandK.resize(nd, mc);
-  for (int a = 0; a < mc; ++a)
+  if (static_cast<int>(w.localSlot.size()) < static_cast<int>(w.clamped.size())) w.localSlot.resize(w.clamped.size());
+  for (int a = 0; a < mc; ++a) {
+    w.localSlot[w.islandSlots[a]] = a;
+    const int r = w.clamped[w.islandSlots[a]];
     for (int d = 0; d < nd; ++d) {
-      w.islandJ(a, d) = w.Jc(w.islandSlots[a], w.islandDofs[d]);
-      w.islandK(d, a) = w.K(w.islandDofs[d], w.islandSlots[a]);
+      w.islandJ(a, d) = cd.Jt(w.islandDofs[d], r);
+      w.islandK(d, a) = cd.MinvJt(w.islandDofs[d], r);
     }
+  }
+  // K's columns also carry the friction rows at their bounds (prepareClampedRows)
+  for (std::size_t i = begin; i < end; ++i) {
+    const int r = cd.islandRows[i];
+    const bool upper = cd.classes[r] == LcpClass::UpperBound;
+    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
+    const int n = cd.findex[r];
+    if (n < 0 || w.slot[n] < 0) continue;
+    const double f = upper ? cd.hi[r] : cd.lo[r];
+    for (int d = 0; d < nd; ++d) w.islandK(d, w.localSlot[w.slot[n]]) += f * cd.MinvJt(w.islandDofs[d], r);
+  }
   w.islandQ.noalias() = w.islandJ * w.islandK;
   w.islandCod.compute(w.islandQ);
 }
@@ -419,6 +470,45 @@ void clampedPseudoInverseTransposeProduct(const Model& model, ContactStepData& c
       for (int j = 0; j < mc; ++j) mu[w.islandSlots[j]] = w.islandZ[mc + j];
     }
     begin = end;
+  }
+}
+
+namespace {
+// f(begin, length) for the dof ranges of the (one or two) trees row r touches
+template <typename F>
+void forRowTrees(const Model& model, const ContactStepData& cd, int r, F&& f) {
+  const int ta = cd.rowTrees[2 * r], tb = cd.rowTrees[2 * r + 1];
+  if (ta > 0) f(model.joints[ta].idx_v, model.subtree_nv[ta]);
+  if (tb > 0 && tb != ta) f(model.joints[tb].idx_v, model.subtree_nv[tb]);
+}
+
+double dotOnTrees(const Model& model, const ContactStepData& cd, int r, const MatX& cols, const Ref<const VecX>& x) {
+  double s = 0.0;
+  forRowTrees(model, cd, r, [&](int b, int n) { s += cols.col(r).segment(b, n).dot(x.segment(b, n)); });
+  return s;
+}
+}  // namespace
+
+void clampedResponseTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& lambda,
+                                     Ref<VecX> z) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  for (int a = 0; a < nc; ++a) z[a] = dotOnTrees(model, cd, w.clamped[a], cd.MinvJt, lambda);
+  for (int r = 0; r < cd.rowCount(); ++r) {
+    const bool upper = cd.classes[r] == LcpClass::UpperBound;
+    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
+    const int n = cd.findex[r];
+    if (n >= 0 && w.slot[n] >= 0) z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * dotOnTrees(model, cd, r, cd.MinvJt, lambda);
+  }
+}
+
+void subtractClampedRowsTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& mu,
+                                         Ref<VecX> y) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  for (std::size_t a = 0; a < w.clamped.size(); ++a) {
+    const int r = w.clamped[a];
+    const double m = mu[static_cast<int>(a)];
+    forRowTrees(model, cd, r, [&](int b, int n) { y.segment(b, n) -= m * cd.Jt.col(r).segment(b, n); });
   }
 }
 

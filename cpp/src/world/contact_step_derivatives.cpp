@@ -99,8 +99,10 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   const int nc = static_cast<int>(w.clamped.size());
   // geometry: d(J^T x)/dq and the clamped rows' d target - (dJ) v'
   w.Fq.setZero(nv, nv);
-  ImpulseDerivativeSink sink;
-  sink.dense = &w.Fq;
+  ConstraintTermSink sink;
+  sink.Fq = &w.Fq;
+  sink.Gq = &w.Gq;
+  sink.Gv = &w.Gv;
   constraintGeometryTerms(model, data, cmodel, cd, options, vq, vn, dt, sink);
 
   // the constrained response to generalized forces, P = (M + E)^-1 - K Q^+ J_C (M + E)^-1: with s the

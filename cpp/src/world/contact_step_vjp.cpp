@@ -107,9 +107,8 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   Eigen::Map<const VecX> vq(v, nv), vn(data.v_step.data(), nv);
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt
   subtractFrameTurnAcceleration(model, v, data.ddq_tmp.data());
-  const bool acts = prepareClampedRows(model, cd);
+  const bool acts = clampedRowSlots(model, cd);
   const int nc = acts ? static_cast<int>(w.clamped.size()) : 0;
-  if (!acts) w.impactTime.setZero(nv);
 
   // the cotangent of v_step: v' re-expresses it, q' integrates dt v_step
   data.v_tmp = dt * data.v_step;
@@ -128,9 +127,9 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   const auto z = b.z.head(nc);
   const auto mu = b.mu.head(nc);
   if (nc > 0) {
-    b.z.head(nc).noalias() = w.K.transpose() * b.lambda;
+    clampedResponseTransposeProduct(model, cd, b.lambda, b.z.head(nc));
     clampedPseudoInverseTransposeProduct(model, cd, z, b.mu.head(nc));
-    b.y.noalias() -= w.Jc.transpose() * mu;
+    subtractClampedRowsTransposeProduct(model, cd, mu, b.y);
   }
   b.w.resize(nv);
   abaSolve(model, data, b.y.data(), b.w.data());  // the step's aba left the factorisation of M + E at q
@@ -141,16 +140,12 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
 
   Eigen::Map<VecX> gqo(g_q, nv), gvo(g_v, nv);
   if (acts) {  // the rows' geometry: (d(J^T x)/dq)^T w, G_q^T mu, G_v^T mu
-    b.fq.setZero(nv);
-    ImpulseDerivativeSink sink;
-    sink.weights = b.w.data();
-    sink.product = b.fq.data();
+    ConstraintTermSink sink;
+    sink.w = b.w.data();
+    sink.mu = b.mu.data();
+    sink.g_q = g_q;
+    sink.g_v = g_v;
     constraintGeometryTerms(model, data, cmodel, cd, options, vq, vn, dt, sink);
-    gqo += b.fq;
-    if (nc > 0) {
-      gqo.noalias() += w.Gq.transpose() * mu;
-      gvo.noalias() += w.Gv.transpose() * mu;
-    }
     if (bounce) bounceTimeTerms(cd, vq, g_q, g_v);
   }
 

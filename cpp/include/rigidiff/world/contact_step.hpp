@@ -87,6 +87,7 @@ struct ConstraintDerivativeBuffers {
   MatX islandU, islandV;     ///< scratch: one island's factors
   VecX islandZ, Vtz;         ///< scratch: one island's part of a vector and its product with U^T
   std::vector<int> islandSlots, islandDofs;  ///< scratch: one island's clamped slots and its dofs
+  std::vector<int> localSlot;                ///< scratch (nc): a slot's index within its island
   std::vector<char> treeMark;                ///< scratch (njoints)
   MatX islandJ, islandK, islandQ;            ///< scratch: one island's block of J_C, K and Q
   Eigen::CompleteOrthogonalDecomposition<MatX> islandCod;  ///< of islandQ
@@ -105,7 +106,6 @@ struct ContactVjpBuffers {
   VecX lambda;  ///< (nv) cotangent of the step velocity v_step
   VecX z, mu;   ///< (nc) K^T lambda and (Q^+)^T K^T lambda
   VecX y, w;    ///< (nv) lambda - J_C^T mu and (M + E)^-1 y: the constrained response's P^T lambda
-  VecX fq;      ///< (nv) d(J^T x)/dq ^T w
   // bounce correction: per bouncing island its time of impact and derivatives (nv each)
   std::vector<int> dofIsland;       ///< (nv) bouncing island moving each dof (index below), or -1
   std::vector<int> islands;         ///< rowIsland of each bouncing island

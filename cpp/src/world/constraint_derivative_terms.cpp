@@ -1,5 +1,7 @@
 #include "rigidiff/world/constraint_derivative_terms.hpp"
 
+#include <algorithm>
+
 #include "rigidiff/collision/feature_derivatives.hpp"
 #include "rigidiff/contact/pseudo_inverse.hpp"
 #include "rigidiff/world/friction_basis.hpp"
@@ -34,8 +36,7 @@ void contactMotionTerms(const Model& model, const Data& data, int ja, int jb, co
 // (the contact's motion terms X)
 void rowVelocityDerivative(int ja, int jb, const Vec6& w, const Mat6X& dw, const std::vector<int>& cols,
                            const Mat6X& nu, const Mat6X& X, Ref<VecX> out) {
-  const Vec6 rel = nu.col(ja) - nu.col(jb);
-  out.setZero();
+  const Vec6 rel = nu.col(ja) - nu.col(jb);  // out is zero off `cols` (contactGeometryDerivatives)
   for (int col : cols) out[col] = dw.col(col).dot(rel) + w.dot(X.col(col));
 }
 
@@ -83,17 +84,27 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
   FeatureGeometryDerivatives der;
   evaluateFeatureDerivatives(c.feature_a, cd.cdata.placements[c.geom_a], c.feature_b, Mb, c.normal, value, der);
   // the dofs that move A or B: every derivative of this contact vanishes on the others, which are never
-  // read (only the columns `cols` are set, so the buffers are not cleared)
+  // read (only the columns `cols` are set, so the buffers are not cleared). onB, ddistance and rowq are
+  // read whole, so they are kept zero off `cols`: the previous contact's entries are cleared here, in
+  // O(its dofs) rather than O(nv) per contact
   const int nt = options.frictionDirections;
-  w.onB.assign(nv, 0);
-  for (int j = jb; j > 0; j = model.parents[j])
-    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col) w.onB[col] = 1;
+  for (int col : w.cols) {
+    w.onB[col] = 0;
+    w.ddistance[col] = 0.0;
+    w.rowq[col] = 0.0;
+  }
   w.cols.clear();
+  for (int j = jb; j > 0; j = model.parents[j])
+    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col) {
+      w.onB[col] = 1;
+      w.bcols.push_back(col);
+    }
   for (int j = ja; j > 0; j = model.parents[j])
     for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col)
       if (!w.onB[col]) w.cols.push_back(col);
-  for (int col = 0; col < nv; ++col)
-    if (w.onB[col]) w.cols.push_back(col);
+  std::sort(w.bcols.begin(), w.bcols.end());  // B's dofs after A's own, ascending
+  w.cols.insert(w.cols.end(), w.bcols.begin(), w.bcols.end());
+  w.bcols.clear();
   w.dpoint.resize(3, nv);
   w.dnormal.resize(3, nv);
   w.dtangent.resize(3, nt * nv);
@@ -105,7 +116,7 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
     w.dnormal.col(col).setZero();
     for (int t = 0; t < nt; ++t) w.dtangent.col(t * nv + col).setZero();
   }
-  w.ddistance.setZero(nv);  // read whole (rows of G_q)
+  // ddistance is read whole (rows of G_q) and zero off `cols` (cleared above)
   addChainProduct(model, data, ja, der.dpoint.leftCols<6>(), w.dpoint);
   addChainProduct(model, data, jb, der.dpoint.rightCols<6>(), w.dpoint);
   addChainProduct(model, data, ja, der.dnormal.leftCols<6>(), w.dnormal);
@@ -344,15 +355,22 @@ void constraintGeometryTerms(const Model& model, const Data& data, const Collisi
   jointVelocities(model, data, vn, w.nuNext);
   jointVelocities(model, data, vq, w.nuPrev);
   w.active.assign(nv, 0);
-  w.rowq.resize(nv);
+  if (w.rowq.size() != nv) {  // kept zero off the current contact's dofs from here on
+    w.rowq.setZero(nv);
+    w.ddistance.setZero(nv);
+    w.onB.assign(nv, 0);
+    w.cols.clear();
+  }
   if (sink.Gq) {
     sink.Gq->setZero(nc, nv);
     sink.Gv->setZero(nc, nv);
   }
   w.bounceRows.clear();
   w.bounceGap.clear();
-  w.bounceGapDq.resize(nc, nv);
-  w.bounceSpeedDq.resize(nc, nv);
+  if (w.bounceGapDq.rows() < nc || w.bounceGapDq.cols() != nv) {  // grow only: rows are used by bounces only
+    w.bounceGapDq.resize(nc, nv);
+    w.bounceSpeedDq.resize(nc, nv);
+  }
   int r = 0;
   const int ncontact_rows = [&] {
     int n = 0;

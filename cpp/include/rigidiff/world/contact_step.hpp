@@ -75,9 +75,10 @@ struct ConstraintDerivativeBuffers {
   Mat6X motionNext, motionPrev;  ///< (6 x nv) a contact's motion terms under v' and v (contactMotionTerms)
   Mat3X dpoint, dnormal, dtangent;  ///< (3 x nv), (3 x nv), (3 x 4 nv): fixed rows, so columns are fixed-size
   Mat6X dw, dW;                     ///< (6 x nv) each
-  VecX ddistance, rowq;      ///< (nv)
+  VecX ddistance, rowq;      ///< (nv) zero off `cols`
   std::vector<char> onB;     ///< (nv) dof moves body B of the current contact
   std::vector<int> cols;     ///< dofs that move A or B of the current contact
+  std::vector<int> bcols;    ///< scratch: the dofs that move B
   std::vector<char> active;  ///< (nv) dof moves a body of some active contact
   std::vector<int> activeList;
   std::vector<int> gcols;    ///< columns of Gq that are not zero
@@ -96,7 +97,7 @@ struct ConstraintDerivativeBuffers {
   // bouncing rows (restitution targets): their gaps, approach speeds and derivatives
   std::vector<int> bounceRows;
   std::vector<double> bounceGap;
-  MatX bounceGapDq, bounceSpeedDq;  ///< (rows of m used: bounceRows.size()) x nv
+  MatX bounceGapDq, bounceSpeedDq;  ///< (at least nc) x nv: rows 0 .. bounceRows.size() - 1 used
   VecX impactTime;                  ///< (nv) time of impact (<= 0) of the bounce moving each dof, else 0
 };
 

@@ -51,15 +51,23 @@ SCENES = {
 }
 
 
-def assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=0):
-    """step_vjp (no parameters: the factored path) against J^T g of step_jacobians, to REL of the
-    largest entry of each gradient."""
+def model_parameters(world):
+    """Every parameter name but the contact coefficients (friction, restitution: the dense path)."""
+    return [n for n in world.parameters().names if not n.endswith(("/friction", "/restitution"))]
+
+
+def assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=0, wrt=None):
+    """step_vjp (the factored path: no contact coefficients in wrt) against J^T g of step_jacobians, to
+    REL of the largest entry of each gradient."""
     rng = np.random.default_rng(seed)
     gq, gv = rng.normal(size=world.nv), rng.normal(size=world.nv)
-    jac = world.step_jacobians(q, v, tau)
-    g = world.step_vjp(q, v, tau, gq, gv)
-    for got, want in ((g.q, jac.dq_dq.T @ gq + jac.dv_dq.T @ gv), (g.v, jac.dq_dv.T @ gq + jac.dv_dv.T @ gv),
-                      (g.tau, jac.dq_dtau.T @ gq + jac.dv_dtau.T @ gv)):
+    jac = world.step_jacobians(q, v, tau, wrt=wrt)
+    g = world.step_vjp(q, v, tau, gq, gv, wrt=wrt)
+    pairs = [(g.q, jac.dq_dq.T @ gq + jac.dv_dq.T @ gv), (g.v, jac.dq_dv.T @ gq + jac.dv_dv.T @ gv),
+             (g.tau, jac.dq_dtau.T @ gq + jac.dv_dtau.T @ gv)]
+    if wrt is not None:
+        pairs.append((g.parameters, jac.dq_dp.T @ gq + jac.dv_dp.T @ gv))
+    for got, want in pairs:
         np.testing.assert_allclose(got, want, rtol=0, atol=REL * max(1.0, np.abs(want).max()))
     np.testing.assert_array_equal(g.q_next, jac.q_next)
     return jac
@@ -70,6 +78,33 @@ def test_step_vjp_equals_the_transposed_step_jacobians_on_the_contact_scenes(sce
     world, q, v, tau = SCENES[scene]()
     jac = assert_vjp_is_transposed_jacobian(world, q, v, tau)
     assert jac.contacts is not None and len(jac.contacts.row_classes) > 0
+
+
+@pytest.mark.parametrize("scene", ["block_damped_spring", "sphere_stack", "bouncing_block", "arm_against_wall",
+                                   "pendulum_joint_friction", "box_on_offset_box"])
+def test_step_vjp_with_respect_to_the_model_parameters(scene):
+    """Masses, inertias, damping, stiffness, armature and gravity through the factored reverse mode."""
+    world, q, v, tau = SCENES[scene]()
+    names = model_parameters(world)
+    assert any(n.endswith("/mass") for n in names) and "gravity_z" in names
+    assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=10, wrt=names)
+
+
+def test_rollout_backward_with_respect_to_the_model_parameters(pushed):
+    world, q0, v0, tau = pushed
+    names = model_parameters(world)
+    T = 15
+    traj = world.rollout(q0, v0, np.tile(tau, (T, 1)), record=True)
+    rng = np.random.default_rng(11)
+    GQ, GV = rng.normal(size=(T + 1, world.nv)), rng.normal(size=(T + 1, world.nv))
+    grads = traj.backward(GQ, GV, wrt=names)
+    cq, cv, gp = GQ[T].copy(), GV[T].copy(), 0.0
+    for t in reversed(range(T)):
+        jac = world.step_jacobians(traj.q[t], traj.v[t], traj.tau[t], wrt=names)
+        gp = gp + jac.dq_dp.T @ cq + jac.dv_dp.T @ cv
+        cq, cv = GQ[t] + jac.dq_dq.T @ cq + jac.dv_dq.T @ cv, GV[t] + jac.dq_dv.T @ cq + jac.dv_dv.T @ cv
+    np.testing.assert_allclose(grads.parameters, gp, rtol=0, atol=1e-9 * np.abs(gp).max())
+    np.testing.assert_allclose(grads.v, cv, rtol=0, atol=1e-9 * np.abs(cv).max())
 
 
 @pytest.mark.parametrize("scene", ["block_static", "pendulum_at_limit"])
@@ -104,7 +139,7 @@ def test_a_bounce_takes_the_factored_path_with_its_impact_time_terms():
     world.gravity = (0.0, 0.0, 0.0)
     q = np.array([0.0, 0.0, 0.0, 0.2 - 2e-4, 0.0, 0.0])
     v = np.array([1.0, 0.1, 0.0, -0.5, 0.0, 0.0])
-    jac = assert_vjp_is_transposed_jacobian(world, q, v, np.zeros(6))
+    jac = assert_vjp_is_transposed_jacobian(world, q, v, np.zeros(6), wrt=model_parameters(world))
     assert "clamping" in jac.contacts.row_classes
 
 
@@ -144,7 +179,7 @@ def test_step_vjp_with_free_boxes_sliding_and_turning_on_the_ground():
     world, q, v = boxes_on_ground()
     tau = np.zeros(world.nv)
     tau[world.layout("box0").v] = [0.5, 0.2, 0.0, 0.0, 0.0, 0.05]
-    jac = assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=2)
+    jac = assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=2, wrt=model_parameters(world))
     assert "clamping" in jac.contacts.row_classes
 
 

@@ -98,7 +98,8 @@ bool contactStepVjpSupported(const Model& model) {
 void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                     const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
                     const double* frame_wrenches, const double* gq_next, const double* gv_next, double* q_out,
-                    double* v_out, double* g_q, double* g_v, double* g_tau) {
+                    double* v_out, const StepCotangents& out) {
+  double *g_q = out.q, *g_v = out.v, *g_tau = out.tau;
   contactStep(model, data, cmodel, cd, options, q, v, tau, dt, frame_wrenches, q_out, v_out);
   const int nv = model.nv;
   ContactVjpBuffers& b = cd.vjp;
@@ -150,13 +151,17 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   }
 
   // the residual r(q, v) of the step at a = data.ddq_tmp, as stepVJP
-  rneaVJP(model, data, q, v, data.ddq_tmp.data(), lam.data(), nullptr, data.vjp_v.data(), nullptr, nullptr);
+  Vec3 g_grav;
+  rneaVJP(model, data, q, v, data.ddq_tmp.data(), lam.data(), nullptr, data.vjp_v.data(),
+          out.theta ? data.vjp_theta.data() : nullptr, out.gravity ? g_grav.data() : nullptr);
   gvo += b.y - data.vjp_v;  // lambda - J_C^T mu
   addFrameTurnTranspose(model, v, dt, b.y.data(), g_v);
   gvo.array() -= (model.damping.array() + dt * model.stiffness.array()) * lam.array();
   dIntegrateTransposeProduct(model, data.v_tmp.data(), 0, gq_next, data.vjp_tmp.data(), Motion::Step);
   gqo += data.vjp_tmp - data.vjp_q;
   subtractSpringAndWrenchVJP(model, data, q, frame_wrenches, g_q);
+  // the parameters move no row and no target: their residual terms meet P^T lambda as the state's do
+  subtractParameterVJP(model, data, q, v, data.ddq_tmp.data(), dt, g_grav, out);
 }
 
 }  // namespace rigidiff

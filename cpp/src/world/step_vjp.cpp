@@ -10,6 +10,7 @@
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
 
 namespace rigidiff {
 
@@ -66,6 +67,14 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     gqo += data.vjp_tmp - data.vjp_q;
     subtractSpringAndWrenchVJP(model, data, q, frame_wrenches, out.q);
   }
+  subtractParameterVJP(model, data, q, v, a.data(), dt, g_grav, out);
+}
+
+void subtractParameterVJP(const Model& model, Data& data, const double* q, const double* v, const double* a_,
+                          double dt, const Vec3& g_grav, const StepCotangents& out) {
+  const int nv = model.nv;
+  Eigen::Map<const VecX> vv(v, nv), a(a_, nv);
+  const VecX& lam = data.lam;
   if (out.theta) Eigen::Map<VecX>(out.theta, data.vjp_theta.size()) -= data.vjp_theta;
   if (out.gravity) Eigen::Map<Vec3>(out.gravity) -= g_grav;
   if (out.armature) Eigen::Map<VecX>(out.armature, nv) -= lam.cwiseProduct(a);
@@ -75,6 +84,29 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     data.vjp_tmp += dt * vv + (dt * dt) * a;
     Eigen::Map<VecX>(out.stiffness, nv) -= lam.cwiseProduct(data.vjp_tmp);
   }
+}
+
+StepCotangents parameterCotangentSlices(const Model& model, int groups, double* g) {
+  StepCotangents sc;
+  double* p = g;
+  if (groups & kParamInertia) {
+    sc.theta = p;
+    p += 10 * (model.njoints - 1);
+  }
+  if (groups & kParamArmature) {
+    sc.armature = p;
+    p += model.nv;
+  }
+  if (groups & kParamDamping) {
+    sc.damping = p;
+    p += model.nv;
+  }
+  if (groups & kParamStiffness) {
+    sc.stiffness = p;
+    p += model.nv;
+  }
+  if (groups & kParamGravity) sc.gravity = p;
+  return sc;
 }
 
 void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,

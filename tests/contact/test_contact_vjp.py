@@ -90,6 +90,16 @@ def test_step_vjp_with_respect_to_the_model_parameters(scene):
     assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=10, wrt=names)
 
 
+@pytest.mark.parametrize("scene", ["block_slipping", "block_planar_slipping", "bouncing_block", "two_blocks",
+                                   "cartpole_sliding", "box_on_offset_box"])
+def test_step_vjp_with_respect_to_every_parameter_and_contact_coefficient(scene):
+    """The shapes' friction (rows at a friction bound) and restitution (bouncing rows) with the rest."""
+    world, q, v, tau = SCENES[scene]()
+    names = list(world.parameters().names)
+    assert any(n.endswith("/friction") for n in names) and any(n.endswith("/restitution") for n in names)
+    assert_vjp_is_transposed_jacobian(world, q, v, tau, seed=12, wrt=names)
+
+
 def test_rollout_backward_with_respect_to_the_model_parameters(pushed):
     world, q0, v0, tau = pushed
     names = model_parameters(world)

@@ -1,7 +1,6 @@
 // Bindings of the constrained step's Jacobians and reverse mode (declared in rigidiff/bind/api.hpp).
 // The reverse mode pulls the cotangent through the clamped rows' factors (world/contact_step_vjp.hpp);
-// it multiplies the step's dense Jacobians only for the contact coefficients (friction, restitution)
-// and contact-mode exploration.
+// it multiplies the step's dense Jacobians only for contact-mode exploration.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -124,15 +123,19 @@ void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactSt
                     std::vector<double>& jac, std::vector<double>& pjac, double* g_q, double* g_v, double* g_tau,
                     double* g_params) {
   const int nv = m.nv, np = constrainedParameterCount(m, cm, groups);
-  if ((groups & (kFriction | kRestitution)) == 0 && !explore && contactStepVjpSupported(m)) {
-    StepCotangents out = parameterCotangentSlices(m, groups, g_params);  // model parameters only
+  if (!explore && contactStepVjpSupported(m)) {
+    // g_params: the model's groups, then the friction and the restitution of every geometry
+    StepCotangents out = parameterCotangentSlices(m, groups & 31, g_params);
     out.q = g_q;
     out.v = g_v;
     out.tau = g_tau;
-    contactStepVJP(m, d, cm, cd, o, q, v, tau, dt, fext, gq, gv, q_out, v_out, out);
+    const int ng = static_cast<int>(cm.geometries.size());
+    double* g_friction = groups & kFriction ? g_params + rigidiff::stepParameterCount(m, groups & 31) : nullptr;
+    double* g_restitution = groups & kRestitution ? g_params + np - ng : nullptr;  // the last ng
+    contactStepVJP(m, d, cm, cd, o, q, v, tau, dt, fext, gq, gv, q_out, v_out, out, g_friction, g_restitution);
     return;
   }
-  // contact coefficients and explored modes: the dense Jacobians
+  // explored modes: the dense Jacobians
   jac.resize(6L * nv * nv);
   pjac.resize(2L * nv * np);
   jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());

@@ -1,6 +1,7 @@
 #include "rigidiff/world/constraint_derivative_terms.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "rigidiff/collision/feature_derivatives.hpp"
 #include "rigidiff/contact/pseudo_inverse.hpp"
@@ -491,6 +492,16 @@ void clampedPseudoInverseTransposeProduct(const Model& model, ContactStepData& c
   }
 }
 
+double combineDerivative(Combine how, double a, double b) {
+  switch (how) {
+    case Combine::GeometricMean: return a > 0.0 ? 0.5 * std::sqrt(b / a) : 0.0;
+    case Combine::Min: return a < b ? 1.0 : a == b ? 0.5 : 0.0;
+    case Combine::Max: return a > b ? 1.0 : a == b ? 0.5 : 0.0;
+    case Combine::Mean: return 0.5;
+  }
+  return 0.0;
+}
+
 namespace {
 // f(begin, length) for the dof ranges of the (one or two) trees row r touches
 template <typename F>
@@ -500,12 +511,13 @@ void forRowTrees(const Model& model, const ContactStepData& cd, int r, F&& f) {
   if (tb > 0 && tb != ta) f(model.joints[tb].idx_v, model.subtree_nv[tb]);
 }
 
+}  // namespace
+
 double dotOnTrees(const Model& model, const ContactStepData& cd, int r, const MatX& cols, const Ref<const VecX>& x) {
   double s = 0.0;
   forRowTrees(model, cd, r, [&](int b, int n) { s += cols.col(r).segment(b, n).dot(x.segment(b, n)); });
   return s;
 }
-}  // namespace
 
 void clampedResponseTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& lambda,
                                      Ref<VecX> z) {

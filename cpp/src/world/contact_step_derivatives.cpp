@@ -179,19 +179,6 @@ void contactStepParameterDerivatives(const Model& model, Data& data, ContactStep
   if (hasFreeJoints(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
 }
 
-namespace {
-// d combine(a, b) / da
-double combineDerivative(Combine how, double a, double b) {
-  switch (how) {
-    case Combine::GeometricMean: return a > 0.0 ? 0.5 * std::sqrt(b / a) : 0.0;
-    case Combine::Min: return a < b ? 1.0 : a == b ? 0.5 : 0.0;
-    case Combine::Max: return a > b ? 1.0 : a == b ? 0.5 : 0.0;
-    case Combine::Mean: return 0.5;
-  }
-  return 0.0;
-}
-}  // namespace
-
 void contactCoefficientDerivatives(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                                    const ContactOptions& options, const double* v, double dt, MatX& dq_dmu,
                                    MatX& dv_dmu, MatX& dq_de, MatX& dv_de) {

@@ -87,6 +87,34 @@ void bounceTimeTerms(ContactStepData& cd, const Ref<const VecX>& vq, double* g_q
   }
 }
 
+// The contact coefficients' cotangents (contactCoefficientDerivatives transposed): friction moves the
+// impulses of rows at a friction bound (x_r = +-mu x_n), whose velocity change (M + E)^-1 J_r^T dx
+// passes through the clamped rows as a generalized force does, so it meets y = lambda - J_C^T mu;
+// restitution moves the targets -e J_r v of bouncing clamped rows, which meet mu.
+void coefficientCotangents(const Model& model, const CollisionModel& cmodel, const ContactStepData& cd,
+                           const ContactOptions& options, const Ref<const VecX>& vq, const Ref<const VecX>& y,
+                           const Ref<const VecX>& mu, double* g_friction, double* g_restitution) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  for (int r = 0; r < cd.rowCount(); ++r) {
+    const ConstraintRow& row = cd.rows[r];
+    if (row.kind != RowKind::ContactNormal && row.kind != RowKind::ContactFriction) continue;
+    const Contact& c = cd.cdata.contacts.contacts[row.index];
+    const Geometry& ga = cmodel.geometries[c.geom_a];
+    const Geometry& gb = cmodel.geometries[c.geom_b];
+    const bool bound = cd.classes[r] == contact::LcpClass::UpperBound || cd.classes[r] == contact::LcpClass::LowerBound;
+    if (g_friction && row.kind == RowKind::ContactFriction && bound && cd.friction[row.index] > 0.0) {
+      const double s = cd.x[r] / cd.friction[row.index] * dotOnTrees(model, cd, r, cd.MinvJt, y);
+      g_friction[c.geom_a] += s * combineDerivative(options.frictionCombine, ga.friction, gb.friction);
+      g_friction[c.geom_b] += s * combineDerivative(options.frictionCombine, gb.friction, ga.friction);
+    }
+    if (g_restitution && w.slot[r] >= 0 && cd.targetKind[r] == TargetKind::Restitution) {
+      const double s = dotOnTrees(model, cd, r, cd.Jt, vq) * mu[w.slot[r]];  // target = -e vn
+      g_restitution[c.geom_a] -= s * combineDerivative(options.restitutionCombine, ga.restitution, gb.restitution);
+      g_restitution[c.geom_b] -= s * combineDerivative(options.restitutionCombine, gb.restitution, ga.restitution);
+    }
+  }
+}
+
 }  // namespace
 
 bool contactStepVjpSupported(const Model& model) {
@@ -98,7 +126,7 @@ bool contactStepVjpSupported(const Model& model) {
 void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                     const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
                     const double* frame_wrenches, const double* gq_next, const double* gv_next, double* q_out,
-                    double* v_out, const StepCotangents& out) {
+                    double* v_out, const StepCotangents& out, double* g_friction, double* g_restitution) {
   double *g_q = out.q, *g_v = out.v, *g_tau = out.tau;
   contactStep(model, data, cmodel, cd, options, q, v, tau, dt, frame_wrenches, q_out, v_out);
   const int nv = model.nv;
@@ -132,6 +160,8 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
     clampedPseudoInverseTransposeProduct(model, cd, z, b.mu.head(nc));
     subtractClampedRowsTransposeProduct(model, cd, mu, b.y);
   }
+  if (acts && (g_friction || g_restitution))
+    coefficientCotangents(model, cmodel, cd, options, vq, b.y, mu, g_friction, g_restitution);
   b.w.resize(nv);
   abaSolve(model, data, b.y.data(), b.w.data());  // the step's aba left the factorisation of M + E at q
   data.lam = dt * b.w;

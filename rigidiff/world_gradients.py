@@ -420,8 +420,7 @@ class GradientMethods:
         from the cotangents of q_next and v_next. Equals J^T g for the Jacobians of step_jacobians. In
         O(n) without forming any Jacobian when the step solves no constraint; through contacts, limits
         and joint friction it pulls the cotangent through the clamped rows' factors, still without
-        forming the Jacobians (parameters included), unless explore_contact_modes is set (then it
-        multiplies the step's Jacobians).
+        forming the Jacobians (parameters and explored contact modes included).
 
         Args:
             dL_dq_next: (nv,) cotangent of q_next in the tangent space, or (nq,) coordinate gradient

@@ -1,6 +1,6 @@
 // Bindings of the constrained step's Jacobians and reverse mode (declared in rigidiff/bind/api.hpp).
 // The reverse mode pulls the cotangent through the clamped rows' factors (world/contact_step_vjp.hpp);
-// it multiplies the step's dense Jacobians only for contact-mode exploration.
+// it multiplies the step's dense Jacobians only for joints that the reverse-mode RNEA does not take.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -123,40 +123,48 @@ void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactSt
                     std::vector<double>& jac, std::vector<double>& pjac, double* g_q, double* g_v, double* g_tau,
                     double* g_params) {
   const int nv = m.nv, np = constrainedParameterCount(m, cm, groups);
-  if (!explore && contactStepVjpSupported(m)) {
-    // g_params: the model's groups, then the friction and the restitution of every geometry
-    StepCotangents out = parameterCotangentSlices(m, groups & 31, g_params);
-    out.q = g_q;
-    out.v = g_v;
-    out.tau = g_tau;
-    const int ng = static_cast<int>(cm.geometries.size());
-    double* g_friction = groups & kFriction ? g_params + rigidiff::stepParameterCount(m, groups & 31) : nullptr;
-    double* g_restitution = groups & kRestitution ? g_params + np - ng : nullptr;  // the last ng
-    contactStepVJP(m, d, cm, cd, o, q, v, tau, dt, fext, gq, gv, q_out, v_out, out, g_friction, g_restitution);
+  // adds the cotangents of the step in the mode of cd.classOverride (or the solved one) to (cq, cv, ct)
+  // and, unless params is null, those of the parameters: through the clamped rows' factors, or for
+  // joints the reverse-mode RNEA does not take, by the dense Jacobians
+  auto pull = [&](double* cq, double* cv, double* ct, double* params) {
+    if (contactStepVjpSupported(m)) {
+      StepCotangents out = params ? parameterCotangentSlices(m, groups & 31, params) : StepCotangents();
+      out.q = cq;
+      out.v = cv;
+      out.tau = ct;
+      // params: the model's groups, then the friction and the restitution of every geometry
+      const int ng = static_cast<int>(cm.geometries.size());
+      const int npm = rigidiff::stepParameterCount(m, groups & 31);
+      double* g_friction = params && (groups & kFriction) ? params + npm : nullptr;
+      double* g_restitution = params && (groups & kRestitution) ? params + np - ng : nullptr;  // the last ng
+      contactStepVJP(m, d, cm, cd, o, q, v, tau, dt, fext, gq, gv, q_out, v_out, out, g_friction, g_restitution);
+      return;
+    }
+    jac.resize(6L * nv * nv);
+    pjac.resize(2L * nv * np);
+    jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, params ? groups : 0, q_out, v_out, jac.data(),
+                  params ? pjac.data() : nullptr);
+    transposeProducts(m, jac.data(), params ? pjac.data() : nullptr, params ? np : 0, gq, gv, cq, cv, ct, params);
+  };
+  if (!explore) {
+    pull(g_q, g_v, g_tau, g_params);
     return;
   }
-  // explored modes: the dense Jacobians
-  jac.resize(6L * nv * nv);
-  pjac.resize(2L * nv * np);
-  jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());
   VecX q1 = VecX::Zero(nv), v1 = VecX::Zero(nv), t1 = VecX::Zero(nv);
-  transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, q1.data(), v1.data(), t1.data(), g_params);
-  if (explore) {
-    if (lossDrivenClasses(m, d, cd, dt, gq, gv)) {
-      try {
-        jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, 0, q_out, v_out, jac.data(), nullptr);
-      } catch (...) {
-        cd.classOverride.clear();
-        throw;
-      }
+  pull(q1.data(), v1.data(), t1.data(), g_params);
+  if (lossDrivenClasses(m, d, cd, dt, gq, gv)) {
+    VecX q2 = VecX::Zero(nv), v2 = VecX::Zero(nv), t2 = VecX::Zero(nv);
+    try {
+      pull(q2.data(), v2.data(), t2.data(), nullptr);
+    } catch (...) {
       cd.classOverride.clear();
-      VecX q2 = VecX::Zero(nv), v2 = VecX::Zero(nv), t2 = VecX::Zero(nv);
-      transposeProducts(m, jac.data(), nullptr, 0, gq, gv, q2.data(), v2.data(), t2.data(), nullptr);
-      if (v2.squaredNorm() + t2.squaredNorm() > v1.squaredNorm() + t1.squaredNorm()) {
-        q1.swap(q2);
-        v1.swap(v2);
-        t1.swap(t2);
-      }
+      throw;
+    }
+    cd.classOverride.clear();
+    if (v2.squaredNorm() + t2.squaredNorm() > v1.squaredNorm() + t1.squaredNorm()) {
+      q1.swap(q2);
+      v1.swap(v2);
+      t1.swap(t2);
     }
   }
   Eigen::Map<VecX>(g_q, nv) += q1;

@@ -528,7 +528,8 @@ void clampedResponseTransposeProduct(const Model& model, const ContactStepData& 
     const bool upper = cd.classes[r] == LcpClass::UpperBound;
     if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
     const int n = cd.findex[r];
-    if (n >= 0 && w.slot[n] >= 0) z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * dotOnTrees(model, cd, r, cd.MinvJt, lambda);
+    if (n < 0 || w.slot[n] < 0) continue;
+    z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * dotOnTrees(model, cd, r, cd.MinvJt, lambda);
   }
 }
 

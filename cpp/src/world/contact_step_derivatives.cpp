@@ -73,15 +73,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
                             double dt, const double* frame_wrenches, double* q_out, double* v_out) {
   contactStep(model, data, cmodel, cd, options, q, v, tau, dt, frame_wrenches, q_out, v_out);
   const int nv = model.nv, m = cd.rowCount();
-  // an alternative mode: differentiate with its classes, then give the step back its own
-  struct ClassSwap {
-    ContactStepData& cd;
-    bool active;
-    ~ClassSwap() {
-      if (active) cd.classes.swap(cd.classOverride);
-    }
-  } swap{cd, static_cast<int>(cd.classOverride.size()) == m && m > 0};
-  if (swap.active) cd.classes.swap(cd.classOverride);
+  const ClassOverrideScope mode(cd);  // an alternative mode: differentiate with its classes
   // vn: the step velocity (before free joints' re-expression), on which the rows act
   Eigen::Map<const VecX> vq(v, nv), vn(data.v_step.data(), nv);
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt

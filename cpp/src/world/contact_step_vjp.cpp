@@ -130,6 +130,7 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   double *g_q = out.q, *g_v = out.v, *g_tau = out.tau;
   contactStep(model, data, cmodel, cd, options, q, v, tau, dt, frame_wrenches, q_out, v_out);
   const int nv = model.nv;
+  const ClassOverrideScope mode(cd);  // an alternative mode: differentiate with its classes
   ContactVjpBuffers& b = cd.vjp;
   ConstraintDerivativeBuffers& w = cd.deriv;
   // vn: the step velocity (before free joints' re-expression), on which the rows act

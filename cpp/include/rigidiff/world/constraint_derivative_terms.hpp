@@ -26,6 +26,22 @@ struct ConstraintTermSink {
   }
 };
 
+/// While alive, cd.classes holds cd.classOverride if that is sized to the step's rows (an explored
+/// contact mode: the derivatives are that mode's), and the step's own classes are given back after.
+struct ClassOverrideScope {
+  explicit ClassOverrideScope(ContactStepData& data)
+      : cd(data), active(static_cast<int>(data.classOverride.size()) == data.rowCount() && data.rowCount() > 0) {
+    if (active) cd.classes.swap(cd.classOverride);
+  }
+  ~ClassOverrideScope() {
+    if (active) cd.classes.swap(cd.classOverride);
+  }
+  ClassOverrideScope(const ClassOverrideScope&) = delete;
+  ClassOverrideScope& operator=(const ClassOverrideScope&) = delete;
+  ContactStepData& cd;
+  const bool active;
+};
+
 /// From cd.classes (the solved classes, or whatever the caller swapped in): the clamped rows and their
 /// slots into cd.deriv. Returns false when no constraint acts (no clamped row and no impulse).
 bool clampedRowSlots(const Model& model, ContactStepData& cd);

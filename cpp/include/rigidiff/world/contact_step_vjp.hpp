@@ -17,10 +17,10 @@ namespace rigidiff {
 ///   g_v = lambda - dt (dr/dv)^T w + (G_v - J_C (I + S))^T mu + S^T lambda,
 /// the residual's products by the reverse-mode RNEA (rnea_vjp.hpp), and the bounce correction's terms;
 /// the model parameters' as stepVJP's with dt w in place of its lambda. Differentiates the solved
-/// classes (cd.classOverride must be empty). Unless null, g_friction and g_restitution (one entry per
-/// geometry, +=) receive those of the shapes' friction and restitution coefficients
-/// (contactCoefficientDerivatives transposed). The cost is that of the step plus products with the rows, linear in
-/// the bodies of independent islands.
+/// classes, or those of cd.classOverride as contactStepDerivatives does. Unless null, g_friction and
+/// g_restitution (one entry per geometry, +=) receive those of the shapes' friction and restitution
+/// coefficients (contactCoefficientDerivatives transposed). The cost is that of the step plus products
+/// with the rows, linear in the bodies of independent islands.
 void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                     const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
                     const double* frame_wrenches, const double* gq_next, const double* gv_next, double* q_out,

@@ -2,6 +2,8 @@
 without parameters equals J^T g of step_jacobians on the contact scenes, a pushed pile of particles,
 free boxes on the ground and bounces, and a recorded rollout's backward equals the chained Jacobians."""
 
+import copy
+
 import numpy as np
 import pytest
 from contact_scenes import (
@@ -254,8 +256,6 @@ def test_step_vjp_when_the_pushed_group_needs_a_decomposition_of_its_own():
 def test_the_recorded_contact_modes_give_the_gradients_of_the_rerun_rollout(pushed):
     """rollout(record=True) keeps each step's row keys and classes, so the reverse pass does not rerun
     the rollout to find them: the gradients equal those of the rerun, and a changed world still raises."""
-    import copy
-
     world, q0, v0, tau = pushed
     T = 30
     traj = world.rollout(q0, v0, np.tile(tau, (T, 1)), record=True)

@@ -18,7 +18,9 @@ with the contact mode of its step held fixed (docs/contact.md).
 The first guess is a throw by hand: the shoulder turns by 90 degrees in 0.6 s (a minimum-jerk profile)
 with the elbow and the wrist held straight, tracked by a PD controller on top of the arm's inverse
 dynamics; its torques, replayed open loop, throw the box some 60 cm too far. Single shooting with L-BFGS-B
-(``solve("shooting")``) corrects them. Then the optimised torques are re-simulated with
+(``solve("shooting")``) corrects them to within centimetres (from 60 cm; the cost is not smooth where
+contacts start and end, and the line search can stop at such a kink: which local minimum it reaches
+changes with round-off). Then the optimised torques are re-simulated with
 ``world.rollout``, and every number of the report comes from that rollout: the box's distance to the
 target at T, when it left the cup and at what speed, where it first touched the ground (it lands a few
 cm short and slides onto the target), and the deepest overlap of any two shapes. Once the box is gone

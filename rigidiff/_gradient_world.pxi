@@ -97,8 +97,9 @@ cdef class GradientWorldCore(WorldCore):
                         _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         return qn, vn, gs, gt, gp
 
-    def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups, bint explore=False):
-        """(g_taus (T, nv), g_state (2 nv), g_params) of a recorded rollout; GQ in the tangent space."""
+    def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups, bint explore=False, rows=None, modes=None):
+        """(g_taus (T, nv), g_state (2 nv), g_params) of a recorded rollout; GQ in the tangent space.
+        rows and modes: the row counts and (keys, classes) the rollout recorded, or None to rerun it."""
         self._ensure()
         cdef unsigned long generation = self._generation
         cdef cnp.ndarray T = _mat(taus, -1, self._nv, "taus")
@@ -121,6 +122,21 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgp = _ptr(gp)
         cdef double dt = self._opts.dt
         cdef bint rk4 = self._rk4()
+        cdef cnp.ndarray R, K, C
+        cdef const int* prows = NULL
+        cdef const int64_t* pkeys = NULL
+        cdef const int* pclasses = NULL
+        if self._constrained and rows is not None and modes is not None:
+            R = np.ascontiguousarray(rows, dtype=np.intc)
+            K = np.ascontiguousarray(modes[0], dtype=np.int64)
+            C = np.ascontiguousarray(modes[1], dtype=np.intc)
+            if R.shape[0] != n or K.shape[0] != C.shape[0] or K.shape[0] != int(R.sum()):
+                raise ValueError("the recorded contact modes do not match the rollout's steps")
+            if K.shape[0] == 0:  # no rows at all: non-null pointers still say "recorded"
+                K, C = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.intc)
+            prows = <const int*>cnp.PyArray_DATA(R)
+            pkeys = <const int64_t*>cnp.PyArray_DATA(K)
+            pclasses = <const int*>cnp.PyArray_DATA(C)
         self._enter_nogil(generation)
         try:
             if rk4:
@@ -129,7 +145,8 @@ cdef class GradientWorldCore(WorldCore):
             elif self._constrained:
                 with nogil:
                     api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), self._opts.contact, pQ,
-                                                   pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp)
+                                                   pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp, prows,
+                                                   pkeys, pclasses)
             else:
                 with nogil:
                     api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)

@@ -27,6 +27,20 @@ _CHANGING = ("the world is being changed (compiled, or its skeletons, parameters
              "World")
 
 
+cdef object _mode_arrays(const vector[int64_t]& keys, const vector[int]& classes):
+    """The row keys and classes a constrained rollout recorded, as numpy arrays."""
+    cdef cnp.ndarray km = np.empty(keys.size(), dtype=np.int64)
+    cdef cnp.ndarray cm = np.empty(classes.size(), dtype=np.intc)
+    cdef int64_t[::1] kv = km
+    cdef int[::1] cv = cm
+    cdef size_t i
+    for i in range(keys.size()):
+        kv[i] = keys[i]
+    for i in range(classes.size()):
+        cv[i] = classes[i]
+    return km, cm
+
+
 cdef class WorldCore:
     """Compiled core of a World (see rigidiff.World, which adds building, names and documentation).
 
@@ -65,6 +79,9 @@ cdef class WorldCore:
     cdef int _change_depth
     cdef unsigned long _generation
     cdef public object _last_rollout_rows
+    # with _record_modes set, rollout keeps each step's row keys and classes in _last_rollout_modes
+    cdef public bint _record_modes
+    cdef public object _last_rollout_modes
     cdef int _nq
     cdef int _nv
     cdef int _nframes
@@ -75,6 +92,8 @@ cdef class WorldCore:
         self._cmodel.reset(new api.CollisionModel())
         self._constrained = False
         self._last_rollout_rows = None
+        self._record_modes = False
+        self._last_rollout_modes = None
         self._depth_warned = False
         self._warm_known = False
         self._busy = 0
@@ -620,6 +639,11 @@ cdef class WorldCore:
         cdef double dt = self._opts.dt
         cdef cnp.ndarray[int, ndim=1] rows
         cdef int* prows
+        cdef vector[int64_t] keys
+        cdef vector[int] classes
+        cdef vector[int64_t]* pkeys = &keys if self._record_modes else NULL
+        cdef vector[int]* pclasses = &classes if self._record_modes else NULL
+        self._last_rollout_modes = None
         if self._rk4():
             self._enter_nogil(generation)
             try:
@@ -635,10 +659,12 @@ cdef class WorldCore:
             try:
                 with nogil:
                     api.constrainedRollout(deref(self._model), deref(self._cmodel), self._opts.contact, pq0, pv0, pt,
-                                           n, dt, pQ, pV, prows)
+                                           n, dt, pQ, pV, prows, pkeys, pclasses)
             finally:
                 self._busy -= 1
             self._last_rollout_rows = rows[:n]
+            if self._record_modes:
+                self._last_rollout_modes = _mode_arrays(keys, classes)
         else:
             self._enter_nogil(generation)
             try:

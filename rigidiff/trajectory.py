@@ -14,12 +14,16 @@ class Trajectory:
         q: (T+1, nq) configurations, q[0] = q0. v: (T+1, nv) velocities. tau: (T, nv) torques.
         dt: the time step it was made with.
 
-    Memory is O(T (nq + nv)): the reverse pass recomputes each step's internals instead of storing them
-    (in reverse order; a step with constraints is re-solved and must reproduce the recorded state).
+    Memory is O(T (nq + nv)) and the keys and classes of each step's constraint rows: the reverse pass
+    recomputes each step's internals instead of storing them (in reverse order; a step with constraints
+    is re-solved in its recorded contact mode and must reproduce the recorded state).
     """
 
-    def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray, constrained_steps=()):
+    def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray, constrained_steps=(), modes=None):
         self._world = world
+        # (rows per step, (row keys, row classes)) of a constrained rollout, or None: the reverse pass
+        # then reruns the rollout to find each step's contact mode
+        self._modes = modes
         #: indices of the steps that solved contact, joint-limit or joint-friction constraints
         self.constrained_steps = list(constrained_steps)
         self.q = Q

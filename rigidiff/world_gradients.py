@@ -419,7 +419,8 @@ class GradientMethods:
         """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and parameters,
         from the cotangents of q_next and v_next. Equals J^T g for the Jacobians of step_jacobians. In
         O(n) without forming any Jacobian when the step solves no constraint; through contacts, limits
-        and joint friction it multiplies the step's Jacobians (the clamped rows couple every dof).
+        and joint friction it pulls the cotangent through the clamped rows' factors, still without
+        forming the Jacobians (parameters and explored contact modes included).
 
         Args:
             dL_dq_next: (nv,) cotangent of q_next in the tangent space, or (nq,) coordinate gradient
@@ -463,12 +464,18 @@ class GradientMethods:
             Q (T+1, nq) and V (T+1, nv), starting with q0 and v0; with record=True a Trajectory holding
             them (traj.q, traj.v, traj.tau).
         """
-        Q, V = super().rollout(q0, v0, taus)
         if not record:
-            return Q, V
+            return super().rollout(q0, v0, taus)
+        self._record_modes = True  # each step's contact mode, re-solved by the reverse pass
+        try:
+            Q, V = super().rollout(q0, v0, taus)
+        finally:
+            self._record_modes = False
         rows = self._last_rollout_rows
         constrained = [] if rows is None else np.flatnonzero(rows).tolist()
-        return Trajectory(self, Q, V, np.array(taus, dtype=float, copy=True), constrained)
+        modes = None if rows is None else (rows.copy(), self._last_rollout_modes)
+        self._last_rollout_modes = None
+        return Trajectory(self, Q, V, np.array(taus, dtype=float, copy=True), constrained, modes)
 
     def _rollout_backward(self, traj: Trajectory, dL_dQ, dL_dV, wrt, coordinates: bool,
                           explore_contact_modes: bool = False) -> Gradients:
@@ -481,8 +488,9 @@ class GradientMethods:
             GQ = dL_dQ
         GV = np.zeros((T + 1, nv)) if dL_dV is None else dL_dV
         idx, groups, M = self._selection(wrt) if wrt is not None else ([], 0, None)
+        rows, modes = traj._modes if traj._modes is not None else (None, None)
         gtaus, gs, gp = self._core_rollout_backward(traj.q, traj.v, traj.tau, GQ, GV, groups,
-                                                    bool(explore_contact_modes))
+                                                    bool(explore_contact_modes), rows, modes)
         gq0 = gs[:nv]
         if coordinates:
             gq0 = self._core_coordinate_gradients(traj.q[:1], gq0[None])[0]

@@ -2,6 +2,7 @@
 from libc.stdint cimport int64_t
 from libcpp cimport bool
 from libcpp.string cimport string
+from libcpp.vector cimport vector
 
 
 cdef extern from "rigidiff/multibody/model.hpp" namespace "rigidiff" nogil:
@@ -174,7 +175,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, int n) except +
     void constrainedRollout(const Model&, const CollisionModel&, const ContactOptions&, const double* q0,
                             const double* v0, const double* taus, int T, double dt, double* Q, double* V,
-                            int* rows) except +
+                            int* rows, vector[int64_t]* keys, vector[int]* classes) except +
     void constrainedStepBatch(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
                               const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                               double* Vout) except +
@@ -189,7 +190,8 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void constrainedRolloutBackward(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
                                     const double* V, const double* taus, int T, double dt, const double* GQ,
                                     const double* GV, int groups, bint explore, double* g_taus, double* g_state,
-                                    double* g_params) except +
+                                    double* g_params, const int* rows, const int64_t* keys,
+                                    const int* classes) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +
     void readLastLcp(const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,

@@ -1,6 +1,6 @@
 // Bindings of the constrained step's Jacobians and reverse mode (declared in rigidiff/bind/api.hpp).
-// The reverse mode multiplies the step's Jacobians: the clamping-set system couples every dof of an
-// island, so there is no O(n) recursion to exploit.
+// The reverse mode pulls the cotangent through the clamped rows' factors (world/contact_step_vjp.hpp);
+// it multiplies the step's dense Jacobians only for joints that the reverse-mode RNEA does not take.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +9,7 @@
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/world/contact_step_derivatives.hpp"
+#include "rigidiff/world/contact_step_vjp.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
 
@@ -122,25 +123,48 @@ void stepCotangents(const Model& m, Data& d, const CollisionModel& cm, ContactSt
                     std::vector<double>& jac, std::vector<double>& pjac, double* g_q, double* g_v, double* g_tau,
                     double* g_params) {
   const int nv = m.nv, np = constrainedParameterCount(m, cm, groups);
-  jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, groups, q_out, v_out, jac.data(), pjac.data());
+  // adds the cotangents of the step in the mode of cd.classOverride (or the solved one) to (cq, cv, ct)
+  // and, unless params is null, those of the parameters: through the clamped rows' factors, or for
+  // joints the reverse-mode RNEA does not take, by the dense Jacobians
+  auto pull = [&](double* cq, double* cv, double* ct, double* params) {
+    if (contactStepVjpSupported(m)) {
+      StepCotangents out = params ? parameterCotangentSlices(m, groups & 31, params) : StepCotangents();
+      out.q = cq;
+      out.v = cv;
+      out.tau = ct;
+      // params: the model's groups, then the friction and the restitution of every geometry
+      const int ng = static_cast<int>(cm.geometries.size());
+      const int npm = rigidiff::stepParameterCount(m, groups & 31);
+      double* g_friction = params && (groups & kFriction) ? params + npm : nullptr;
+      double* g_restitution = params && (groups & kRestitution) ? params + np - ng : nullptr;  // the last ng
+      contactStepVJP(m, d, cm, cd, o, q, v, tau, dt, fext, gq, gv, q_out, v_out, out, g_friction, g_restitution);
+      return;
+    }
+    jac.resize(6L * nv * nv);
+    pjac.resize(2L * nv * np);
+    jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, params ? groups : 0, q_out, v_out, jac.data(),
+                  params ? pjac.data() : nullptr);
+    transposeProducts(m, jac.data(), params ? pjac.data() : nullptr, params ? np : 0, gq, gv, cq, cv, ct, params);
+  };
+  if (!explore) {
+    pull(g_q, g_v, g_tau, g_params);
+    return;
+  }
   VecX q1 = VecX::Zero(nv), v1 = VecX::Zero(nv), t1 = VecX::Zero(nv);
-  transposeProducts(m, jac.data(), pjac.data(), np, gq, gv, q1.data(), v1.data(), t1.data(), g_params);
-  if (explore) {
-    if (lossDrivenClasses(m, d, cd, dt, gq, gv)) {
-      try {
-        jacobiansInto(m, d, cm, cd, o, q, v, tau, dt, fext, 0, q_out, v_out, jac.data(), nullptr);
-      } catch (...) {
-        cd.classOverride.clear();
-        throw;
-      }
+  pull(q1.data(), v1.data(), t1.data(), g_params);
+  if (lossDrivenClasses(m, d, cd, dt, gq, gv)) {
+    VecX q2 = VecX::Zero(nv), v2 = VecX::Zero(nv), t2 = VecX::Zero(nv);
+    try {
+      pull(q2.data(), v2.data(), t2.data(), nullptr);
+    } catch (...) {
       cd.classOverride.clear();
-      VecX q2 = VecX::Zero(nv), v2 = VecX::Zero(nv), t2 = VecX::Zero(nv);
-      transposeProducts(m, jac.data(), nullptr, 0, gq, gv, q2.data(), v2.data(), t2.data(), nullptr);
-      if (v2.squaredNorm() + t2.squaredNorm() > v1.squaredNorm() + t1.squaredNorm()) {
-        q1.swap(q2);
-        v1.swap(v2);
-        t1.swap(t2);
-      }
+      throw;
+    }
+    cd.classOverride.clear();
+    if (v2.squaredNorm() + t2.squaredNorm() > v1.squaredNorm() + t1.squaredNorm()) {
+      q1.swap(q2);
+      v1.swap(v2);
+      t1.swap(t2);
     }
   }
   Eigen::Map<VecX>(g_q, nv) += q1;
@@ -185,7 +209,7 @@ void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, Conta
   checkFinite(gq, m.nv, "dL_dq_next");
   checkFinite(gv, m.nv, "dL_dv_next");
   const int np = constrainedParameterCount(m, cm, groups);
-  std::vector<double> jac(6L * m.nv * m.nv), pjac(2L * m.nv * np);
+  std::vector<double> jac, pjac;  // sized by stepCotangents if it needs the dense Jacobians
   std::fill(g_state, g_state + 2 * m.nv, 0.0);
   std::fill(g_tau, g_tau + m.nv, 0.0);
   std::fill(g_params, g_params + np, 0.0);
@@ -199,7 +223,8 @@ void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, Conta
 void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                                 const double* V, const double* taus, int T, double dt, const double* GQ,
                                 const double* GV, int groups, bool explore, double* g_taus, double* g_state,
-                                double* g_params) {
+                                double* g_params, const int* rec_rows, const std::int64_t* rec_keys,
+                                const int* rec_classes) {
   checkGroups(groups);
   RD_CHECK_ARG(T >= 0, "the rollout has a negative number of steps");
   const int nq = m.nq, nv = m.nv, np = constrainedParameterCount(m, cm, groups);
@@ -213,18 +238,33 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
   checkFinite(GV, static_cast<long>(T + 1) * nv, "dL_dV");
   Data d(m);
   ContactStepData cd(cm);
-  std::vector<double> jac(6L * nv * nv), pjac(2L * nv * np), qn(nq), vn(nv);
-  // forward: the rollout's own warm-start chain, keeping each step's rows and classes, so that the
-  // reverse pass re-solves every step in exactly its recorded contact mode (a problem with several
-  // valid modes resolves to the one its predecessor chose)
+  std::vector<double> jac, pjac, qn(nq), vn(nv);  // jac, pjac: sized by stepCotangents if needed
+  // the rollout's own warm-start chain, each step's rows and classes, so that the reverse pass re-solves
+  // every step in exactly its recorded contact mode (a problem with several valid modes resolves to the
+  // one its predecessor chose): recorded by the rollout, or found by rerunning it
   std::vector<std::vector<long>> keys(T);
   std::vector<std::vector<contact::LcpClass>> classes(T);
-  for (int t = 0; t < T; ++t) {
-    const long o_v = static_cast<long>(t) * nv, o_q = static_cast<long>(t) * nq;
-    contactStep(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, qn.data(), vn.data());
-    keys[t] = cd.warmKeys;
-    classes[t] = cd.classes;
-    checkReproduced(m, t, qn.data(), vn.data(), Q + o_q + nq, V + o_v + nv);
+  if (rec_keys && rec_classes && rec_rows) {
+    long offset = 0;
+    for (int t = 0; t < T; ++t) {
+      RD_CHECK_ARG(rec_rows[t] >= 0, "rollout backward: negative row count of step " << t);
+      keys[t].assign(rec_keys + offset, rec_keys + offset + rec_rows[t]);
+      classes[t].resize(rec_rows[t]);
+      for (int r = 0; r < rec_rows[t]; ++r) {
+        const int c = rec_classes[offset + r];
+        RD_CHECK_ARG(c >= 0 && c <= 3, "rollout backward: row class " << c << " outside 0..3");
+        classes[t][r] = static_cast<contact::LcpClass>(c);
+      }
+      offset += rec_rows[t];
+    }
+  } else {
+    for (int t = 0; t < T; ++t) {
+      const long o_v = static_cast<long>(t) * nv, o_q = static_cast<long>(t) * nq;
+      contactStep(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, qn.data(), vn.data());
+      keys[t] = cd.warmKeys;
+      classes[t] = cd.classes;
+      checkReproduced(m, t, qn.data(), vn.data(), Q + o_q + nq, V + o_v + nv);
+    }
   }
   // cq, cv: cotangent of state t + 1; pq, pv: that of state t
   VecX cq = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * nv, nv);
@@ -236,10 +276,23 @@ void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const 
     pq = Eigen::Map<const VecX>(GQ + o_v, nv);
     pv = Eigen::Map<const VecX>(GV + o_v, nv);
     std::fill(g_taus + o_v, g_taus + o_v + nv, 0.0);
-    cd.warmKeys = keys[t];  // the step swaps them into its previous-step keys
-    cd.warmClasses = classes[t];
+    // the step swaps warmKeys into its previous-step keys. Recorded modes: the warm start step t had in
+    // the rollout (step t - 1's rows; none at t = 0), which reproduces it exactly, checked below. Rerun:
+    // step t's own classes, which re-solve it in its mode (to the LCP's tolerance)
+    const bool recorded = rec_keys != nullptr;
+    if (!recorded) {
+      cd.warmKeys = keys[t];
+      cd.warmClasses = classes[t];
+    } else if (t > 0) {
+      cd.warmKeys = keys[t - 1];
+      cd.warmClasses = classes[t - 1];
+    } else {
+      cd.warmKeys.clear();
+      cd.warmClasses.clear();
+    }
     stepCotangents(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, groups, explore, cq.data(), cv.data(),
                    qn.data(), vn.data(), jac, pjac, pq.data(), pv.data(), g_taus + o_v, g_params);
+    if (recorded) checkReproduced(m, t, qn.data(), vn.data(), Q + o_q + nq, V + o_v + nv);
     cq.swap(pq);
     cv.swap(pv);
   }

@@ -64,7 +64,8 @@ void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* cl
 }
 
 void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
-                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows) {
+                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
+                        std::vector<std::int64_t>* keys, std::vector<int>* classes) {
   checkState(m, q0, v0, "q0", "v0");
   checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
   Data data(m);
@@ -76,6 +77,10 @@ void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactO
     contactStep(m, data, cm, cd, o, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq,
                 V + (t + 1) * nv);
     rows[t] = cd.rowCount();
+    if (keys && classes) {  // a step without rows leaves no keys, and the previous step's classes
+      keys->insert(keys->end(), cd.warmKeys.begin(), cd.warmKeys.begin() + rows[t]);
+      for (int r = 0; r < rows[t]; ++r) classes->push_back(static_cast<int>(cd.classes[r]));
+    }
   }
 }
 

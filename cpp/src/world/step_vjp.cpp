@@ -10,8 +10,24 @@
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 #include "rigidiff/world/step.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
 
 namespace rigidiff {
+
+void subtractSpringAndWrenchVJP(const Model& model, Data& data, const double* q, const double* frame_wrenches,
+                                double* g_q) {
+  Eigen::Map<VecX> gqo(g_q, model.nv);
+  if (model.stiffness.any()) {
+    data.dq_tmp = model.stiffness.cwiseProduct(data.lam);  // the step's scratch, free again
+    dDifferenceTransposeProduct(model, model.rest_position.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
+    gqo -= data.vjp_tmp;
+  }
+  if (frame_wrenches) {
+    data.vjp_tmp.setZero();
+    addExternalWrenchVJP(model, data, q, frame_wrenches, data.lam.data(), data.vjp_tmp.data());
+    gqo -= data.vjp_tmp;
+  }
+}
 
 void stepVJP(const Model& model, Data& data, const double* q, const double* v, const double* tau, double dt,
              const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out,
@@ -49,17 +65,16 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     Eigen::Map<VecX> gqo(out.q, nv);
     dIntegrateTransposeProduct(model, data.v_tmp.data(), 0, gq_next, data.vjp_tmp.data(), Motion::Step);
     gqo += data.vjp_tmp - data.vjp_q;
-    if (model.stiffness.any()) {
-      data.dq_tmp = model.stiffness.cwiseProduct(lam);  // the step's scratch, free again
-      dDifferenceTransposeProduct(model, model.rest_position.data(), q, 1, data.dq_tmp.data(), data.vjp_tmp.data());
-      gqo -= data.vjp_tmp;
-    }
-    if (frame_wrenches) {
-      data.vjp_tmp.setZero();
-      addExternalWrenchVJP(model, data, q, frame_wrenches, lam.data(), data.vjp_tmp.data());
-      gqo -= data.vjp_tmp;
-    }
+    subtractSpringAndWrenchVJP(model, data, q, frame_wrenches, out.q);
   }
+  subtractParameterVJP(model, data, q, v, a.data(), dt, g_grav, out);
+}
+
+void subtractParameterVJP(const Model& model, Data& data, const double* q, const double* v, const double* a_,
+                          double dt, const Vec3& g_grav, const StepCotangents& out) {
+  const int nv = model.nv;
+  Eigen::Map<const VecX> vv(v, nv), a(a_, nv);
+  const VecX& lam = data.lam;
   if (out.theta) Eigen::Map<VecX>(out.theta, data.vjp_theta.size()) -= data.vjp_theta;
   if (out.gravity) Eigen::Map<Vec3>(out.gravity) -= g_grav;
   if (out.armature) Eigen::Map<VecX>(out.armature, nv) -= lam.cwiseProduct(a);
@@ -81,6 +96,29 @@ void checkReplayedStep(const Model& model, const Data& data, const double* qr, c
     if (!(std::abs(data.q_next[k] - qr[k]) <= 1e-9 * (1.0 + std::abs(qr[k]))))
       RD_THROW(std::runtime_error, "rolloutBackward: the recorded Q[" << t + 1 << "] does not follow from step " << t
                                                                       << " (was the model changed?)");
+}
+
+StepCotangents parameterCotangentSlices(const Model& model, int groups, double* g) {
+  StepCotangents sc;
+  double* p = g;
+  if (groups & kParamInertia) {
+    sc.theta = p;
+    p += 10 * (model.njoints - 1);
+  }
+  if (groups & kParamArmature) {
+    sc.armature = p;
+    p += model.nv;
+  }
+  if (groups & kParamDamping) {
+    sc.damping = p;
+    p += model.nv;
+  }
+  if (groups & kParamStiffness) {
+    sc.stiffness = p;
+    p += model.nv;
+  }
+  if (groups & kParamGravity) sc.gravity = p;
+  return sc;
 }
 
 void rolloutBackward(const Model& model, Data& data, const double* Q, const double* V, const double* taus, int T,

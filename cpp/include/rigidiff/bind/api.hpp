@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/world/contact_step.hpp"
@@ -183,9 +184,12 @@ void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes);
 /// Replaces the cache with n rows (n = 0 empties it); invalid_argument for a class outside 0..3.
 void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n);
 /// T constrained steps with their own buffers (warm-started within the rollout); rows (T) receives
-/// the number of constraint rows of each step.
+/// the number of constraint rows of each step. Unless null, keys and classes receive each step's row
+/// keys and classes after it (rows[t] each, step after step): the contact modes a reverse pass re-solves
+/// the steps in, without rerunning the rollout.
 void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
-                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows);
+                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
+                        std::vector<std::int64_t>* keys = nullptr, std::vector<int>* classes = nullptr);
 /// N independent constrained steps on `threads` threads (no warm start: results do not depend on order).
 void constrainedStepBatch(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                           const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
@@ -206,10 +210,12 @@ void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, Conta
                         const double* fext, const double* gq, const double* gv, int groups, bool explore,
                         double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params);
 /// Reverse pass of a recorded constrained rollout, outputs as rolloutBackward; explore per step as above.
+/// rows, keys, classes: the modes constrainedRollout recorded, or null to rerun the rollout for them.
 void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                                 const double* V, const double* taus, int T, double dt, const double* GQ,
                                 const double* GV, int groups, bool explore, double* g_taus, double* g_state,
-                                double* g_params);
+                                double* g_params, const int* rows = nullptr, const std::int64_t* keys = nullptr,
+                                const int* classes = nullptr);
 int lastRowCount(const ContactStepData& cd);
 /// Smallest signed distance among the contacts of the last step (+inf without contacts).
 double lastDeepest(const ContactStepData& cd);

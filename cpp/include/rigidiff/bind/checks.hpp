@@ -67,26 +67,7 @@ inline void checkModelGroups(int groups) {
 // points the parameter cotangents of `groups` into consecutive slices of g (zeroed)
 inline StepCotangents parameterSlices(const Model& m, int groups, double* g) {
   std::fill(g, g + rigidiff::stepParameterCount(m, groups), 0.0);
-  StepCotangents sc;
-  double* p = g;
-  if (groups & kParamInertia) {
-    sc.theta = p;
-    p += 10 * (m.njoints - 1);
-  }
-  if (groups & kParamArmature) {
-    sc.armature = p;
-    p += m.nv;
-  }
-  if (groups & kParamDamping) {
-    sc.damping = p;
-    p += m.nv;
-  }
-  if (groups & kParamStiffness) {
-    sc.stiffness = p;
-    p += m.nv;
-  }
-  if (groups & kParamGravity) sc.gravity = p;
-  return sc;
+  return parameterCotangentSlices(m, groups, g);
 }
 
 // Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.

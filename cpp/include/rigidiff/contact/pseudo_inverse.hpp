@@ -62,5 +62,38 @@ inline int pseudoInverseFactors(const Eigen::CompleteOrthogonalDecomposition<Mat
   return r;
 }
 
+/// out = (A^+)^T z = V U^T z (dim rows) from the decomposition of A, without forming U and V: the same
+/// reflectors applied to one vector, O(rows r + cols r) instead of the factors' O(rows cols r).
+/// scratch grows to cols entries if shorter; z has cols entries.
+inline void pseudoInverseTransposeProduct(const Eigen::CompleteOrthogonalDecomposition<MatX>& cod,
+                                          const Ref<const VecX>& z, VecX& scratch, Ref<VecX> out) {
+  const int r = static_cast<int>(cod.rank());
+  const int rows = static_cast<int>(cod.rows()), cols = static_cast<int>(cod.cols());
+  const MatX& qtz = cod.matrixQTZ();
+  out.setZero();
+  if (r == 0) return;
+  // U^T z = T^-T [I 0] Z P^T z, Z = G_0 ... G_(r-1) (pseudoInverseFactors builds Z^T [I; 0])
+  if (scratch.size() < cols) scratch.resize(cols);
+  auto x = scratch.head(cols);
+  x.noalias() = cod.colsPermutation().transpose() * z;
+  if (r < cols) {
+    for (int k = r - 1; k >= 0; --k) {
+      const double tau = cod.zCoeffs()(k);
+      if (tau == 0.0) continue;
+      const double* ess = qtz.data() + static_cast<Eigen::Index>(r) * rows + k;
+      detail::reflect(tau, ess, rows, cols - r, &x[k], &x[r]);
+    }
+  }
+  auto y = x.head(r);
+  qtz.topLeftCorner(r, r).triangularView<Eigen::Upper>().transpose().solveInPlace(y);
+  // then V = H_0 ... H_(r-1) [I; 0] times it
+  out.head(r) = y;
+  for (int k = r - 1; k >= 0; --k) {
+    const double tau = cod.hCoeffs()(k);
+    const double* ess = qtz.data() + static_cast<Eigen::Index>(k) * rows + k + 1;
+    if (tau != 0.0) detail::reflect(tau, ess, 1, rows - k - 1, &out[k], &out[k] + 1);
+  }
+}
+
 }  // namespace contact
 }  // namespace rigidiff

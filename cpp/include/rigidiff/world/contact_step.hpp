@@ -75,9 +75,10 @@ struct ConstraintDerivativeBuffers {
   Mat6X motionNext, motionPrev;  ///< (6 x nv) a contact's motion terms under v' and v (contactMotionTerms)
   Mat3X dpoint, dnormal, dtangent;  ///< (3 x nv), (3 x nv), (3 x 4 nv): fixed rows, so columns are fixed-size
   Mat6X dw, dW;                     ///< (6 x nv) each
-  VecX ddistance, rowq;      ///< (nv)
+  VecX ddistance, rowq;      ///< (nv) zero off `cols`
   std::vector<char> onB;     ///< (nv) dof moves body B of the current contact
   std::vector<int> cols;     ///< dofs that move A or B of the current contact
+  std::vector<int> bcols;    ///< scratch: the dofs that move B
   std::vector<char> active;  ///< (nv) dof moves a body of some active contact
   std::vector<int> activeList;
   std::vector<int> gcols;    ///< columns of Gq that are not zero
@@ -85,13 +86,32 @@ struct ConstraintDerivativeBuffers {
   MatX U, V;                 ///< (nc x r) thin factors of Q^+ = U V^T (r: rank of Q), block-diagonal by island
   MatX KU, VtH;              ///< scratch: K U (nv x r) and V^T H (r x columns of H)
   MatX islandU, islandV;     ///< scratch: one island's factors
+  VecX islandZ, Vtz;         ///< scratch: one island's part of a vector and its product with U^T
+  std::vector<int> islandSlots, islandDofs;  ///< scratch: one island's clamped slots and its dofs
+  std::vector<int> localSlot;                ///< scratch (nc): a slot's index within its island
+  std::vector<char> treeMark;                ///< scratch (njoints)
+  MatX islandJ, islandK, islandQ;            ///< scratch: one island's block of J_C, K and Q
+  Eigen::CompleteOrthogonalDecomposition<MatX> islandCod;  ///< of islandQ
   MatX KZ;                   ///< (nv x (2 nv + |gcols|)) K Q^+ [J_C (M + E)^-1, G_q on gcols, G_v - J_C]
   MatX R, PR;                ///< (nv x 2 nv) [d(J^T x)/dq - dt dr/dq, -dt dr/dv] and P times it
   // bouncing rows (restitution targets): their gaps, approach speeds and derivatives
   std::vector<int> bounceRows;
   std::vector<double> bounceGap;
-  MatX bounceGapDq, bounceSpeedDq;  ///< (rows of m used: bounceRows.size()) x nv
+  MatX bounceGapDq, bounceSpeedDq;  ///< (at least nc) x nv: rows 0 .. bounceRows.size() - 1 used
   VecX impactTime;                  ///< (nv) time of impact (<= 0) of the bounce moving each dof, else 0
+};
+
+/// Buffers of the constrained step's reverse mode (contact_step_vjp.hpp); sized by nv and the clamped
+/// rows, so a run of steps allocates only when they grow.
+struct ContactVjpBuffers {
+  VecX lambda;  ///< (nv) cotangent of the step velocity v_step
+  VecX z, mu;   ///< (nc) K^T lambda and (Q^+)^T K^T lambda
+  VecX y, w;    ///< (nv) lambda - J_C^T mu and (M + E)^-1 y: the constrained response's P^T lambda
+  // bounce correction: per bouncing island its time of impact and derivatives (nv each)
+  std::vector<int> dofIsland;       ///< (nv) bouncing island moving each dof (index below), or -1
+  std::vector<int> islands;         ///< rowIsland of each bouncing island
+  std::vector<double> tc, N, D;     ///< per bouncing island: t_c = -N / D
+  VecX jumpWeight;                  ///< per bouncing island: sum over its dofs of (v' - v)_k gq'_k
 };
 
 /// Every buffer of the contact step (sized for the rows of the last step).
@@ -136,6 +156,7 @@ struct ContactStepData {
   std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess
   bool warmStart = true;             ///< use the previous step's classes as a guess
   ConstraintDerivativeBuffers deriv;  ///< of contactStepDerivatives
+  ContactVjpBuffers vjp;              ///< of contactStepVJP
   /// If sized to the step's rows: the classes contactStepDerivatives differentiates with instead of
   /// the solved ones (an alternative contact mode; the step and its impulses are unchanged)
   std::vector<contact::LcpClass> classOverride;

@@ -28,6 +28,23 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
              const double* gq_next, const double* gv_next, double* q_out, double* v_out, const StepCotangents& out,
              const double* frame_wrenches = nullptr);
 
+/// The residual's springs and external wrenches in the configuration cotangent, with lambda = data.lam:
+/// g_q -= (K dDifference(rest, q)/dq)^T lambda + (d(-sum J^T w)/dq)^T lambda (scratch: data.dq_tmp,
+/// data.vjp_tmp). Shared with the constrained reverse mode (contact_step_vjp.hpp).
+void subtractSpringAndWrenchVJP(const Model& model, Data& data, const double* q, const double* frame_wrenches,
+                                double* g_q);
+
+/// The parameters' part of the reverse mode, with lambda = data.lam at the acceleration a (nv) and
+/// g_grav, data.vjp_theta from rneaVJP with lambda: out.theta -= Y^T lambda, out.gravity -= g_grav,
+/// out.armature -= lambda a, out.damping -= lambda (v + dt a), out.stiffness -= lambda (q - rest + dt v
+/// + dt^2 a) (step_parameter_derivatives.hpp's residual derivatives). Shared with contact_step_vjp.hpp.
+void subtractParameterVJP(const Model& model, Data& data, const double* q, const double* v, const double* a,
+                          double dt, const Vec3& g_grav, const StepCotangents& out);
+
+/// The parameter cotangents of `groups` (step_parameter_derivatives.hpp) as consecutive slices of g
+/// (stepParameterCount(model, groups) entries, not zeroed), in the order of the parameter Jacobians.
+StepCotangents parameterCotangentSlices(const Model& model, int groups, double* g);
+
 /// Reverse pass over a recorded rollout: Q (T+1 x nq) and V (T+1 x nv) from rollout() under taus
 /// (T x nv). GQ (T+1 x nv, tangent space) and GV (T+1 x nv) are the gradients of a loss with respect
 /// to every recorded state. Writes g_taus (T x nv) and adds to `out` the gradients with respect to

@@ -1,0 +1,546 @@
+#include "rigidiff/world/constraint_derivative_terms.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "rigidiff/collision/feature_derivatives.hpp"
+#include "rigidiff/contact/pseudo_inverse.hpp"
+#include "rigidiff/world/friction_basis.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+using contact::LcpClass;
+
+// The motion terms of a contact's rows: d nu_b / dq_k = S_k x (nu_b - nu_parent) for the dofs k
+// moving body b, summed with sign +1 for A and -1 for B into X (6 x nv, set on the columns `cols`),
+// so that d(w . (nu_A - nu_B))/dq_k at fixed w is w . X_k for every row of the contact.
+void contactMotionTerms(const Model& model, const Data& data, int ja, int jb, const std::vector<int>& cols,
+                        const Mat6X& nu, Mat6X& X) {
+  X.resize(6, model.nv);
+  for (int col : cols) X.col(col).setZero();
+  const int ends[2] = {ja, jb};
+  for (int side = 0; side < 2; ++side) {
+    const int b = ends[side];
+    const double sign = side == 0 ? 1.0 : -1.0;
+    for (int j = b; j > 0; j = model.parents[j]) {
+      const JointModel& jm = model.joints[j];
+      const Vec6 delta = nu.col(b) - nu.col(model.parents[j]);
+      for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c) X.col(c) += sign * crossMotion(data.J.col(c), delta);
+    }
+  }
+}
+
+// d/dq of a row J_r u = w . (nu_A(u) - nu_B(u)) at fixed u, with w = (d, p x d) and its derivative dw
+// (6 x nv, read on the columns `cols` only): the wrench moves (dw) and so do the bodies' velocities
+// (the contact's motion terms X)
+void rowVelocityDerivative(int ja, int jb, const Vec6& w, const Mat6X& dw, const std::vector<int>& cols,
+                           const Mat6X& nu, const Mat6X& X, Ref<VecX> out) {
+  const Vec6 rel = nu.col(ja) - nu.col(jb);  // out is zero off `cols` (contactGeometryDerivatives)
+  for (int col : cols) out[col] = dw.col(col).dot(rel) + w.dot(X.col(col));
+}
+
+// d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv, read on the
+// columns `cols`), added into F with `sign`: the chain's columns turn (d S_m / dq_k = S_k x S_m for m at or
+// below k) and W moves
+void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const Mat6X& dW,
+                          const std::vector<int>& cols, double sign, const ConstraintTermSink& F) {
+  for (int jk = b; jk > 0; jk = model.parents[jk]) {
+    const JointModel& ck = model.joints[jk];
+    for (int k = ck.idx_v; k < ck.idx_v + ck.nv; ++k) {
+      const Vec6 y = crossForce(data.J.col(k), W);
+      for (int jm = b; jm > 0; jm = model.parents[jm]) {
+        if (!model.supports(jk, jm)) continue;
+        const JointModel& cm = model.joints[jm];
+        for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m) F.addFq(m, k, -sign * data.J.col(m).dot(y));
+      }
+    }
+  }
+  for (int jm = b; jm > 0; jm = model.parents[jm]) {
+    const JointModel& cm = model.joints[jm];
+    for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m)
+      for (int col : cols) F.addFq(m, col, sign * data.J.col(m).dot(dW.col(col)));
+  }
+}
+
+// adds the twist Jacobian of body b (world convention) times the k x 6 block D into out (k x nv)
+template <typename Block, typename Out>
+void addChainProduct(const Model& model, const Data& data, int b, const Block& D, Out&& out) {
+  for (int j = b; j > 0; j = model.parents[j]) {
+    const JointModel& jm = model.joints[j];
+    for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c) out.col(c).noalias() += D * data.J.col(c);
+  }
+}
+
+// point, normal, distance and friction-direction derivatives of contact k with respect to q
+void contactGeometryDerivatives(const Model& model, const Data& data, const CollisionModel& cmodel,
+                                ContactStepData& cd, const ContactOptions& options, int k) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nv = model.nv;
+  const Contact& c = cd.cdata.contacts.contacts[k];
+  const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
+  const SE3& Mb = cd.cdata.placements[c.geom_b];
+  FeatureGeometry value;
+  FeatureGeometryDerivatives der;
+  evaluateFeatureDerivatives(c.feature_a, cd.cdata.placements[c.geom_a], c.feature_b, Mb, c.normal, value, der);
+  // the dofs that move A or B: every derivative of this contact vanishes on the others, which are never
+  // read (only the columns `cols` are set, so the buffers are not cleared). onB, ddistance and rowq are
+  // read whole, so they are kept zero off `cols`: the previous contact's entries are cleared here, in
+  // O(its dofs) rather than O(nv) per contact
+  const int nt = options.frictionDirections;
+  for (int col : w.cols) {
+    w.onB[col] = 0;
+    w.ddistance[col] = 0.0;
+    w.rowq[col] = 0.0;
+  }
+  w.cols.clear();
+  for (int j = jb; j > 0; j = model.parents[j])
+    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col) {
+      w.onB[col] = 1;
+      w.bcols.push_back(col);
+    }
+  for (int j = ja; j > 0; j = model.parents[j])
+    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col)
+      if (!w.onB[col]) w.cols.push_back(col);
+  std::sort(w.bcols.begin(), w.bcols.end());  // B's dofs after A's own, ascending
+  w.cols.insert(w.cols.end(), w.bcols.begin(), w.bcols.end());
+  w.bcols.clear();
+  w.dpoint.resize(3, nv);
+  w.dnormal.resize(3, nv);
+  w.dtangent.resize(3, nt * nv);
+  w.dw.resize(6, nv);
+  w.dW.resize(6, nv);
+  for (int col : w.cols) {
+    w.active[col] = 1;
+    w.dpoint.col(col).setZero();
+    w.dnormal.col(col).setZero();
+    for (int t = 0; t < nt; ++t) w.dtangent.col(t * nv + col).setZero();
+  }
+  // ddistance is read whole (rows of G_q) and zero off `cols` (cleared above)
+  addChainProduct(model, data, ja, der.dpoint.leftCols<6>(), w.dpoint);
+  addChainProduct(model, data, jb, der.dpoint.rightCols<6>(), w.dpoint);
+  addChainProduct(model, data, ja, der.dnormal.leftCols<6>(), w.dnormal);
+  addChainProduct(model, data, jb, der.dnormal.rightCols<6>(), w.dnormal);
+  addChainProduct(model, data, ja, der.ddistance.leftCols<6>(), w.ddistance.transpose());
+  addChainProduct(model, data, jb, der.ddistance.rightCols<6>(), w.ddistance.transpose());
+  // friction directions turn with the normal and with B
+  Vec3 dt[4];
+  for (int col : w.cols) {
+    const Vec3 wb = w.onB[col] ? Vec3(data.J.col(col).tail<3>()) : Vec3::Zero();
+    const Vec3 dn = w.dnormal.col(col);
+    if (!w.onB[col] && dn.isZero(0.0)) continue;
+    frictionBasisDerivative(c.normal, Mb.R, nt, dn, wb, dt);
+    for (int t = 0; t < nt; ++t) w.dtangent.col(t * nv + col) = dt[t];
+  }
+}
+
+// rows of contact k start at r0 and end before r1; adds their terms to Fq, Gq, Gv (through sink)
+void contactRowDerivatives(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
+                           const ContactOptions& options, double dt, int k, int r0, int r1,
+                           const ConstraintTermSink& sink) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nv = model.nv, nt = options.frictionDirections;
+  const Contact& c = cd.cdata.contacts.contacts[k];
+  const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
+  const Vec3& p = c.point;
+  Vec6 W = Vec6::Zero();
+  bool pushes = false;  // some row of the contact carries an impulse
+  bool motion_next = false, motion_prev = false;  // the motion terms under v' and v, formed when first needed
+  for (int col : w.cols) w.dW.col(col).setZero();  // dw's columns `cols` are set per row
+  for (int r = r0; r < r1; ++r) {
+    const ConstraintRow& row = cd.rows[r];
+    const bool normal = row.kind == RowKind::ContactNormal;
+    const Vec3 d = normal ? c.normal : cd.tangents[nt * k + row.direction];
+    const auto dd = normal ? w.dnormal.leftCols(nv) : w.dtangent.middleCols(row.direction * nv, nv);
+    Vec6 wr;
+    wr << d, p.cross(d);
+    for (int col : w.cols) {
+      w.dw.col(col).head<3>() = dd.col(col);
+      w.dw.col(col).tail<3>() = w.dpoint.col(col).cross(d) + p.cross(dd.col(col));
+    }
+    const double x = cd.x[r];
+    if (x != 0.0) {
+      pushes = true;
+      W += x * wr;
+      for (int col : w.cols) w.dW.col(col) += x * w.dw.col(col);
+    }
+    const int a = w.slot[r];
+    if (a < 0) continue;
+    // clamped: d(J_r v') = d target_r
+    if (!motion_next) contactMotionTerms(model, data, ja, jb, w.cols, w.nuNext, w.motionNext);
+    motion_next = true;
+    rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuNext, w.motionNext, w.rowq);
+    // row a of G_q (zero off the contact's dofs, as rowq and ddistance are) into the matrix, or times
+    // mu_a straight into g_q
+    const double ma = sink.Gq ? 0.0 : sink.mu[a];
+    if (sink.Gq) {
+      for (int col : w.cols) (*sink.Gq)(a, col) = -w.rowq[col];
+    } else {
+      for (int col : w.cols) sink.g_q[col] -= ma * w.rowq[col];
+    }
+    switch (cd.targetKind[r]) {
+      case TargetKind::Gap:
+        if (sink.Gq) {
+          for (int col : w.cols) (*sink.Gq)(a, col) -= w.ddistance[col] / dt;
+        } else {
+          for (int col : w.cols) sink.g_q[col] -= ma * w.ddistance[col] / dt;
+        }
+        break;
+      case TargetKind::Correction:
+        if (sink.Gq) {
+          sink.Gq->row(a) -= (options.erp / dt) * w.ddistance.transpose();
+        } else {
+          for (int col : w.cols) sink.g_q[col] -= ma * (options.erp / dt) * w.ddistance[col];
+        }
+        break;
+      case TargetKind::Restitution: {
+        const double e = cd.restitution[k];
+        if (!motion_prev) contactMotionTerms(model, data, ja, jb, w.cols, w.nuPrev, w.motionPrev);
+        motion_prev = true;
+        rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuPrev, w.motionPrev, w.rowq);
+        if (sink.Gq) {
+          sink.Gq->row(a) -= e * w.rowq.transpose();
+          sink.Gv->row(a) = -e * cd.J.row(r);
+        } else {
+          for (int col : w.cols) sink.g_q[col] -= ma * e * w.rowq[col];
+          Eigen::Map<VecX>(sink.g_v, nv) -= (ma * e) * cd.Jt.col(r);
+        }
+        const int b = static_cast<int>(w.bounceRows.size());
+        w.bounceRows.push_back(r);
+        w.bounceGap.push_back(c.distance);
+        w.bounceGapDq.row(b) = w.ddistance.transpose();
+        w.bounceSpeedDq.row(b) = w.rowq.transpose();
+        break;
+      }
+      default: break;
+    }
+  }
+  if (pushes) {
+    addImpulseDerivative(model, data, ja, W, w.dW, w.cols, 1.0, sink);
+    addImpulseDerivative(model, data, jb, W, w.dW, w.cols, -1.0, sink);
+  }
+}
+
+// joint-limit targets: -gap/dt (or the correction) with gap = q - lower or upper - q
+void jointRowDerivatives(const ContactStepData& cd, const ContactOptions& options, double dt, int r,
+                         const ConstraintTermSink& sink) {
+  const int a = cd.deriv.slot[r];
+  const ConstraintRow& row = cd.rows[r];
+  if (a < 0 || row.kind == RowKind::JointFriction) return;
+  const double sign = row.kind == RowKind::LowerLimit ? 1.0 : -1.0;  // d gap / dq
+  double g = 0.0;
+  if (cd.targetKind[r] == TargetKind::Gap) g = -sign / dt;
+  if (cd.targetKind[r] == TargetKind::Correction) g = -sign * options.erp / dt;
+  if (g == 0.0) return;
+  if (sink.Gq)
+    (*sink.Gq)(a, row.index) = g;
+  else
+    sink.g_q[row.index] += sink.mu[a] * g;
+}
+
+
+// The clamping system Q = J_C K couples only rows of one island, and each island's LCP solve left the
+// decomposition of its block (contact/lcp_classification.hpp) when the classes are the solved ones;
+// with other classes (an explored contact mode) Q gets a decomposition of its own.
+void prepareClampedDecomposition(ContactStepData& cd) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  w.islandCods = true;
+  int covered = 0, slot = 0, coupled = 0, coupledHere = 0;
+  for (int r = 0; r < cd.rowCount(); ++r) {
+    const bool bound = cd.classes[r] == contact::LcpClass::UpperBound || cd.classes[r] == contact::LcpClass::LowerBound;
+    if (bound && cd.findex[r] >= 0 && w.slot[cd.findex[r]] >= 0) ++coupled;
+  }
+  for (std::size_t begin = 0; begin < cd.islandRows.size() && w.islandCods; ++slot) {
+    const std::size_t end = cd.islandEnd(begin);
+    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+    w.islandCods = ws.systemValid;
+    for (std::size_t j = 0; j < ws.clamped.size() && w.islandCods; ++j)
+      w.islandCods = w.slot[cd.islandRows[begin + ws.clamped[j]]] >= 0;
+    for (std::size_t u = 0; u < ws.bounded.size() && w.islandCods; ++u) {
+      if (ws.coupling[u] < 0) continue;  // a fixed bound adds nothing to Q
+      const contact::LcpClass c = cd.classes[cd.islandRows[begin + ws.bounded[u]]];
+      w.islandCods = c == contact::LcpClass::UpperBound || c == contact::LcpClass::LowerBound;
+      ++coupledHere;
+    }
+    covered += static_cast<int>(ws.clamped.size());
+    begin = end;
+  }
+  w.islandCods = w.islandCods && covered == nc && coupledHere == coupled;
+  if (!w.islandCods) {
+    w.Qc.noalias() = w.Jc * w.K;
+    w.cod.compute(w.Qc);
+  }
+}
+
+// Q^+ = U V^T with thin factors (rows by slot, one block of columns per island; contact/pseudo_inverse.hpp)
+void islandPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  if (!w.islandCods) {
+    contact::pseudoInverseFactors(w.cod, U, V);
+    return;
+  }
+  int rank = 0, slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    if (!cd.lcps[slot].clamped.empty()) rank += static_cast<int>(cd.lcps[slot].clampingCod().rank());
+    begin = cd.islandEnd(begin);
+  }
+  U.setZero(nc, rank);
+  V.setZero(nc, rank);
+  int offset = 0;
+  slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+    const int mc = static_cast<int>(ws.clamped.size());
+    if (mc > 0) {
+      const int r = contact::pseudoInverseFactors(ws.clampingCod(), w.islandU, w.islandV);
+      for (int j = 0; j < mc; ++j) {
+        const int a = w.slot[cd.islandRows[begin + ws.clamped[j]]];
+        U.row(a).segment(offset, r) = w.islandU.row(j);
+        V.row(a).segment(offset, r) = w.islandV.row(j);
+      }
+      offset += r;
+    }
+    begin = cd.islandEnd(begin);
+  }
+}
+
+}  // namespace
+
+bool clampedRowSlots(const Model& model, ContactStepData& cd) {
+  const int nv = model.nv, m = cd.rowCount();
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  w.clamped.clear();
+  w.slot.assign(m, -1);
+  w.impactTime.setZero(nv);
+  for (int r = 0; r < m; ++r)
+    if (cd.classes[r] == LcpClass::Clamping) {
+      w.slot[r] = static_cast<int>(w.clamped.size());
+      w.clamped.push_back(r);
+    }
+  const int nc = static_cast<int>(w.clamped.size());
+  bool any_impulse = false;
+  for (int r = 0; r < m; ++r) any_impulse = any_impulse || cd.x[r] != 0.0;
+  return nc > 0 || any_impulse;
+}
+
+bool prepareClampedRows(const Model& model, ContactStepData& cd) {
+  if (!clampedRowSlots(model, cd)) return false;
+  const int nv = model.nv, m = cd.rowCount();
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  // K = (M + E)^-1 J^T P: a clamped normal also carries its friction rows at the bound
+  w.K.resize(nv, nc);
+  w.Jc.resize(nc, nv);
+  for (int a = 0; a < nc; ++a) {
+    w.K.col(a) = cd.MinvJt.col(w.clamped[a]);
+    w.Jc.row(a) = cd.J.row(w.clamped[a]);
+  }
+  for (int r = 0; r < m; ++r) {
+    const bool upper = cd.classes[r] == LcpClass::UpperBound;
+    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
+    const int n = cd.findex[r];
+    if (n >= 0 && w.slot[n] >= 0) w.K.col(w.slot[n]) += (upper ? cd.hi[r] : cd.lo[r]) * cd.MinvJt.col(r);
+  }
+  return true;
+}
+
+void constraintGeometryTerms(const Model& model, const Data& data, const CollisionModel& cmodel, ContactStepData& cd,
+                             const ContactOptions& options, const Ref<const VecX>& vq, const Ref<const VecX>& vn,
+                             double dt, const ConstraintTermSink& sink) {
+  const int nv = model.nv, m = cd.rowCount();
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  jointVelocities(model, data, vn, w.nuNext);
+  jointVelocities(model, data, vq, w.nuPrev);
+  w.active.assign(nv, 0);
+  if (w.rowq.size() != nv) {  // kept zero off the current contact's dofs from here on
+    w.rowq.setZero(nv);
+    w.ddistance.setZero(nv);
+    w.onB.assign(nv, 0);
+    w.cols.clear();
+  }
+  if (sink.Gq) {
+    sink.Gq->setZero(nc, nv);
+    sink.Gv->setZero(nc, nv);
+  }
+  w.bounceRows.clear();
+  w.bounceGap.clear();
+  if (w.bounceGapDq.rows() < nc || w.bounceGapDq.cols() != nv) {  // grow only: rows are used by bounces only
+    w.bounceGapDq.resize(nc, nv);
+    w.bounceSpeedDq.resize(nc, nv);
+  }
+  int r = 0;
+  const int ncontact_rows = [&] {
+    int n = 0;
+    while (n < m && (cd.rows[n].kind == RowKind::ContactNormal || cd.rows[n].kind == RowKind::ContactFriction)) ++n;
+    return n;
+  }();
+  while (r < ncontact_rows) {
+    const int k = cd.rows[r].index;
+    int r1 = r + 1;
+    while (r1 < ncontact_rows && cd.rows[r1].index == k) ++r1;
+    bool active = false;
+    for (int i = r; i < r1; ++i) active = active || w.slot[i] >= 0 || cd.x[i] != 0.0;
+    if (active) {
+      contactGeometryDerivatives(model, data, cmodel, cd, options, k);
+      contactRowDerivatives(model, data, cmodel, cd, options, dt, k, r, r1, sink);
+    }
+    r = r1;
+  }
+  for (int i = ncontact_rows; i < m; ++i) jointRowDerivatives(cd, options, dt, i, sink);
+}
+
+void clampedPseudoInverseFactors(ContactStepData& cd) {
+  prepareClampedDecomposition(cd);
+  islandPseudoInverseFactors(cd, cd.deriv.U, cd.deriv.V);
+}
+
+namespace {
+// does island `slot` (rows islandRows[begin:end]) hold in its LCP workspace the decomposition of its block
+// of Q: a valid system whose clamped rows are the island's clamped rows and whose coupled bounds are at
+// their bounds (prepareClampedDecomposition's test, island by island)?
+bool islandSystemMatches(const ContactStepData& cd, const contact::BoxedLcpWorkspace& ws, std::size_t begin,
+                         int clamped, int coupled) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  if (!ws.systemValid || static_cast<int>(ws.clamped.size()) != clamped) return false;
+  for (int row : ws.clamped)
+    if (w.slot[cd.islandRows[begin + row]] < 0) return false;
+  int coupledHere = 0;
+  for (std::size_t u = 0; u < ws.bounded.size(); ++u) {
+    if (ws.coupling[u] < 0) continue;
+    const contact::LcpClass c = cd.classes[cd.islandRows[begin + ws.bounded[u]]];
+    if (c != contact::LcpClass::UpperBound && c != contact::LcpClass::LowerBound) return false;
+    ++coupledHere;
+  }
+  return coupledHere == coupled;
+}
+
+// the island's block of Q = J_C K on its clamped slots w.islandSlots, over the dofs of the trees its rows
+// touch (J_C and K vanish on the others), from J^T and M^-1 J^T, decomposed into w.islandCod
+void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t begin, std::size_t end) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  w.islandDofs.clear();
+  w.treeMark.assign(model.njoints, 0);
+  for (std::size_t i = begin; i < end; ++i)
+    for (int side = 0; side < 2; ++side) {
+      const int t = cd.rowTrees[2 * cd.islandRows[i] + side];
+      if (t <= 0 || w.treeMark[t]) continue;
+      w.treeMark[t] = 1;
+      for (int k = 0; k < model.subtree_nv[t]; ++k) w.islandDofs.push_back(model.joints[t].idx_v + k);
+    }
+  const int mc = static_cast<int>(w.islandSlots.size()), nd = static_cast<int>(w.islandDofs.size());
+  w.islandJ.resize(mc, nd);
+  w.islandK.resize(nd, mc);
+  if (static_cast<int>(w.localSlot.size()) < static_cast<int>(w.clamped.size())) w.localSlot.resize(w.clamped.size());
+  for (int a = 0; a < mc; ++a) {
+    w.localSlot[w.islandSlots[a]] = a;
+    const int r = w.clamped[w.islandSlots[a]];
+    for (int d = 0; d < nd; ++d) {
+      w.islandJ(a, d) = cd.Jt(w.islandDofs[d], r);
+      w.islandK(d, a) = cd.MinvJt(w.islandDofs[d], r);
+    }
+  }
+  // K's columns also carry the friction rows at their bounds (prepareClampedRows)
+  for (std::size_t i = begin; i < end; ++i) {
+    const int r = cd.islandRows[i];
+    const bool upper = cd.classes[r] == LcpClass::UpperBound;
+    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
+    const int n = cd.findex[r];
+    if (n < 0 || w.slot[n] < 0) continue;
+    const double f = upper ? cd.hi[r] : cd.lo[r];
+    for (int d = 0; d < nd; ++d) w.islandK(d, w.localSlot[w.slot[n]]) += f * cd.MinvJt(w.islandDofs[d], r);
+  }
+  w.islandQ.noalias() = w.islandJ * w.islandK;
+  w.islandCod.compute(w.islandQ);
+}
+}  // namespace
+
+void clampedPseudoInverseTransposeProduct(const Model& model, ContactStepData& cd, const Ref<const VecX>& z,
+                                          Ref<VecX> mu) {
+  ConstraintDerivativeBuffers& w = cd.deriv;
+  int slot = 0;
+  for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
+    const std::size_t end = cd.islandEnd(begin);
+    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+    w.islandSlots.clear();
+    int coupled = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const int r = cd.islandRows[i];
+      if (w.slot[r] >= 0) w.islandSlots.push_back(w.slot[r]);
+      const bool bound = cd.classes[r] == LcpClass::UpperBound || cd.classes[r] == LcpClass::LowerBound;
+      if (bound && cd.findex[r] >= 0 && w.slot[cd.findex[r]] >= 0) ++coupled;
+    }
+    const int mc = static_cast<int>(w.islandSlots.size());
+    if (mc > 0) {
+      // the island's clamped slots in the order of the decomposition's rows
+      const Eigen::CompleteOrthogonalDecomposition<MatX>* cod = &w.islandCod;
+      if (islandSystemMatches(cd, ws, begin, mc, coupled)) {
+        cod = &ws.clampingCod();
+        for (int j = 0; j < mc; ++j) w.islandSlots[j] = w.slot[cd.islandRows[begin + ws.clamped[j]]];
+      } else {
+        decomposeIslandBlock(model, cd, begin, end);  // a system the LCP solve did not leave
+      }
+      if (w.islandZ.size() < 2 * mc) w.islandZ.resize(2 * mc);  // grows to the largest island only
+      for (int j = 0; j < mc; ++j) w.islandZ[j] = z[w.islandSlots[j]];
+      contact::pseudoInverseTransposeProduct(*cod, w.islandZ.head(mc), w.Vtz, w.islandZ.segment(mc, mc));
+      for (int j = 0; j < mc; ++j) mu[w.islandSlots[j]] = w.islandZ[mc + j];
+    }
+    begin = end;
+  }
+}
+
+double combineDerivative(Combine how, double a, double b) {
+  switch (how) {
+    case Combine::GeometricMean: return a > 0.0 ? 0.5 * std::sqrt(b / a) : 0.0;
+    case Combine::Min: return a < b ? 1.0 : a == b ? 0.5 : 0.0;
+    case Combine::Max: return a > b ? 1.0 : a == b ? 0.5 : 0.0;
+    case Combine::Mean: return 0.5;
+  }
+  return 0.0;
+}
+
+namespace {
+// f(begin, length) for the dof ranges of the (one or two) trees row r touches
+template <typename F>
+void forRowTrees(const Model& model, const ContactStepData& cd, int r, F&& f) {
+  const int ta = cd.rowTrees[2 * r], tb = cd.rowTrees[2 * r + 1];
+  if (ta > 0) f(model.joints[ta].idx_v, model.subtree_nv[ta]);
+  if (tb > 0 && tb != ta) f(model.joints[tb].idx_v, model.subtree_nv[tb]);
+}
+
+}  // namespace
+
+double dotOnTrees(const Model& model, const ContactStepData& cd, int r, const MatX& cols, const Ref<const VecX>& x) {
+  double s = 0.0;
+  forRowTrees(model, cd, r, [&](int b, int n) { s += cols.col(r).segment(b, n).dot(x.segment(b, n)); });
+  return s;
+}
+
+void clampedResponseTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& lambda,
+                                     Ref<VecX> z) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  const int nc = static_cast<int>(w.clamped.size());
+  for (int a = 0; a < nc; ++a) z[a] = dotOnTrees(model, cd, w.clamped[a], cd.MinvJt, lambda);
+  for (int r = 0; r < cd.rowCount(); ++r) {
+    const bool upper = cd.classes[r] == LcpClass::UpperBound;
+    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
+    const int n = cd.findex[r];
+    if (n < 0 || w.slot[n] < 0) continue;
+    z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * dotOnTrees(model, cd, r, cd.MinvJt, lambda);
+  }
+}
+
+void subtractClampedRowsTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& mu,
+                                         Ref<VecX> y) {
+  const ConstraintDerivativeBuffers& w = cd.deriv;
+  for (std::size_t a = 0; a < w.clamped.size(); ++a) {
+    const int r = w.clamped[a];
+    const double m = mu[static_cast<int>(a)];
+    forRowTrees(model, cd, r, [&](int b, int n) { y.segment(b, n) -= m * cd.Jt.col(r).segment(b, n); });
+  }
+}
+
+}  // namespace rigidiff

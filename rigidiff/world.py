@@ -659,7 +659,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         """Skeletons, dofs and masses in a readable form."""
         lines = [f"World(dt={self.dt}, gravity={self.gravity.tolist()}, nq={self.nq}, nv={self.nv})"]
         lines += [sk.summary() for sk in self._skeletons]
-        lines += [f"{p!r}: q[{self.layout(p.name).q.start}:{self.layout(p.name).q.stop}]" for p in self._particle_sets]
+        for p in self._particle_sets:
+            q = self.layout(p.name).q
+            lines.append(f"{p!r}: q[{q.start}:{q.stop}]")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

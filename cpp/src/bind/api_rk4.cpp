@@ -68,12 +68,7 @@ void rk4StepVJP(const Model& m, Data& d, Rk4Workspace& ws, const double* q, cons
   checkStepInputs(m, q, v, tau, fext);
   checkFinite(gq, m.nv, "dL_dq_next");
   checkFinite(gv, m.nv, "dL_dv_next");
-  StepCotangents sc = parameterSlices(m, groups, g_params);
-  std::fill(g_state, g_state + 2 * m.nv, 0.0);
-  std::fill(g_tau, g_tau + m.nv, 0.0);
-  sc.q = g_state;
-  sc.v = g_state + m.nv;
-  sc.tau = g_tau;
+  const StepCotangents sc = cotangentOutputs(m, groups, g_state, g_tau, g_params);
   rigidiff::rk4StepVJP(m, d, ws, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
   checkResult(g_state, 2 * m.nv, "step_vjp");
   checkResult(g_tau, m.nv, "step_vjp");
@@ -87,10 +82,7 @@ void rk4RolloutBackward(const Model& m, const double* Q, const double* V, const 
   checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
   Data d(m);
   Rk4Workspace ws(m);
-  StepCotangents sc = parameterSlices(m, groups, g_params);
-  std::fill(g_state, g_state + 2 * m.nv, 0.0);
-  sc.q = g_state;
-  sc.v = g_state + m.nv;
+  const StepCotangents sc = cotangentOutputs(m, groups, g_state, nullptr, g_params);
   rigidiff::rk4RolloutBackward(m, d, ws, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
   checkResult(g_state, 2 * m.nv, "rollout backward");
   checkResult(g_taus, static_cast<long>(T) * m.nv, "rollout backward");

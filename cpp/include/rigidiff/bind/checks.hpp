@@ -70,6 +70,20 @@ inline StepCotangents parameterSlices(const Model& m, int groups, double* g) {
   return parameterCotangentSlices(m, groups, g);
 }
 
+// the zeroed outputs of a step's or a rollout's reverse pass: state cotangents (q then v, 2 nv), the
+// torques' (nv, or null when the caller fills them per step) and the parameters of `groups`
+inline StepCotangents cotangentOutputs(const Model& m, int groups, double* g_state, double* g_tau, double* g_params) {
+  StepCotangents sc = parameterSlices(m, groups, g_params);
+  std::fill(g_state, g_state + 2 * m.nv, 0.0);
+  sc.q = g_state;
+  sc.v = g_state + m.nv;
+  if (g_tau) {
+    std::fill(g_tau, g_tau + m.nv, 0.0);
+    sc.tau = g_tau;
+  }
+  return sc;
+}
+
 // Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.
 inline void checkResult(const double* x, long n, const char* what) {
   // the common case: x * 0 sums to 0 unless some x is inf or NaN. A vectorised sum; allFinite() tests the

@@ -11,9 +11,17 @@ namespace {
 // forward, on the upper triangle: Minv[i, c0:] -= Dinv U^T A_parent, A_i = A_parent + S Minv[i, c0:].
 // One-dof joints (most of a robot) take fixed-size vectors: dynamic-size products of a 6-row block
 // would go through Eigen's general matrix product, whose set-up costs more than the arithmetic here.
-void minverseSweeps(const Model& model, Data& data) {
+// With treeOf (the root joint of each joint), only the diagonal blocks of the kinematic trees are filled:
+// M^-1 couples no two trees, and a forest of many small trees (free bodies, particles) then costs the
+// sum of its trees' squares instead of nv^2.
+void minverseSweeps(const Model& model, Data& data, const std::vector<int>* treeOf = nullptr) {
   const Mat6X& oS = data.J;
   const int nv = model.nv;
+  auto treeEnd = [&](int i) {
+    if (!treeOf) return nv;
+    const int root = (*treeOf)[i];
+    return model.joints[root].idx_v + model.subtree_nv[root];
+  };
   for (int i = 1; i < model.njoints; ++i)
     data.Fcol[i].middleCols(model.joints[i].idx_v, model.subtree_nv[i]).setZero();  // read by the backward sweep
   for (int i = model.njoints - 1; i > 0; --i) {
@@ -49,7 +57,7 @@ void minverseSweeps(const Model& model, Data& data) {
   }
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& jm = model.joints[i];
-    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtree_nv[i], w = nv - c0;
+    const int n = jm.nv, c0 = jm.idx_v, nc = model.subtree_nv[i], w = treeEnd(i) - c0;
     const int p = model.parents[i];
     auto rows = data.Minv.block(c0, c0, n, w);
     rows.rightCols(w - nc).setZero();  // the backward sweep wrote only the subtree's columns
@@ -77,7 +85,15 @@ void minverseSweeps(const Model& model, Data& data) {
     }
     A.noalias() += oS.middleCols(c0, n) * rows;
   }
-  data.Minv.triangularView<Eigen::StrictlyLower>() = data.Minv.transpose();
+  if (!treeOf) {
+    data.Minv.triangularView<Eigen::StrictlyLower>() = data.Minv.transpose();
+    return;
+  }
+  for (int t = 1; t < model.njoints; ++t) {
+    if (model.parents[t] != 0) continue;
+    auto block = data.Minv.block(model.joints[t].idx_v, model.joints[t].idx_v, model.subtree_nv[t], model.subtree_nv[t]);
+    block.triangularView<Eigen::StrictlyLower>() = block.transpose();
+  }
 }
 
 }  // namespace
@@ -124,6 +140,19 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q, con
 const MatX& computeMinverseFromFactorization(const Model& model, Data& data) {
   minverseSweeps(model, data);
   return data.Minv;
+}
+
+void computeMinverseTreeBlocksFromFactorization(const Model& model, Data& data, const std::vector<int>& treeOf) {
+  minverseSweeps(model, data, &treeOf);
+}
+
+void clearMinverseOffTreeBlocks(const Model& model, Data& data) {
+  for (int t = 1; t < model.njoints; ++t) {
+    if (model.parents[t] != 0) continue;
+    const int b = model.joints[t].idx_v, n = model.subtree_nv[t];
+    data.Minv.block(b, 0, n, b).setZero();
+    data.Minv.block(b, b + n, n, model.nv - b - n).setZero();
+  }
 }
 
 }  // namespace rigidiff

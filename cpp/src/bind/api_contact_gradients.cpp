@@ -106,7 +106,7 @@ bool lossDrivenClasses(const Model& m, Data& d, ContactStepData& cd, double dt, 
     if (kind == RowKind::ContactFriction) cd.classOverride[r] = contact::LcpClass::Separating;
     if (kind == RowKind::ContactNormal)
       cd.classOverride[r] =
-          cd.MinvJt.col(r).dot(gvn) < 0.0 ? contact::LcpClass::Separating : contact::LcpClass::Clamping;
+          rowDot(m, cd, cd.MinvJtSeg, r, gvn) < 0.0 ? contact::LcpClass::Separating : contact::LcpClass::Clamping;
   }
   if (cd.classOverride == cd.classes) {
     cd.classOverride.clear();

@@ -106,8 +106,9 @@ int lastRowCount(const ContactStepData& cd) { return cd.rowCount(); }
 
 void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex) {
   const int m = cd.rowCount();
-  if (m == 0 || cd.A.rows() != m) return;
-  Eigen::Map<MatX>(A, m, m) = cd.A;  // symmetric: either storage order reads the same
+  if (m == 0 || static_cast<int>(cd.segStart.size()) != m + 1) return;
+  Eigen::Map<MatX> Am(A, m, m);  // symmetric: either storage order reads the same
+  denseDelassus(cd, Am);
   for (int r = 0; r < m; ++r) {
     b[r] = cd.b[r];
     lo[r] = cd.lo[r];

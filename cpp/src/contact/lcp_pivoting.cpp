@@ -17,7 +17,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // pivoting state of a row
 enum RowState : int { kUnprocessed = 0, kClamped = 1, kAtLower = 2, kAtUpper = 3 };
 
-// Cholesky factor of (A + shift I) on the rows of `list`, into the lower triangle of L's top-left block
+// The Cholesky factor L of (A + shift I) on the rows of ws.list (the clamped rows, in order) is kept in
+// the lower triangle of ws.L's top-left block and updated as the list changes: a row joining the list
+// adds a row to L (m^2), a row leaving it deletes a row and a column and updates the trailing block by
+// the deleted column (m^2), where refactorising at every pivot would cost m^3.
+
+// Cholesky factor of (A + shift I) on the rows of `list`, from scratch
 bool factorise(const BoxedLcp& lcp, double shift, const std::vector<int>& list, MatX& L) {
   const int m = static_cast<int>(list.size());
   for (int c = 0; c < m; ++c) {
@@ -33,6 +38,48 @@ bool factorise(const BoxedLcp& lcp, double shift, const std::vector<int>& list, 
     }
   }
   return true;
+}
+
+// row j joins the end of the list; false if the factor loses positive definiteness. A clamped set of
+// redundant rows is positive definite by the shift alone: when the updated factor's last pivot fails,
+// the round-off of the updates may be the cause, and a fresh factorisation decides.
+bool appendClamped(const BoxedLcp& lcp, double shift, int j, BoxedLcpWorkspace& ws) {
+  const int m = static_cast<int>(ws.list.size());
+  auto l = ws.L.row(m).head(m).transpose();
+  for (int k = 0; k < m; ++k) l[k] = lcp.A(ws.list[k], j);
+  ws.L.topLeftCorner(m, m).triangularView<Eigen::Lower>().solveInPlace(l);  // L l = A_Cj
+  const double d = lcp.A(j, j) + shift - l.squaredNorm();
+  ws.list.push_back(j);
+  if (d > 0.0) {
+    ws.L(m, m) = std::sqrt(d);
+    return true;
+  }
+  return factorise(lcp, shift, ws.list, ws.L);
+}
+
+// the row at position p of the list leaves it
+void removeClamped(int p, BoxedLcpWorkspace& ws) {
+  const int m = static_cast<int>(ws.list.size()), t = m - p - 1;
+  MatX& L = ws.L;
+  for (int i = 0; i < t; ++i) ws.tmp[i] = L(p + 1 + i, p);  // the deleted column below the diagonal
+  // rows below p move up one; columns right of p move left one
+  for (int c = 0; c < p; ++c)
+    for (int i = p; i < m - 1; ++i) L(i, c) = L(i + 1, c);
+  for (int c = p; c < m - 1; ++c)
+    for (int i = c; i < m - 1; ++i) L(i, c) = L(i + 1, c + 1);
+  // L22' L22'^T = L22 L22^T + x x^T (rank-one update, rotations down the diagonal)
+  for (int k = 0; k < t; ++k) {
+    const int kk = p + k;
+    const double lkk = L(kk, kk), xk = ws.tmp[k];
+    const double r = std::hypot(lkk, xk), c = r / lkk, s = xk / lkk;
+    L(kk, kk) = r;
+    for (int i = k + 1; i < t; ++i) {
+      double& lik = L(p + i, kk);
+      lik = (lik + s * ws.tmp[i]) / c;
+      ws.tmp[i] = c * ws.tmp[i] - s * lik;
+    }
+  }
+  ws.list.erase(ws.list.begin() + p);
 }
 
 // the blocking event of a drive: row `row` reaches `target` state after a step `step`
@@ -83,8 +130,7 @@ bool driveRow(const BoxedLcp& lcp, double shift, int i, BoxedLcpWorkspace& ws) {
   }
   if (wi == 0.0) {
     ws.state[i] = kClamped;
-    ws.list.push_back(i);
-    return true;
+    return appendClamped(lcp, shift, i, ws);
   }
   const double dir = wi > 0.0 ? -1.0 : 1.0;
   const double scale = std::max(lcp.A.diagonal().cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
@@ -93,7 +139,6 @@ bool driveRow(const BoxedLcp& lcp, double shift, int i, BoxedLcpWorkspace& ws) {
   for (int pivot = 0; pivot < budget; ++pivot) {
     // direction keeping w = 0 on the clamped rows: dx_C = -(A_CC + shift I)^-1 A_Ci dir
     const int m = static_cast<int>(ws.list.size());
-    if (!factorise(lcp, shift, ws.list, ws.L)) return false;
     for (int k = 0; k < m; ++k) ws.tmp[k] = -lcp.A(ws.list[k], i) * dir;
     auto y = ws.tmp.head(m);
     ws.L.topLeftCorner(m, m).triangularView<Eigen::Lower>().solveInPlace(y);
@@ -115,7 +160,7 @@ bool driveRow(const BoxedLcp& lcp, double shift, int i, BoxedLcpWorkspace& ws) {
     if (e.target == kClamped) {
       ws.w[j] = 0.0;
       ws.state[j] = kClamped;
-      ws.list.push_back(j);
+      if (!appendClamped(lcp, shift, j, ws)) return false;
       if (j == i) return true;
       continue;
     }
@@ -123,7 +168,8 @@ bool driveRow(const BoxedLcp& lcp, double shift, int i, BoxedLcpWorkspace& ws) {
     const int previous = ws.state[j];
     ws.state[j] = e.target;
     if (j == i) return true;
-    if (previous == kClamped) ws.list.erase(std::find(ws.list.begin(), ws.list.end(), j));
+    if (previous == kClamped)
+      removeClamped(static_cast<int>(std::find(ws.list.begin(), ws.list.end(), j) - ws.list.begin()), ws);
   }
   return false;
 }

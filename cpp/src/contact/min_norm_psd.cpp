@@ -44,9 +44,11 @@ bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double 
     if (p != k) ws.L.row(k).head(k).swap(ws.L.row(p).head(k));
     const double lkk = std::sqrt(pivot);
     ws.L(k, k) = lkk;
-    const int pk = ws.perm[k];
+    const int pk = ws.perm[k], below = m - k - 1;
+    auto products = ws.t.head(below);  // scratch until the solve below
+    products.noalias() = ws.L.block(k + 1, 0, below, k) * ws.L.row(k).head(k).transpose();
     for (int i = k + 1; i < m; ++i) {
-      const double v = (Q(ws.perm[i], pk) - ws.L.row(i).head(k).dot(ws.L.row(k).head(k))) / lkk;
+      const double v = (Q(ws.perm[i], pk) - products[i - k - 1]) / lkk;
       ws.L(i, k) = v;
       ws.d[ws.perm[i]] -= v * v;
     }

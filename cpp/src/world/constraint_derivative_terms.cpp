@@ -204,7 +204,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
           sink.Gv->row(a) = -e * cd.J.row(r);
         } else {
           for (int col : w.cols) sink.g_q[col] -= ma * e * w.rowq[col];
-          Eigen::Map<VecX>(sink.g_v, nv) -= (ma * e) * cd.Jt.col(r);
+          addRowTo(model, cd, cd.Jseg, r, -ma * e, Eigen::Map<VecX>(sink.g_v, nv));
         }
         const int b = static_cast<int>(w.bounceRows.size());
         w.bounceRows.push_back(r);
@@ -423,25 +423,27 @@ bool islandSystemMatches(const ContactStepData& cd, const contact::BoxedLcpWorks
 void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t begin, std::size_t end) {
   ConstraintDerivativeBuffers& w = cd.deriv;
   w.islandDofs.clear();
-  w.treeMark.assign(model.njoints, 0);
+  w.treeMark.assign(model.njoints, -1);  // a tree's first column in islandDofs
   for (std::size_t i = begin; i < end; ++i)
     for (int side = 0; side < 2; ++side) {
       const int t = cd.rowTrees[2 * cd.islandRows[i] + side];
-      if (t <= 0 || w.treeMark[t]) continue;
-      w.treeMark[t] = 1;
+      if (t <= 0 || w.treeMark[t] >= 0) continue;
+      w.treeMark[t] = static_cast<int>(w.islandDofs.size());
       for (int k = 0; k < model.subtree_nv[t]; ++k) w.islandDofs.push_back(model.joints[t].idx_v + k);
     }
   const int mc = static_cast<int>(w.islandSlots.size()), nd = static_cast<int>(w.islandDofs.size());
   w.islandJ.resize(mc, nd);
   w.islandK.resize(nd, mc);
   if (static_cast<int>(w.localSlot.size()) < static_cast<int>(w.clamped.size())) w.localSlot.resize(w.clamped.size());
+  w.islandJ.setZero();
+  w.islandK.setZero();
   for (int a = 0; a < mc; ++a) {
     w.localSlot[w.islandSlots[a]] = a;
     const int r = w.clamped[w.islandSlots[a]];
-    for (int d = 0; d < nd; ++d) {
-      w.islandJ(a, d) = cd.Jt(w.islandDofs[d], r);
-      w.islandK(d, a) = cd.MinvJt(w.islandDofs[d], r);
-    }
+    forRowSegments(model, cd, r, [&](int t, int, int n, int off) {
+      w.islandJ.row(a).segment(w.treeMark[t], n) = cd.Jseg.segment(off, n).transpose();
+      w.islandK.col(a).segment(w.treeMark[t], n) = cd.MinvJtSeg.segment(off, n);
+    });
   }
   // K's columns also carry the friction rows at their bounds (prepareClampedRows)
   for (std::size_t i = begin; i < end; ++i) {
@@ -451,7 +453,9 @@ void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t b
     const int n = cd.findex[r];
     if (n < 0 || w.slot[n] < 0) continue;
     const double f = upper ? cd.hi[r] : cd.lo[r];
-    for (int d = 0; d < nd; ++d) w.islandK(d, w.localSlot[w.slot[n]]) += f * cd.MinvJt(w.islandDofs[d], r);
+    forRowSegments(model, cd, r, [&](int t, int, int len, int off) {
+      w.islandK.col(w.localSlot[w.slot[n]]).segment(w.treeMark[t], len) += f * cd.MinvJtSeg.segment(off, len);
+    });
   }
   w.islandQ.noalias() = w.islandJ * w.islandK;
   w.islandCod.compute(w.islandQ);
@@ -502,34 +506,17 @@ double combineDerivative(Combine how, double a, double b) {
   return 0.0;
 }
 
-namespace {
-// f(begin, length) for the dof ranges of the (one or two) trees row r touches
-template <typename F>
-void forRowTrees(const Model& model, const ContactStepData& cd, int r, F&& f) {
-  const int ta = cd.rowTrees[2 * r], tb = cd.rowTrees[2 * r + 1];
-  if (ta > 0) f(model.joints[ta].idx_v, model.subtree_nv[ta]);
-  if (tb > 0 && tb != ta) f(model.joints[tb].idx_v, model.subtree_nv[tb]);
-}
-
-}  // namespace
-
-double dotOnTrees(const Model& model, const ContactStepData& cd, int r, const MatX& cols, const Ref<const VecX>& x) {
-  double s = 0.0;
-  forRowTrees(model, cd, r, [&](int b, int n) { s += cols.col(r).segment(b, n).dot(x.segment(b, n)); });
-  return s;
-}
-
 void clampedResponseTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& lambda,
                                      Ref<VecX> z) {
   const ConstraintDerivativeBuffers& w = cd.deriv;
   const int nc = static_cast<int>(w.clamped.size());
-  for (int a = 0; a < nc; ++a) z[a] = dotOnTrees(model, cd, w.clamped[a], cd.MinvJt, lambda);
+  for (int a = 0; a < nc; ++a) z[a] = rowDot(model, cd, cd.MinvJtSeg, w.clamped[a], lambda);
   for (int r = 0; r < cd.rowCount(); ++r) {
     const bool upper = cd.classes[r] == LcpClass::UpperBound;
     if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
     const int n = cd.findex[r];
     if (n < 0 || w.slot[n] < 0) continue;
-    z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * dotOnTrees(model, cd, r, cd.MinvJt, lambda);
+    z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * rowDot(model, cd, cd.MinvJtSeg, r, lambda);
   }
 }
 
@@ -539,7 +526,7 @@ void subtractClampedRowsTransposeProduct(const Model& model, const ContactStepDa
   for (std::size_t a = 0; a < w.clamped.size(); ++a) {
     const int r = w.clamped[a];
     const double m = mu[static_cast<int>(a)];
-    forRowTrees(model, cd, r, [&](int b, int n) { y.segment(b, n) -= m * cd.Jt.col(r).segment(b, n); });
+    addRowTo(model, cd, cd.Jseg, r, -m, y);
   }
 }
 

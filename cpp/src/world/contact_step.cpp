@@ -20,17 +20,34 @@ void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>
   }
 }
 
-void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
-                 Ref<VecX> row) {
+namespace {
+
+// d^T J_p along the chain of joint j, added into out[c - dof0] for each dof c of the chain
+void addPointRowFrom(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
+                     int dof0, double* out) {
   const Vec3 pxd = p.cross(d);
   for (int i = j; i > 0; i = model.parents[i]) {
     const JointModel& jm = model.joints[i];
     for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c)
-      row[c] += sign * (d.dot(data.J.col(c).head<3>()) + pxd.dot(data.J.col(c).tail<3>()));
+      out[c - dof0] += sign * (d.dot(data.J.col(c).head<3>()) + pxd.dot(data.J.col(c).tail<3>()));
   }
 }
 
+}  // namespace
+
+void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
+                 Ref<VecX> row) {
+  addPointRowFrom(model, data, j, p, d, sign, 0, row.data());
+}
+
 namespace {
+
+// the first entry of row r's segment for tree t (a tree the row touches) and that tree's first dof
+double* rowSegment(const Model& model, ContactStepData& cd, int r, int t, int& dof0) {
+  dof0 = model.joints[t].idx_v;
+  const int first = cd.rowTrees[2 * r];
+  return cd.Jseg.data() + cd.segStart[r] + (t == first ? 0 : model.subtree_nv[first]);
+}
 
 double combine(Combine how, double a, double b) {
   switch (how) {
@@ -137,44 +154,63 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
 }
 
 // one island: rows islandRows[begin:end]; fills MinvJt's columns, A's block, x and classes of its rows
-void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& options, const MatX& Minv,
-                 std::size_t begin, std::size_t end, int slot) {
+void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
+                 std::size_t end, int slot) {
   const int mi = static_cast<int>(end - begin);
   const int* rows = cd.islandRows.data() + begin;
   // the island's rows that touch each tree (island-local indices, ascending): a row's Jacobian and its
   // impulse response live on the dofs of its one or two trees, and A couples two rows only through a
-  // tree they share, so A is summed tree by tree over the rows of that tree alone
-  cd.treeStart.assign(model.njoints + 1, 0);
-  for (int k = 0; k < mi; ++k) {
+  // tree they share, so A is summed tree by tree over the rows of that tree alone. The island's trees
+  // are numbered in the order its rows meet them (cd.treeSlot, reset at the end): the work stays in
+  // the island's size, whatever the number of bodies in the world.
+  cd.islandTrees.clear();
+  for (int k = 0; k < mi; ++k)
+    for (int side = 0; side < 2; ++side) {
+      const int t = cd.rowTrees[2 * rows[k] + side];
+      if (t <= 0 || cd.treeSlot[t] >= 0) continue;
+      cd.treeSlot[t] = static_cast<int>(cd.islandTrees.size());
+      cd.islandTrees.push_back(t);
+    }
+  const int nt = static_cast<int>(cd.islandTrees.size());
+  cd.treeStart.assign(nt + 1, 0);
+  // a row counted (fill false) or listed (fill true) under each of its trees
+  auto placeRow = [&](int k, bool fill) {
     const int ta = cd.rowTrees[2 * rows[k]], tb = cd.rowTrees[2 * rows[k] + 1];
-    ++cd.treeStart[ta + 1];
-    if (tb != ta) ++cd.treeStart[tb + 1];
-  }
-  for (int t = 0; t < model.njoints; ++t) cd.treeStart[t + 1] += cd.treeStart[t];
-  cd.treeRows.resize(cd.treeStart[model.njoints]);
+    for (const int t : {ta, tb == ta ? 0 : tb}) {
+      if (t <= 0) continue;
+      if (fill)
+        cd.treeRows[cd.treeFill[cd.treeSlot[t]]++] = k;
+      else
+        ++cd.treeStart[cd.treeSlot[t] + 1];
+    }
+  };
+  for (int k = 0; k < mi; ++k) placeRow(k, false);
+  for (int s = 0; s < nt; ++s) cd.treeStart[s + 1] += cd.treeStart[s];
+  cd.treeRows.resize(cd.treeStart[nt]);
   cd.treeFill.assign(cd.treeStart.begin(), cd.treeStart.end() - 1);
-  for (int k = 0; k < mi; ++k) {
-    const int ta = cd.rowTrees[2 * rows[k]], tb = cd.rowTrees[2 * rows[k] + 1];
-    cd.treeRows[cd.treeFill[ta]++] = k;
-    if (tb != ta) cd.treeRows[cd.treeFill[tb]++] = k;
-  }
-  cd.Ai.setZero(mi, mi);
-  for (int t = 1; t < model.njoints; ++t) {
-    const int* tr = cd.treeRows.data() + cd.treeStart[t];
-    const int nr = cd.treeStart[t + 1] - cd.treeStart[t];
-    if (nr == 0) continue;  // not a root of this island
-    // M~^-1 J^T on the tree's dofs
-    const int s0 = model.joints[t].idx_v, n = model.subtree_nv[t];
-    for (int a = 0; a < nr; ++a)
-      cd.MinvJt.col(rows[tr[a]]).segment(s0, n).noalias() =
-          Minv.block(s0, s0, n, n) * cd.Jt.col(rows[tr[a]]).segment(s0, n);
+  for (int k = 0; k < mi; ++k) placeRow(k, true);
+  for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
+  if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
+  MatX& Ai = cd.islandA[slot];
+  Ai.setZero(mi, mi);
+  for (int s = 0; s < nt; ++s) {
+    const int t = cd.islandTrees[s];
+    const int* tr = cd.treeRows.data() + cd.treeStart[s];
+    const int nr = cd.treeStart[s + 1] - cd.treeStart[s];
+    const int n = model.subtree_nv[t];
+    // each row's segment for tree t: its first, or its second after the first tree's dofs
+    cd.treeSegs.resize(std::max<std::size_t>(cd.treeSegs.size(), nr));
+    for (int a = 0; a < nr; ++a) {
+      const int r = rows[tr[a]], first = cd.rowTrees[2 * r];
+      cd.treeSegs[a] = cd.segStart[r] + (first == t ? 0 : model.subtree_nv[first]);
+    }
     for (int a = 0; a < nr; ++a) {
       const int i = tr[a];
       for (int c = 0; c <= a; ++c) {
         const int k = tr[c];
-        const double d = cd.Jt.col(rows[i]).segment(s0, n).dot(cd.MinvJt.col(rows[k]).segment(s0, n));
-        cd.Ai(i, k) += d;
-        if (k != i) cd.Ai(k, i) += d;
+        const double d = cd.Jseg.segment(cd.treeSegs[a], n).dot(cd.MinvJtSeg.segment(cd.treeSegs[c], n));
+        Ai(i, k) += d;
+        if (k != i) Ai(k, i) += d;
       }
     }
   }
@@ -210,7 +246,7 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   }
   if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
   contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
-  const contact::BoxedLcp lcp(mi, cd.Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
+  const contact::BoxedLcp lcp(mi, Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
   const contact::BoxedLcpResult res = contact::solveBoxedLcp(lcp, ws, options.lcp, guess);
   // the step reports the latest stage any island needed
   cd.result.success = cd.result.success && res.success;
@@ -219,7 +255,6 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   for (int i = 0; i < mi; ++i) {
     cd.x[rows[i]] = ws.x[i];
     cd.classes[rows[i]] = ws.classes[i];
-    for (int k = 0; k < mi; ++k) cd.A(rows[i], rows[k]) = cd.Ai(i, k);
   }
 }
 
@@ -293,7 +328,10 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
       if (model.friction[iv] > 0.0) pushRow(cd, RowKind::JointFriction, iv, -1000000L - iv);
 
   const int m = cd.rowCount();
+  cd.denseRows = false;
+  cd.islandBegin.clear();
   if (m == 0) {
+    cd.segStart.assign(1, 0);
     Eigen::Map<VecX>(v_out, nv) = cd.vfree;
     cd.warmClasses.clear();
     cd.result = contact::BoxedLcpResult();
@@ -302,8 +340,18 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     return;
   }
 
-  // the rows' Jacobians and LCP data (data.J holds the world-frame subspaces after aba)
-  cd.J.setZero(m, nv);
+  // the rows' Jacobians, on the dofs of the trees each row touches, and LCP data (data.J holds the
+  // world-frame subspaces after aba)
+  treesAndIslands(model, cmodel, cd, m, ncontact_rows);
+  cd.segStart.resize(m + 1);
+  cd.segStart[0] = 0;
+  for (int r = 0; r < m; ++r) {
+    int n = 0;
+    forRowTrees(model, cd, r, [&](int, int len) { n += len; });
+    cd.segStart[r + 1] = cd.segStart[r] + n;
+  }
+  cd.Jseg.setZero(cd.segStart[m]);
+  cd.MinvJtSeg.resize(cd.segStart[m]);
   cd.b.resize(m);
   cd.lo.resize(m);
   cd.hi.resize(m);
@@ -318,10 +366,12 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
     Vec3 d = c.normal;
     if (row.kind == RowKind::ContactFriction) d = cd.tangents[nt * row.index + row.direction];
-    cd.rowbuf.setZero(nv);
-    addPointRow(model, data, ja, c.point, d, 1.0, cd.rowbuf);
-    addPointRow(model, data, jb, c.point, d, -1.0, cd.rowbuf);
-    cd.J.row(r) = cd.rowbuf.transpose();
+    for (const auto& [j, sign] : {std::pair<int, double>{ja, 1.0}, std::pair<int, double>{jb, -1.0}}) {
+      if (j == 0) continue;  // welded to the world
+      int dof0 = 0;
+      double* seg = rowSegment(model, cd, r, cd.treeOf[j], dof0);
+      addPointRowFrom(model, data, j, c.point, d, sign, dof0, seg);
+    }
     if (row.kind == RowKind::ContactNormal) {
       normal_row = r;
       cd.lo[r] = 0.0;
@@ -338,7 +388,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
         tv = -(gap + options.restDepth) / dt;
         kind = TargetKind::Gap;
       }
-      const double vn = cd.J.row(r).dot(vq);
+      const double vn = rowDot(model, cd, cd.Jseg, r, vq);
       const double e = cd.restitution[row.index];
       // a bounce: an approach faster than the threshold, in contact or closing its gap within the step
       // (a speculative contact bounces in the step that reaches the surface, not one step later)
@@ -368,14 +418,16 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     const ConstraintRow& row = cd.rows[r];
     const int iv = row.index;
     const int iq = model.joints[model.dof_joint[iv]].idx_q;
+    int dof0 = 0;
+    double* seg = rowSegment(model, cd, r, cd.treeOf[model.dof_joint[iv]], dof0);
     if (row.kind == RowKind::JointFriction) {
-      cd.J(r, iv) = 1.0;
+      seg[iv - dof0] = 1.0;
       cd.lo[r] = -model.friction[iv] * dt;
       cd.hi[r] = model.friction[iv] * dt;
       continue;
     }
     const bool lower = row.kind == RowKind::LowerLimit;
-    cd.J(r, iv) = lower ? 1.0 : -1.0;
+    seg[iv - dof0] = lower ? 1.0 : -1.0;
     const double gap = lower ? q[iq] - model.lower_limit[iq] : model.upper_limit[iq] - q[iq];
     double tv = 0.0;
     TargetKind kind = TargetKind::None;
@@ -395,33 +447,63 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   }
 
   // impulse response M~^-1 J^T of M~ = M + dt D + dt^2 K: M~^-1 couples only dofs of one kinematic
-  // tree, and a row touches the trees of its two bodies, so each block is a product of small blocks
-  const MatX& Minv = computeMinverseFromFactorization(model, data);
-  cd.Jt = cd.J.transpose();  // rows as contiguous columns for the products below
-  cd.b.noalias() = cd.J * cd.vfree;
-  cd.b -= Eigen::Map<const VecX>(cd.target.data(), m);
-  treesAndIslands(model, cmodel, cd, m, ncontact_rows);
+  // tree, and a row touches the trees of its two bodies, so each segment is a product of small blocks
+  computeMinverseTreeBlocksFromFactorization(model, data, cd.treeOf);
+  const MatX& Minv = data.Minv;
+  for (int r = 0; r < m; ++r) {
+    forRowSegments(model, cd, r, [&](int, int b, int n, int off) {
+      cd.MinvJtSeg.segment(off, n).noalias() = Minv.block(b, b, n, n) * cd.Jseg.segment(off, n);
+    });
+    cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
+  }
   cd.localRow.resize(m);
   cd.prevOrder.resize(cd.prevKeys.size());
   for (std::size_t r = 0; r < cd.prevKeys.size(); ++r) cd.prevOrder[r] = {cd.prevKeys[r], static_cast<int>(r)};
   std::sort(cd.prevOrder.begin(), cd.prevOrder.end());
-  cd.MinvJt.setZero(nv, m);
-  cd.A.setZero(m, m);
   cd.x.setZero(m);
+  cd.treeSlot.assign(model.njoints, -1);
   cd.classes.assign(m, contact::LcpClass::Separating);
   cd.result = contact::BoxedLcpResult();
   cd.result.success = true;
   int slot = 0;
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
     const std::size_t end = cd.islandEnd(begin);
-    solveIsland(model, cd, options, Minv, begin, end, slot);
+    cd.islandBegin.push_back(begin);
+    solveIsland(model, cd, options, begin, end, slot);
     begin = end;
   }
   cd.warmClasses = cd.classes;
 
   Eigen::Map<VecX> vn(v_out, nv);
-  vn = cd.vfree + cd.MinvJt * cd.x;
+  vn = cd.vfree;
+  for (int r = 0; r < m; ++r)
+    if (cd.x[r] != 0.0) addRowTo(model, cd, cd.MinvJtSeg, r, cd.x[r], vn);
   finishStep(model, data, q, dt, q_out, v_out);
+}
+
+void denseConstraintRows(const Model& model, Data& data, ContactStepData& cd) {
+  if (cd.denseRows) return;
+  const int m = cd.rowCount(), nv = model.nv;
+  cd.J.setZero(m, nv);
+  cd.MinvJt.setZero(nv, m);
+  for (int r = 0; r < m; ++r)
+    forRowSegments(model, cd, r, [&](int, int b, int n, int off) {
+      cd.J.row(r).segment(b, n) = cd.Jseg.segment(off, n).transpose();
+      cd.MinvJt.col(r).segment(b, n) = cd.MinvJtSeg.segment(off, n);
+    });
+  cd.Jt = cd.J.transpose();
+  if (m > 0) clearMinverseOffTreeBlocks(model, data);  // the step wrote the trees' blocks of data.Minv
+  cd.denseRows = true;
+}
+
+void denseDelassus(const ContactStepData& cd, Ref<MatX> A) {
+  A.setZero();
+  for (std::size_t s = 0; s < cd.islandBegin.size(); ++s) {
+    const MatX& Ai = cd.islandA[s];
+    const int* rows = cd.islandRows.data() + cd.islandBegin[s];
+    for (int k = 0; k < Ai.cols(); ++k)
+      for (int i = 0; i < Ai.rows(); ++i) A(rows[i], rows[k]) = Ai(i, k);
+  }
 }
 
 }  // namespace rigidiff

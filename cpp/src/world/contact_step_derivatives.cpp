@@ -72,6 +72,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
                             const ContactOptions& options, const double* q, const double* v, const double* tau,
                             double dt, const double* frame_wrenches, double* q_out, double* v_out) {
   contactStep(model, data, cmodel, cd, options, q, v, tau, dt, frame_wrenches, q_out, v_out);
+  denseConstraintRows(model, data, cd);
   const int nv = model.nv, m = cd.rowCount();
   const ClassOverrideScope mode(cd);  // an alternative mode: differentiate with its classes
   // vn: the step velocity (before free joints' re-expression), on which the rows act

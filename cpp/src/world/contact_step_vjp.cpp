@@ -39,7 +39,7 @@ bool bounceImpactTimes(const Model& model, ContactStepData& cd, const Ref<const 
       b.N.push_back(0.0);
       b.D.push_back(0.0);
     }
-    const double d = cd.cdata.contacts.contacts[cd.rows[r].index].distance, s = cd.J.row(r).dot(vq);
+    const double d = cd.cdata.contacts.contacts[cd.rows[r].index].distance, s = rowDot(model, cd, cd.Jseg, r, vq);
     b.N[i] += d * s;
     b.D[i] += s * s;
   }
@@ -51,8 +51,10 @@ bool bounceImpactTimes(const Model& model, ContactStepData& cd, const Ref<const 
     if (!(b.D[i] > 0.0)) continue;
     for (int r = 0; r < m; ++r)
       if (cd.rowIsland[r] == b.islands[i])
-        for (int k = 0; k < nv; ++k)
-          if (cd.MinvJt(k, r) != 0.0) b.dofIsland[k] = static_cast<int>(i);
+        forRowSegments(model, cd, r, [&](int, int dof0, int n, int off) {
+          for (int k = 0; k < n; ++k)
+            if (cd.MinvJtSeg[off + k] != 0.0) b.dofIsland[dof0 + k] = static_cast<int>(i);
+        });
   }
   for (int k = 0; k < nv; ++k) {
     const int i = b.dofIsland[k];
@@ -68,7 +70,7 @@ bool bounceImpactTimes(const Model& model, ContactStepData& cd, const Ref<const 
 // Second half: -(v' - v) d t_c, transposed: with s the island's jumpWeight and t_c = -N / D,
 //   g_q -= s (a_b dgap_b + c_b dspeed_b),  g_v -= s c_b J_b   over its bouncing rows b,
 // a_b = -vn_b / D, c_b = -d_b / D + 2 N vn_b / D^2 (d N = vn dgap + d dspeed, d D = 2 vn dspeed).
-void bounceTimeTerms(ContactStepData& cd, const Ref<const VecX>& vq, double* g_q, double* g_v) {
+void bounceTimeTerms(const Model& model, ContactStepData& cd, const Ref<const VecX>& vq, double* g_q, double* g_v) {
   const ContactVjpBuffers& b = cd.vjp;
   const ConstraintDerivativeBuffers& w = cd.deriv;
   const int nv = static_cast<int>(vq.size());
@@ -79,11 +81,11 @@ void bounceTimeTerms(ContactStepData& cd, const Ref<const VecX>& vq, double* g_q
     while (i < b.islands.size() && b.islands[i] != cd.rowIsland[r]) ++i;
     if (i == b.islands.size() || !(b.D[i] > 0.0)) continue;
     const double s = b.jumpWeight[static_cast<int>(i)], D = b.D[i];
-    const double vnb = cd.J.row(r).dot(vq), d = w.bounceGap[k];
+    const double vnb = rowDot(model, cd, cd.Jseg, r, vq), d = w.bounceGap[k];
     const double a = -vnb / D, c = -d / D + 2.0 * b.N[i] * vnb / (D * D);
     gq.noalias() -= (s * a) * w.bounceGapDq.row(static_cast<int>(k)).transpose();
     gq.noalias() -= (s * c) * w.bounceSpeedDq.row(static_cast<int>(k)).transpose();
-    gv.noalias() -= (s * c) * cd.J.row(r).transpose();
+    addRowTo(model, cd, cd.Jseg, r, -s * c, gv);
   }
 }
 
@@ -103,12 +105,12 @@ void coefficientCotangents(const Model& model, const CollisionModel& cmodel, con
     const Geometry& gb = cmodel.geometries[c.geom_b];
     const bool bound = cd.classes[r] == contact::LcpClass::UpperBound || cd.classes[r] == contact::LcpClass::LowerBound;
     if (g_friction && row.kind == RowKind::ContactFriction && bound && cd.friction[row.index] > 0.0) {
-      const double s = cd.x[r] / cd.friction[row.index] * dotOnTrees(model, cd, r, cd.MinvJt, y);
+      const double s = cd.x[r] / cd.friction[row.index] * rowDot(model, cd, cd.MinvJtSeg, r, y);
       g_friction[c.geom_a] += s * combineDerivative(options.frictionCombine, ga.friction, gb.friction);
       g_friction[c.geom_b] += s * combineDerivative(options.frictionCombine, gb.friction, ga.friction);
     }
     if (g_restitution && w.slot[r] >= 0 && cd.targetKind[r] == TargetKind::Restitution) {
-      const double s = dotOnTrees(model, cd, r, cd.Jt, vq) * mu[w.slot[r]];  // target = -e vn
+      const double s = rowDot(model, cd, cd.Jseg, r, vq) * mu[w.slot[r]];  // target = -e vn
       g_restitution[c.geom_a] -= s * combineDerivative(options.restitutionCombine, ga.restitution, gb.restitution);
       g_restitution[c.geom_b] -= s * combineDerivative(options.restitutionCombine, gb.restitution, ga.restitution);
     }
@@ -178,7 +180,7 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
     sink.g_q = g_q;
     sink.g_v = g_v;
     constraintGeometryTerms(model, data, cmodel, cd, options, vq, vn, dt, sink);
-    if (bounce) bounceTimeTerms(cd, vq, g_q, g_v);
+    if (bounce) bounceTimeTerms(model, cd, vq, g_q, g_v);
   }
 
   // the residual r(q, v) of the step at a = data.ddq_tmp, as stepVJP

@@ -16,7 +16,9 @@ namespace contact {
 /// Buffers of minNormPsdSolve, sized once for systems of up to n rows.
 struct MinNormPsdWorkspace {
   void resize(int n);
-  MatX L, S;               ///< pivoted factor (n x n) and I + X^T X (n x n), top-left blocks used
+  /// pivoted factor (n x n; row-major: a new column is one product of the rows below with the pivot row)
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> L;
+  MatX S;                  ///< I + X^T X (n x n), top-left block used
   VecX d, s, t;            ///< updated diagonal, permuted right-hand side, reduced vector (dim n)
   std::vector<int> perm;   ///< pivot order (dim n)
 };

@@ -54,9 +54,6 @@ bool prepareClampedRows(const Model& model, ContactStepData& cd);
 /// min or max each gets half).
 double combineDerivative(Combine how, double a, double b);
 
-/// cols.col(r) . x on the dofs of the trees row r touches (a column of J^T or M^-1 J^T vanishes elsewhere).
-double dotOnTrees(const Model& model, const ContactStepData& cd, int r, const MatX& cols, const Ref<const VecX>& x);
-
 /// After clampedRowSlots: z = K^T lambda (nc) and y -= J_C^T mu (nv), each row read on the dofs of its
 /// trees only (K and J_C are not formed).
 void clampedResponseTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& lambda,

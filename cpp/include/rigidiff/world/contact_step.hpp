@@ -89,7 +89,7 @@ struct ConstraintDerivativeBuffers {
   VecX islandZ, Vtz;         ///< scratch: one island's part of a vector and its product with U^T
   std::vector<int> islandSlots, islandDofs;  ///< scratch: one island's clamped slots and its dofs
   std::vector<int> localSlot;                ///< scratch (nc): a slot's index within its island
-  std::vector<char> treeMark;                ///< scratch (njoints)
+  std::vector<int> treeMark;                 ///< scratch (njoints): a tree's first column in islandDofs, or -1
   MatX islandJ, islandK, islandQ;            ///< scratch: one island's block of J_C, K and Q
   Eigen::CompleteOrthogonalDecomposition<MatX> islandCod;  ///< of islandQ
   MatX KZ;                   ///< (nv x (2 nv + |gcols|)) K Q^+ [J_C (M + E)^-1, G_q on gcols, G_v - J_C]
@@ -123,14 +123,22 @@ struct ContactStepData {
   std::vector<Vec3> tangents;        ///< (ncontacts x frictionDirections) unit friction directions
   std::vector<double> friction;      ///< (ncontacts) combined friction coefficients
   std::vector<double> restitution;   ///< (ncontacts) combined restitution
+  // A row acts on the dofs of the (one or two) kinematic trees it touches (forRowTrees): the step keeps
+  // its Jacobian and impulse response there only, in segments, so that its cost grows with the rows and
+  // the trees they touch, not with m x nv. The dense matrices below are written from the segments by
+  // denseConstraintRows(), which the derivatives call; the Delassus matrix by denseDelassus().
+  std::vector<int> segStart;         ///< (m + 1) start of row r's segments in Jseg and MinvJtSeg
+  VecX Jseg;                         ///< rows of J on their trees' dofs, row by row
+  VecX MinvJtSeg;                    ///< columns of (M + dt D + dt^2 K)^-1 J^T on the same dofs
+  std::vector<MatX> islandA;         ///< per island slot: its Delassus block (islandRows order)
+  std::vector<std::size_t> islandBegin;  ///< per island slot: its first index in islandRows
+  bool denseRows = false;            ///< J, Jt, MinvJt and the off-tree zeros of data.Minv are written
   MatX J;                            ///< (m x nv) constraint rows: J v is the constrained velocity
   MatX Jt;                           ///< (nv x m) J^T
   MatX MinvJt;                       ///< (nv x m) (M + dt D + dt^2 K)^-1 J^T
-  MatX A;                            ///< (m x m) Delassus matrix J MinvJt
   VecX b, lo, hi;                    ///< (m) LCP data: w = A x + b
   std::vector<int> findex;           ///< (m) normal row of each friction row, or -1
   VecX vfree;                        ///< (nv) velocity of the step without constraints
-  VecX rowbuf;                       ///< (nv) scratch row
   VecX x;                            ///< (m) impulses of the last step
   std::vector<contact::LcpClass> classes;  ///< (m) their classes
   contact::BoxedLcpResult result;    ///< outcome of the last step's solves (the latest stage any island needed)
@@ -140,11 +148,13 @@ struct ContactStepData {
   std::vector<int> rowIsland;        ///< (m) island of each row
   std::vector<int> islandRows;       ///< rows sorted by island
   std::vector<int> rowTrees;         ///< (2m) the trees (root joints) row r touches: 2r and 2r + 1
-  std::vector<int> treeStart, treeFill, treeRows;  ///< scratch: an island's rows per tree (CSR by root joint)
+  std::vector<int> islandTrees;      ///< scratch: an island's trees (root joints), in the order its rows meet them
+  std::vector<int> treeSlot;         ///< (njoints) scratch: a tree's index in islandTrees, or -1
+  std::vector<int> treeStart, treeFill, treeRows;  ///< scratch: an island's rows per tree (CSR by islandTrees)
   std::vector<int> localRow;         ///< (m) scratch: a row's index within its island
+  std::vector<int> treeSegs;         ///< scratch: the segment (in Jseg) of each of a tree's rows for that tree
   std::vector<std::pair<long, int>> prevOrder;  ///< (key, row) of the previous step's rows, sorted
   std::vector<contact::BoxedLcpWorkspace> lcps;  ///< one workspace per island slot, reused
-  MatX Ai;                           ///< scratch: an island's Delassus matrix
   VecX bi, loi, hii;                 ///< scratch: an island's LCP vectors
   std::vector<int> findexi;          ///< scratch
   Mat6X nuFree;                      ///< (6 x njoints) scratch: joint velocities under v_free (speculative reach)
@@ -178,6 +188,49 @@ struct ContactStepData {
 void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
                  const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
                  const double* frame_wrenches, double* q_out, double* v_out);
+
+/// Writes cd.J, cd.Jt, cd.MinvJt and the zeros of data.Minv between trees from the last contactStep's
+/// segments (once per step: later calls return at once). The derivatives of the step read them.
+void denseConstraintRows(const Model& model, Data& data, ContactStepData& cd);
+
+/// Writes A (m x m), the Delassus matrix J M~^-1 J^T of the last contactStep's rows, from its islands'
+/// blocks (rows of two islands do not couple).
+void denseDelassus(const ContactStepData& cd, Ref<MatX> A);
+
+/// f(dof0, n) for the dof ranges [dof0, dof0 + n) of the (one or two) trees that row r touches, in the
+/// order of its segments.
+template <typename F>
+void forRowTrees(const Model& model, const ContactStepData& cd, int r, F&& f) {
+  const int ta = cd.rowTrees[2 * r], tb = cd.rowTrees[2 * r + 1];
+  if (ta > 0) f(model.joints[ta].idx_v, model.subtree_nv[ta]);
+  if (tb > 0 && tb != ta) f(model.joints[tb].idx_v, model.subtree_nv[tb]);
+}
+
+/// f(tree, dof0, n, offset) for the segments of row r: its values for the dofs [dof0, dof0 + n) of
+/// `tree` start at `offset` in cd.Jseg and cd.MinvJtSeg.
+template <typename F>
+void forRowSegments(const Model& model, const ContactStepData& cd, int r, F&& f) {
+  int offset = cd.segStart[r];
+  const int ta = cd.rowTrees[2 * r], tb = cd.rowTrees[2 * r + 1];
+  if (ta > 0) {
+    f(ta, model.joints[ta].idx_v, model.subtree_nv[ta], offset);
+    offset += model.subtree_nv[ta];
+  }
+  if (tb > 0 && tb != ta) f(tb, model.joints[tb].idx_v, model.subtree_nv[tb], offset);
+}
+
+/// Row r of J (segs = cd.Jseg), or column r of M~^-1 J^T (segs = cd.MinvJtSeg), dotted with x (dim nv).
+inline double rowDot(const Model& model, const ContactStepData& cd, const VecX& segs, int r,
+                     const Ref<const VecX>& x) {
+  double s = 0.0;
+  forRowSegments(model, cd, r, [&](int, int b, int n, int off) { s += segs.segment(off, n).dot(x.segment(b, n)); });
+  return s;
+}
+
+/// y += s times row r of segs (cd.Jseg or cd.MinvJtSeg), y of dim nv.
+inline void addRowTo(const Model& model, const ContactStepData& cd, const VecX& segs, int r, double s, Ref<VecX> y) {
+  forRowSegments(model, cd, r, [&](int, int b, int n, int off) { y.segment(b, n) += s * segs.segment(off, n); });
+}
 
 /// The spatial velocity (world axes, at the world origin) of every joint's body under the joint
 /// velocities u (dim model.nv) into nu (6 x model.njoints). Needs data.J (world-frame subspaces).

@@ -24,6 +24,7 @@ class Target:
     args: tuple  # of Arg
     call: Callable
     float64_only: bool = False  # takes float64 only: another dtype may be refused (cleanly) instead of converted
+    infinite_ok: bool = False  # its results may hold +-inf by design (a joint's default limits); never NaN
 
     def reference_args(self) -> dict:
         return {a.name: a.value.item() if a.scalar else a.value for a in self.args}
@@ -260,15 +261,42 @@ def _torch_targets():
     ]
 
 
+def _joint(kind, **k):
+    j = kind("j", **k)
+    return vars(j)
+
+
+def _joint_targets():
+    def option(name, value, shapes=((), (1,))):  # keyword arguments with a default: None is valid
+        return Arg(name, value, shapes=shapes, required=False)
+
+    def joint(name, kind, args):
+        return Target(name, args, lambda **k: _joint(kind, **k), infinite_ok=True)  # unlimited: inf limits
+
+    return [
+        joint("RevoluteJoint", rd.RevoluteJoint, (Arg("axis", [0.0, 0.6, 0.8]), option("lower", -1.0),
+                                                  option("upper", 2.0), option("damping", 0.1))),
+        joint("PrismaticJoint", rd.PrismaticJoint, (Arg("axis", [1.0, 0.0, 0.0]), option("stiffness", 3.0),
+                                                    option("armature", 0.01))),
+        joint("UniversalJoint", rd.UniversalJoint, (Arg("axis1", [1.0, 0.0, 0.0]), Arg("axis2", [0.0, 0.0, 1.0]),
+                                                    option("friction", [0.1, 0.2], ((2,), ())))),
+        joint("PlanarJoint", rd.PlanarJoint, (Arg("normal", [0.0, 0.0, 1.0]),
+                                              option("velocity_limit", [1.0, 2.0, 3.0], ((3,), ())))),
+        joint("BallJoint", rd.BallJoint, (option("damping", [0.1, 0.2, 0.3], ((3,), ())),
+                                          option("rest_position", [0.0, 0.6, 0.0, 0.8], ((4,),)))),
+    ]
+
+
 GROUPS = {
     "world": _world_targets,
     "parameters": _parameter_targets,
     "lcp": _lcp_targets,
     "constructors": _constructor_targets,
+    "joints": _joint_targets,
     "torch": _torch_targets,
 }
 # the groups of the shared fast run (tests/fuzz/conftest.py); torch's import alone costs more than a group
-FAST_GROUPS = ("world", "parameters", "lcp", "constructors")
+FAST_GROUPS = ("world", "parameters", "lcp", "constructors", "joints")
 
 
 def targets(group: str) -> list[Target]:

@@ -106,10 +106,18 @@ def _world_targets():
                w.step_acceleration),
         Target("collide", (Arg("q", Q, required=False),), lambda **k: w.collide(**k).distances),
         Target("World.q, World.v and advance", (q(), v(), Arg("tau", TAU, required=False)), _advance),
+        Target("Trajectory.backward", (Arg("dL_dQ", np.outer([0.2, -0.1, 0.3, 0.5], V), required=False),
+                                       Arg("dL_dV", np.outer([1.0, 0.5, -0.2, 0.1], TAU), required=False)),
+               lambda **k: vars(_TRAJECTORY.backward(**k))),
+        Target("step_vjp(coordinates=True)", (q(), v(), v("tau", TAU), Arg("dL_dq_next", np.linspace(0.1, 0.6, NQ)),
+                                              Arg("dL_dv_next", V), f_ext),
+               lambda **k: vars(w.step_vjp(**k, coordinates=True))),
     ]
 
 
 _STATEFUL = _world()
+# a recorded 3-step rollout through contact: its backward pass takes (4, nv) cotangents
+_TRAJECTORY = WORLD.rollout(Q, V, np.outer(np.linspace(1.0, 0.5, 3), TAU), record=True)
 
 
 def _advance(q, v, tau):
@@ -287,16 +295,59 @@ def _joint_targets():
     ]
 
 
+def _problem(**k):
+    return rd.trajopt.Problem(WORLD, 4, k.pop("q0", Q), k.pop("v0", V))
+
+
+def _bounds(method, outputs):
+    def call(**k):
+        p = _problem()
+        getattr(p, method)(**k)
+        return [getattr(p, name) for name in outputs]
+
+    return call
+
+
+def _initial_guess(tau):
+    p = _problem()
+    p.set_initial_guess(tau)
+    return p.initial_controls() if callable(p.initial_controls) else p.initial_controls
+
+
+def _trajopt_targets():
+    lower, upper = -np.linspace(1.0, 2.0, NV), np.linspace(1.0, 2.0, NV)
+
+    def broadcast(name, value, n, rows=None):  # a scalar, (n,), or (rows, n): whatever broadcasts to it
+        shapes = ((), (1,), (n,)) + (((1, n), (rows, n), (rows, 1), (1, 1)) if rows else ())
+        return Arg(name, value, shapes=shapes, required=rows is not None)
+
+    def bound(name, value, n):
+        return broadcast(name, value, n)
+
+    return [
+        Target("trajopt.Problem", (q("q0"), Arg("v0", V, required=False)), lambda **k: (lambda p: (p.q0, p.v0))(
+            _problem(**k))),
+        Target("Problem.set_control_bounds", (broadcast("lower", lower, NV, 4), broadcast("upper", upper, NV, 4)),
+               _bounds("set_control_bounds", ("u_lower", "u_upper")), infinite_ok=True),
+        Target("Problem.set_state_bounds", (bound("q_lower", Q - 1.0, NQ), bound("q_upper", Q + 1.0, NQ),
+                                            bound("v_lower", lower, NV), bound("v_upper", upper, NV)),
+               _bounds("set_state_bounds", ("q_lower", "q_upper", "v_lower", "v_upper")), infinite_ok=True),
+        Target("Problem.set_initial_guess", (broadcast("tau", np.outer(np.linspace(1.0, 0.5, 4), TAU), NV, 4),),
+               _initial_guess),
+    ]
+
+
 GROUPS = {
     "world": _world_targets,
     "parameters": _parameter_targets,
     "lcp": _lcp_targets,
     "constructors": _constructor_targets,
     "joints": _joint_targets,
+    "trajopt": _trajopt_targets,
     "torch": _torch_targets,
 }
 # the groups of the shared fast run (tests/fuzz/conftest.py); torch's import alone costs more than a group
-FAST_GROUPS = ("world", "parameters", "lcp", "constructors", "joints")
+FAST_GROUPS = ("world", "parameters", "lcp", "constructors", "joints", "trajopt")
 
 
 def targets(group: str) -> list[Target]:

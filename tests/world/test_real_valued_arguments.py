@@ -31,6 +31,9 @@ def _call(name, x):
         "v": lambda: W.step_acceleration(x, np.zeros(2)),
         "v_next": lambda: W.step_acceleration(np.zeros(2), x),
         "R": lambda: rd.transform.matrix_to_rpy(x),
+        "lower": lambda: rd.trajopt.Problem(W, 3, [0.0, 0.0]).set_control_bounds(x, 10.0),
+        "v_upper": lambda: rd.trajopt.Problem(W, 3, [0.0, 0.0]).set_state_bounds(v_upper=x),
+        "tau": lambda: rd.trajopt.Problem(W, 3, [0.0, 0.0]).set_initial_guess(x),
     }[name]()
 
 
@@ -38,7 +41,8 @@ GOOD = {"gravity": [0.0, 0.0, -9.81], "translation": [0.1, 0.2, 0.3], "rotation"
         "rpy": [0.1, 0.2, 0.3], "points": [0.1, 0.2, 0.3], "Box size": [0.1, 0.2, 0.3],
         "Plane normal": [0.0, 0.0, 1.0], "Mesh scale": [1.0, 2.0, 3.0], "com": [0.1, 0.2, 0.3],
         "rotational_inertia": np.diag([0.1, 0.2, 0.25]), "positions": [[0.0, 0.0, 1.0]],
-        "parameter values": W.parameters().values, "v": [0.1, 0.2], "v_next": [0.1, 0.2], "R": np.eye(3)}
+        "parameter values": W.parameters().values, "v": [0.1, 0.2], "v_next": [0.1, 0.2], "R": np.eye(3),
+        "lower": [-1.0, -2.0], "v_upper": [1.0, 2.0], "tau": np.zeros((3, 2))}
 
 
 @pytest.mark.parametrize("name", sorted(GOOD))

@@ -104,7 +104,8 @@ def _unit_scale(A, b):
     The problem (A / s, b / s) has the same solution x (w scales by 1 / s, dx/db by s), and products of
     entries near 1e300 would overflow, so extreme scales are solved at unit scale. Arrays that are not
     numbers pass unchanged to the core, whose checks name them."""
-    try:  # real_array, not np.asarray(dtype=float): a complex A must reach the core's check, not lose its imaginary part
+    # real_array, not np.asarray(dtype=float): a complex A must reach the core's check, not lose its imaginary part
+    try:
         a, v = real_array(A, "A"), real_array(b, "b")
         s = max(np.abs(a).max(initial=0.0), np.abs(v).max(initial=0.0))
     except (TypeError, ValueError):

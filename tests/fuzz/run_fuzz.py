@@ -40,8 +40,9 @@ class Run:
 
     def reference(self, target, args: dict) -> verdict.Outcome:
         """The outcome for the native float64 arguments (cached), checked to be clean itself."""
-        key = (target.name,) + tuple((k, repr(a) if not isinstance(a, np.ndarray) else (a.dtype.str, a.shape, a.tobytes()))
-                                     for k, a in sorted(args.items()))
+        key = (target.name,) + tuple(
+            (k, (a.dtype.str, a.shape, a.tobytes()) if isinstance(a, np.ndarray) else repr(a))
+            for k, a in sorted(args.items()))
         if key not in self._references:
             if len(self._references) >= 512:  # bounded, so that memory measured over a long run is not the cache
                 self._references.clear()

@@ -102,8 +102,8 @@ def _world_targets():
         Target("center_of_mass_jacobian", (q(),), w.center_of_mass_jacobian),
         Target("kinetic_energy", (q(), v()), w.kinetic_energy),
         Target("potential_energy", (q(),), w.potential_energy),
-        Target("step_acceleration", (Arg("v", V, shapes=((NV,), (-1, NV))), Arg("v_next", TAU, shapes=((NV,), (-1, NV)))),
-               w.step_acceleration),
+        Target("step_acceleration", (Arg("v", V, shapes=((NV,), (-1, NV))),
+                                     Arg("v_next", TAU, shapes=((NV,), (-1, NV)))), w.step_acceleration),
         Target("collide", (Arg("q", Q, required=False),), lambda **k: w.collide(**k).distances),
         Target("World.q, World.v and advance", (q(), v(), Arg("tau", TAU, required=False)), _advance),
         Target("Trajectory.backward", (Arg("dL_dQ", np.outer([0.2, -0.1, 0.3, 0.5], V), required=False),
@@ -130,7 +130,7 @@ def _advance(q, v, tau):
 
 
 _PARAMS = WORLD.parameters().values.copy()
-PARAM_NAMES = WORLD.parameters().names
+PARAM_WORDS = tuple(sorted({n.split("/")[-1] for n in WORLD.parameters().names}))  # "mass", "com_x", ...
 
 
 def _set_parameters(values):
@@ -157,7 +157,7 @@ def _parameter_targets():
     positions = np.array([[0.0, 0.0, 0.04], [0.3, 0.1, 0.5], [-0.2, 0.4, 1.0]])
     return [
         # set_parameters names the parameter a value is wrong for ("body 'base': mass must be >= 0")
-        Target("set_parameters", (Arg("values", _PARAMS, aliases=tuple({n.split("/")[-1] for n in PARAM_NAMES}) + ("rotational_inertia",)),),
+        Target("set_parameters", (Arg("values", _PARAMS, aliases=PARAM_WORDS + ("rotational_inertia",)),),
                _set_parameters),
         Target("World(gravity=)", (Arg("gravity", [0.0, 0.1, -9.81]),), _new_world),
         Target("add_particles", (Arg("positions", positions, shapes=((-1, 3), (3,))),
@@ -214,7 +214,8 @@ def _constructor_targets():
                lambda **k: (lambda p: (p.normal, p.offset))(rd.Plane(**k))),
         # the vertices reach rigidiff through trimesh, which converts their dtype itself: only their values and
         # shape are rigidiff's to check
-        Target("Mesh", (Arg("vertices", tetra, shapes=((-1, 3),), kinds=("shape", "value"), aliases=("vertex", "face", "mesh")),
+        Target("Mesh", (Arg("vertices", tetra, shapes=((-1, 3),), kinds=("shape", "value"),
+                            aliases=("vertex", "face", "mesh")),
                         Arg("scale", [1.0, 2.0, 0.5], shapes=((3,), ()))), _mesh),
         Target("Transform(translation, rotation)", (Arg("translation", [0.1, -0.2, 0.3]),
                                                     Arg("rotation", [0.1, 0.2, 0.3, 0.9], shapes=((4,), (3, 3)),
@@ -324,6 +325,8 @@ def _trajopt_targets():
     def bound(name, value, n):
         return broadcast(name, value, n)
 
+    weights = ((), (NV,), (NV, NV))  # a scalar, a diagonal or a matrix
+
     return [
         Target("trajopt.Problem", (q("q0"), Arg("v0", V, required=False)), lambda **k: (lambda p: (p.q0, p.v0))(
             _problem(**k))),
@@ -334,7 +337,27 @@ def _trajopt_targets():
                _bounds("set_state_bounds", ("q_lower", "q_upper", "v_lower", "v_upper")), infinite_ok=True),
         Target("Problem.set_initial_guess", (broadcast("tau", np.outer(np.linspace(1.0, 0.5, 4), TAU), NV, 4),),
                _initial_guess),
+        Target("Problem.add_state_cost", (Arg("q_target", Q, shapes=((NQ,), (5, NQ)), required=False),
+                                          Arg("v_target", V, shapes=((NV,), (5, NV)), required=False),
+                                          Arg("q_weight", np.linspace(1.0, 2.0, NV), shapes=weights),
+                                          Arg("v_weight", 0.5, shapes=weights)), _state_cost),
+        Target("Problem.add_control_cost", (Arg("weight", np.diag(np.linspace(1.0, 2.0, NV)), shapes=weights),
+                                            Arg("tau_target", TAU, shapes=((NV,), (4, NV)), required=False)),
+               _control_cost),
+        Target("trajopt.box_qp", (Arg("H", [[2.0, 0.5], [0.5, 1.0]]), Arg("g", [1.0, -3.0]),
+                                  Arg("lo", [-1.0, -1.0], shapes=((), (1,), (2,))),
+                                  Arg("hi", [1.0, 0.5], shapes=((), (1,), (2,)))), rd.trajopt.box_qp),
     ]
+
+
+def _state_cost(**k):
+    c = _problem().add_state_cost(**k)._costs[-1]
+    return c.q_target, c.v_target, c.Wq, c.Wv
+
+
+def _control_cost(**k):
+    c = _problem().add_control_cost(**k)._costs[-1]
+    return c.W, c.target
 
 
 GROUPS = {

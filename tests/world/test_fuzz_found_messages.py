@@ -71,7 +71,8 @@ def test_a_mesh_collapsed_to_a_point_or_flattened_by_its_scale_has_no_inertia():
     with pytest.warns(UserWarning), pytest.raises(ValueError, match="is degenerate .* it has no inertia"):
         point.inertia(1.0)
     squashed = rd.Mesh(trimesh.Trimesh(**TETRA, process=False), scale=(5e-324, 1.0, 1.0))
-    with pytest.warns(UserWarning), pytest.raises(ValueError, match=r"the mesh \(Mesh scale \[5.e-324 1.e\+0+ 1.e\+0+\]\) is degenerate"):
+    scaled = r"the mesh \(Mesh scale \[5.e-324 1.e\+0+ 1.e\+0+\]\) is degenerate"
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match=scaled):
         squashed.volume
 
 
@@ -80,3 +81,15 @@ def test_a_bad_quaternion_rotation_names_rotation_and_shows_it():
         rd.Transform(rotation=[np.nan, 0.0, 0.0, 1.0])
     with pytest.raises(ValueError, match=r"must have a finite norm >= 1e-12, got \[1.e-13 0.e\+0+ 0.e\+0+ 0.e\+0+\]"):
         rd.Transform(rotation=[1e-13, 0.0, 0.0, 0.0])
+
+
+def test_box_qp_checks_its_arguments():
+    H = np.eye(2)
+    with pytest.raises(ValueError, match=r"H \(n = len\(g\)\) must have shape \(3, 3\), got \(2, 2\)"):
+        rd.trajopt.box_qp(H, [1.0, 2.0, 3.0], -1.0, 1.0)
+    with pytest.raises(ValueError, match=r"lo must be a number or have shape \(2,\) like g, got \(3,\)"):
+        rd.trajopt.box_qp(H, [1.0, 2.0], [-1.0, -1.0, -1.0], 1.0)
+    with pytest.raises(ValueError, match="the box is empty"):  # it returned x = -inf
+        rd.trajopt.box_qp(H, [1.0, 2.0], -1.0, [1.0, -np.inf])
+    x, free = rd.trajopt.box_qp(H, [2.0, -3.0], -1.0, [1.0, 0.5])
+    assert np.array_equal(x, [-1.0, 0.5]) and not free.any()

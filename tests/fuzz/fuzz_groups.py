@@ -10,7 +10,7 @@ from targets import targets
 # the default test run (tests/fuzz/conftest.py): two systematic passes (the second must give the outcomes
 # of the first) and random compositions per group
 FAST_PASSES = 2
-FAST_RANDOM_CALLS = 100
+FAST_RANDOM_CALLS = 40
 
 
 def systematic_calls(group: str) -> int:

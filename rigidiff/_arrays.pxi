@@ -34,22 +34,23 @@ cdef cnp.ndarray _f64(object x, str name, str shape):
     return _convert(x, name, shape)
 
 
-cdef inline cnp.ndarray _vec(object x, Py_ssize_t n, str name):
-    """x as a float64 (n,) array."""
+cdef inline cnp.ndarray _vec(object x, Py_ssize_t n, str name, str why=""):
+    """x as a float64 (n,) array; ``why`` says where n comes from when another argument sets it."""
     if _is_f64(x) and cnp.PyArray_NDIM(<cnp.ndarray>x) == 1 and cnp.PyArray_DIM(<cnp.ndarray>x, 0) == n:
         return <cnp.ndarray>x
     cdef cnp.ndarray arr = _convert(x, name, f"({n},)")
     if cnp.PyArray_NDIM(arr) != 1 or cnp.PyArray_DIM(arr, 0) != n:
-        raise ValueError(f"{name} must have shape ({n},), got {np.shape(arr)}")
+        raise ValueError(f"{name} must have shape ({n},){why}, got {np.shape(arr)}")
     return arr
 
 
-cdef inline cnp.ndarray _mat(object x, Py_ssize_t n, Py_ssize_t m, str name):
-    """x as a float64 (n, m) array; n < 0 accepts any number of rows."""
+cdef inline cnp.ndarray _mat(object x, Py_ssize_t n, Py_ssize_t m, str name, str why=""):
+    """x as a float64 (n, m) array; n < 0 accepts any number of rows; ``why`` says where n comes from when
+    another argument sets it (so that a wrong length there is not blamed on this argument alone)."""
     cdef str shape = f"({'N' if n < 0 else n}, {m})"
     cdef cnp.ndarray arr = <cnp.ndarray>x if _is_f64(x) else _convert(x, name, shape)
     if cnp.PyArray_NDIM(arr) != 2 or (n >= 0 and cnp.PyArray_DIM(arr, 0) != n) or cnp.PyArray_DIM(arr, 1) != m:
-        raise ValueError(f"{name} must have shape {shape}, got {np.shape(arr)}")
+        raise ValueError(f"{name} must have shape {shape}{why}, got {np.shape(arr)}")
     return arr
 
 

@@ -2,7 +2,7 @@
 # rigidiff.lcp gives the documented, user-facing wrapper.
 
 
-cdef cnp.ndarray _ivec(object x, Py_ssize_t n, str name):
+cdef cnp.ndarray _ivec(object x, Py_ssize_t n, str name, str why=""):
     """x as an int32 (n,) array; only integer values are accepted."""
     try:
         arr = np.asarray(x)
@@ -11,7 +11,7 @@ cdef cnp.ndarray _ivec(object x, Py_ssize_t n, str name):
     if arr.dtype.kind not in "biu":
         raise ValueError(f"{name} must be an integer array of shape ({n},), got dtype {arr.dtype}")
     if arr.ndim != 1 or arr.shape[0] != n:
-        raise ValueError(f"{name} must have shape ({n},), got {arr.shape}")
+        raise ValueError(f"{name} must have shape ({n},){why}, got {arr.shape}")
     if n and (arr.min() < -2**31 or arr.max() >= 2**31):
         raise ValueError(f"{name} has values out of the int32 range")
     return np.ascontiguousarray(arr, dtype=np.int32)
@@ -27,12 +27,13 @@ def _solve_boxed_lcp(A, b, lo, hi, findex=None, warm=None, double tolerance=1e-6
     if cnp.PyArray_NDIM(B) != 1:
         raise ValueError(f"b must have shape (n,), got {np.shape(B)}")
     cdef Py_ssize_t n = cnp.PyArray_DIM(B, 0)
-    cdef cnp.ndarray Am = _mat(A, n, n, "A")
-    cdef cnp.ndarray L = _vec(lo, n, "lo")
-    cdef cnp.ndarray H = _vec(hi, n, "hi")
-    cdef cnp.ndarray F = None if findex is None else _ivec(findex, n, "findex")
-    cdef cnp.ndarray W0 = None if warm is None else _ivec(warm, n, "warm_start")
-    cdef cnp.ndarray G = None if g is None else _vec(g, n, "g")
+    cdef str why = " (n is the length of b)"
+    cdef cnp.ndarray Am = _mat(A, n, n, "A", why)
+    cdef cnp.ndarray L = _vec(lo, n, "lo", why)
+    cdef cnp.ndarray H = _vec(hi, n, "hi", why)
+    cdef cnp.ndarray F = None if findex is None else _ivec(findex, n, "findex", why)
+    cdef cnp.ndarray W0 = None if warm is None else _ivec(warm, n, "warm_start", why)
+    cdef cnp.ndarray G = None if g is None else _vec(g, n, "g", why)
     cdef cnp.ndarray x = _empty1(n)
     cdef cnp.ndarray w = _empty1(n)
     cdef cnp.ndarray classes = np.empty(n, dtype=np.int32)

@@ -7,15 +7,26 @@ import numbers
 import numpy as np
 
 
+def real_array(x, name: str, shape: str = "") -> np.ndarray:
+    """``x`` as a float64 array, converting only real numbers (bool, integer, float), as the compiled
+    bindings do: complex values (whose imaginary part would be dropped), strings, times and object arrays
+    raise ValueError naming ``name`` instead of being converted."""
+    what = f"a real-valued array of shape {shape}" if shape else "real-valued"
+    try:
+        arr = np.asarray(x)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be {what}: {exc}") from None
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be {what}, got dtype {arr.dtype}")
+    return arr.astype(np.float64, copy=False)
+
+
 def as_array(x, shape: tuple, name: str, *, finite: bool = True) -> np.ndarray:
     """Return ``x`` as a float64 array of ``shape`` or raise ValueError naming ``name``.
 
     A ``-1`` entry in ``shape`` matches any length on that axis.
     """
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be convertible to a float64 array of shape {_fmt(shape)}: {exc}") from None
+    arr = real_array(x, name, _fmt(shape))
     if arr.ndim != len(shape) or any(s != -1 and s != n for s, n in zip(shape, arr.shape)):
         raise ValueError(f"{name} must have shape {_fmt(shape)}, got {arr.shape}")
     if finite and not np.all(np.isfinite(arr)):

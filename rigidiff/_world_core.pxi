@@ -680,8 +680,8 @@ cdef class WorldCore:
         cdef unsigned long generation = self._generation
         cdef cnp.ndarray Q = _mat(Qs, -1, self._nq, "Q")
         cdef int n = <int>cnp.PyArray_DIM(Q, 0)
-        cdef cnp.ndarray V = _mat(Vs, n, self._nv, "V")
-        cdef cnp.ndarray T = _mat(TAUs, n, self._nv, "TAU")
+        cdef cnp.ndarray V = _mat(Vs, n, self._nv, "V", " (one row per row of Q)")
+        cdef cnp.ndarray T = _mat(TAUs, n, self._nv, "TAU", " (one row per row of Q)")
         cdef cnp.ndarray Qn = _empty2(n, self._nq)
         cdef cnp.ndarray Vn = _empty2(n, self._nv)
         cdef double* pq = _ptr(Q)

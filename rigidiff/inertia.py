@@ -36,6 +36,11 @@ class Inertia:
         self._com = as_array(com, (3,), "com").copy()
         I = (np.zeros((3, 3)) if rotational_inertia is None
              else as_array(rotational_inertia, (3, 3), "rotational_inertia"))
+        with np.errstate(over="ignore"):  # the inertia about the body origin adds mass * |com|^2 (0 if massless)
+            about_origin = np.abs(I).max() + (self._mass * float(self._com @ self._com) if self._mass else 0.0)
+        if not np.isfinite(about_origin):
+            raise ValueError(f"com {self._com} is too far from the origin for a mass of {self._mass:g} (and this "
+                             f"rotational_inertia): the inertia about the origin overflows double precision")
         if not np.allclose(I, I.T, rtol=1e-9, atol=1e-12 * max(1.0, np.abs(I).max())):
             raise ValueError(f"rotational_inertia must be symmetric, got\n{I}")
         I = 0.5 * (I + I.T)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidiff._validate import as_array, as_name
+from rigidiff._validate import as_array, as_name, real_array
 
 __all__ = [
     "Joint",
@@ -63,9 +63,9 @@ def _unit(axis, name: str) -> np.ndarray:
 def _per(value, n: int, name: str, *, minimum=None, default=0.0) -> np.ndarray:
     if value is None:
         return np.full(n, default, dtype=float)
-    try:
-        arr = np.asarray(value, dtype=float) if not isinstance(value, np.ndarray) else value.astype(float)
-    except (TypeError, ValueError):
+    try:  # real numbers only: a numeric string or a complex value is not read as a float
+        arr = real_array(value, name)
+    except ValueError:
         raise ValueError(f"{name} must be a real number or {n} real numbers, got {value!r}") from None
     if arr.ndim == 0:
         arr = np.full(n, float(arr))
@@ -116,8 +116,8 @@ class Joint:
         if rest_position is None:
             self.rest_position = self.neutral()
         else:
-            self.rest_position = as_array(np.atleast_1d(np.asarray(rest_position, dtype=float)), (nq,),
-                                          f"joint {name!r} rest_position")
+            what = f"joint {name!r} rest_position"
+            self.rest_position = as_array(np.atleast_1d(real_array(rest_position, what, f"({nq},)")), (nq,), what)
             quat = self._quaternion_slice()
             if quat is not None:
                 norm = np.linalg.norm(self.rest_position[quat])

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._validate import real_array
 
 __all__ = ["LcpClass", "LcpSolver", "BoxedLcpResult", "solve_boxed_lcp", "boxed_lcp_vjp"]
 
@@ -103,8 +104,9 @@ def _unit_scale(A, b):
     The problem (A / s, b / s) has the same solution x (w scales by 1 / s, dx/db by s), and products of
     entries near 1e300 would overflow, so extreme scales are solved at unit scale. Arrays that are not
     numbers pass unchanged to the core, whose checks name them."""
+    # real_array, not np.asarray(dtype=float): a complex A must reach the core's check, not lose its imaginary part
     try:
-        a, v = np.asarray(A, dtype=float), np.asarray(b, dtype=float)
+        a, v = real_array(A, "A"), real_array(b, "b")
         s = max(np.abs(a).max(initial=0.0), np.abs(v).max(initial=0.0))
     except (TypeError, ValueError):
         return A, b, 1.0
@@ -159,6 +161,8 @@ def boxed_lcp_vjp(A, b, lo, hi, g, findex=None, *, tolerance: float = 1e-6):
     clamping system is singular it includes the derivative of the pseudo-inverse (constant rank). Both are
     zero when the answer is not standardised (see :class:`BoxedLcpResult`).
     """
+    if g is None:  # the core reads g=None as "no reverse pass"
+        raise TypeError("g (dL/dx, shape (n,)) is required, got None")
     A, b, scale = _unit_scale(A, b)
     _, _, _, _, _, grad_b, grad_A = _core._solve_boxed_lcp(A, b, lo, hi, _findex_in(findex), None, float(tolerance),
                                                           False, g)

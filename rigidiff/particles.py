@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidiff._validate import as_name, as_scalar
+from rigidiff._validate import as_name, as_scalar, real_array
 from rigidiff.inertia import Inertia
 from rigidiff.joints import TranslationalJoint
 from rigidiff.shapes import Sphere
@@ -37,10 +37,12 @@ class _PointShape(Sphere):
 
 def _per_particle(value, n: int, what: str, minimum: float, top: float = np.inf,
                   strict: bool = False) -> np.ndarray:
-    """(n,) values from a scalar or an (n,) array, each finite and in [minimum, top] (> minimum if strict)."""
-    arr = np.asarray(value, dtype=np.float64) if not isinstance(value, (str, bytes)) else None
-    if arr is None or arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (n,)):
-        raise ValueError(f"{what} must be a number or an array of shape ({n},), got {value!r}")
+    """(n,) values from a scalar or an (n,) array, each finite and in [minimum, top] (> minimum if strict).
+    ``what`` is the argument's name; the errors name it and the particle (``masses[2]``)."""
+    arr = real_array(value, what, f"({n},) or a number")
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.shape != (n,)):
+        raise ValueError(f"{what} must be a number or an array of shape ({n},) (one per row of positions), "
+                         f"got shape {arr.shape}")
     arr = np.broadcast_to(arr, (n,)).copy()
     bad = ~np.isfinite(arr) | (arr <= minimum if strict else arr < minimum) | (arr > top)
     if bad.any():
@@ -48,7 +50,7 @@ def _per_particle(value, n: int, what: str, minimum: float, top: float = np.inf,
         bound = f"> {minimum}" if strict else f">= {minimum}"
         if np.isfinite(top):
             bound += f" and <= {top}"
-        raise ValueError(f"{what} of particle {i} must be finite and {bound}, got {arr[i]}")
+        raise ValueError(f"{what}[{i}] (particle {i}) must be finite and {bound}, got {arr[i]}")
     return arr
 
 
@@ -64,19 +66,16 @@ class ParticleSet:
 
     def __init__(self, name: str, positions, masses, radius: float = 0.0, friction=0.5, restitution=0.0):
         self.name = as_name(name, "particle set name")
-        try:
-            pos = np.array(positions, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"positions must be an (n, 3) array of numbers, got {positions!r}") from None
+        pos = np.array(real_array(positions, "positions", "(n, 3)"))
         if pos.ndim == 1 and pos.shape == (3,):
             pos = pos[None]
         if pos.ndim != 2 or pos.shape[1] != 3 or pos.shape[0] == 0:
             raise ValueError(f"positions must be an (n, 3) array with n >= 1, got shape {pos.shape}")
         if not np.all(np.isfinite(pos)):
             i = int(np.flatnonzero(~np.isfinite(pos).all(axis=1))[0])
-            raise ValueError(f"position of particle {i} is not finite: {pos[i]}")
+            raise ValueError(f"positions[{i}] (particle {i}) is not finite: {pos[i]}")
         n = len(pos)
-        mass = _per_particle(masses, n, "mass", 0.0, strict=True)
+        mass = _per_particle(masses, n, "masses", 0.0, strict=True)
         self.radius = as_scalar(radius, "radius", minimum=0.0)
         mu = _per_particle(friction, n, "friction", 0.0)
         e = _per_particle(restitution, n, "restitution", 0.0, 1.0)

@@ -13,12 +13,13 @@ Conventions: docs/conventions.md and docs/architecture.md.
 from __future__ import annotations
 
 import abc
+import functools
 import os
 import warnings
 
 import numpy as np
 
-from rigidiff._validate import as_array, as_scalar
+from rigidiff._validate import as_array, as_scalar, real_array
 from rigidiff.inertia import Inertia
 from rigidiff.transform import Transform
 
@@ -39,6 +40,34 @@ def _finite_volume(volume, shape) -> float:
     if not np.isfinite(v):
         raise ValueError(f"{shape!r} is too large: its volume overflows double precision (max ~1.8e308)")
     return v
+
+
+def _too_large(shape, m) -> ValueError:
+    return ValueError(f"{shape!r} is too large for a mass of {m:g}: its inertia overflows double precision "
+                      f"(max ~1.8e308)")
+
+
+def _solid(shape, m, rotational_inertia, com=(0.0, 0.0, 0.0)) -> Inertia:
+    """Inertia(m, com, rotational_inertia) of a shape, or ValueError naming the shape when its size and the
+    mass made the inertia overflow (rather than an error about a rotational_inertia the caller never gave)."""
+    if not (np.all(np.isfinite(rotational_inertia)) and np.all(np.isfinite(com))):
+        raise _too_large(shape, m)
+    return Inertia(m, com=com, rotational_inertia=rotational_inertia)
+
+
+def _overflow_checked(inertia):
+    """Shape.inertia with the overflow of Python floats (``r**2`` of a huge radius) reported as _too_large."""
+
+    @functools.wraps(inertia)
+    def checked(self, mass):
+        m = self._mass(mass)
+        try:
+            with np.errstate(over="ignore", invalid="ignore"):
+                return inertia(self, m)
+        except OverflowError:
+            raise _too_large(self, m) from None
+
+    return checked
 
 
 def _fmt(x: float) -> str:
@@ -96,10 +125,11 @@ class Box(Shape):
     def volume(self) -> float:
         return _finite_volume(lambda: np.prod(self.size), self)
 
+    @_overflow_checked
     def inertia(self, mass: float) -> Inertia:
         m = self._mass(mass)
         x2, y2, z2 = self.size**2
-        return Inertia(m, rotational_inertia=np.diag([y2 + z2, x2 + z2, x2 + y2]) * (m / 12.0))
+        return _solid(self, m, np.diag([y2 + z2, x2 + z2, x2 + y2]) * (m / 12.0))
 
     def aabb(self, transform=None):
         T = _check_transform(transform)
@@ -125,9 +155,10 @@ class Sphere(Shape):
     def volume(self) -> float:
         return _finite_volume(lambda: 4.0 / 3.0 * np.pi * np.float64(self.radius) ** 3, self)
 
+    @_overflow_checked
     def inertia(self, mass: float) -> Inertia:
         m = self._mass(mass)
-        return Inertia(m, rotational_inertia=np.eye(3) * (0.4 * m * self.radius**2))
+        return _solid(self, m, np.eye(3) * (0.4 * m * self.radius**2))
 
     def aabb(self, transform=None):
         T = _check_transform(transform)
@@ -166,10 +197,11 @@ class Cylinder(_Axial):
     def volume(self) -> float:
         return _finite_volume(lambda: np.pi * np.float64(self.radius) ** 2 * self.length, self)
 
+    @_overflow_checked
     def inertia(self, mass: float) -> Inertia:
         m, r, h = self._mass(mass), self.radius, self.length
         ixx = m * (3.0 * r**2 + h**2) / 12.0
-        return Inertia(m, rotational_inertia=np.diag([ixx, ixx, 0.5 * m * r**2]))
+        return _solid(self, m, np.diag([ixx, ixx, 0.5 * m * r**2]))
 
     def aabb(self, transform=None):
         T = _check_transform(transform)
@@ -194,11 +226,12 @@ class Capsule(_Axial):
         r = np.float64(self.radius)
         return _finite_volume(lambda: np.pi * r**2 * self.length + 4.0 / 3.0 * np.pi * r**3, self)
 
+    @_overflow_checked
     def inertia(self, mass: float) -> Inertia:
         m, r, h = self._mass(mass), self.radius, self.length
-        v_cyl = np.pi * r**2 * h
-        v_sph = 4.0 / 3.0 * np.pi * r**3
-        m_cyl = m * v_cyl / (v_cyl + v_sph)
+        # the cylinder's share of the volume, pi r^2 h / (pi r^2 h + 4/3 pi r^3), with r^2 cancelled: a radius
+        # whose square underflows leaves a rod, not 0 / 0
+        m_cyl = m * h / (h + 4.0 / 3.0 * r)
         m_sph = m - m_cyl  # both hemispheres together
         # each hemisphere: 2/5 m r^2 about its flat face centre, centroid 3r/8 from it, which is h/2 + 3r/8
         # from the capsule centre; shifting to the centroid and back out gives the terms below
@@ -206,7 +239,7 @@ class Capsule(_Axial):
         ixx_sph = m_sph * (0.4 * r**2 + 0.25 * h**2 + 0.375 * h * r)
         izz = 0.5 * m_cyl * r**2 + 0.4 * m_sph * r**2
         ixx = ixx_cyl + ixx_sph
-        return Inertia(m, rotational_inertia=np.diag([ixx, ixx, izz]))
+        return _solid(self, m, np.diag([ixx, ixx, izz]))
 
     def aabb(self, transform=None):
         T = _check_transform(transform)
@@ -287,7 +320,7 @@ class Mesh(Shape):
     """
 
     def __init__(self, path_or_trimesh, scale=1.0, *, lazy: bool = False):
-        s = np.asarray(scale, dtype=float) if not isinstance(scale, np.ndarray) else scale.astype(float)
+        s = real_array(scale, "Mesh scale", "(3,) or a number")
         s = as_array(np.full(3, float(s)) if s.ndim == 0 else s, (3,), "Mesh scale")
         if np.any(s == 0):
             raise ValueError(f"Mesh scale must be non-zero, got {s}")
@@ -390,9 +423,17 @@ class Mesh(Shape):
                     tm.invert()
             else:
                 where = self.path or "the mesh"
+                if np.any(self.scale != 1.0):  # a tiny scale can flatten a mesh that is fine unscaled
+                    where += f" (Mesh scale {self.scale})"
                 warnings.warn(f"{where} is not watertight; its volume and inertia are those of its convex hull",
                               UserWarning, stacklevel=3)
-                tm = tm.convex_hull
+                from scipy.spatial import QhullError
+
+                try:
+                    tm = tm.convex_hull
+                except QhullError:  # fewer than four distinct points, or all of them on a line or a plane
+                    raise ValueError(f"{where} is degenerate (its vertices span no volume: they lie on a point, "
+                                     f"a line or a plane); it has no inertia") from None
                 if not tm.volume > 0:
                     raise ValueError(f"{where} is flat (its convex hull has no volume); it has no inertia")
             self._mass_mesh = tm
@@ -400,14 +441,15 @@ class Mesh(Shape):
 
     @property
     def volume(self) -> float:
-        return float(self._mass_properties_mesh().volume)
+        return _finite_volume(lambda: self._mass_properties_mesh().volume, self)
 
+    @_overflow_checked
     def inertia(self, mass: float) -> Inertia:
         """Inertia in the mesh frame: ``com`` is the volume centroid (not the origin)."""
         m = self._mass(mass)
         tm = self._mass_properties_mesh()
         I = np.asarray(tm.moment_inertia, dtype=float) * (m / tm.mass)  # trimesh uses density 1
-        return Inertia(m, com=tm.center_mass, rotational_inertia=0.5 * (I + I.T))
+        return _solid(self, m, 0.5 * (I + I.T), tm.center_mass)
 
     def aabb(self, transform=None):
         T = _check_transform(transform)

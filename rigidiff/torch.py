@@ -28,14 +28,14 @@ import torch
 __all__ = ["step", "rollout"]
 
 
-def _check_tensor(x, name: str, last: int, ndim: tuple) -> torch.Tensor:
+def _check_tensor(x, name: str, last: int, ndim: tuple, why: str = "") -> torch.Tensor:
     if not isinstance(x, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
     if x.dtype != torch.float64:
         raise ValueError(f"{name} must be a float64 tensor (rigidiff computes in double precision), got {x.dtype}")
     if x.dim() not in ndim or x.shape[-1] != last:
-        raise ValueError(f"{name} must have {' or '.join(str(d) for d in ndim)} dimensions with last size {last}, "
-                         f"got shape {tuple(x.shape)}")
+        raise ValueError(f"{name} must have {' or '.join(str(d) for d in ndim)} dimensions{why} with last size "
+                         f"{last}, got shape {tuple(x.shape)}")
     if 0 in x.shape[:-1]:
         raise ValueError(f"{name} has shape {tuple(x.shape)}: its batch (and horizon) must not be empty")
     return x
@@ -230,8 +230,8 @@ def step(world, q, v, tau, params=None, names=None):
     """
     nq, nv = world.nq, world.nv
     q = _check_tensor(q, "q", nq, (1, 2))
-    v = _check_tensor(v, "v", nv, (q.dim(),))
-    tau = _check_tensor(tau, "tau", nv, (q.dim(),))
+    v = _check_tensor(v, "v", nv, (q.dim(),), " (as many as q)")
+    tau = _check_tensor(tau, "tau", nv, (q.dim(),), " (as many as q)")
     if q.dim() == 2 and not (q.shape[0] == v.shape[0] == tau.shape[0]):
         raise ValueError(f"q, v and tau must share the batch size, got {q.shape[0]}, {v.shape[0]}, {tau.shape[0]}")
     params, names = _resolve_params(world, params, names)
@@ -250,8 +250,8 @@ def rollout(world, q0, v0, taus, params=None, names=None):
     """
     nq, nv = world.nq, world.nv
     q0 = _check_tensor(q0, "q0", nq, (1, 2))
-    v0 = _check_tensor(v0, "v0", nv, (q0.dim(),))
-    taus = _check_tensor(taus, "taus", nv, (q0.dim() + 1,))
+    v0 = _check_tensor(v0, "v0", nv, (q0.dim(),), " (as many as q0)")
+    taus = _check_tensor(taus, "taus", nv, (q0.dim() + 1,), " (one more than q0)")
     if q0.dim() == 2 and not (q0.shape[0] == v0.shape[0] == taus.shape[0]):
         raise ValueError(f"q0, v0 and taus must share the batch size, got {q0.shape[0]}, {v0.shape[0]}, "
                          f"{taus.shape[0]}")

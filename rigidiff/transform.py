@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidiff._validate import as_array
+from rigidiff._validate import as_array, real_array
 
 __all__ = ["Transform", "rpy_to_matrix", "matrix_to_rpy", "quaternion_to_matrix", "matrix_to_quaternion"]
 
@@ -28,7 +28,7 @@ def rpy_to_matrix(rpy) -> np.ndarray:
 
 def matrix_to_rpy(R) -> np.ndarray:
     """Roll-pitch-yaw angles of a rotation matrix (inverse of :func:`rpy_to_matrix`; pitch in [-pi/2, pi/2])."""
-    R = np.asarray(R, dtype=float)
+    R = as_array(R, (3, 3), "R")
     pitch = np.arctan2(-R[2, 0], np.hypot(R[0, 0], R[1, 0]))
     if np.hypot(R[0, 0], R[1, 0]) < 1e-12:  # gimbal lock: put all of the rotation into yaw
         return np.array([0.0, pitch, np.arctan2(-R[0, 1], R[1, 1])])
@@ -37,10 +37,14 @@ def matrix_to_rpy(R) -> np.ndarray:
 
 def quaternion_to_matrix(quat) -> np.ndarray:
     """Rotation matrix of a quaternion (x, y, z, w); the quaternion is normalised first."""
-    q = as_array(quat, (4,), "quaternion")
+    return _quaternion_matrix(quat, "quaternion")
+
+
+def _quaternion_matrix(quat, name: str) -> np.ndarray:
+    q = as_array(quat, (4,), name)
     n = np.linalg.norm(q)
-    if n < 1e-12:
-        raise ValueError("quaternion must be non-zero, got (0, 0, 0, 0)")
+    if not n >= 1e-12 or not np.isfinite(n):  # a norm that overflows has no direction left to normalise
+        raise ValueError(f"{name} must have a finite norm >= 1e-12, got {q} (norm {n:.3g})")
     x, y, z, w = q / n
     return np.array(
         [
@@ -53,7 +57,7 @@ def quaternion_to_matrix(quat) -> np.ndarray:
 
 def matrix_to_quaternion(R) -> np.ndarray:
     """Unit quaternion (x, y, z, w) with w >= 0 of a rotation matrix."""
-    R = np.asarray(R, dtype=float)
+    R = as_array(R, (3, 3), "R")
     tr = np.trace(R)
     # pick the largest of (w, x, y, z) as pivot for numerical stability
     if tr > 0:
@@ -74,9 +78,9 @@ def matrix_to_quaternion(R) -> np.ndarray:
 
 
 def _as_rotation(rotation) -> np.ndarray:
-    arr = np.asarray(rotation, dtype=float) if not isinstance(rotation, np.ndarray) else rotation.astype(float)
+    arr = real_array(rotation, "rotation", "(3, 3) or (4,)")
     if arr.shape == (4,):
-        return quaternion_to_matrix(arr)
+        return _quaternion_matrix(arr, "rotation (an (x, y, z, w) quaternion)")
     R = as_array(arr, (3, 3), "rotation (a 3x3 matrix or an (x, y, z, w) quaternion)")
     if abs(np.linalg.det(R) - 1.0) > 1e-6 or not np.allclose(R.T @ R, np.eye(3), atol=1e-6):
         raise ValueError(f"rotation must be a proper orthonormal 3x3 matrix (R^T R = I, det = 1), got\n{R}")
@@ -158,7 +162,7 @@ class Transform:
 
     def apply(self, points) -> np.ndarray:
         """Map points (3,) or (N, 3) from the child frame to the parent frame."""
-        p = np.asarray(points, dtype=float)
+        p = real_array(points, "points", "(3,) or (N, 3)")
         if p.shape[-1:] != (3,) or p.ndim > 2:
             raise ValueError(f"points must have shape (3,) or (N, 3), got {p.shape}")
         return p @ self._R.T + self._t

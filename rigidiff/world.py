@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidiff import _core
-from rigidiff._validate import as_array, as_scalar
+from rigidiff._validate import as_array, as_scalar, real_array
 from rigidiff.contacts import ContactMethods
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
@@ -596,7 +596,7 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             a, shaped like v.
         """
         self._ensure_compiled()
-        v = np.asarray(v, dtype=np.float64)
+        v = real_array(v, "v", "(nv,) or (N, nv)")
         if v.ndim not in (1, 2) or v.shape[-1] != self.nv:
             raise ValueError(f"v must have shape (nv,) or (N, nv) with nv = {self.nv}, got {v.shape}")
         v_next = as_array(v_next, v.shape, "v_next")
@@ -605,15 +605,22 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         one = v.ndim == 1
         v, v_next = np.atleast_2d(v), np.atleast_2d(v_next)
         dt = self.dt
-        a = (v_next - v) / dt
-        for _, body, _, vi in self._joint_table:
-            if body.joint.type != "free":
-                continue
-            u, w = v[:, vi:vi + 3], v[:, vi + 3:vi + 6]
-            u_next, w_next = v_next[:, vi:vi + 3], v_next[:, vi + 3:vi + 6]
-            # u~ = E u_next with E = exp(dt w_next): the step velocity in the start frame
-            u_step = np.einsum("nij,nj->ni", _rotation_exp(dt * w_next), u_next)
-            a[:, vi:vi + 3] = (u_step - u) / dt - np.cross(w, u)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, naming the row
+            a = (v_next - v) / dt
+            for _, body, _, vi in self._joint_table:
+                if body.joint.type != "free":
+                    continue
+                u, w = v[:, vi:vi + 3], v[:, vi + 3:vi + 6]
+                u_next, w_next = v_next[:, vi:vi + 3], v_next[:, vi + 3:vi + 6]
+                # u~ = E u_next with E = exp(dt w_next): the step velocity in the start frame
+                u_step = np.einsum("nij,nj->ni", _rotation_exp(dt * w_next), u_next)
+                a[:, vi:vi + 3] = (u_step - u) / dt - np.cross(w, u)
+        if not np.all(np.isfinite(a)):
+            row = int(np.flatnonzero(~np.isfinite(a).all(axis=1))[0])
+            where = "" if one else f" (row {row})"
+            raise ValueError(f"v and v_next{where} are too large: the acceleration of the step overflows double "
+                             f"precision (max |v| {np.abs(v[row]).max():.3g}, max |v_next| "
+                             f"{np.abs(v_next[row]).max():.3g}, dt {dt:g})")
         return a[0] if one else a
 
     # ------------------------------------------------------------------ stateful convenience

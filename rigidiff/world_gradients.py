@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rigidiff._validate import as_array
+from rigidiff._validate import as_array, as_scalar
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.jacobians import Gradients, StepJacobians
@@ -233,12 +233,7 @@ class GradientMethods:
             updates = dict(enumerate(arr.tolist()))
         new_inertia, joint_values, contact_values, gravity = {}, {}, {}, None
         for i, val in updates.items():
-            try:
-                val = float(val)
-            except (TypeError, ValueError):
-                raise ValueError(f"parameter {layout.names[i]!r} must be a real number, got {val!r}") from None
-            if not np.isfinite(val):
-                raise ValueError(f"parameter {layout.names[i]!r} must be finite, got {val}")
+            val = as_scalar(val, f"parameter {layout.names[i]!r}")  # a real number: no strings, no complex
             kind = layout.kinds[i]
             if kind[0] == "body":
                 slot = kind[1]
@@ -359,6 +354,7 @@ class GradientMethods:
 
     def body_jacobian_derivative_product(self, q, body, x, frame: str = "world") -> np.ndarray:
         """(6, nv) derivative with respect to q (tangent space) of body_jacobian(q, body, frame) @ x."""
+        x = as_array(x, (self.nv,), "x")  # checked here: the core names its vector v
         return self._core_body_velocity_derivatives(q, x, self.body_index(body), self._frame(frame))[0]
 
     def body_acceleration_derivatives(self, q, v, a, body, frame: str = "world"):

@@ -269,3 +269,21 @@ def sliding_box_world(mu=0.4, dt=1e-3):
     q[2] = 0.05 - 1e-4
     v = np.array([1.0, 0.2, 0.0, 0.0, 0.0, 0.3])
     return world, q, v
+
+
+def boxed_arm_world(name="arm", dt=1e-3):
+    """A box on a free base with a ball-jointed arm and a revolute hand, above the ground: every kind of
+    joint coordinate (position, quaternion, angle) and, with the box low enough, contacts in the steps."""
+    sk = rd.Skeleton(name)
+    base = sk.add_body("base", joint=rd.FreeJoint("root"),
+                       inertia=rd.Inertia(2.0, (0.05, 0.0, 0.0), np.diag([0.1, 0.2, 0.25])))
+    base.add_shape(rd.Box((0.3, 0.2, 0.1)))
+    arm = sk.add_body("arm", joint=rd.BallJoint("shoulder", damping=0.1), parent=base,
+                      joint_origin=rd.Transform((0, 0, 0.1)),
+                      inertia=rd.Inertia(0.5, (0, 0, 0.1), np.diag([0.01, 0.01, 0.004])))
+    sk.add_body("hand", joint=rd.RevoluteJoint("wrist", axis=(0, 1, 0)), parent=arm,
+                joint_origin=rd.Transform((0, 0, 0.2)),
+                inertia=rd.Inertia(0.2, (0, 0, 0.05), np.diag([0.002, 0.002, 0.001])))
+    w = world_of(sk, dt=dt)
+    w.add_ground()
+    return w

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rigidiff._validate import real_array
 from rigidiff.errors import UnknownNameError
 from rigidiff.parameters import GROUPS
 from rigidiff.parameters import unknown_message as _unknown_message
@@ -152,8 +153,8 @@ def _weights(weights, dt: float) -> tuple:
     if weights is None:
         return 1.0, dt
     try:
-        w = np.asarray(weights, dtype=float)
-    except (TypeError, ValueError):
+        w = real_array(weights, "weights")
+    except ValueError:
         w = np.zeros(0)
     if w.shape != (2,) or not np.all(np.isfinite(w)) or np.any(w < 0) or not np.any(w > 0):
         raise ValueError(f"weights must be (w_q, w_v), two non-negative numbers not both zero, got {weights!r}")
@@ -165,10 +166,7 @@ def _is_list_of_arrays(x) -> bool:
 
 
 def _matrix(x, name: str, shape: str, rows, cols: int) -> np.ndarray:
-    try:
-        arr = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a float array of shape {shape}: {exc}") from None
+    arr = real_array(x, name, shape)  # real numbers only: no complex value loses its imaginary part
     if arr.ndim != 2 or arr.shape[1] != cols or (rows is not None and arr.shape[0] != rows):
         want = f"({'T+1' if rows is None else rows}, {cols})"
         raise ValueError(f"{name} must have shape {shape} = {want}, got {arr.shape}")

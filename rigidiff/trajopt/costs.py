@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_array
+from .._validate import as_array, real_array
 from ..inertia import _skew
 from ..transform import _as_rotation
 
@@ -34,7 +34,7 @@ class CostDerivatives:
 
 def weight_matrix(weight, n: int, name: str) -> np.ndarray:
     """(n, n) symmetric positive semi-definite weight from a scalar, an (n,) diagonal or an (n, n) matrix."""
-    W = np.asarray(weight, dtype=float)
+    W = real_array(weight, name, f"a scalar, ({n},) or ({n}, {n})")
     if W.ndim > 2 or (W.ndim >= 1 and W.shape not in ((n,), (n, n))):
         raise ValueError(f"{name} must be a scalar, ({n},) or ({n}, {n}), got shape {W.shape}")
     if not np.all(np.isfinite(W)):
@@ -65,7 +65,7 @@ def time_indices(time, n_knots: int, name: str = "time") -> np.ndarray:
 
 def _per_knot(target, n_knots: int, width: int, name: str) -> np.ndarray:
     """(n_knots, width) targets from one (width,) target or a (n_knots, width) sequence."""
-    arr = np.asarray(target, dtype=float)
+    arr = real_array(target, name, f"({width},) or ({n_knots}, {width})")
     if arr.shape == (width,):
         arr = np.broadcast_to(arr, (n_knots, width))
     elif arr.shape != (n_knots, width):

@@ -9,6 +9,7 @@ import time
 import numpy as np
 
 from .. import _core
+from .._validate import as_array, real_array
 from .dynamics import trajectory_jacobians
 from .progress import Progress
 from .result import Result
@@ -28,12 +29,13 @@ def box_qp(H, g, lo, hi, x0=None):
     Returns (x, free) with ``free`` the mask of the entries not held at a bound; raises
     np.linalg.LinAlgError if H is not positive definite.
     """
-    H = np.atleast_2d(np.asarray(H, dtype=float))
-    g = np.asarray(g, dtype=float)
+    g = as_array(g, (-1,), "g")
     n = len(g)
-    lo = np.broadcast_to(np.asarray(lo, dtype=float), (n,))
-    hi = np.broadcast_to(np.asarray(hi, dtype=float), (n,))
-    start = np.zeros(n) if x0 is None else np.asarray(x0, dtype=float)
+    H = as_array(H, (n, n), "H (n = len(g))")
+    lo, hi = (_bound(b, n, name) for b, name in ((lo, "lo"), (hi, "hi")))
+    if np.any(lo > hi) or np.any(lo == np.inf) or np.any(hi == -np.inf):
+        raise ValueError(f"box_qp: the box is empty (lo must be <= hi, lo < inf and hi > -inf), got lo {lo}, hi {hi}")
+    start = np.zeros(n) if x0 is None else as_array(x0, (n,), "x0")
     # one backward step with no dynamics (B = 0) and the cost 0.5 u^T H u + g^T u is this QP
     out = _core._riccati_backward(np.zeros((1, 1, 1)), np.zeros((1, 1, n)), np.zeros((2, 1)), np.zeros((2, 1, 1)),
                                   g[None], H[None], lo[None], hi[None], start[None], 0.0)
@@ -42,6 +44,16 @@ def box_qp(H, g, lo, hi, x0=None):
     x = out[0][0]
     grad = H @ x + g
     return x, ~(((x <= lo) & (grad > 0)) | ((x >= hi) & (grad < 0)))
+
+
+def _bound(b, n: int, name: str) -> np.ndarray:
+    """A box_qp bound: a number, or (n,) numbers (one per entry of g), +-inf allowed, NaN not."""
+    arr = real_array(b, name, f"({n},) or a number")
+    if arr.shape not in ((), (1,), (n,)):
+        raise ValueError(f"{name} must be a number or have shape ({n},) like g, got {arr.shape}")
+    if np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must not contain NaN, got {arr}")
+    return np.broadcast_to(arr, (n,))
 
 
 class _Ilqr:

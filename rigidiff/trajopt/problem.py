@@ -8,7 +8,7 @@ import os
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
-from .._validate import as_array, as_scalar
+from .._validate import as_array, as_scalar, real_array
 from .costs import BodyTarget, ControlCost, CostDerivatives, StateCost, UserCost
 from .ilqr import solve_ilqr
 from .multiple_shooting import solve_multiple_shooting
@@ -342,7 +342,7 @@ class Problem:
 
     @staticmethod
     def _broadcast(x, shape, name) -> np.ndarray:
-        arr = np.asarray(x, dtype=float)
+        arr = real_array(x, name, f"broadcastable to {shape}")  # no strings, no complex values
         try:
             arr = np.broadcast_to(arr, shape).copy()
         except ValueError:

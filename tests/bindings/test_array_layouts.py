@@ -4,26 +4,14 @@ C-contiguous float64 array."""
 
 import numpy as np
 import pytest
-from rdsupport import world_of
+from rdsupport import boxed_arm_world
 
 import rigidiff as rd
 
 
 def _world():
     """A free base with a ball-jointed arm above the ground (contacts), and a revolute pendulum."""
-    sk = rd.Skeleton("layout")
-    base = sk.add_body("base", joint=rd.FreeJoint("root"),
-                       inertia=rd.Inertia(2.0, (0.05, 0.0, 0.0), np.diag([0.1, 0.2, 0.25])))
-    base.add_shape(rd.Box((0.3, 0.2, 0.1)))
-    arm = sk.add_body("arm", joint=rd.BallJoint("shoulder", damping=0.1), parent=base,
-                      joint_origin=rd.Transform((0, 0, 0.1)),
-                      inertia=rd.Inertia(0.5, (0, 0, 0.1), np.diag([0.01, 0.01, 0.004])))
-    sk.add_body("hand", joint=rd.RevoluteJoint("wrist", axis=(0, 1, 0)), parent=arm,
-                joint_origin=rd.Transform((0, 0, 0.2)),
-                inertia=rd.Inertia(0.2, (0, 0, 0.05), np.diag([0.002, 0.002, 0.001])))
-    w = world_of(sk)
-    w.add_ground()
-    return w
+    return boxed_arm_world("layout")
 
 
 _W = _world()

@@ -365,3 +365,14 @@ def test_a_passive_coefficient_that_is_not_a_number_names_itself(field):
     # damping='x' used to give numpy's bare "could not convert string to float"
     with pytest.raises(ValueError, match=rf"joint 'j' {field} must be a real number.*'x'"):
         rd.RevoluteJoint("j", axis=(0, 0, 1), **{field: "x"})
+
+
+@pytest.mark.parametrize("bad", ["0.5", 0.5 + 0.1j, [0.1, 0.2 + 1j, 0.3]], ids=["numeric-string", "complex", "complex-list"])
+def test_a_passive_coefficient_or_limit_is_a_real_number_not_a_string_or_complex(bad):
+    # "0.5" was read as 0.5, and a complex value lost its imaginary part
+    with pytest.raises(ValueError, match=r"joint 'b' damping must be a real number"):
+        rd.BallJoint("b", damping=bad)
+    with pytest.raises(ValueError, match=r"joint 'r' lower must be a real number"):
+        rd.RevoluteJoint("r", lower=bad if np.ndim(bad) == 0 else bad[1])
+    with pytest.raises(ValueError, match=r"joint 'b' rest_position must be .*real-valued"):
+        rd.BallJoint("b", rest_position=[0.0, 0.0, 0.0, 1.0 + 0j] if np.ndim(bad) else ["0", "0", "0", "1"])

@@ -106,8 +106,12 @@ def test_bad_input(tree):
         rdt.step(world, qt, vt, tt, params=torch.zeros(1, dtype=torch.float64), names=["tip/mas"])
     with pytest.raises(ValueError, match="names were given without params"):
         rdt.step(world, qt, vt, tt, names=["tip/mass"])
-    with pytest.raises(ValueError, match="taus must have 2 dimensions"):
+    with pytest.raises(ValueError, match=r"taus must have 2 dimensions \(one more than q0\)"):
         rdt.rollout(world, qt, vt, tt)
+    with pytest.raises(ValueError, match=r"v must have 2 dimensions \(as many as q\)"):  # q is a batch of one
+        rdt.step(world, qt[None], vt, tt[None])
+    with pytest.raises(ValueError, match=r"v0 must have 1 dimensions \(as many as q0\)"):
+        rdt.rollout(world, qt, vt[None], tt[None])
     with pytest.raises(ValueError, match=r"q has shape \(0, \d+\): its batch .* must not be empty"):
         rdt.step(world, qt[None][:0], vt[None][:0], tt[None][:0])
     with pytest.raises(ValueError, match="taus has shape .* must not be empty"):

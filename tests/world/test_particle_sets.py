@@ -91,15 +91,17 @@ def test_particles_are_drawn(tmp_path):
 @pytest.mark.parametrize("kwargs, message", [
     ({"positions": [[0.0, 0.0]]}, r"positions must be an \(n, 3\) array"),
     ({"positions": np.zeros((0, 3))}, r"n >= 1"),
-    ({"positions": [[0.0, np.nan, 0.0]]}, "position of particle 0 is not finite"),
+    ({"positions": [[0.0, np.nan, 0.0]]}, r"positions\[0\] \(particle 0\) is not finite"),
     ({"positions": "abc"}, "positions must be"),
-    ({"masses": -1.0}, "mass of particle 0 must be finite and > 0"),
-    ({"masses": [1.0, 0.0]}, "mass of particle 1 must be finite and > 0"),
-    ({"masses": [1.0, 1.0, 1.0]}, r"mass must be a number or an array of shape \(2,\)"),
+    ({"positions": np.zeros((2, 3)) + 1j}, "positions must be a real-valued array"),
+    ({"masses": -1.0}, r"masses\[0\] \(particle 0\) must be finite and > 0"),
+    ({"masses": [1.0, 0.0]}, r"masses\[1\] \(particle 1\) must be finite and > 0"),
+    ({"masses": ["1", "1"]}, "masses must be a real-valued array"),
+    ({"masses": [1.0, 1.0, 1.0]}, r"masses must be a number or an array of shape \(2,\) \(one per row of positions\)"),
     ({"radius": -0.1}, "radius"),
     ({"radius": np.inf}, "radius"),
-    ({"friction": [0.5, -1.0]}, "friction of particle 1"),
-    ({"restitution": 1.5}, r"restitution of particle 0 must be finite and >= 0.0 and <= 1.0"),
+    ({"friction": [0.5, -1.0]}, r"friction\[1\] \(particle 1\)"),
+    ({"restitution": 1.5}, r"restitution\[0\] \(particle 0\) must be finite and >= 0.0 and <= 1.0"),
     ({"name": ""}, "name"),
 ])
 def test_bad_particles_are_refused_with_a_clear_message(kwargs, message):

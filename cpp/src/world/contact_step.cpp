@@ -189,6 +189,24 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   cd.treeRows.resize(cd.treeStart[nt]);
   cd.treeFill.assign(cd.treeStart.begin(), cd.treeStart.end() - 1);
   for (int k = 0; k < mi; ++k) placeRow(k, true);
+  // the island's rows as sparse rows of J and K = M~^-1 J^T over the island's own dofs (its trees' dofs,
+  // tree after tree): projected Gauss-Seidel sweeps them in the time of their entries
+  cd.treeDof.assign(nt + 1, 0);
+  for (int s = 0; s < nt; ++s) cd.treeDof[s + 1] = cd.treeDof[s] + model.subtree_nv[cd.islandTrees[s]];
+  cd.factorStart.assign(mi + 1, 0);
+  cd.factorIndex.clear();
+  cd.factorJ.clear();
+  cd.factorK.clear();
+  for (int k = 0; k < mi; ++k) {
+    forRowSegments(model, cd, rows[k], [&](int t, int, int n, int off) {
+      for (int d = 0; d < n; ++d) {
+        cd.factorIndex.push_back(cd.treeDof[cd.treeSlot[t]] + d);
+        cd.factorJ.push_back(cd.Jseg[off + d]);
+        cd.factorK.push_back(cd.MinvJtSeg[off + d]);
+      }
+    });
+    cd.factorStart[k + 1] = static_cast<int>(cd.factorIndex.size());
+  }
   for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
   if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
   MatX& Ai = cd.islandA[slot];
@@ -246,7 +264,14 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   }
   if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
   contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
-  const contact::BoxedLcp lcp(mi, Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
+  contact::BoxedLcp lcp(mi, Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
+  contact::DelassusFactors factors;
+  factors.dim = cd.treeDof[nt];
+  factors.start = cd.factorStart.data();
+  factors.index = cd.factorIndex.data();
+  factors.J = cd.factorJ.data();
+  factors.K = cd.factorK.data();
+  lcp.factors = &factors;
   const contact::BoxedLcpResult res = contact::solveBoxedLcp(lcp, ws, options.lcp, guess);
   // the step reports the latest stage any island needed
   cd.result.success = cd.result.success && res.success;

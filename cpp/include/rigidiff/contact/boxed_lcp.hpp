@@ -42,8 +42,19 @@ enum class LcpSolver : int {
   FrictionlessPgs = 4,       ///< projected Gauss-Seidel on the normal rows only (friction dropped)
 };
 
+/// A Delassus matrix given also as A = J K^T (K = M~^-1 J^T for contact rows), each row of J and K
+/// stored on the few coordinates of a velocity space that it touches (sparse rows, as views on caller
+/// memory). Projected Gauss-Seidel then sweeps a row in the time of its entries instead of n.
+struct DelassusFactors {
+  int dim = 0;                  ///< size of the velocity space
+  const int* start = nullptr;   ///< (n + 1) row i's entries are start[i] .. start[i + 1] - 1
+  const int* index = nullptr;   ///< coordinate of each entry
+  const double* J = nullptr;    ///< entries of J's rows
+  const double* K = nullptr;    ///< entries of K's rows (the same coordinates)
+};
+
 /// A boxed LCP as views on caller memory (nothing is copied). A is column-major (it is symmetric, so
-/// row-major storage reads the same). findex may be null (no friction rows).
+/// row-major storage reads the same). findex may be null (no friction rows); factors may be null.
 struct BoxedLcp {
   BoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi, const int* findex)
       : n(n), A(A, n, n), b(b, n), lo(lo, n), hi(hi, n), findex(findex) {}
@@ -55,6 +66,7 @@ struct BoxedLcp {
   Eigen::Map<const MatX> A;
   Eigen::Map<const VecX> b, lo, hi;
   const int* findex;
+  const DelassusFactors* factors = nullptr;  ///< A = J K^T by sparse rows, when the caller has it
 };
 
 /// Tolerances and limits of the pipeline; the defaults suit contact problems in SI units.
@@ -123,6 +135,7 @@ struct BoxedLcpWorkspace {
   // scratch of the solvers
   VecX lo, hi;             ///< effective bounds (dim n)
   VecX dx, dw, xprev, tmp;  ///< pivoting direction, velocity change, previous iterate, scratch (dim n)
+  VecX velocity;           ///< projected Gauss-Seidel with factors: K^T x (dim factors->dim)
   MatX L;                  ///< Cholesky factor storage (n x n)
   std::vector<int> state;  ///< pivoting state per row (dim n)
   std::vector<int> list;   ///< pivoting clamped rows (dim n)

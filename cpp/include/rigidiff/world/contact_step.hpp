@@ -150,6 +150,9 @@ struct ContactStepData {
   std::vector<int> rowTrees;         ///< (2m) the trees (root joints) row r touches: 2r and 2r + 1
   std::vector<int> islandTrees;      ///< scratch: an island's trees (root joints), in the order its rows meet them
   std::vector<int> treeSlot;         ///< (njoints) scratch: a tree's index in islandTrees, or -1
+  std::vector<int> treeDof;          ///< scratch: first island-local dof of each of islandTrees
+  std::vector<int> factorStart, factorIndex;  ///< scratch: the island's rows as sparse rows (DelassusFactors)
+  std::vector<double> factorJ, factorK;       ///< scratch: their entries in J and K = M~^-1 J^T
   std::vector<int> treeStart, treeFill, treeRows;  ///< scratch: an island's rows per tree (CSR by islandTrees)
   std::vector<int> localRow;         ///< (m) scratch: a row's index within its island
   std::vector<int> treeSegs;         ///< scratch: the segment (in Jseg) of each of a tree's rows for that tree

@@ -77,7 +77,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
   // vn: the step velocity (before free joints' re-expression), on which the rows act
   Eigen::Map<const VecX> vq(v, nv), vn(data.v_step.data(), nv);
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt
-  subtractFrameTurnAcceleration(model, v, dt, data.ddq_tmp.data());
+  subtractFrameTurnAcceleration(model, v, data.ddq_tmp.data());
 
   ConstraintDerivativeBuffers& w = cd.deriv;
   if (!prepareClampedRows(model, cd)) {

@@ -136,7 +136,7 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   // vn: the step velocity (before free joints' re-expression), on which the rows act
   Eigen::Map<const VecX> vq(v, nv), vn(data.v_step.data(), nv);
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt
-  subtractFrameTurnAcceleration(model, v, dt, data.ddq_tmp.data());
+  subtractFrameTurnAcceleration(model, v, data.ddq_tmp.data());
   const bool acts = clampedRowSlots(model, cd);
   const int nc = acts ? static_cast<int>(w.clamped.size()) : 0;
 

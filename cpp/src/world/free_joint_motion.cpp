@@ -9,9 +9,13 @@
 namespace rigidiff {
 
 namespace {
+// Free and ball joints are the only ones with nq > nv: without them every function here is a no-op
+bool hasQuaternions(const Model& model) { return model.nq != model.nv; }
+
 // f(o, u, w) for every free joint: o its first velocity index, (u, w) its part of v
 template <typename F>
 void forEachFreeJoint(const Model& model, const double* v, F&& f) {
+  if (!hasQuaternions(model)) return;
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (j.type != JointType::Free) continue;
@@ -23,7 +27,7 @@ void forEachFreeJoint(const Model& model, const double* v, F&& f) {
 // f(g) for every gyroscopic joint g (gyroscopic_update.hpp)
 template <typename F>
 void forEachGyroscopicJoint(const Model& model, double dt, F&& f) {
-  if (!model.implicit_gyroscopic) return;
+  if (!model.implicit_gyroscopic || !hasQuaternions(model)) return;
   for (int i = 1; i < model.njoints; ++i)
     if (isGyroscopicJoint(model, i)) f(gyroscopicJoint(model, i, dt));
 }
@@ -31,13 +35,8 @@ void forEachGyroscopicJoint(const Model& model, double dt, F&& f) {
 Vec3 angularPart(const GyroscopicJoint& g, const double* v) { return Vec3(v[g.oa], v[g.oa + 1], v[g.oa + 2]); }
 }  // namespace
 
-bool isGyroscopicJoint(const Model& model, int i) {
-  const JointModel& j = model.joints[i];
-  return model.implicit_gyroscopic && (j.type == JointType::Free || j.type == JointType::Ball) &&
-         model.parents[i] == 0 && model.subtree_nv[i] == j.nv;
-}
-
 bool hasStepMaps(const Model& model) {
+  if (!hasQuaternions(model)) return false;
   for (int i = 1; i < model.njoints; ++i)
     if (model.joints[i].type == JointType::Free || isGyroscopicJoint(model, i)) return true;
   return false;
@@ -52,7 +51,7 @@ void addFrameTurnVelocity(const Model& model, const double* v, double dt, double
   });
 }
 
-void subtractFrameTurnAcceleration(const Model& model, const double* v, double, double* a) {
+void subtractFrameTurnAcceleration(const Model& model, const double* v, double* a) {
   forEachFreeJoint(model, v, [&](int o, const Vec3& u, const Vec3& w) { Eigen::Map<Vec3>(a + o) -= w.cross(u); });
 }
 
@@ -124,7 +123,7 @@ int reexpressionBlock(const Model& model, int i, const double* v_step, double dt
 
 void reexpressFreeVelocities(const Model& model, double dt, const double* v_step, double* v_out) {
   if (v_out != v_step) std::copy(v_step, v_step + model.nv, v_out);
-  for (int i = 1; i < model.njoints; ++i) {
+  for (int i = 1; i < model.njoints && hasQuaternions(model); ++i) {
     const JointModel& j = model.joints[i];
     const bool gyro = isGyroscopicJoint(model, i), free = j.type == JointType::Free;
     if (!free && !gyro) continue;
@@ -161,7 +160,7 @@ void stepAcceleration(const Model& model, double dt, const double* v, const doub
   }
   Eigen::Map<VecX> am(a, nv);
   am = (am - Eigen::Map<const VecX>(v, nv)) / dt;
-  subtractFrameTurnAcceleration(model, v, dt, a);
+  subtractFrameTurnAcceleration(model, v, a);
   forEachGyroscopicJoint(model, dt, [&](const GyroscopicJoint& g) {  // and (a)'s impulse: forces only
     Eigen::Map<VecX>(a + g.o, g.n) -= gyroscopicShift(g, angularPart(g, v), dt, nullptr).head(g.n) / dt;
   });
@@ -171,7 +170,7 @@ void reexpressCotangent(const Model& model, double dt, const double* v_step, con
   if (g_step != g_out) std::copy(g_out, g_out + model.nv, g_step);
   Mat6 T;
   Vec6 x;
-  for (int i = 1; i < model.njoints; ++i) {
+  for (int i = 1; i < model.njoints && hasQuaternions(model); ++i) {
     const int n = reexpressionBlock(model, i, v_step, dt, T);
     if (n == 0) continue;
     const int o = model.joints[i].idx_v;

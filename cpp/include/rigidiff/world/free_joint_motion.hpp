@@ -22,8 +22,9 @@
 //      B the joint's block of M): the second half of the implicit impulse, after the rotation by exp3(dt w~).
 //      For a body without armature B^-1 P^T = [[c]x; I] Ig^-1, so w_out = Ig^-1 exp3(dt w~ / 2)^T Ig w~ and
 //      the centre of mass keeps its velocity.
-// Torque-free, R' Ig w_out = R exp3(dt y) exp3(-dt y / 2) Ig y = R Ig w: the world-frame angular momentum is
-// kept to round-off, and the update is symmetric in time (the energy error stays O(dt^2), without drift).
+// Torque-free, R' Ig w_out = R exp3(dt y) exp3(-dt y / 2) Ig y = R Ig w: the angular momentum about the centre
+// of mass (about the pivot) is kept in the world frame to round-off, and the update is symmetric in time (the
+// energy error stays O(dt^2), without drift).
 // Both maps depend only on v (a) and on v~ (b), so every derivative treats them like the frame-turn shift and
 // the re-expression above.
 // Joints other than these are untouched: these functions cost a pass over the joints.
@@ -37,8 +38,13 @@ using RowMatX = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 
 /// True when the model has a free joint or a gyroscopic joint (the only joints these functions change).
 bool hasStepMaps(const Model& model);
-/// True when joint i's rotation is updated implicitly (a gyroscopic joint, above).
-bool isGyroscopicJoint(const Model& model, int i);
+/// True when joint i's rotation is updated implicitly (a gyroscopic joint, above). Inline: every step asks it of
+/// every joint.
+inline bool isGyroscopicJoint(const Model& model, int i) {
+  const JointModel& j = model.joints[i];
+  return model.implicit_gyroscopic && (j.type == JointType::Free || j.type == JointType::Ball) &&
+         model.parents[i] == 0 && model.subtree_nv[i] == j.nv;
+}
 
 /// Step 1's shift: v_step += dt (w x u, 0) on each free joint, (u, w) from the start velocity v, plus the
 /// implicit gyroscopic shift (a) on gyroscopic joints.
@@ -47,7 +53,7 @@ void addFrameTurnVelocity(const Model& model, const double* v, double dt, double
 /// a -= (w x u, 0) on each free joint: the frame-turn shift divided by dt, taken back from (v_step - v) / dt to
 /// leave the acceleration that the step's forces and impulses produced, (a)'s impulse P^T r included (it acts
 /// as a fixed generalized force P^T r / dt, as a constraint impulse does).
-void subtractFrameTurnAcceleration(const Model& model, const double* v, double dt, double* a);
+void subtractFrameTurnAcceleration(const Model& model, const double* v, double* a);
 /// a += (a)'s shift / dt on gyroscopic joints: the step's acceleration with (a)'s impulse, from aba's.
 void addGyroscopicAcceleration(const Model& model, const double* v, double dt, double* a);
 
@@ -89,7 +95,8 @@ void reexpressCotangent(const Model& model, double dt, const double* v_step, con
 void stepAcceleration(const Model& model, double dt, const double* v, const double* v_next, double* a);
 
 /// Joint i's diagonal block of T at v_step into the top-left n x n corner of Tj; returns n (0 when step 3
-/// leaves the joint's velocity as it is). Free joints: [[E^T, dt [u_out]x Jr3(dt w)], [0, I or (b)'s Jacobian]].
+/// leaves the joint's velocity as it is): Z = dz/dx of (b) (I on other joints), then on free joints
+/// blockdiag(E^T, I) Z + [[0, dt [u_out]x Jr3(dt w~)], [0, 0]].
 int reexpressionBlock(const Model& model, int i, const double* v_step, double dt, Mat6& Tj);
 
 template <typename Derived>

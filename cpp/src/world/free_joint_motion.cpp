@@ -28,8 +28,13 @@ void forEachFreeJoint(const Model& model, const double* v, F&& f) {
 template <typename F>
 void forEachGyroscopicJoint(const Model& model, double dt, F&& f) {
   if (!model.implicit_gyroscopic || !hasQuaternions(model)) return;
-  for (int i = 1; i < model.njoints; ++i)
+  // only root joints qualify: visit them alone, each subtree's dofs following its root's (depth-first order)
+  for (int i = 1; i < model.njoints;) {
     if (isGyroscopicJoint(model, i)) f(gyroscopicJoint(model, i, dt));
+    const int next = model.joints[i].idx_v + model.subtree_nv[i];
+    if (next >= model.nv) break;
+    i = model.dof_joint[next];
+  }
 }
 
 Vec3 angularPart(const GyroscopicJoint& g, const double* v) { return Vec3(v[g.oa], v[g.oa + 1], v[g.oa + 2]); }

@@ -5,8 +5,10 @@
 Prints a table of medians (us) and the ratios rigidiff / peer (< 1: rigidiff is faster). Peers:
 Pinocchio (rnea, aba, crba, aba + integrate as a step) and MuJoCo (mj_step with the Euler integrator,
 meshes stripped, constraints and contacts disabled). Also compares a 1000-step rollout against 1000
-single world.step calls, and the RK4 step (World(integrator="rk4")) and its step_jacobians against the
-default semi-implicit ones. States alternate between two values so that no library can skip work.
+single world.step calls, the RK4 step (World(integrator="rk4")) and its step_jacobians against the
+default semi-implicit ones, and the step (and on a free body its step_jacobians) with the default implicit
+gyroscopic term against World(gyroscopic="explicit"), on each robot and on a free body (row "free": a box
+spinning without gravity, the case the option changes). States alternate between two values so that no library can skip work.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ def bench_robot(name: str, quick: bool) -> dict:
     rk4.integrator = "rk4"
     res["rd rk4 step"] = median_time(rk4.step, (qa, va, ta), (qb, vb, tb), repeat)
     res["rd rk4 step_jac"] = median_time(rk4.step_jacobians, (qa, va, ta), (qb, vb, tb), repeat)
+    explicit = world._copy()
+    explicit.gyroscopic = "explicit"
+    res["rd explicit step"] = median_time(explicit.step, (qa, va, ta), (qb, vb, tb), repeat)
     # rollout of 1000 steps (small torques) against 1000 single calls
     taus = np.zeros((1000, world.nv))
     t0 = time.perf_counter()
@@ -103,6 +108,25 @@ def bench_robot(name: str, quick: bool) -> dict:
     return res
 
 
+def bench_free_body(quick: bool) -> dict:
+    """The step and step_jacobians of a spinning box on a free joint, with the implicit (default) and the
+    explicit gyroscopic term."""
+    import rigidiff as rd
+
+    repeat = 15 if quick else 41
+    rng = np.random.default_rng(0)
+    res = {"nv": 6}
+    for mode, tag in (("implicit", "rd"), ("explicit", "rd explicit")):
+        world = rd.World(dt=1e-3, gravity=(0.0, 0.0, 0.0), gyroscopic=mode)
+        sk = rd.Skeleton("box")
+        sk.add_body("box", joint=rd.FreeJoint("free"), inertia=rd.Inertia.from_shape(rd.Box((0.3, 0.2, 0.1)), mass=1.0))
+        world.add_skeleton(sk)
+        states = [(world.random_configuration(rng), rng.normal(size=6) * 5.0, np.zeros(6)) for _ in range(2)]
+        res[f"{tag} step"] = median_time(world.step, *states, repeat)
+        res[f"{tag} step_jac"] = median_time(world.step_jacobians, *states, repeat)
+    return res
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--robots", nargs="+", default=["panda", "solo12", "talos"], choices=sorted(ROBOTS))
@@ -111,10 +135,11 @@ def main(argv=None) -> int:
     pairs = [("rd rnea", "pin rnea"), ("rd aba", "pin aba"), ("rd crba", "pin crba"), ("rd dRNEA", "pin dRNEA"),
              ("rd dABA", "pin dABA"),
              ("rd step", "pin aba+integrate"), ("rd step", "mj_step"), ("rd rollout/step", "rd loop/step"),
-             ("rd rk4 step", "rd step"), ("rd rk4 step_jac", "rd step_jac")]
+             ("rd rk4 step", "rd step"), ("rd rk4 step_jac", "rd step_jac"), ("rd step", "rd explicit step"),
+             ("rd step_jac", "rd explicit step_jac")]
     print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<16} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
-    for name in args.robots:
-        res = bench_robot(name, args.quick)
+    for name in [*args.robots, "free"]:
+        res = bench_free_body(args.quick) if name == "free" else bench_robot(name, args.quick)
         for a, b in pairs:
             if a in res and b in res:
                 print(f"{name:<8} {res['nv']:>3}  {a:<16} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   "

@@ -104,7 +104,7 @@ WORLD_GROUPS = {
                  "gravity_forces", "kinetic_energy", "potential_energy"],
     "Kinematics": ["body_poses", "body_pose", "body_velocities", "body_accelerations", "body_jacobian",
                    "body_jacobian_time_variation", "center_of_mass", "center_of_mass_jacobian"],
-    "Time stepping": ["step", "rollout", "step_batch"],
+    "Time stepping": ["integrator", "gyroscopic", "step", "rollout", "step_batch", "step_acceleration"],
     "Contacts": ["collide", "last_contacts", "contact_options", "warm_start", "set_warm_start", "clear_warm_start"],
     "Derivatives": ["inverse_dynamics_derivatives", "forward_dynamics_derivatives", "integrate_jacobians",
                     "difference_jacobians", "step_jacobians", "step_vjp", "body_velocity_derivatives",

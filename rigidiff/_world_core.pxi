@@ -233,6 +233,15 @@ cdef class WorldCore:
         self._check_idle()
         self._opts.integrator = code
 
+    def _core_set_gyroscopic(self, int code):
+        self._check_idle()
+        self._opts.gyroscopic = code
+        deref(self._model).implicit_gyroscopic = code == 1  # kGyroscopicImplicit (world_options.hpp)
+
+    def _core_gyroscopic(self):
+        """The gyroscopic code (0 explicit, 1 implicit), read from the world's options."""
+        return self._opts.gyroscopic
+
     def _core_integrator(self):
         """The integrator code (0 semi-implicit Euler, 1 RK4), read from the world's options."""
         return self._opts.integrator
@@ -551,6 +560,19 @@ cdef class WorldCore:
         cdef cnp.ndarray D = _vec(dv, self._nv, "dv")
         cdef cnp.ndarray out = _empty1(self._nq)
         api.integrate(deref(self._model), _ptr(Q), _ptr(D), _ptr(out))
+        return out
+
+    def _core_step_acceleration(self, v, v_next):
+        """(N, nv) accelerations of the steps from the rows of v to those of v_next ((N, nv) each, checked by the
+        caller): free joints' step 3 and gyroscopic joints' maps inverted (world/free_joint_motion.hpp)."""
+        self._ensure()
+        cdef cnp.ndarray V = _mat(v, -1, self._nv, "v")
+        cdef cnp.ndarray W = _mat(v_next, V.shape[0], self._nv, "v_next")
+        cdef Py_ssize_t n = V.shape[0], k
+        cdef cnp.ndarray out = _empty2(n, self._nv)
+        for k in range(n):
+            api.stepAcceleration(deref(self._model), self._opts.dt, _ptr(V) + k * self._nv, _ptr(W) + k * self._nv,
+                                 _ptr(out) + k * self._nv)
         return out
 
     def difference(self, q0, q1):

@@ -91,23 +91,12 @@ def _random_quaternion(rng) -> np.ndarray:
     return q if q[3] >= 0 else -q
 
 
-def _rotation_exp(w: np.ndarray) -> np.ndarray:
-    """(N, 3, 3) rotation matrices exp([w]x) of the rows of w (N, 3) (Rodrigues' formula)."""
-    t = np.linalg.norm(w, axis=1)[:, None, None]
-    K = np.zeros((len(w), 3, 3))
-    K[:, 0, 1], K[:, 0, 2], K[:, 1, 2] = -w[:, 2], w[:, 1], -w[:, 0]
-    K -= K.transpose(0, 2, 1)
-    small = t < 1e-8
-    safe = np.where(small, 1.0, t)
-    a = np.where(small, 1.0 - t**2 / 6.0, np.sin(safe) / safe)
-    b = np.where(small, 0.5 - t**2 / 24.0, (1.0 - np.cos(safe)) / safe**2)
-    return np.eye(3) + a * K + b * (K @ K)
-
-
 _WIDEST_SAMPLED_SPAN = 1e6
 
 #: World(integrator=...) values, in the order of the C++ codes (world_options.hpp)
 INTEGRATORS = ("semi_implicit", "rk4")
+#: World(gyroscopic=...) values, in the order of the C++ codes (world_options.hpp)
+GYROSCOPIC = ("explicit", "implicit")
 
 
 def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
@@ -137,6 +126,13 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             naming the reason. Its step Jacobians (dense products), step_vjp and rollout backward (a
             reverse sweep of the four stages) are exact, with respect to the state, the torques and the
             parameters (wrt=).
+        gyroscopic: how the semi-implicit step treats the gyroscopic term of free and ball joints that carry a
+            single body on a static parent (docs/conventions.md, Time stepping). "implicit" (the default): a
+            momentum-conserving rotational update (a mid-step rate found by Newton's method), which keeps a
+            torque-free body's angular momentum about its centre of mass to round-off and its energy without
+            drift. "explicit": with the rest of the bias forces, at the start of the step (MuJoCo's Euler; its
+            momentum and energy drift at first order in dt). Every derivative (state, torques, parameters,
+            reverse mode) is exact under both. Other joints, and the RK4 step, are unaffected.
 
     Example::
 
@@ -146,10 +142,12 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         q, v = world.step(q, v, np.zeros(world.nv))
     """
 
-    def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81), integrator: str = "semi_implicit"):
+    def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81), integrator: str = "semi_implicit",
+                 gyroscopic: str = "implicit"):
         self.dt = dt
         self.gravity = gravity
         self.integrator = integrator
+        self.gyroscopic = gyroscopic
         self._skeletons: list[Skeleton] = []
         self._particle_sets: list[ParticleSet] = []
         self._frames: list[tuple[Skeleton, Body]] = []
@@ -182,6 +180,22 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
             raise ValueError(f"integrator must be one of {list(INTEGRATORS)}, got {value!r}")
         with self._core_changing():
             self._core_set_integrator(INTEGRATORS.index(value))
+            self._changed()
+
+    @property
+    def gyroscopic(self) -> str:
+        """How the semi-implicit step treats the gyroscopic term of free and ball joints carrying a single body:
+        "explicit" or "implicit" (see World); settable."""
+        return GYROSCOPIC[self._core_gyroscopic()]
+
+    @gyroscopic.setter
+    def gyroscopic(self, value):
+        if not isinstance(value, str):
+            raise TypeError(f"gyroscopic must be a str, one of {list(GYROSCOPIC)}, got {type(value).__name__}")
+        if value not in GYROSCOPIC:
+            raise ValueError(f"gyroscopic must be one of {list(GYROSCOPIC)}, got {value!r}")
+        with self._core_changing():
+            self._core_set_gyroscopic(GYROSCOPIC.index(value))
             self._changed()
 
     @property
@@ -308,9 +322,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
     def _copy(self) -> World:
         """A new World with copies of this world's skeletons (which hold its parameters), dt, gravity,
-        integrator, contact options and state: it computes what this world computes, and changing one of them
-        leaves the other as it was."""
-        new = World(dt=self.dt, gravity=self.gravity, integrator=self.integrator)
+        integrator, gyroscopic treatment, contact options and state: it computes what this world computes, and
+        changing one of them leaves the other as it was."""
+        new = World(dt=self.dt, gravity=self.gravity, integrator=self.integrator, gyroscopic=self.gyroscopic)
         skeletons, particle_sets = copy.deepcopy((self._skeletons, self._particle_sets))
         new._skeletons, new._particle_sets = skeletons, particle_sets
         new.rebuild()
@@ -588,7 +602,9 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
 
         It is (v_next - v) / dt for every joint but free joints, which move on R^3 x SO(3): their v_next
         holds the linear velocity re-expressed in the joint's new frame, taken back to the frame the step
-        started from, and the frame-turn term w x u is removed (docs/conventions.md, Time stepping).
+        started from, and the frame-turn term w x u is removed (docs/conventions.md, Time stepping). With
+        gyroscopic="implicit", the rotational update of free and ball joints carrying a single body is undone
+        as well (it depends on their inertia and passive terms, which it reads from the world).
 
         Args:
             v, v_next: (nv,) or (N, nv) velocities, v_next one step after v.
@@ -605,17 +621,8 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         one = v.ndim == 1
         v, v_next = np.atleast_2d(v), np.atleast_2d(v_next)
         dt = self.dt
-        with np.errstate(over="ignore", invalid="ignore"):  # overflow is reported below, naming the row
-            a = (v_next - v) / dt
-            for _, body, _, vi in self._joint_table:
-                if body.joint.type != "free":
-                    continue
-                u, w = v[:, vi:vi + 3], v[:, vi + 3:vi + 6]
-                u_next, w_next = v_next[:, vi:vi + 3], v_next[:, vi + 3:vi + 6]
-                # u~ = E u_next with E = exp(dt w_next): the step velocity in the start frame
-                u_step = np.einsum("nij,nj->ni", _rotation_exp(dt * w_next), u_next)
-                a[:, vi:vi + 3] = (u_step - u) / dt - np.cross(w, u)
-        if not np.all(np.isfinite(a)):
+        a = self._core_step_acceleration(v, v_next)
+        if not np.all(np.isfinite(a)):  # overflow is reported naming the row
             row = int(np.flatnonzero(~np.isfinite(a).all(axis=1))[0])
             where = "" if one else f" (row {row})"
             raise ValueError(f"v and v_next{where} are too large: the acceleration of the step overflows double "

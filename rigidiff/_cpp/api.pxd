@@ -11,6 +11,7 @@ cdef extern from "rigidiff/multibody/model.hpp" namespace "rigidiff" nogil:
         int nq
         int nv
         int njoints
+        bint implicit_gyroscopic
 
 
 cdef extern from "rigidiff/multibody/data.hpp" namespace "rigidiff" nogil:
@@ -39,7 +40,12 @@ cdef extern from "rigidiff/world/world_options.hpp" namespace "rigidiff" nogil:
         ContactOptions contact
         double max_penetration
         int integrator
+        int gyroscopic
     void applyWorldOptions(const WorldOptions&, Model&, CollisionModel&)
+
+
+cdef extern from "rigidiff/world/free_joint_motion.hpp" namespace "rigidiff" nogil:
+    void stepAcceleration(const Model&, double dt, const double* v, const double* v_next, double* a) except +
 
 
 cdef extern from "rigidiff/world/rk4_step.hpp" namespace "rigidiff" nogil:

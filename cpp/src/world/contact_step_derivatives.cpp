@@ -169,7 +169,8 @@ void contactStepParameterDerivatives(const Model& model, Data& data, ContactStep
   if (constrained) data.Minv.swap(w.P);
   Eigen::Map<RowMat> Dv(dv_dp, nv, np), Dq(dq_dp, nv, np);
   addImpactTimeShift(w, Dv, Dq);
-  if (hasFreeJoints(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
+  if (hasStepMaps(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
+  addGyroscopicRateParameterColumns(model, data.v_step.data(), dt, groups, Dv);
 }
 
 void contactCoefficientDerivatives(const Model& model, Data& data, const CollisionModel& cmodel, ContactStepData& cd,
@@ -214,7 +215,7 @@ void contactCoefficientDerivatives(const Model& model, Data& data, const Collisi
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, dv_de, dq_de, false, Motion::Step);
   addImpactTimeShift(w, dv_dmu, dq_dmu);
   addImpactTimeShift(w, dv_de, dq_de);
-  if (hasFreeJoints(model)) {
+  if (hasStepMaps(model)) {
     reexpressVelocityRows(model, dt, data.v_step.data(), dv_dmu);
     reexpressVelocityRows(model, dt, data.v_step.data(), dv_de);
   }

@@ -195,6 +195,7 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   subtractSpringAndWrenchVJP(model, data, q, frame_wrenches, g_q);
   // the parameters move no row and no target: their residual terms meet P^T lambda as the state's do
   subtractParameterVJP(model, data, q, v, data.ddq_tmp.data(), dt, g_grav, out);
+  addGyroscopicParameterVJP(model, v, data.v_step.data(), dt, lam.data(), gv_next, out.theta, out.armature);
 }
 
 }  // namespace rigidiff

@@ -63,13 +63,14 @@ void stepDerivatives(const Model& model, Data& data, const double* q, const doub
                      double* q_out, double* v_out, const double* frame_wrenches) {
   step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // leaves a in data.ddq, E in data.extra_diag
   data.ddq_tmp = data.ddq;
+  addGyroscopicAcceleration(model, v, dt, data.ddq_tmp.data());  // (a)'s impulse acts as a generalized force
   stepVelocityDerivatives(model, data, q, v, tau, dt, frame_wrenches);
   stepPositionDerivatives(model, data, dt);
   reexpressStepJacobians(model, data, dt);
 }
 
 void reexpressStepJacobians(const Model& model, Data& data, double dt) {
-  if (!hasFreeJoints(model)) return;
+  if (!hasStepMaps(model)) return;
   reexpressVelocityRows(model, dt, data.v_step.data(), data.dv_dq);
   reexpressVelocityRows(model, dt, data.v_step.data(), data.dv_dv);
   reexpressVelocityRows(model, dt, data.v_step.data(), data.dv_dtau);

@@ -48,6 +48,7 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
     const int n = 10 * (model.njoints - 1);
     const MatX& Y = inverseDynamicsRegressor(model, data, q, v, a.data());
     Dv.middleCols(col, n).noalias() = (-dt) * Minv * Y;
+    addGyroscopicImpulseInertiaColumns(model, v, dt, Minv, Dv.middleCols(col, n));
     col += n;
   }
   auto diagonalGroup = [&](const VecX& dr) {
@@ -71,7 +72,9 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
     col += 3;
   }
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false, Motion::Step);
-  if (reexpress && hasFreeJoints(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
+  if (!reexpress) return;
+  if (hasStepMaps(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
+  addGyroscopicRateParameterColumns(model, data.v_step.data(), dt, groups, Dv);
 }
 
 }  // namespace rigidiff

@@ -35,7 +35,9 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
   const int nv = model.nv;
   step(model, data, q, v, tau, dt, frame_wrenches, q_out, v_out);  // a in data.ddq, factorisation of M + E
   Eigen::Map<const VecX> vv(v, nv);
-  const VecX& a = data.ddq;
+  data.ddq_tmp = data.ddq;  // with (a)'s impulse as a generalized force, as stepDerivatives
+  addGyroscopicAcceleration(model, v, dt, data.ddq_tmp.data());
+  const VecX& a = data.ddq_tmp;
 
   // v' is the step velocity v_step with free joints re-expressed; v_step reaches q' through
   // integrate(q, dt v_step, Motion::Step) (world/free_joint_motion.hpp)
@@ -68,6 +70,7 @@ void stepVJP(const Model& model, Data& data, const double* q, const double* v, c
     subtractSpringAndWrenchVJP(model, data, q, frame_wrenches, out.q);
   }
   subtractParameterVJP(model, data, q, v, a.data(), dt, g_grav, out);
+  addGyroscopicParameterVJP(model, v, data.v_step.data(), dt, lam.data(), gv_next, out.theta, out.armature);
 }
 
 void subtractParameterVJP(const Model& model, Data& data, const double* q, const double* v, const double* a_,

@@ -38,6 +38,9 @@ struct Model {
   std::vector<Frame> frames;                        ///< user bodies, in user order
 
   VecX damping, stiffness, armature, friction, effort_limit, velocity_limit;  ///< (nv) per dof
+  /// The step treats the gyroscopic term of free and ball joints that carry a single body on a static parent
+  /// implicitly (world/free_joint_motion.hpp); set from WorldOptions::gyroscopic.
+  bool implicit_gyroscopic = false;
   VecX lower_limit, upper_limit, rest_position;  ///< (nq)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
 

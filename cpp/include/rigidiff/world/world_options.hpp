@@ -11,6 +11,11 @@ namespace rigidiff {
 constexpr int kIntegratorSemiImplicit = 0;
 constexpr int kIntegratorRk4 = 1;
 
+/// WorldOptions::gyroscopic: the semi-implicit step's gyroscopic term of free and ball joints, explicit (the
+/// default) or implicit (world/free_joint_motion.hpp).
+constexpr int kGyroscopicExplicit = 0;
+constexpr int kGyroscopicImplicit = 1;
+
 struct WorldOptions {
   double dt = 1e-3;                          ///< s, > 0
   /// m/s^2; the algorithms read Model::gravity, which the world sets from this whenever either changes
@@ -21,11 +26,13 @@ struct WorldOptions {
   double max_penetration = 0.03;             ///< m: a step with a deeper contact warns once (never dropped)
   /// kIntegratorSemiImplicit or kIntegratorRk4 (contact-free worlds only: the Python layer refuses the others)
   int integrator = kIntegratorSemiImplicit;
+  int gyroscopic = kGyroscopicExplicit;      ///< kGyroscopicExplicit or kGyroscopicImplicit
 };
 
 /// Copies the options that the compiled models hold (gravity into model, the margin into cmodel).
 inline void applyWorldOptions(const WorldOptions& options, Model& model, CollisionModel& cmodel) {
   model.gravity = options.gravity;
+  model.implicit_gyroscopic = options.gyroscopic == kGyroscopicImplicit;
   cmodel.margin = options.contact_margin;
 }
 

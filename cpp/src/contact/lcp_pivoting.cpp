@@ -231,20 +231,29 @@ bool solveBoxedLcpPivoting(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const Box
   for (int outer = 0; outer <= options.frictionIterations && !settled; ++outer) {
     if (!pivotFixedBounds(lcp, shift, ws)) return false;
     if (!friction) break;
-    // the classification of this iterate may already be right: its clamping system couples the friction
-    // bounds to the normal impulses exactly
-    ws.xprev = ws.x;
-    classifyBoxedLcp(lcp, ws, options);
-    if (solveClampingSystem(lcp, ws.classes.data(), ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options))
-      return true;
-    ws.x = ws.xprev;
-    // friction bounds from the new normal impulses
+    // how far the friction bounds of this iterate's normal impulses are from those it was solved with
     double change = 0.0;
     for (int i = 0; i < n; ++i) {
       const int j = lcp.normalOf(i);
       if (j < 0) continue;
       const double s = std::max(0.0, ws.x[j]);
       change = std::max(change, std::abs(lcp.lo[i] * s - ws.lo[i]) + std::abs(lcp.hi[i] * s - ws.hi[i]));
+    }
+    // the classification of this iterate may already be right: its clamping system couples the friction
+    // bounds to the normal impulses exactly. On large islands (whose clamping systems cost m^3) only
+    // the first round and the rounds that come closer than any before are tried.
+    if (lcp.n < kFactoredRows || outer == 0 || change < leastChange) {
+      ws.xprev = ws.x;
+      classifyBoxedLcp(lcp, ws, options);
+      if (solveClampingSystem(lcp, ws.classes.data(), ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options))
+        return true;
+      ws.x = ws.xprev;
+    }
+    // friction bounds from the new normal impulses
+    for (int i = 0; i < n; ++i) {
+      const int j = lcp.normalOf(i);
+      if (j < 0) continue;
+      const double s = std::max(0.0, ws.x[j]);
       ws.lo[i] = lcp.lo[i] * s;
       ws.hi[i] = lcp.hi[i] * s;
     }

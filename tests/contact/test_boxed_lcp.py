@@ -179,6 +179,24 @@ def test_frictionless_matches_bound_constrained_qp(n):
     assert obj(res.x) <= obj(qp.x) + 1e-12
 
 
+@pytest.mark.parametrize("n", [40, 80])
+def test_box_rows_with_many_pivots_match_the_bound_constrained_qp(n):
+    # finite bounds on both sides: rows join the clamped set and leave it for a bound many times over,
+    # which exercises the pivoting's row-by-row updates of its Cholesky factor
+    rng = np.random.default_rng(400 + n)
+    A, _ = random_spd(rng, n)
+    b = 4 * rng.normal(size=n)
+    lo, hi = -rng.uniform(0.05, 0.5, size=n), rng.uniform(0.05, 0.5, size=n)
+    qp = minimize(lambda x: 0.5 * x @ A @ x + b @ x, np.zeros(n), jac=lambda x: A @ x + b, method="L-BFGS-B",
+                  bounds=list(zip(lo, hi)), options={"ftol": 1e-15, "gtol": 1e-12, "maxiter": 20000})
+    res = rd.lcp.solve_boxed_lcp(A, b, lo, hi)
+    assert res.success and res.solver == LcpSolver.PIVOTING
+    at_bound = sum(c in (LcpClass.UPPER_BOUND, LcpClass.LOWER_BOUND) for c in res.classes)
+    assert n // 4 <= at_bound <= n - n // 4
+    assert_valid(A, b, lo, hi, None, res.x)
+    np.testing.assert_allclose(res.x, qp.x, atol=1e-5)
+
+
 # ---------------------------------------------------------------------------------------------- redundancy
 def test_box_on_plane_gets_the_symmetric_standardised_solution():
     m, g, dt = 2.0, 9.81, 0.01

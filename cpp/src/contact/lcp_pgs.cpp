@@ -15,7 +15,7 @@ bool solveBoxedLcpPgs(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
   const double scale = std::max(lcp.A.diagonal().cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
   const double shift = options.pgsRegularisation * scale;
   // with factors, w_i = b_i + J_i u with u = K^T x kept up to date: a row costs its entries, not n
-  const DelassusFactors* f = lcp.factors;
+  const DelassusFactors* f = n >= kSparseFactorRows ? lcp.factors : nullptr;
   auto refreshVelocity = [&]() {
     ws.velocity.setZero(f->dim);
     for (int i = 0; i < n; ++i)

@@ -13,10 +13,8 @@ namespace contact {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-// problems of at least this many rows take their velocity changes from the sparse factors of A when
-// given (smaller ones keep the dense columns: the same arithmetic as before factors existed), and
-// refresh w = A x + b once per kRefreshRows driven rows instead of after each (an O(n^2) product)
-constexpr int kFactoredRows = 128;
+// problems of kSparseFactorRows rows or more refresh w = A x + b once per kRefreshRows driven rows
+// instead of after each (an O(n^2) product)
 constexpr int kRefreshRows = 16;
 
 // pivoting state of a row
@@ -151,7 +149,7 @@ bool driveRow(const BoxedLcp& lcp, double shift, int i, BoxedLcpWorkspace& ws) {
     ws.dx.setZero();
     ws.dx[i] = dir;
     for (int k = 0; k < m; ++k) ws.dx[ws.list[k]] = ws.tmp[k];
-    if (lcp.factors && lcp.n >= kFactoredRows) {
+    if (lcp.factors && lcp.n >= kSparseFactorRows) {
       // dw = J K^T dx over the rows' entries, where A's columns cost n each
       const DelassusFactors& f = *lcp.factors;
       ws.velocity.setZero(f.dim);
@@ -202,7 +200,7 @@ bool pivotFixedBounds(const BoxedLcp& lcp, double shift, BoxedLcpWorkspace& ws) 
   ws.w = lcp.b;
   ws.list.clear();
   std::fill(ws.state.begin(), ws.state.end(), static_cast<int>(kUnprocessed));
-  const int every = lcp.n >= kFactoredRows ? kRefreshRows : 1;
+  const int every = lcp.n >= kSparseFactorRows ? kRefreshRows : 1;
   for (int i = 0; i < lcp.n; ++i) {
     if (!driveRow(lcp, shift, i, ws)) return false;
     if ((i + 1) % every != 0 && i + 1 != lcp.n) continue;
@@ -242,7 +240,7 @@ bool solveBoxedLcpPivoting(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const Box
     // the classification of this iterate may already be right: its clamping system couples the friction
     // bounds to the normal impulses exactly. On large islands (whose clamping systems cost m^3) only
     // the first round and the rounds that come closer than any before are tried.
-    if (lcp.n < kFactoredRows || outer == 0 || change < leastChange) {
+    if (lcp.n < kSparseFactorRows || outer == 0 || change < leastChange) {
       ws.xprev = ws.x;
       classifyBoxedLcp(lcp, ws, options);
       if (solveClampingSystem(lcp, ws.classes.data(), ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options))

@@ -191,13 +191,14 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   for (int k = 0; k < mi; ++k) placeRow(k, true);
   // the island's rows as sparse rows of J and K = M~^-1 J^T over the island's own dofs (its trees' dofs,
   // tree after tree): projected Gauss-Seidel sweeps them in the time of their entries
+  const bool sparse = mi >= contact::kSparseFactorRows;  // small islands do not read the factors
   cd.treeDof.assign(nt + 1, 0);
   for (int s = 0; s < nt; ++s) cd.treeDof[s + 1] = cd.treeDof[s] + model.subtree_nv[cd.islandTrees[s]];
   cd.factorStart.assign(mi + 1, 0);
   cd.factorIndex.clear();
   cd.factorJ.clear();
   cd.factorK.clear();
-  for (int k = 0; k < mi; ++k) {
+  for (int k = 0; sparse && k < mi; ++k) {
     forRowSegments(model, cd, rows[k], [&](int t, int, int n, int off) {
       for (int d = 0; d < n; ++d) {
         cd.factorIndex.push_back(cd.treeDof[cd.treeSlot[t]] + d);
@@ -271,7 +272,7 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   factors.index = cd.factorIndex.data();
   factors.J = cd.factorJ.data();
   factors.K = cd.factorK.data();
-  lcp.factors = &factors;
+  if (sparse) lcp.factors = &factors;
   const contact::BoxedLcpResult res = contact::solveBoxedLcp(lcp, ws, options.lcp, guess);
   // the step reports the latest stage any island needed
   cd.result.success = cd.result.success && res.success;

@@ -69,6 +69,10 @@ struct BoxedLcp {
   const DelassusFactors* factors = nullptr;  ///< A = J K^T by sparse rows, when the caller has it
 };
 
+/// Problems of at least this many rows use their DelassusFactors (when given) for the velocity changes
+/// of pivoting and the sweeps of Gauss-Seidel; smaller ones use A (dense columns cost little there).
+constexpr int kSparseFactorRows = 128;
+
 /// Tolerances and limits of the pipeline; the defaults suit contact problems in SI units.
 struct BoxedLcpOptions {
   /// Validity tolerance: impulses are compared to tolerance * (1 + max|x|), velocities to

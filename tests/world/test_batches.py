@@ -199,3 +199,17 @@ def test_rk4_batches_refuse_a_world_with_contacts():
         world.rollout_batch(Q, V, np.zeros((3, world.nv)))
     with pytest.raises(ValueError, match="rk4"):
         world.step_jacobians_batch(Q, V, TAU)
+
+
+def test_a_failing_item_is_named_the_same_whatever_the_thread_count():
+    world, Q, V, TAU = quadruped(n=9)
+    V = np.zeros_like(V)
+    V[4] = V[7] = 1e200  # finite, but the step diverges
+    for threads in THREADS:
+        for call in (lambda: world.step_batch(Q, V, TAU, threads=threads),
+                     lambda: world.step_jacobians_batch(Q, V, TAU, threads=threads),
+                     lambda: world.rollout_batch(Q, V, TAU[:, None], threads=threads)):
+            with pytest.raises(RuntimeError, match=r"^batch item 4: the step diverged"):
+                call()
+    Qn, _ = world.step_batch(Q[:4], V[:4], TAU[:4], threads=2)  # the world still steps
+    assert np.isfinite(Qn).all()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numbers
+import os
 
 import numpy as np
 
@@ -53,6 +54,16 @@ def as_name(x, what: str) -> str:
     if not isinstance(x, str) or not x:
         raise ValueError(f"{what} must be a non-empty string, got {x!r}")
     return x
+
+
+def as_threads(threads) -> int:
+    """The thread count of a batch call: None means every core; otherwise an integer in [1, 4096]
+    (ValueError naming ``threads``)."""
+    if threads is None:
+        return os.cpu_count() or 1
+    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 4096:
+        raise ValueError(f"threads must be an integer in [1, 4096] (or None: every core), got {threads!r}")
+    return int(threads)
 
 
 def _fmt(shape: tuple) -> str:

@@ -22,6 +22,8 @@ class StepJacobians:
     With parameters (``wrt=``): ``dq_dp``, ``dv_dp`` (nv, n_params), columns named by ``parameter_names``,
     and their stack ``P`` (2nv, n_params). ``contacts``: the step's StepContacts in a world with
     constraints (None otherwise); its ``row_classes`` are the contact mode the Jacobians hold fixed.
+    From ``World.step_jacobians_batch`` every array has a leading batch dimension (N, ...), and
+    ``contacts`` is None.
     """
 
     q_next: np.ndarray
@@ -53,14 +55,14 @@ class StepJacobians:
     @property
     def B(self) -> np.ndarray:
         """(2nv, nv) control Jacobian [[dq_dtau], [dv_dtau]]."""
-        return np.vstack([self.dq_dtau, self.dv_dtau])
+        return np.concatenate([self.dq_dtau, self.dv_dtau], axis=-2)
 
     @property
     def P(self) -> np.ndarray:
         """(2nv, n_params) parameter Jacobian [[dq_dp], [dv_dp]] (n_params = 0 without wrt)."""
         if self.dq_dp is None:
-            return np.zeros((2 * self.dq_dq.shape[0], 0))
-        return np.vstack([self.dq_dp, self.dv_dp])
+            return np.zeros((*self.dq_dq.shape[:-2], 2 * self.dq_dq.shape[-1], 0))
+        return np.concatenate([self.dq_dp, self.dv_dp], axis=-2)
 
 
 @dataclass(frozen=True)

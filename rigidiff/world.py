@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import os
 from dataclasses import dataclass
 
 import numpy as np
 
 from rigidiff import _core
-from rigidiff._validate import as_array, as_scalar, real_array
+from rigidiff._validate import as_array, as_scalar, as_threads, real_array
 from rigidiff.contacts import ContactMethods
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
@@ -589,11 +588,20 @@ class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
         only a step that starts at the end state of the step before it, so rows that continue each
         other (a rollout's) may differ from such a loop where several contact modes are valid. Changing
         this world from another thread while the batch runs raises RuntimeError (docs/reliability.md)."""
-        if threads is None:
-            threads = os.cpu_count() or 1
-        if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or not 1 <= threads <= 4096:
-            raise ValueError(f"threads must be an integer in [1, 4096], got {threads!r}")
-        return self._core_step_batch(Q, V, TAU, int(threads))
+        return self._core_step_batch(Q, V, TAU, as_threads(threads))
+
+    def rollout_batch(self, q0s, v0s, taus, threads: int | None = None):
+        """N rollouts of T steps, from the rows of q0s (N, nq) and v0s (N, nv), with torques taus (N, T, nv),
+        or (T, nv) for the same torques in every rollout. Runs on ``threads`` C++ threads (default: all
+        cores) with the GIL released; rollout i equals, bit for bit, ``rollout(q0s[i], v0s[i], taus[i])``
+        whatever the thread count (each rollout warm-starts its contact solves along its own chain, as
+        rollout does). Changing this world from another thread meanwhile raises RuntimeError
+        (docs/reliability.md).
+
+        Returns:
+            Q (N, T+1, nq) and V (N, T+1, nv); Q[:, 0] and V[:, 0] are q0s and v0s.
+        """
+        return self._core_rollout_batch(q0s, v0s, taus, as_threads(threads))
 
     def step_acceleration(self, v, v_next) -> np.ndarray:
         """The acceleration a of a step from velocity v to v_next: the a with

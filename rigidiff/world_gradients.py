@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rigidiff._validate import as_array, as_scalar
+from rigidiff._validate import as_array, as_scalar, as_threads
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.jacobians import Gradients, StepJacobians
@@ -404,6 +404,25 @@ class GradientMethods:
         return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5], parameter_names=names,
                              dq_dp=np.ascontiguousarray(P[:nv]), dv_dp=np.ascontiguousarray(P[nv:]),
                              _contacts=self._step_contacts())
+
+    def step_jacobians_batch(self, qs, vs, taus, threads: int | None = None) -> StepJacobians:
+        """step_jacobians at N states at once: rows of qs (N, nq), vs (N, nv), taus (N, nv), on ``threads``
+        C++ threads (default: all cores) with the GIL released.
+
+        Row i equals, bit for bit, ``step_jacobians(qs[i], vs[i], taus[i])`` from a world whose last step
+        did not end at (qs[i], vs[i]), whatever the thread count: every row solves its contacts cold, as
+        step_batch does (a chain of single calls warm-starts where rows continue each other, so where
+        several contact modes are valid it may keep another one; docs/contact.md). Changing this world
+        from another thread meanwhile raises RuntimeError (docs/reliability.md).
+
+        Returns:
+            a StepJacobians whose arrays have a leading batch dimension: q_next (N, nq), v_next (N, nv),
+            dq_dq ... dv_dtau (N, nv, nv), A (N, 2nv, 2nv), B (N, 2nv, nv); ``contacts`` is None.
+        """
+        self._ensure_compiled()
+        qn, vn, jac = self._core_step_jacobians_batch(qs, vs, taus, as_threads(threads))
+        t = jac.transpose(1, 0, 3, 2)  # the core writes column-major blocks
+        return StepJacobians(qn, vn, t[0], t[1], t[2], t[3], t[4], t[5])
 
     def _step_contacts(self):
         """The step's contacts for StepJacobians: raw arrays now, objects when asked for."""

@@ -74,6 +74,15 @@ cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
                             double* g_params) except +
 
 
+cdef extern from "rigidiff/bind/api_batch.hpp" namespace "rigidiff::bind" nogil:
+    void rolloutBatch(const Model&, const CollisionModel*, const ContactOptions*, bool rk4, const double* Q0,
+                      const double* V0, const double* TAUS, bool sharedTaus, int N, int T, double dt, int threads,
+                      double* Q, double* V) except +
+    void stepJacobiansBatch(const Model&, const CollisionModel*, const ContactOptions*, bool rk4, const double* Q,
+                            const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
+                            double* Vout, double* jac) except +
+
+
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int addJoint(Model&, int parent, int type, const double* placement, const double* axes, const double* inertia,
                  const string& name) except +

@@ -1,4 +1,4 @@
-"""A world changed while another thread runs a call that released the GIL (rollout, step_batch, a
+"""A world changed while another thread runs a call that released the GIL (rollout, the batches, a
 trajectory's backward pass): the change raises a clear RuntimeError, never a crash or a silently mixed
 result. The races run in a subprocess, so that a segfault fails the test instead of killing pytest."""
 
@@ -46,6 +46,10 @@ RACE = textwrap.dedent("""
                     world.rollout(q, np.zeros(nv), taus)
                 elif call == "step_batch":
                     world.step_batch(np.tile(q, (3000, 1)), taus, taus, threads=1)
+                elif call == "rollout_batch":
+                    world.rollout_batch(np.tile(q, (4, 1)), taus[:4], taus[:750], threads=2)
+                elif call == "step_jacobians_batch":
+                    world.step_jacobians_batch(np.tile(q, (300, 1)), taus[:300], taus[:300], threads=2)
                 else:
                     traj = world.rollout(q, np.zeros(nv), taus[:600], record=True)
                     traj.backward(dL_dV=np.ones((601, nv)))
@@ -97,7 +101,7 @@ RACE = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("call", ["rollout", "step_batch", "backward"])
+@pytest.mark.parametrize("call", ["rollout", "step_batch", "rollout_batch", "step_jacobians_batch", "backward"])
 def test_changing_a_world_during_a_call_in_another_thread_raises(call):
     out = subprocess.run([sys.executable, "-c", RACE, call], cwd=ROOT, capture_output=True, text=True, timeout=600,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})

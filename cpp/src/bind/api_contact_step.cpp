@@ -3,8 +3,10 @@
 #include <cmath>
 
 #include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/api_batch.hpp"
 #include "rigidiff/bind/api_rk4.hpp"
 #include "rigidiff/bind/checks.hpp"
+#include "rigidiff/world/batch_buffers.hpp"
 #include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
@@ -70,36 +72,27 @@ void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactO
   checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
   Data data(m);
   ContactStepData cd(cm);
-  const int nq = m.nq, nv = m.nv;
-  std::copy(q0, q0 + nq, Q);
-  std::copy(v0, v0 + nv, V);
-  for (int t = 0; t < T; ++t) {
-    contactStep(m, data, cm, cd, o, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq,
-                V + (t + 1) * nv);
+  contactChain(m, data, cm, cd, o, q0, v0, taus, T, dt, Q, V, [&](int t) {
     rows[t] = cd.rowCount();
     if (keys && classes) {  // a step without rows leaves no keys, and the previous step's classes
       keys->insert(keys->end(), cd.warmKeys.begin(), cd.warmKeys.begin() + rows[t]);
       for (int r = 0; r < rows[t]; ++r) classes->push_back(static_cast<int>(cd.classes[r]));
     }
-  }
+  });
 }
 
 void constrainedStepBatch(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                           const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                           double* Vout) {
-  const int nq = m.nq, nv = m.nv;
-  for (int s = 0; s < N; ++s) {
-    checkState(m, Q + s * nq, V + s * nv, "Q", "V");
-    checkFinite(TAU + s * nv, nv, "TAU");
-  }
-  parallelChunks(N, threads, [&](int begin, int end) {
-    Data data(m);
-    ContactStepData cd(cm);
-    cd.warmStart = false;
-    for (int s = begin; s < end; ++s)
-      contactStep(m, data, cm, cd, o, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq,
-                  Vout + s * nv);
-  });
+  const long nq = m.nq, nv = m.nv;
+  checkStateRows(m, Q, V, N, TAU);
+  parallelFor(
+      N, threads, [&] { return std::make_unique<ContactBuffers>(m, cm); },
+      [&](ContactBuffers& b, long s) {
+        clearWarmStart(b.cd);  // every row solves cold, as step() from a state no step ended at
+        contactStep(m, b.data, cm, b.cd, o, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq,
+                    Vout + s * nv);
+      });
 }
 
 int lastRowCount(const ContactStepData& cd) { return cd.rowCount(); }

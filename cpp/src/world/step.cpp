@@ -66,12 +66,12 @@ void rollout(const Model& model, Data& data, const double* q0, const double* v0,
 
 void stepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
                double* Qout, double* Vout) {
-  const int nq = model.nq, nv = model.nv;
-  parallelChunks(N, threads, [&](int begin, int end) {
-    Data data(model);
-    for (int s = begin; s < end; ++s)
-      step(model, data, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
-  });
+  const long nq = model.nq, nv = model.nv;
+  parallelFor(
+      N, threads, [&] { return std::make_unique<Data>(model); },
+      [&](Data& data, long s) {
+        step(model, data, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
+      });
 }
 
 }  // namespace rigidiff

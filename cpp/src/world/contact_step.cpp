@@ -153,7 +153,7 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
                    [&](int a, int b) { return cd.rowIsland[a] < cd.rowIsland[b]; });
 }
 
-// one island: rows islandRows[begin:end]; fills MinvJt's columns, A's block, x and classes of its rows
+// one island: rows islandRows[begin:end]; its Delassus block (cd.islandA[slot]), then x and classes of its rows
 void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
                  std::size_t end, int slot) {
   const int mi = static_cast<int>(end - begin);

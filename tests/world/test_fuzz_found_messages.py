@@ -93,3 +93,26 @@ def test_box_qp_checks_its_arguments():
         rd.trajopt.box_qp(H, [1.0, 2.0], -1.0, [1.0, -np.inf])
     x, free = rd.trajopt.box_qp(H, [2.0, -3.0], -1.0, [1.0, 0.5])
     assert np.array_equal(x, [-1.0, 0.5]) and not free.any()
+
+
+def test_masses_beyond_double_precision_are_named_instead_of_a_missing_mass():
+    # a 1e300 kg link next to 1 kg ones swallows their articulated inertia: the step used to say only that
+    # the bodies have no mass
+    world = rd.World()
+    world.add_skeleton(rd.models.load("arm7"))
+    q, zero = world.neutral_configuration(), np.zeros(world.nv)
+    q[3] = -1.0  # inside joint4's limits
+    world.step(q, zero, zero)
+    world.set_parameters({"link2/mass": 1e300})
+    with pytest.raises(RuntimeError, match=r"masses span 1 to 1e\+300 kg"):
+        world.step(q, zero, zero)
+
+
+def test_a_body_without_mass_is_not_blamed_on_the_mass_range():
+    sk = rd.Skeleton("s")
+    sk.add_body("b", joint=rd.RevoluteJoint("hinge", axis=(0, 0, 1)), inertia=rd.Inertia(mass=1.0))
+    world = rd.World()
+    world.add_skeleton(sk)
+    with pytest.raises(RuntimeError, match="no mass or inertia along its axes") as err:
+        world.step(np.zeros(1), np.zeros(1), np.ones(1))
+    assert "span" not in str(err.value)

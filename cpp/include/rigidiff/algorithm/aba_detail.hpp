@@ -120,6 +120,25 @@ inline std::string farNote(double distance) {
   return os.str();
 }
 
+// the bodies' masses when they span more than double precision resolves (a heavy body's articulated
+// inertia then swallows a light one's): named, since the message would otherwise blame a missing mass
+inline std::string massRangeNote(const Model& model) {
+  double lightest = INFINITY, heaviest = 0.0;
+  for (int j = 1; j < model.njoints; ++j) {
+    const double m = model.inertias[j].mass;
+    if (m > 0.0) {
+      lightest = std::min(lightest, m);
+      heaviest = std::max(heaviest, m);
+    }
+  }
+  if (!(heaviest > 1e15 * lightest)) return std::string();
+  std::ostringstream os;
+  os << "; the bodies' masses span " << lightest << " to " << heaviest
+     << " kg, more than double precision resolves in one articulated inertia: check the masses (set_parameters, "
+        "the URDF)";
+  return os.str();
+}
+
 /// `D`: the joint's articulated inertia along its axis when known; a value that is not finite means overflow
 /// `distance`: how far the joint's origin is from the world origin (named when far: precision is lost there)
 [[noreturn]] inline void throwSingular(const Model& model, int i, double D = 0.0, double distance = 0.0) {
@@ -132,7 +151,7 @@ inline std::string farNote(double distance) {
                                    << "' is singular: the bodies it moves have no mass or inertia along its axes "
                                       "(an eigenvalue of it is below "
                                    << kSingularTolerance << " of its round-off scale, docs/conventions.md)"
-                                   << (distance > 1e3 ? farNote(distance) : std::string()));
+                                   << (distance > 1e3 ? farNote(distance) : std::string()) << massRangeNote(model));
 }
 
 }  // namespace detail

@@ -29,6 +29,7 @@ include "_gradient_world.pxi"
 include "_collision.pxi"
 include "_contact_world.pxi"
 include "_contact.pxi"
+include "_batch_world.pxi"
 include "_trajopt.pxi"
 include "_linalg.pxi"
 

@@ -108,7 +108,7 @@ def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
     return centre - 0.5 * span, centre + 0.5 * span
 
 
-class World(GradientMethods, ContactMethods, _core.ContactWorldCore):
+class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:

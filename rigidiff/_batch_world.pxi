@@ -1,5 +1,5 @@
 # BatchWorldCore: batches of steps, rollouts and step Jacobians of a compiled world on C++ threads with the
-# GIL released (bind/api_batch.cpp); each row equals the single call, bit for bit, whatever the thread count.
+# GIL released (world/world_step.hpp); each row equals the single call, bit for bit, whatever the thread count.
 # rigidiff.World documents them (step_batch, rollout_batch, step_jacobians_batch).
 
 
@@ -20,20 +20,11 @@ cdef class BatchWorldCore(ContactWorldCore):
         cdef double* pt = _ptr(T)
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
-        cdef double dt = self._opts.dt
-        cdef bint rk4 = self._rk4()
+        api.stepKind(deref(self._wm))  # raises before the GIL is released
         self._enter_nogil(generation)
         try:
-            if rk4:
-                with nogil:
-                    api.rk4StepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
-            elif self._constrained:
-                with nogil:
-                    api.constrainedStepBatch(deref(self._model), deref(self._cmodel), self._opts.contact, pq, pv, pt,
-                                             n, dt, threads, pqn, pvn)
-            else:
-                with nogil:
-                    api.stepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+            with nogil:
+                api.worldStepBatch(deref(self._wm), pq, pv, pt, n, threads, pqn, pvn)
         finally:
             self._busy -= 1
         return Qn, Vn
@@ -59,15 +50,11 @@ cdef class BatchWorldCore(ContactWorldCore):
         cdef double* pt = _ptr(T)
         cdef double* pQ = _ptr(Q)
         cdef double* pV = _ptr(V)
-        cdef double dt = self._opts.dt
-        cdef bint rk4 = self._rk4()
-        cdef _CollisionModel* cm = self._cmodel.get() if self._constrained else NULL
-        cdef _ContactOptions* opts = &self._opts.contact if self._constrained else NULL
+        api.stepKind(deref(self._wm))  # raises before the GIL is released
         self._enter_nogil(generation)
         try:
             with nogil:
-                api.rolloutBatch(deref(self._model), cm, opts, rk4, pq0, pv0, pt, shared, n, steps, dt, threads,
-                                 pQ, pV)
+                api.worldRolloutBatch(deref(self._wm), pq0, pv0, pt, shared, n, steps, threads, pQ, pV)
         finally:
             self._busy -= 1
         return Q, V
@@ -89,14 +76,11 @@ cdef class BatchWorldCore(ContactWorldCore):
         cdef double* pqn = _ptr(Qn)
         cdef double* pvn = _ptr(Vn)
         cdef double* pj = _ptr(jac)
-        cdef double dt = self._opts.dt
-        cdef bint rk4 = self._rk4()
-        cdef _CollisionModel* cm = self._cmodel.get() if self._constrained else NULL
-        cdef _ContactOptions* opts = &self._opts.contact if self._constrained else NULL
+        api.stepKind(deref(self._wm))  # raises before the GIL is released
         self._enter_nogil(generation)
         try:
             with nogil:
-                api.stepJacobiansBatch(deref(self._model), cm, opts, rk4, pq, pv, pt, n, dt, threads, pqn, pvn, pj)
+                api.worldStepJacobiansBatch(deref(self._wm), pq, pv, pt, n, threads, pqn, pvn, pj)
         finally:
             self._busy -= 1
         return Qn, Vn, jac

@@ -10,12 +10,12 @@ cdef class GradientWorldCore(WorldCore):
         self._check_idle()
         self._ensure()
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
-        api.setJointInertia(deref(self._model), j, _ptr(I))
+        api.setJointInertia(self._wm.get().model, j, _ptr(I))
 
     def _core_joint_inertia_parameters(self):
         self._ensure()
-        cdef cnp.ndarray out = _empty1(10 * (deref(self._model).njoints - 1))
-        api.jointInertiaParameters(deref(self._model), _ptr(out))
+        cdef cnp.ndarray out = _empty1(10 * (self._wm.get().model.njoints - 1))
+        api.jointInertiaParameters(self._wm.get().model, _ptr(out))
         return out
 
     def _core_regressor(self, q, v, a):
@@ -23,17 +23,15 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray A = _vec(a, self._nv, "a")
-        cdef cnp.ndarray out = _empty2(self._nv, 10 * (deref(self._model).njoints - 1))
-        api.inverseDynamicsRegressor(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), _ptr(out))
+        cdef cnp.ndarray out = _empty2(self._nv, 10 * (self._wm.get().model.njoints - 1))
+        api.inverseDynamicsRegressor(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(A), _ptr(out))
         return out
 
     def _core_param_count(self, int groups):
         """Parameter columns of the groups: the model's (bits 1..16), then per geometry its friction (32)
         and restitution (64)."""
         self._ensure()
-        if self._cmodel:
-            return api.constrainedParameterCount(deref(self._model), deref(self._cmodel), groups)
-        return api.stepParameterCount(deref(self._model), groups & 31)
+        return api.worldParameterCount(deref(self._wm), groups)
 
     def _core_step_param_jacobians(self, q, v, tau, int groups, f_ext=None):
         """(q_next, v_next, jac as in _core_step_jacobians, pjac (2, nv, np)) for the parameter groups."""
@@ -44,26 +42,12 @@ cdef class GradientWorldCore(WorldCore):
         cdef list keep = []
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef int npar = self._core_param_count(groups)
-        cdef int nmodel = api.stepParameterCount(deref(self._model), groups & 31)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
-        if self._rk4():
-            api.rk4StepParameterJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q),
-                                          _ptr(V), _ptr(T), self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn),
-                                          _ptr(jac), _ptr(pjac))
-        elif self._constrained:
-            self._warm_start_from(_ptr(Q), _ptr(V))
-            api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
-                                         deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
-                                         self._opts.dt, fx, groups, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
-            self._warm_start_to(_ptr(qn), _ptr(vn))
-        else:
-            api.stepParameterJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T),
-                                       self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn), _ptr(jac), _ptr(pjac))
-        if not self._constrained and npar > nmodel:  # contact coefficients act only through constraints
-            pjac = np.concatenate([pjac, np.zeros((2, self._nv, npar - nmodel))], axis=2)
+        cdef cnp.ndarray pjac = _empty3(2, self._nv, npar)
+        api.worldStepJacobians(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(T), fx, groups, _ptr(qn),
+                               _ptr(vn), _ptr(jac), _ptr(pjac))
         return qn, vn, jac, pjac
 
     def _core_step_vjp(self, q, v, tau, gq, gv, int groups, f_ext=None, bint explore=False):
@@ -82,19 +66,8 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
         cdef cnp.ndarray gt = _empty1(self._nv)
         cdef cnp.ndarray gp = np.zeros(npar)
-        if self._rk4():
-            api.rk4StepVJP(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
-                           self._opts.dt, fx, _ptr(GQ), _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt),
-                           _ptr(gp))
-        elif self._constrained:
-            self._warm_start_from(_ptr(Q), _ptr(V))
-            api.constrainedStepVJP(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
-                                   self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(GQ), _ptr(GV),
-                                   groups, explore, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
-            self._warm_start_to(_ptr(qn), _ptr(vn))
-        else:
-            api.stepVJP(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(GQ),
-                        _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
+        api.worldStepVJP(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(T), fx, _ptr(GQ), _ptr(GV), groups,
+                         explore, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt), _ptr(gp))
         return qn, vn, gs, gt, gp
 
     def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups, bint explore=False, rows=None, modes=None):
@@ -120,13 +93,11 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgt = _ptr(gtaus)
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
-        cdef double dt = self._opts.dt
-        cdef bint rk4 = self._rk4()
         cdef cnp.ndarray R, K, C
         cdef const int* prows = NULL
         cdef const int64_t* pkeys = NULL
         cdef const int* pclasses = NULL
-        if self._constrained and rows is not None and modes is not None:
+        if self._wm.get().constrained() and rows is not None and modes is not None:
             R = np.ascontiguousarray(rows, dtype=np.intc)
             K = np.ascontiguousarray(modes[0], dtype=np.int64)
             C = np.ascontiguousarray(modes[1], dtype=np.intc)
@@ -137,19 +108,12 @@ cdef class GradientWorldCore(WorldCore):
             prows = <const int*>cnp.PyArray_DATA(R)
             pkeys = <const int64_t*>cnp.PyArray_DATA(K)
             pclasses = <const int*>cnp.PyArray_DATA(C)
+        api.stepKind(deref(self._wm))  # raises before the GIL is released
         self._enter_nogil(generation)
         try:
-            if rk4:
-                with nogil:
-                    api.rk4RolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
-            elif self._constrained:
-                with nogil:
-                    api.constrainedRolloutBackward(deref(self._model), deref(self._cmodel), self._opts.contact, pQ,
-                                                   pV, pT, n, dt, p1, p2, groups, explore, pgt, pgs, pgp, prows,
-                                                   pkeys, pclasses)
-            else:
-                with nogil:
-                    api.rolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
+            with nogil:
+                api.worldRolloutBackward(deref(self._wm), pQ, pV, pT, n, p1, p2, groups, explore, pgt, pgs, pgp, prows,
+                                         pkeys, pclasses)
         finally:
             self._busy -= 1
         return gtaus, gs, gp
@@ -160,7 +124,7 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray dq = _empty2(6, self._nv)
         cdef cnp.ndarray dv = _empty2(6, self._nv)
-        api.frameVelocityDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), f, local, _ptr(dq),
+        api.frameVelocityDerivatives(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), f, local, _ptr(dq),
                                      _ptr(dv))
         return dq, dv
 
@@ -172,7 +136,7 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray dq = _empty2(6, self._nv)
         cdef cnp.ndarray dv = _empty2(6, self._nv)
         cdef cnp.ndarray da = _empty2(6, self._nv)
-        api.frameAccelerationDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), f, local,
+        api.frameAccelerationDerivatives(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(A), f, local,
                                          _ptr(dq), _ptr(dv), _ptr(da))
         return dq, dv, da
 
@@ -181,7 +145,7 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray out = _empty2(3, self._nv)
-        api.centerOfMassVelocityDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(out))
+        api.centerOfMassVelocityDerivatives(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(out))
         return out
 
     def _core_tangent_gradients(self, Qs, G):
@@ -191,7 +155,7 @@ cdef class GradientWorldCore(WorldCore):
         cdef int n = <int>cnp.PyArray_DIM(Q, 0)
         cdef cnp.ndarray Gc = _mat(G, n, self._nq, "gradient")
         cdef cnp.ndarray out = _empty2(n, self._nv)
-        api.tangentGradients(deref(self._model), _ptr(Q), _ptr(Gc), n, _ptr(out))
+        api.tangentGradients(self._wm.get().model, _ptr(Q), _ptr(Gc), n, _ptr(out))
         return out
 
     def _core_coordinate_gradients(self, Qs, G):
@@ -201,5 +165,5 @@ cdef class GradientWorldCore(WorldCore):
         cdef int n = <int>cnp.PyArray_DIM(Q, 0)
         cdef cnp.ndarray Gt = _mat(G, n, self._nv, "gradient")
         cdef cnp.ndarray out = _empty2(n, self._nq)
-        api.coordinateGradients(deref(self._model), _ptr(Q), _ptr(Gt), n, _ptr(out))
+        api.coordinateGradients(self._wm.get().model, _ptr(Q), _ptr(Gt), n, _ptr(out))
         return out

@@ -1,5 +1,5 @@
-# WorldCore: the compiled C++ Model + Data of a World, and its hot functional calls (batches: _batch_world.pxi). rigidiff.World
-# subclasses it, so a call such as world.step(q, v, tau) goes straight from Python into C.
+# WorldCore: the compiled C++ world of a World (a WorldModel and a WorldData) and its hot functional calls
+# (batches: _batch_world.pxi). rigidiff.World subclasses it, so world.step(q, v, tau) goes straight into C++.
 from cpython.pythread cimport PyThread_get_thread_ident
 from cython.operator cimport dereference as deref
 from libc.stdint cimport int64_t
@@ -8,22 +8,12 @@ from libcpp.memory cimport unique_ptr
 from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
-from rigidiff._cpp.api cimport WorldOptions as _WorldOptions  # "cdef api.X" reads as Cython's api keyword
-from rigidiff._cpp.api cimport Rk4Workspace as _Rk4Workspace
-from rigidiff._cpp.api cimport CollisionModel as _CollisionModel
-from rigidiff._cpp.api cimport ContactOptions as _ContactOptions
+from rigidiff._cpp.api cimport WorldModel as _WorldModel  # "cdef api.X" reads as Cython's api keyword
+from rigidiff._cpp.api cimport WorldData as _WorldData
 
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, a batch or a trajectory's "
          "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
          "first, or give each thread its own World")
-_RK4_REFUSALS = {  # by api.constraintReason: what the RK4 step (smooth, contact-free dynamics) cannot do
-    1: "integrator='rk4' is for smooth, contact-free dynamics, and this world has shapes that may touch: use "
-       "integrator='semi_implicit', or remove the shapes or filter their pairs",
-    2: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint friction switched on: use "
-       "integrator='semi_implicit', or contact_options(joint_friction=False)",
-    3: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint limits switched on: use "
-       "integrator='semi_implicit', or contact_options(joint_limits=False)",
-}
 _CHANGING = ("the world is being changed (compiled, or its skeletons, parameters, options, dt or gravity set) in "
              "another thread; wait for that thread (join it) before using the world, or give each thread its own "
              "World")
@@ -61,21 +51,12 @@ cdef class WorldCore:
     whether (q, v) continues the last step, never on unrelated calls made before.
     """
 
-    cdef unique_ptr[api.Model] _model
-    cdef unique_ptr[api.Data] _data
-    # constraints (contacts, limits, joint friction): see _contact_world.pxi
-    cdef unique_ptr[api.CollisionModel] _cmodel
-    cdef unique_ptr[api.CollisionData] _cdata
-    cdef unique_ptr[api.ContactStepData] _cstep
-    cdef unique_ptr[api.Rk4Workspace] _rk4ws  # the RK4 step's buffers, sized with _data
-    # dt, gravity and the contact settings: their only copy (World.dt, gravity and contact_options read
-    # them back); kept when the model is rebuilt, and copied into each new Model and CollisionModel
-    cdef _WorldOptions _opts
-    cdef bint _constrained
-    cdef bint _depth_warned  # a contact deeper than _opts.max_penetration was reported
-    # the end state (q, v) of the last single constrained step, whose classes _cstep keeps as warm start
-    cdef vector[double] _warm_end
-    cdef bint _warm_known
+    # the C++ world (world/world_model.hpp): the Model, the CollisionModel and the options (dt, gravity, the
+    # contact settings, the integrator: their only copy, which World.dt, gravity and contact_options read
+    # back and which outlives a rebuild); _wd holds every buffer and the warm-start cache (world_data.hpp)
+    cdef unique_ptr[_WorldModel] _wm
+    cdef unique_ptr[_WorldData] _wd
+    cdef bint _depth_warned  # a contact deeper than options.max_penetration was reported
     cdef int _busy  # calls running without the GIL on this world (see _check_idle)
     cdef unsigned long _changer  # thread id of the thread changing this world (0: none)
     cdef int _change_depth
@@ -90,14 +71,12 @@ cdef class WorldCore:
     cdef bint _ready
 
     def __cinit__(self, *args, **kwargs):
-        self._model.reset(new api.Model())
-        self._cmodel.reset(new api.CollisionModel())
-        self._constrained = False
+        self._wm.reset(new _WorldModel())
+        self._wm.get().reset()
         self._last_rollout_rows = None
         self._record_modes = False
         self._last_rollout_modes = None
         self._depth_warned = False
-        self._warm_known = False
         self._busy = 0
         self._changer = 0
         self._change_depth = 0
@@ -137,15 +116,8 @@ cdef class WorldCore:
     # ---- building (used by World._compile)
     def _core_reset(self):
         self._check_idle()
-        self._data.reset()
-        self._rk4ws.reset()
-        self._model.reset(new api.Model())
-        self._cdata.reset()
-        self._cstep.reset()
-        self._cmodel.reset(new api.CollisionModel())
-        api.applyWorldOptions(self._opts, deref(self._model), deref(self._cmodel))
-        self._constrained = False
-        self._warm_known = False
+        self._wd.reset()
+        self._wm.get().reset()
         self._ready = False
 
     def _core_add_joint(self, int parent, int type_code, placement, axes, inertia, str name):
@@ -153,7 +125,7 @@ cdef class WorldCore:
         cdef cnp.ndarray P = _vec(placement, 12, "placement")
         cdef cnp.ndarray A = _vec(axes, 6, "axes")
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
-        return api.addJoint(deref(self._model), parent, type_code, _ptr(P), _ptr(A), _ptr(I), name.encode())
+        return api.addJoint(self._wm.get().model, parent, type_code, _ptr(P), _ptr(A), _ptr(I), name.encode())
 
     def _core_set_joint_parameters(self, int j, lower, upper, rest, damping, stiffness, armature, friction,
                                    effort, velocity):
@@ -161,59 +133,42 @@ cdef class WorldCore:
         arrs = [_f64(x, name, "(n,)") for x, name in
                 zip((lower, upper, rest, damping, stiffness, armature, friction, effort, velocity),
                     ("lower", "upper", "rest", "damping", "stiffness", "armature", "friction", "effort", "velocity"))]
-        api.setJointParameters(deref(self._model), j, _ptr(arrs[0]), _ptr(arrs[1]), _ptr(arrs[2]), _ptr(arrs[3]),
+        api.setJointParameters(self._wm.get().model, j, _ptr(arrs[0]), _ptr(arrs[1]), _ptr(arrs[2]), _ptr(arrs[3]),
                                _ptr(arrs[4]), _ptr(arrs[5]), _ptr(arrs[6]), _ptr(arrs[7]), _ptr(arrs[8]))
 
     def _core_append_inertia(self, int j, inertia):
         self._check_idle()
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
-        api.appendInertia(deref(self._model), j, _ptr(I))
+        api.appendInertia(self._wm.get().model, j, _ptr(I))
 
     def _core_add_frame(self, str name, int j, placement):
         self._check_idle()
         cdef cnp.ndarray P = _vec(placement, 12, "placement")
-        return api.addFrame(deref(self._model), name.encode(), j, _ptr(P))
+        return api.addFrame(self._wm.get().model, name.encode(), j, _ptr(P))
 
     def _core_set_gravity(self, g):
         self._check_idle()
         cdef cnp.ndarray G = _vec(g, 3, "gravity")
-        api.setGravity(self._opts, deref(self._model), _ptr(G))
+        api.setGravity(self._wm.get().options, self._wm.get().model, _ptr(G))
 
     def _core_gravity(self):
         """(3,) gravity, read from the world's options."""
         cdef cnp.ndarray out = _empty1(3)
-        api.getGravity(self._opts, _ptr(out))
+        api.getGravity(self._wm.get().options, _ptr(out))
         return out
 
     def _core_finalize(self, int nframes):
         self._check_idle()
-        self._nq = deref(self._model).nq
-        self._nv = deref(self._model).nv
+        self._nq = self._wm.get().model.nq
+        self._nv = self._wm.get().model.nv
         self._nframes = nframes
-        self._data.reset(new api.Data(deref(self._model)))
-        self._rk4ws.reset(new api.Rk4Workspace(deref(self._model), True))
+        self._wd.reset(new _WorldData(deref(self._wm)))
         self._ready = True
-
-    cdef int _warm_start_from(self, const double* q, const double* v) except -1:
-        """Before a constrained step from (q, v) on _cstep: keep the warm start only if (q, v) is bitwise the
-        end state of the step that left it."""
-        cdef size_t nq = self._nq, nv = self._nv
-        if not (self._warm_known and memcmp(q, self._warm_end.data(), nq * sizeof(double)) == 0
-                and memcmp(v, self._warm_end.data() + nq, nv * sizeof(double)) == 0):
-            api.clearWarmStart(deref(self._cstep))
-        self._warm_known = False  # until the step succeeds and _warm_start_to records its end
-        return 0
-
-    cdef void _warm_start_to(self, const double* q, const double* v):
-        """After a constrained step on _cstep that ended at (q, v)."""
-        self._warm_end.resize(self._nq + self._nv)
-        memcpy(self._warm_end.data(), q, self._nq * sizeof(double))
-        memcpy(self._warm_end.data() + self._nq, v, self._nv * sizeof(double))
-        self._warm_known = True
 
     def _core_forget_warm_start(self):
         """The model or the options changed: the next constrained step solves without a warm start."""
-        self._warm_known = False
+        if self._wd:
+            self._wd.get().forgetEndState()
 
     cdef inline int _ensure(self) except -1:
         if self._changer != 0:
@@ -222,31 +177,22 @@ cdef class WorldCore:
             self._compile()
         return 0
 
-    cdef inline bint _rk4(self) except -1:
-        """Whether the world steps with RK4; ValueError if its step needs constraint rows (RK4 has none)."""
-        if self._opts.integrator != 1:  # kIntegratorRk4 (world_options.hpp)
-            return False
-        if self._constrained:
-            reason = api.constraintReason(deref(self._model), deref(self._cmodel), self._opts.contact)
-            raise ValueError(_RK4_REFUSALS.get(reason, _RK4_REFUSALS[1]))
-        return True
-
     def _core_set_integrator(self, int code):
         self._check_idle()
-        self._opts.integrator = code
+        self._wm.get().options.integrator = code
 
     def _core_set_gyroscopic(self, int code):
         self._check_idle()
-        self._opts.gyroscopic = code
-        deref(self._model).implicit_gyroscopic = code == 1  # kGyroscopicImplicit (world_options.hpp)
+        self._wm.get().options.gyroscopic = code
+        self._wm.get().model.implicit_gyroscopic = code == 1  # kGyroscopicImplicit (world_options.hpp)
 
     def _core_gyroscopic(self):
         """The gyroscopic code (0 explicit, 1 implicit), read from the world's options."""
-        return self._opts.gyroscopic
+        return self._wm.get().options.gyroscopic
 
     def _core_integrator(self):
         """The integrator code (0 semi-implicit Euler, 1 RK4), read from the world's options."""
-        return self._opts.integrator
+        return self._wm.get().options.integrator
 
     cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
         if f_ext is None:
@@ -279,7 +225,7 @@ cdef class WorldCore:
         cdef list keep = []
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray out = _empty1(self._nv)
-        api.inverseDynamics(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), fx, _ptr(out))
+        api.inverseDynamics(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(A), fx, _ptr(out))
         return out
 
     def forward_dynamics(self, q, v, tau, f_ext=None):
@@ -294,7 +240,7 @@ cdef class WorldCore:
         cdef list keep = []
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray out = _empty1(self._nv)
-        api.forwardDynamics(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), fx, _ptr(out))
+        api.forwardDynamics(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(T), fx, _ptr(out))
         return out
 
     def mass_matrix(self, q):
@@ -302,7 +248,7 @@ cdef class WorldCore:
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray out = _empty2(self._nv, self._nv)
-        api.massMatrix(deref(self._model), deref(self._data), _ptr(Q), _ptr(out))
+        api.massMatrix(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(out))
         return out
 
     def mass_matrix_inverse(self, q):
@@ -310,7 +256,7 @@ cdef class WorldCore:
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray out = _empty2(self._nv, self._nv)
-        api.massMatrixInverse(deref(self._model), deref(self._data), _ptr(Q), _ptr(out))
+        api.massMatrixInverse(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(out))
         return out
 
     def bias_forces(self, q, v):
@@ -319,7 +265,7 @@ cdef class WorldCore:
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray out = _empty1(self._nv)
-        api.biasForces(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(out))
+        api.biasForces(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(out))
         return out
 
     # ---- derivatives
@@ -341,7 +287,7 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray dq = _empty2(self._nv, self._nv)
         cdef cnp.ndarray dv = _empty2(self._nv, self._nv)
-        api.inverseDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), fx,
+        api.inverseDynamicsDerivatives(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(A), fx,
                                        _ptr(dq), _ptr(dv))
         return dq, dv
 
@@ -362,7 +308,7 @@ cdef class WorldCore:
         cdef cnp.ndarray dq = _empty2(self._nv, self._nv)
         cdef cnp.ndarray dv = _empty2(self._nv, self._nv)
         cdef cnp.ndarray dt = _empty2(self._nv, self._nv)
-        api.forwardDynamicsDerivatives(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), fx,
+        api.forwardDynamicsDerivatives(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(T), fx,
                                        _ptr(dq), _ptr(dv), _ptr(dt))
         return dq, dv, dt
 
@@ -374,7 +320,7 @@ cdef class WorldCore:
         cdef cnp.ndarray D = _vec(dv, self._nv, "dv")
         cdef cnp.ndarray a = _empty2(self._nv, self._nv)
         cdef cnp.ndarray b = _empty2(self._nv, self._nv)
-        api.integrateJacobians(deref(self._model), _ptr(Q), _ptr(D), _ptr(a), _ptr(b))
+        api.integrateJacobians(self._wm.get().model, _ptr(Q), _ptr(D), _ptr(a), _ptr(b))
         return a, b
 
     def difference_jacobians(self, q0, q1):
@@ -385,7 +331,7 @@ cdef class WorldCore:
         cdef cnp.ndarray B = _vec(q1, self._nq, "q1")
         cdef cnp.ndarray a = _empty2(self._nv, self._nv)
         cdef cnp.ndarray b = _empty2(self._nv, self._nv)
-        api.differenceJacobians(deref(self._model), _ptr(A), _ptr(B), _ptr(a), _ptr(b))
+        api.differenceJacobians(self._wm.get().model, _ptr(A), _ptr(B), _ptr(a), _ptr(b))
         return a, b
 
     def _core_step_jacobians(self, q, v, tau, f_ext=None):
@@ -399,18 +345,8 @@ cdef class WorldCore:
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        if self._rk4():
-            api.rk4StepJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V),
-                                 _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
-        elif self._constrained:
-            self._warm_start_from(_ptr(Q), _ptr(V))
-            api.constrainedStepJacobians(deref(self._model), deref(self._data), deref(self._cmodel),
-                                         deref(self._cstep), self._opts.contact, _ptr(Q), _ptr(V), _ptr(T),
-                                         self._opts.dt, fx, 0, _ptr(qn), _ptr(vn), _ptr(jac), NULL)
-            self._warm_start_to(_ptr(qn), _ptr(vn))
-        else:
-            api.stepJacobians(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx,
-                              _ptr(qn), _ptr(vn), _ptr(jac))
+        api.worldStepJacobians(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(T), fx, 0, _ptr(qn), _ptr(vn),
+                               _ptr(jac), NULL)
         return qn, vn, jac
 
     # ---- trajectory optimisation kernels (rigidiff.trajopt.ilqr)
@@ -424,15 +360,7 @@ cdef class WorldCore:
         if cnp.PyArray_DIM(Q, 0) < n or cnp.PyArray_DIM(V, 0) < n:
             raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
         cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
-        cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
-        if self._constrained:
-            if n > 0:
-                self._warm_start_from(_ptr(Q), _ptr(V))  # later rows: checked in C++ against the row before
-            api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac), NULL)
-        else:
-            api.trajectoryJacobians(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(Q), _ptr(V),
-                                    _ptr(Tau), n, self._opts.dt, _ptr(jac), rk4)
+        api.worldTrajectoryJacobians(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(Tau), n, _ptr(jac))
         return jac
 
     def _core_body_along(self, Qs, int f, bint jacobians):
@@ -442,7 +370,7 @@ cdef class WorldCore:
         cdef int n = <int>cnp.PyArray_DIM(Q, 0)
         cdef cnp.ndarray poses = np.empty((n, 4, 4))
         cdef cnp.ndarray J = np.empty((n, 6, self._nv)) if jacobians else None
-        api.frameAlongTrajectory(deref(self._model), deref(self._data), _ptr(Q), n, f, _ptr(poses),
+        api.frameAlongTrajectory(self._wm.get().model, self._wd.get().data, _ptr(Q), n, f, _ptr(poses),
                                  _ptr(J) if jacobians else NULL)
         return poses, J
 
@@ -472,18 +400,8 @@ cdef class WorldCore:
         cdef double* pK = <double*>cnp.PyArray_DATA(Km)
         cdef double* plo = <double*>cnp.PyArray_DATA(lom)
         cdef double* phi = <double*>cnp.PyArray_DATA(him)
-        cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
-        if self._constrained:
-            self._warm_start_from(_ptr(q), _ptr(v))  # its steps chain: each continues the one before
-            api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                  &self._opts.contact, _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
-                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), NULL)
-            if n > 0:
-                self._warm_start_to(_ptr(Qo) + n * self._nq, _ptr(Vo) + n * self._nv)
-        else:
-            api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
-                                  _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
-                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), rk4)
+        api.worldClosedLoopRollout(deref(self._wm), deref(self._wd), _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0),
+                                   _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n, _ptr(Qo), _ptr(Vo), _ptr(Uo))
         return Qo, Vo, Uo
 
     # ---- kinematics
@@ -492,7 +410,7 @@ cdef class WorldCore:
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray out = _empty3(self._nframes, 4, 4)
-        api.framePoses(deref(self._model), deref(self._data), _ptr(Q), _ptr(out))
+        api.framePoses(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(out))
         return out
 
     def _core_body_velocities(self, q, v, bint local):
@@ -500,7 +418,7 @@ cdef class WorldCore:
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray out = _empty2(self._nframes, 6)
-        api.frameVelocities(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), local, _ptr(out))
+        api.frameVelocities(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), local, _ptr(out))
         return out
 
     def _core_body_accelerations(self, q, v, a, bint local):
@@ -509,14 +427,14 @@ cdef class WorldCore:
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray A = _vec(a, self._nv, "a")
         cdef cnp.ndarray out = _empty2(self._nframes, 6)
-        api.frameAccelerations(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(A), local, _ptr(out))
+        api.frameAccelerations(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), _ptr(A), local, _ptr(out))
         return out
 
     def _core_body_jacobian(self, q, int f, bint local):
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray out = _empty2(6, self._nv)
-        api.frameJacobian(deref(self._model), deref(self._data), _ptr(Q), f, local, _ptr(out))
+        api.frameJacobian(self._wm.get().model, self._wd.get().data, _ptr(Q), f, local, _ptr(out))
         return out
 
     def _core_body_jacobian_time_variation(self, q, v, int f, bint local):
@@ -524,7 +442,7 @@ cdef class WorldCore:
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
         cdef cnp.ndarray out = _empty2(6, self._nv)
-        api.frameJacobianTimeVariation(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), f, local,
+        api.frameJacobianTimeVariation(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V), f, local,
                                        _ptr(out))
         return out
 
@@ -537,9 +455,9 @@ cdef class WorldCore:
         cdef double mass
         if jacobian:
             J = _empty2(3, self._nv)
-            mass = api.centerOfMass(deref(self._model), deref(self._data), _ptr(Q), _ptr(com), _ptr(J))
+            mass = api.centerOfMass(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(com), _ptr(J))
             return com, mass, J
-        mass = api.centerOfMass(deref(self._model), deref(self._data), _ptr(Q), _ptr(com), NULL)
+        mass = api.centerOfMass(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(com), NULL)
         return com, mass
 
     def kinetic_energy(self, q, v):
@@ -547,13 +465,13 @@ cdef class WorldCore:
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray V = _vec(v, self._nv, "v")
-        return api.kineticEnergy(deref(self._model), deref(self._data), _ptr(Q), _ptr(V))
+        return api.kineticEnergy(self._wm.get().model, self._wd.get().data, _ptr(Q), _ptr(V))
 
     def potential_energy(self, q):
         """Gravitational potential energy, zero at the world origin (springs excluded)."""
         self._ensure()
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
-        return api.potentialEnergy(deref(self._model), deref(self._data), _ptr(Q))
+        return api.potentialEnergy(self._wm.get().model, self._wd.get().data, _ptr(Q))
 
     def integrate(self, q, dv):
         """q (+) dv on the configuration manifold (quaternions through the exponential map); (nq,)."""
@@ -561,7 +479,7 @@ cdef class WorldCore:
         cdef cnp.ndarray Q = _vec(q, self._nq, "q")
         cdef cnp.ndarray D = _vec(dv, self._nv, "dv")
         cdef cnp.ndarray out = _empty1(self._nq)
-        api.integrate(deref(self._model), _ptr(Q), _ptr(D), _ptr(out))
+        api.integrate(self._wm.get().model, _ptr(Q), _ptr(D), _ptr(out))
         return out
 
     def _core_step_acceleration(self, v, v_next):
@@ -573,7 +491,7 @@ cdef class WorldCore:
         cdef Py_ssize_t n = V.shape[0], k
         cdef cnp.ndarray out = _empty2(n, self._nv)
         for k in range(n):
-            api.stepAcceleration(deref(self._model), self._opts.dt, _ptr(V) + k * self._nv, _ptr(W) + k * self._nv,
+            api.stepAcceleration(self._wm.get().model, self._wm.get().options.dt, _ptr(V) + k * self._nv, _ptr(W) + k * self._nv,
                                  _ptr(out) + k * self._nv)
         return out
 
@@ -583,14 +501,14 @@ cdef class WorldCore:
         cdef cnp.ndarray A = _vec(q0, self._nq, "q0")
         cdef cnp.ndarray B = _vec(q1, self._nq, "q1")
         cdef cnp.ndarray out = _empty1(self._nv)
-        api.difference(deref(self._model), _ptr(A), _ptr(B), _ptr(out))
+        api.difference(self._wm.get().model, _ptr(A), _ptr(B), _ptr(out))
         return out
 
     def neutral_configuration(self):
         """(nq,) zeros, with identity quaternions (0, 0, 0, 1) for ball and free joints."""
         self._ensure()
         cdef cnp.ndarray out = _empty1(self._nq)
-        api.neutral(deref(self._model), _ptr(out))
+        api.neutral(self._wm.get().model, _ptr(out))
         return out
 
     def normalize(self, q):
@@ -598,7 +516,7 @@ cdef class WorldCore:
         quaternion of norm 1e-12 or less, or not finite)."""
         self._ensure()
         cdef cnp.ndarray out = np.array(_vec(q, self._nq, "q"), dtype=np.float64, copy=True)
-        api.normalize(deref(self._model), _ptr(out))
+        api.normalize(self._wm.get().model, _ptr(out))
         return out
 
     # ---- stepping
@@ -624,19 +542,10 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
-        if self._rk4():
-            api.rk4Step(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
-                        self._opts.dt, fx, _ptr(qn), _ptr(vn))
-        elif self._constrained:
-            self._warm_start_from(_ptr(Q), _ptr(V))
-            api.constrainedStep(deref(self._model), deref(self._data), deref(self._cmodel), deref(self._cstep),
-                                self._opts.contact, _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn))
-            self._warm_start_to(_ptr(qn), _ptr(vn))
-            if not self._depth_warned and api.lastDeepest(deref(self._cstep)) < -self._opts.max_penetration:
-                self._warn_depth(api.lastDeepest(deref(self._cstep)))
-        else:
-            api.step(deref(self._model), deref(self._data), _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn),
-                     _ptr(vn))
+        api.worldStep(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(T), fx, _ptr(qn), _ptr(vn))
+        if (self._wm.get().constrained() and not self._depth_warned
+                and api.lastDeepest(self._wd.get().contact) < -self._wm.get().options.max_penetration):
+            self._warn_depth(api.lastDeepest(self._wd.get().contact))
         return qn, vn
 
     def rollout(self, q0, v0, taus):
@@ -660,50 +569,31 @@ cdef class WorldCore:
         cdef double* pt = _ptr(T)
         cdef double* pQ = _ptr(Q)
         cdef double* pV = _ptr(V)
-        cdef double dt = self._opts.dt
-        cdef cnp.ndarray[int, ndim=1] rows
-        cdef int* prows
+        cdef bint constrained = self._wm.get().constrained()
+        cdef cnp.ndarray[int, ndim=1] rows = np.zeros(max(n, 1), dtype=np.intc)
+        cdef int* prows = &rows[0]
         cdef vector[int64_t] keys
         cdef vector[int] classes
         cdef vector[int64_t]* pkeys = &keys if self._record_modes else NULL
         cdef vector[int]* pclasses = &classes if self._record_modes else NULL
         self._last_rollout_modes = None
-        if self._rk4():
-            self._enter_nogil(generation)
-            try:
-                with nogil:
-                    api.rk4Rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
-            finally:
-                self._busy -= 1
-            self._last_rollout_rows = None
-        elif self._constrained:
-            rows = np.zeros(max(n, 1), dtype=np.intc)
-            prows = &rows[0]
-            self._enter_nogil(generation)
-            try:
-                with nogil:
-                    api.constrainedRollout(deref(self._model), deref(self._cmodel), self._opts.contact, pq0, pv0, pt,
-                                           n, dt, pQ, pV, prows, pkeys, pclasses)
-            finally:
-                self._busy -= 1
-            self._last_rollout_rows = rows[:n]
-            if self._record_modes:
-                self._last_rollout_modes = _mode_arrays(keys, classes)
-        else:
-            self._enter_nogil(generation)
-            try:
-                with nogil:
-                    api.rollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
-            finally:
-                self._busy -= 1
-            self._last_rollout_rows = None
+        api.stepKind(deref(self._wm))  # raises before the GIL is released
+        self._enter_nogil(generation)
+        try:
+            with nogil:
+                api.worldRollout(deref(self._wm), pq0, pv0, pt, n, pQ, pV, prows, pkeys, pclasses)
+        finally:
+            self._busy -= 1
+        self._last_rollout_rows = rows[:n] if constrained else None
+        if constrained and self._record_modes:
+            self._last_rollout_modes = _mode_arrays(keys, classes)
         return Q, V
 
     def _warn_depth(self, double deepest):
         import warnings
 
         self._depth_warned = True
-        warnings.warn(f"a contact is {-deepest:.4g} m deep, beyond max_penetration = {self._opts.max_penetration:g} "
+        warnings.warn(f"a contact is {-deepest:.4g} m deep, beyond max_penetration = {self._wm.get().options.max_penetration:g} "
                       "m: it is still solved (never dropped), but such depth usually means a body started inside "
                       "another or dt is too large; contact_options(erp=...) pushes penetrations out (warned once per "
                       "world)",
@@ -712,11 +602,11 @@ cdef class WorldCore:
     # ---- sizes and settings
     def _core_set_dt(self, double dt):
         self._check_idle()
-        api.setTimeStep(self._opts, dt)
+        api.setTimeStep(self._wm.get().options, dt)
 
     def _core_dt(self):
         """The time step, read from the world's options."""
-        return self._opts.dt
+        return self._wm.get().options.dt
 
     @property
     def nq(self):

@@ -41,46 +41,64 @@ cdef extern from "rigidiff/world/world_options.hpp" namespace "rigidiff" nogil:
         double max_penetration
         int integrator
         int gyroscopic
-    void applyWorldOptions(const WorldOptions&, Model&, CollisionModel&)
 
 
 cdef extern from "rigidiff/world/free_joint_motion.hpp" namespace "rigidiff" nogil:
     void stepAcceleration(const Model&, double dt, const double* v, const double* v_next, double* a) except +
 
 
-cdef extern from "rigidiff/world/rk4_step.hpp" namespace "rigidiff" nogil:
-    cdef cppclass Rk4Workspace:
-        Rk4Workspace(const Model&, bool parameters) except +
+cdef extern from "rigidiff/world/world_model.hpp" namespace "rigidiff" nogil:
+    cdef cppclass WorldModel:
+        WorldModel() except +
+        Model model
+        CollisionModel cmodel
+        WorldOptions options
+        void reset() except +
+        bint constrained()
+    void stepKind(const WorldModel&) except +
 
 
-cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
-    int constraintReason(const Model&, const CollisionModel&, const ContactOptions&) except +
-    void rk4Step(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau, double dt,
-                 const double* fext, double* q_out, double* v_out) except +
-    void rk4Rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,
-                    double* Q, double* V) except +
-    void rk4StepBatch(const Model&, const double* Q, const double* V, const double* TAU, int N, double dt,
-                      int threads, double* Qout, double* Vout) except +
-    void rk4StepJacobians(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau,
-                          double dt, const double* fext, double* q_out, double* v_out, double* jac) except +
-    void rk4StepParameterJacobians(const Model&, Data&, Rk4Workspace&, const double* q, const double* v,
-                                   const double* tau, double dt, const double* fext, int groups, double* q_out,
-                                   double* v_out, double* jac, double* pjac) except +
-    void rk4StepVJP(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau,
-                    double dt, const double* fext, const double* gq, const double* gv, int groups, double* q_out,
-                    double* v_out, double* g_state, double* g_tau, double* g_params) except +
-    void rk4RolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T, double dt,
-                            const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
-                            double* g_params) except +
+cdef extern from "rigidiff/world/world_data.hpp" namespace "rigidiff" nogil:
+    cdef cppclass WorldData:
+        WorldData(const WorldModel&) except +
+        Data data
+        CollisionData collision
+        ContactStepData contact
+        vector[double] warm_end
+        bint warm_known
+        void endAt(const Model&, const double* q, const double* v)
+        void forgetEndState()
 
 
-cdef extern from "rigidiff/bind/api_batch.hpp" namespace "rigidiff::bind" nogil:
-    void rolloutBatch(const Model&, const CollisionModel*, const ContactOptions*, bool rk4, const double* Q0,
-                      const double* V0, const double* TAUS, bool sharedTaus, int N, int T, double dt, int threads,
-                      double* Q, double* V) except +
-    void stepJacobiansBatch(const Model&, const CollisionModel*, const ContactOptions*, bool rk4, const double* Q,
-                            const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
-                            double* Vout, double* jac) except +
+cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
+    void refreshWorld(WorldModel&) except +
+    int worldParameterCount(const WorldModel&, int groups) except +
+    void worldStep(const WorldModel&, WorldData&, const double* q, const double* v, const double* tau,
+                   const double* fext, double* q_out, double* v_out) except +
+    void worldStepJacobians(const WorldModel&, WorldData&, const double* q, const double* v, const double* tau,
+                            const double* fext, int groups, double* q_out, double* v_out, double* jac,
+                            double* pjac) except +
+    void worldStepVJP(const WorldModel&, WorldData&, const double* q, const double* v, const double* tau,
+                      const double* fext, const double* gq, const double* gv, int groups, bool explore,
+                      double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params) except +
+    void worldRollout(const WorldModel&, const double* q0, const double* v0, const double* taus, int T, double* Q,
+                      double* V, int* rows, vector[int64_t]* keys, vector[int]* classes) except +
+    void worldRolloutBackward(const WorldModel&, const double* Q, const double* V, const double* taus, int T,
+                              const double* GQ, const double* GV, int groups, bool explore, double* g_taus,
+                              double* g_state, double* g_params, const int* rows, const int64_t* keys,
+                              const int* classes) except +
+    void worldTrajectoryJacobians(const WorldModel&, WorldData&, const double* Q, const double* V,
+                                  const double* TAU, int T, double* jac) except +
+    void worldClosedLoopRollout(const WorldModel&, WorldData&, const double* q0, const double* v0,
+                                const double* Qr, const double* Vr, const double* Ur, const double* k,
+                                const double* K, double alpha, const double* S, int nu, const double* lo,
+                                const double* hi, int T, double* Q, double* V, double* U) except +
+    void worldStepBatch(const WorldModel&, const double* Q, const double* V, const double* TAU, int N, int threads,
+                        double* Qout, double* Vout) except +
+    void worldRolloutBatch(const WorldModel&, const double* Q0, const double* V0, const double* TAUS,
+                           bool sharedTaus, int N, int T, int threads, double* Q, double* V) except +
+    void worldStepJacobiansBatch(const WorldModel&, const double* Q, const double* V, const double* TAU, int N,
+                                 int threads, double* Qout, double* Vout, double* jac) except +
 
 
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
@@ -132,23 +150,11 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void integrateJacobians(const Model&, const double* q, const double* dv, double* d_dq, double* d_ddv) except +
     void differenceJacobians(const Model&, const double* q0, const double* q1, double* d_dq0,
                              double* d_dq1) except +
-    void stepJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-                       const double* fext, double* q_out, double* v_out, double* jac) except +
 
     void setJointInertia(Model&, int j, const double* inertia) except +
     void jointInertiaParameters(const Model&, double* theta) except +
     void inverseDynamicsRegressor(const Model&, Data&, const double* q, const double* v, const double* a,
                                   double* Y) except +
-    int stepParameterCount(const Model&, int groups) except +
-    void stepParameterJacobians(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-                                const double* fext, int groups, double* q_out, double* v_out, double* jac,
-                                double* pjac) except +
-    void stepVJP(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-                 const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
-                 double* g_state, double* g_tau, double* g_params) except +
-    void rolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T, double dt,
-                         const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
-                         double* g_params) except +
     void tangentGradients(const Model&, const double* Q, const double* Gc, int N, double* Gt) except +
     void coordinateGradients(const Model&, const double* Q, const double* Gt, int N, double* Gc) except +
 
@@ -180,33 +186,10 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void readContacts(const CollisionData&, double* points, double* normals, double* distances, int* geom_a,
                       int* geom_b, int* types) except +
 
-    bool needsConstraints(const Model&, const CollisionModel&, const ContactOptions&) except +
-    void constrainedStep(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
-                         const double* q, const double* v, const double* tau, double dt, const double* fext,
-                         double* q_out, double* v_out) except +
     void clearWarmStart(ContactStepData&) except +
     int warmStartSize(const ContactStepData&) except +
     void readWarmStart(const ContactStepData&, int64_t* keys, int* classes) except +
     void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, int n) except +
-    void constrainedRollout(const Model&, const CollisionModel&, const ContactOptions&, const double* q0,
-                            const double* v0, const double* taus, int T, double dt, double* Q, double* V,
-                            int* rows, vector[int64_t]* keys, vector[int]* classes) except +
-    void constrainedStepBatch(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
-                              const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
-                              double* Vout) except +
-    int constrainedParameterCount(const Model&, const CollisionModel&, int groups) except +
-    void constrainedStepJacobians(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
-                                  const double* q, const double* v, const double* tau, double dt, const double* fext,
-                                  int groups, double* q_out, double* v_out, double* jac, double* pjac) except +
-    void constrainedStepVJP(const Model&, Data&, const CollisionModel&, ContactStepData&, const ContactOptions&,
-                            const double* q, const double* v, const double* tau, double dt, const double* fext,
-                            const double* gq, const double* gv, int groups, bint explore, double* q_out,
-                            double* v_out, double* g_state, double* g_tau, double* g_params) except +
-    void constrainedRolloutBackward(const Model&, const CollisionModel&, const ContactOptions&, const double* Q,
-                                    const double* V, const double* taus, int T, double dt, const double* GQ,
-                                    const double* GV, int groups, bint explore, double* g_taus, double* g_state,
-                                    double* g_params, const int* rows, const int64_t* keys,
-                                    const int* classes) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +
     void readLastLcp(const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,
@@ -218,26 +201,12 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void readLastContacts(const ContactStepData&, double* points, double* normals, double* distances, int* geom_a,
                           int* geom_b, int* types) except +
 
-    void trajectoryJacobians(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
-                             const double* Q, const double* V, const double* TAU, int T, double dt,
-                             double* jac, Rk4Workspace* rk4) except +
-    void closedLoopRollout(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
-                           const double* q0, const double* v0, const double* Qr, const double* Vr, const double* Ur,
-                           const double* k, const double* K, double alpha, const double* S, int nu,
-                           const double* lo, const double* hi, int T, double dt, double* Q, double* V,
-                           double* U, Rk4Workspace* rk4) except +
     void frameAlongTrajectory(const Model&, Data&, const double* Q, int N, int f, double* poses,
                               double* J) except +
     bint riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx,
                          const double* lxx, const double* lu, const double* luu, const double* lo, const double* hi,
                          double mu, double* k, double* K, double* dV) except +
 
-    void step(const Model&, Data&, const double* q, const double* v, const double* tau, double dt,
-              const double* fext, double* q_out, double* v_out) except +
-    void rollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,
-                 double* Q, double* V) except +
-    void stepBatch(const Model&, const double* Q, const double* V, const double* TAU, int N, double dt,
-                   int threads, double* Qout, double* Vout) except +
 
     # contact solver core (api_contact.cpp)
     void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi,

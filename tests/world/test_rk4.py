@@ -210,13 +210,19 @@ def test_jacobians_with_wrenches_and_a_saturated_torque():
     assert g.tau[arm.v_index] == 0.0
 
 
-def test_worlds_that_need_constraints_are_refused_with_the_reason():
-    ball = rd.World(dt=1e-3, integrator="rk4")
+def _ball_over_ground_rk4():
+    """A ball on a free joint above the ground: its step needs contact rows."""
+    world = rd.World(dt=1e-3, integrator="rk4")
     sk = rd.Skeleton("b")
     body = sk.add_body("ball", joint=rd.FreeJoint("f"), inertia=rd.Inertia.from_shape(rd.Sphere(0.1), mass=1.0))
     body.add_shape(rd.Sphere(0.1))
-    ball.add_skeleton(sk)
-    ball.add_ground()
+    world.add_skeleton(sk)
+    world.add_ground()
+    return world
+
+
+def test_worlds_that_need_constraints_are_refused_with_the_reason():
+    ball = _ball_over_ground_rk4()
     q, v = np.r_[0, 0, 0.5, 0, 0, 0, 1.0], np.zeros(6)
     with pytest.raises(ValueError, match="contact-free.*shapes that may touch"):
         ball.step(q, v, np.zeros(6))
@@ -240,6 +246,27 @@ def test_worlds_that_need_constraints_are_refused_with_the_reason():
     limited.integrator = "semi_implicit"
     limited.contact_options(joint_limits=True)
     limited.step(np.zeros(2), np.zeros(2), np.zeros(2))  # the default step solves them
+
+
+def test_every_stepping_call_refuses_a_world_that_needs_constraints():
+    """The refusal is made once, where every call chooses its step: no call slips through to a step
+    without its constraints."""
+    world = _ball_over_ground_rk4()
+    q, v, tau = np.r_[0, 0, 0.5, 0, 0, 0, 1.0], np.zeros(6), np.zeros(6)
+    calls = {
+        "step_vjp": lambda: world.step_vjp(q, v, tau, np.ones(6), np.ones(6)),
+        "step_jacobians wrt": lambda: world.step_jacobians(q, v, tau, wrt="all"),
+        "step_batch": lambda: world.step_batch(q[None], v[None], tau[None]),
+        "rollout_batch": lambda: world.rollout_batch(q[None], v[None], np.zeros((2, 6))),
+        "step_jacobians_batch": lambda: world.step_jacobians_batch(q[None], v[None], tau[None]),
+        "rollout record": lambda: world.rollout(q, v, np.zeros((2, 6)), record=True),
+    }
+    for name, call in calls.items():
+        with pytest.raises(ValueError, match="contact-free.*shapes that may touch"):
+            call()
+    world.integrator = "semi_implicit"
+    for name, call in calls.items():
+        call()  # the same calls step with the constraints
 
 
 def test_parameter_jacobians_match_finite_differences(any_world):

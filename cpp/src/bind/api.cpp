@@ -269,35 +269,5 @@ void differenceJacobians(const Model& m, const double* q0, const double* q1, dou
   copyOut(J, d_dq1, "difference_jacobians");
 }
 
-void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                   const double* fext, double* q_out, double* v_out, double* jac) {
-  checkState(m, q, v);
-  checkFinite(tau, m.nv, "tau");
-  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  stepDerivativesInto(m, d, q, v, tau, dt, q_out, v_out, fext, jac);
-}
-
-void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
-          double* q_out, double* v_out) {
-  checkState(m, q, v);
-  checkFinite(tau, m.nv, "tau");
-  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  rigidiff::step(m, d, q, v, tau, dt, fext, q_out, v_out);
-}
-
-void rollout(const Model& m, const double* q0, const double* v0, const double* taus, int T, double dt, double* Q,
-             double* V) {
-  checkState(m, q0, v0, "q0", "v0");
-  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
-  Data d(m);
-  rigidiff::rollout(m, d, q0, v0, taus, T, dt, Q, V);
-}
-
-void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
-               double* Qout, double* Vout) {
-  checkStateRows(m, Q, V, N, TAU);
-  rigidiff::stepBatch(m, Q, V, TAU, N, dt, threads, Qout, Vout);
-}
-
 }  // namespace bind
 }  // namespace rigidiff

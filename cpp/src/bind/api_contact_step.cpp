@@ -1,45 +1,12 @@
-// Bindings of the constrained step (declared in rigidiff/bind/api.hpp).
+// What the constrained step reports and its warm-start cache (declared in rigidiff/bind/api.hpp).
 #include <algorithm>
 #include <cmath>
 
 #include "rigidiff/bind/api.hpp"
-#include "rigidiff/bind/api_batch.hpp"
-#include "rigidiff/bind/api_rk4.hpp"
 #include "rigidiff/bind/checks.hpp"
-#include "rigidiff/world/batch_buffers.hpp"
-#include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
 namespace bind {
-
-int constraintReason(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
-  const int n = static_cast<int>(cm.geometries.size());
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      if (cm.allowed(m, i, j)) return kNeedsContacts;
-  if (o.jointFriction && (m.friction.array() > 0.0).any()) return kNeedsJointFriction;
-  if (o.jointLimits)
-    for (int j = 1; j < m.njoints; ++j) {
-      const JointModel& jm = m.joints[j];
-      if (jm.nq == 1 && jm.nv == 1 &&
-          (std::isfinite(m.lower_limit[jm.idx_q]) || std::isfinite(m.upper_limit[jm.idx_q])))
-        return kNeedsJointLimits;
-    }
-  return 0;
-}
-
-bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
-  return constraintReason(m, cm, o) != 0;
-}
-
-void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
-                     const double* q, const double* v, const double* tau, double dt, const double* fext,
-                     double* q_out, double* v_out) {
-  checkState(m, q, v);
-  checkFinite(tau, m.nv, "tau");
-  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  contactStep(m, d, cm, cd, o, q, v, tau, dt, fext, q_out, v_out);
-}
 
 void clearWarmStart(ContactStepData& cd) { cd.warmClasses.clear(); }
 
@@ -63,36 +30,6 @@ void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* cl
   cd.warmKeys.assign(keys, keys + n);
   cd.warmClasses.resize(n);
   for (int r = 0; r < n; ++r) cd.warmClasses[r] = static_cast<contact::LcpClass>(classes[r]);
-}
-
-void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
-                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
-                        std::vector<std::int64_t>* keys, std::vector<int>* classes) {
-  checkState(m, q0, v0, "q0", "v0");
-  checkFinite(taus, static_cast<long>(T) * m.nv, "taus");
-  Data data(m);
-  ContactStepData cd(cm);
-  contactChain(m, data, cm, cd, o, q0, v0, taus, T, dt, Q, V, [&](int t) {
-    rows[t] = cd.rowCount();
-    if (keys && classes) {  // a step without rows leaves no keys, and the previous step's classes
-      keys->insert(keys->end(), cd.warmKeys.begin(), cd.warmKeys.begin() + rows[t]);
-      for (int r = 0; r < rows[t]; ++r) classes->push_back(static_cast<int>(cd.classes[r]));
-    }
-  });
-}
-
-void constrainedStepBatch(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
-                          const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
-                          double* Vout) {
-  const long nq = m.nq, nv = m.nv;
-  checkStateRows(m, Q, V, N, TAU);
-  parallelFor(
-      N, threads, [&] { return std::make_unique<ContactBuffers>(m, cm); },
-      [&](ContactBuffers& b, long s) {
-        clearWarmStart(b.cd);  // every row solves cold, as step() from a state no step ended at
-        contactStep(m, b.data, cm, b.cd, o, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq,
-                    Vout + s * nv);
-      });
 }
 
 int lastRowCount(const ContactStepData& cd) { return cd.rowCount(); }

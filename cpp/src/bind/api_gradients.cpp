@@ -29,53 +29,6 @@ void inverseDynamicsRegressor(const Model& m, Data& d, const double* q, const do
   copyOut(rigidiff::inverseDynamicsRegressor(m, d, q, v, a), Y, "inverse_dynamics_regressor");
 }
 
-int stepParameterCount(const Model& m, int groups) {
-  checkModelGroups(groups);
-  return rigidiff::stepParameterCount(m, groups);
-}
-
-void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                            const double* fext, int groups, double* q_out, double* v_out, double* jac, double* pjac) {
-  checkModelGroups(groups);
-  checkState(m, q, v);
-  checkFinite(tau, m.nv, "tau");
-  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  stepDerivativesInto(m, d, q, v, tau, dt, q_out, v_out, fext, jac);
-  const long np = rigidiff::stepParameterCount(m, groups);
-  if (np == 0) return;
-  stepParameterDerivatives(m, d, q, v, dt, groups, pjac, pjac + m.nv * np);
-  checkResult(pjac, 2 * m.nv * np, "step_jacobians");
-}
-
-void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-             const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
-             double* g_state, double* g_tau, double* g_params) {
-  checkModelGroups(groups);
-  checkState(m, q, v);
-  checkFinite(tau, m.nv, "tau");
-  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-  checkFinite(gq, m.nv, "dL_dq_next");
-  checkFinite(gv, m.nv, "dL_dv_next");
-  const StepCotangents sc = cotangentOutputs(m, groups, g_state, g_tau, g_params);
-  rigidiff::stepVJP(m, d, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
-  checkResult(g_state, 2 * m.nv, "step_vjp");
-  checkResult(g_tau, m.nv, "step_vjp");
-  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "step_vjp");
-}
-
-void rolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
-                     const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
-                     double* g_params) {
-  checkModelGroups(groups);
-  checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
-  Data d(m);
-  const StepCotangents sc = cotangentOutputs(m, groups, g_state, nullptr, g_params);
-  rigidiff::rolloutBackward(m, d, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
-  checkResult(g_state, 2 * m.nv, "rollout backward");
-  checkResult(g_taus, static_cast<long>(T) * m.nv, "rollout backward");
-  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "rollout backward");
-}
-
 namespace {
 void mapGradients(const Model& m, const double* Q, const double* in, int N, double* out, bool to_tangent) {
   const long nin = to_tangent ? m.nq : m.nv, nout = to_tangent ? m.nv : m.nq;

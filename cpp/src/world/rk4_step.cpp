@@ -8,8 +8,6 @@
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/linalg/dense_product.hpp"
 #include "rigidiff/macros.hpp"
-#include "rigidiff/world/batch_buffers.hpp"
-#include "rigidiff/world/parallel.hpp"
 #include "rigidiff/world/step.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
 #include "rigidiff/world/step_parameter_derivatives.hpp"
@@ -211,16 +209,6 @@ void rk4Rollout(const Model& model, Data& data, Rk4Workspace& ws, const double* 
     rk4Step(model, data, ws, Q + static_cast<long>(t) * nq, V + static_cast<long>(t) * nv,
             taus + static_cast<long>(t) * nv, dt, nullptr, Q + static_cast<long>(t + 1) * nq,
             V + static_cast<long>(t + 1) * nv);
-}
-
-void rk4StepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt,
-                  int threads, double* Qout, double* Vout) {
-  const long nq = model.nq, nv = model.nv;
-  parallelFor(
-      N, threads, [&] { return std::make_unique<Rk4Buffers>(model); },
-      [&](Rk4Buffers& b, long s) {
-        rk4Step(model, b.data, b.ws, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
-      });
 }
 
 }  // namespace rigidiff

@@ -8,7 +8,6 @@
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
-#include "rigidiff/world/parallel.hpp"
 
 namespace rigidiff {
 
@@ -62,16 +61,6 @@ void rollout(const Model& model, Data& data, const double* q0, const double* v0,
   std::copy(v0, v0 + nv, V);
   for (int t = 0; t < T; ++t)
     step(model, data, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
-}
-
-void stepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
-               double* Qout, double* Vout) {
-  const long nq = model.nq, nv = model.nv;
-  parallelFor(
-      N, threads, [&] { return std::make_unique<Data>(model); },
-      [&](Data& data, long s) {
-        step(model, data, Q + s * nq, V + s * nv, TAU + s * nv, dt, nullptr, Qout + s * nq, Vout + s * nv);
-      });
 }
 
 }  // namespace rigidiff

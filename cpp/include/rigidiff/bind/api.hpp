@@ -10,7 +10,6 @@
 #include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/world/contact_step.hpp"
 #include "rigidiff/world/world_options.hpp"
-#include "rigidiff/world/rk4_step.hpp"
 #include "rigidiff/multibody/data.hpp"
 
 namespace rigidiff {
@@ -87,10 +86,6 @@ void forwardDynamicsDerivatives(const Model& m, Data& d, const double* q, const 
 void integrateJacobians(const Model& m, const double* q, const double* dv, double* d_dq, double* d_ddv);
 void differenceJacobians(const Model& m, const double* q0, const double* q1, double* d_dq0, double* d_dq1);
 
-/// One step and its Jacobians; jac holds dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau (6 x nv x nv, each block
-/// column-major).
-void stepJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                   const double* fext, double* q_out, double* v_out, double* jac);
 
 // ---- parameters and reverse mode (api_gradients.cpp)
 /// Replaces the merged body inertia of joint j (10 numbers as in addJoint).
@@ -99,20 +94,6 @@ void setJointInertia(Model& model, int j, const double* inertia);
 void jointInertiaParameters(const Model& m, double* theta);
 /// (nv x 10 (njoints - 1)) row-major regressor of the rigid-body torques.
 void inverseDynamicsRegressor(const Model& m, Data& d, const double* q, const double* v, const double* a, double* Y);
-/// Number of parameter columns of the groups (world/step_parameter_derivatives.hpp).
-int stepParameterCount(const Model& m, int groups);
-/// stepJacobians plus pjac: dq_dp then dv_dp (2 x nv x stepParameterCount(groups), row-major).
-void stepParameterJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                            const double* fext, int groups, double* q_out, double* v_out, double* jac, double* pjac);
-/// One step and J^T (gq, gv); outputs overwritten: g_state (2 nv: q tangent, v), g_tau (nv), g_params
-/// (stepParameterCount(groups), the groups' order).
-void stepVJP(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-             const double* fext, const double* gq, const double* gv, int groups, double* q_out, double* v_out,
-             double* g_state, double* g_tau, double* g_params);
-/// Reverse pass of a recorded rollout (world/step_vjp.hpp); outputs overwritten: g_taus (T x nv), g_state
-/// (2 nv: q0 tangent, v0), g_params (stepParameterCount(groups)). Uses a Data of its own.
-void rolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
-                     const double* GQ, const double* GV, int groups, double* g_taus, double* g_state, double* g_params);
 /// Gradient maps between coordinates (nq) and the tangent space (nv), rows of N configurations.
 void tangentGradients(const Model& m, const double* Q, const double* Gc, int N, double* Gt);
 void coordinateGradients(const Model& m, const double* Q, const double* Gt, int N, double* Gc);
@@ -167,15 +148,9 @@ int computeContacts(const Model& m, Data& d, const CollisionModel& cm, Collision
 void readContacts(const CollisionData& cd, double* points, double* normals, double* distances, int* geom_a,
                   int* geom_b, int* types);
 
-// ---- constrained stepping (api_contact_step.cpp)
-/// Can any constraint row ever appear (a pair of geometries allowed to touch, a finite limit, friction)?
-bool needsConstraints(const Model& m, const CollisionModel& cm, const ContactOptions& o);
-/// One constrained step (world/contact_step.hpp); updates the warm-start cache in cd.
-void constrainedStep(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
-                     const double* q, const double* v, const double* tau, double dt, const double* fext,
-                     double* q_out, double* v_out);
-/// Forget the previous step's contact classes: the next constrainedStep on cd solves without a warm start.
-/// The Python layer calls it whenever a step does not start from the previous step's end state.
+// ---- what the constrained step reports, and its warm-start cache (api_contact_step.cpp; the step itself:
+// api_world.hpp)
+/// Forget the previous step's contact classes: the next constrained step on cd solves without a warm start.
 void clearWarmStart(ContactStepData& cd);
 /// Number of rows in the warm-start cache of cd (0 when it is empty).
 int warmStartSize(const ContactStepData& cd);
@@ -183,39 +158,6 @@ int warmStartSize(const ContactStepData& cd);
 void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes);
 /// Replaces the cache with n rows (n = 0 empties it); invalid_argument for a class outside 0..3.
 void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n);
-/// T constrained steps with their own buffers (warm-started within the rollout); rows (T) receives
-/// the number of constraint rows of each step. Unless null, keys and classes receive each step's row
-/// keys and classes after it (rows[t] each, step after step): the contact modes a reverse pass re-solves
-/// the steps in, without rerunning the rollout.
-void constrainedRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
-                        const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
-                        std::vector<std::int64_t>* keys = nullptr, std::vector<int>* classes = nullptr);
-/// N independent constrained steps on `threads` threads (no warm start: results do not depend on order).
-void constrainedStepBatch(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
-                          const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
-                          double* Vout);
-/// Columns of the parameter Jacobians of a constrained step: stepParameterCount of the model groups
-/// (bits 1..16), then the friction (bit 32) and restitution (bit 64) of every geometry.
-int constrainedParameterCount(const Model& m, const CollisionModel& cm, int groups);
-/// constrainedStep and its Jacobians (world/contact_step_derivatives.hpp): jac as stepJacobians and,
-/// unless null, pjac as stepParameterJacobians (api_contact_gradients.cpp).
-void constrainedStepJacobians(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
-                              const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
-                              const double* fext, int groups, double* q_out, double* v_out, double* jac,
-                              double* pjac);
-/// constrainedStep and J^T (gq, gv), outputs as stepVJP. explore: also try the loss-driven contact
-/// mode and keep the one with the larger state and torque gradients (parameters: the solved mode).
-void constrainedStepVJP(const Model& m, Data& d, const CollisionModel& cm, ContactStepData& cd,
-                        const ContactOptions& o, const double* q, const double* v, const double* tau, double dt,
-                        const double* fext, const double* gq, const double* gv, int groups, bool explore,
-                        double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params);
-/// Reverse pass of a recorded constrained rollout, outputs as rolloutBackward; explore per step as above.
-/// rows, keys, classes: the modes constrainedRollout recorded, or null to rerun the rollout for them.
-void constrainedRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
-                                const double* V, const double* taus, int T, double dt, const double* GQ,
-                                const double* GV, int groups, bool explore, double* g_taus, double* g_state,
-                                double* g_params, const int* rows = nullptr, const std::int64_t* keys = nullptr,
-                                const int* classes = nullptr);
 int lastRowCount(const ContactStepData& cd);
 /// Smallest signed distance among the contacts of the last step (+inf without contacts).
 double lastDeepest(const ContactStepData& cd);
@@ -231,14 +173,6 @@ void readLastRows(const ContactStepData& cd, int* kinds, int* index, int* classe
 void readLastContacts(const ContactStepData& cd, double* points, double* normals, double* distances, int* geom_a,
                       int* geom_b, int* types);
 
-// ---- time stepping
-void step(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt, const double* fext,
-          double* q_out, double* v_out);
-void rollout(const Model& m, const double* q0, const double* v0, const double* taus, int T, double dt, double* Q,
-             double* V);
-void stepBatch(const Model& m, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
-               double* Qout, double* Vout);
-
 // ---- contact solver core (api_contact.cpp; contact/boxed_lcp.hpp)
 /// Solves the boxed LCP w = A x + b with bounds lo <= x <= hi, friction rows scaled by x[findex[i]].
 /// Inputs: A (n x n, symmetric, finite), b, lo, hi (n; lo <= 0 <= hi, finite b), findex (n, -1 or a row
@@ -252,21 +186,6 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
 
 
 // ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)
-/// Step Jacobians at every (Q[t], V[t], TAU[t]) of a trajectory, t < T, into jac (T x 6 x nv x nv) in
-/// stepJacobians' layout; through the constraint solve when cm, cd and o are given (null: the plain step),
-/// or of the RK4 step when rk4 is given (world/rk4_step.hpp; cm, cd, o then null).
-/// Row t > 0 is warm-started from row t - 1 only if it starts bitwise at that row's end state.
-void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
-                         const ContactOptions* o, const double* Q, const double* V,
-                         const double* TAU, int T, double dt, double* jac, Rk4Workspace* rk4 = nullptr);
-/// iLQR's closed-loop rollout from (q0, v0): u_t = clamp(Ur[t] + alpha k[t] + K[t] dx_t, lo[t], hi[t]) with
-/// dx_t = (difference(Qr[t], q_t), v_t - Vr[t]), tau_t = S u_t (S: nv x nu, row-major). Writes Q (T+1, nq),
-/// V (T+1, nv) and U (T, nu). lo and hi may hold infinities. cm, cd, o and rk4 as in trajectoryJacobians.
-void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
-                       const ContactOptions* o, const double* q0, const double* v0,
-                       const double* Qr, const double* Vr, const double* Ur, const double* k, const double* K,
-                       double alpha, const double* S, int nu, const double* lo, const double* hi, int T, double dt,
-                       double* Q, double* V, double* U, Rk4Workspace* rk4 = nullptr);
 /// Pose (N x 16, row-major 4x4) and, if J is not null, world-aligned Jacobian (N x 6 x nv, rows linear then
 /// angular, as frameJacobian) of frame f at each of the N configurations Q (N x nq).
 void frameAlongTrajectory(const Model& m, Data& d, const double* Q, int N, int f, double* poses, double* J);

@@ -60,30 +60,6 @@ inline void checkRecordedRollout(const Model& m, const double* Q, const double* 
   checkFinite(GV, static_cast<long>(T + 1) * m.nv, "dL_dV");
 }
 
-inline void checkModelGroups(int groups) {
-  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
-}
-
-// points the parameter cotangents of `groups` into consecutive slices of g (zeroed)
-inline StepCotangents parameterSlices(const Model& m, int groups, double* g) {
-  std::fill(g, g + rigidiff::stepParameterCount(m, groups), 0.0);
-  return parameterCotangentSlices(m, groups, g);
-}
-
-// the zeroed outputs of a step's or a rollout's reverse pass: state cotangents (q then v, 2 nv), the
-// torques' (nv, or null when the caller fills them per step) and the parameters of `groups`
-inline StepCotangents cotangentOutputs(const Model& m, int groups, double* g_state, double* g_tau, double* g_params) {
-  StepCotangents sc = parameterSlices(m, groups, g_params);
-  std::fill(g_state, g_state + 2 * m.nv, 0.0);
-  sc.q = g_state;
-  sc.v = g_state + m.nv;
-  if (g_tau) {
-    std::fill(g_tau, g_tau + m.nv, 0.0);
-    sc.tau = g_tau;
-  }
-  return sc;
-}
-
 // Finite inputs can still overflow (velocities of 1e300): report it rather than return inf or NaN.
 inline void checkResult(const double* x, long n, const char* what) {
   // the common case: x * 0 sums to 0 unless some x is inf or NaN. A vectorised sum; allFinite() tests the
@@ -114,21 +90,6 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 inline void copyOut(const MatX& M, double* out, const char* what) {
   Eigen::Map<RowMat>(out, M.rows(), M.cols()) = M;
   checkResult(out, static_cast<long>(M.size()), what);
-}
-
-/// Runs stepDerivatives with the six step Jacobians written straight into jac (6 nv^2 doubles, each
-/// block column-major: Python hands out their transposed views), then checks them.
-inline void stepDerivativesInto(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                                double* q_out, double* v_out, const double* fext, double* jac) {
-  d.setStepJacobianStorage(jac);
-  try {
-    stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
-  } catch (...) {
-    d.setStepJacobianStorage(nullptr);
-    throw;
-  }
-  d.setStepJacobianStorage(nullptr);
-  checkResult(jac, 6L * m.nv * m.nv, "step_jacobians");
 }
 
 }  // namespace bind

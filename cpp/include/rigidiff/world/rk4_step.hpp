@@ -73,10 +73,6 @@ void rk4StepVJP(const Model& model, Data& data, Rk4Workspace& ws, const double* 
 void rk4Rollout(const Model& model, Data& data, Rk4Workspace& ws, const double* q0, const double* v0,
                 const double* taus, int T, double dt, double* Q, double* V);
 
-/// N independent RK4 steps on `threads` threads (one Data and workspace each).
-void rk4StepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt,
-                  int threads, double* Qout, double* Vout);
-
 /// Reverse pass over a recorded RK4 rollout, arguments as rolloutBackward (world/step_vjp.hpp): each step
 /// is recomputed and swept backwards as in rk4StepVJP (rk4_step_vjp.cpp), parameters included.
 void rk4RolloutBackward(const Model& model, Data& data, Rk4Workspace& ws, const double* Q, const double* V,

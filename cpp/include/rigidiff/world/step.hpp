@@ -43,9 +43,4 @@ void finishStep(const Model& model, Data& data, const double* q, double dt, doub
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,
              double* Q, double* V);
 
-/// N independent steps (rows of Q, V, TAU) on `threads` threads, one Data each; results do not
-/// depend on the thread count.
-void stepBatch(const Model& model, const double* Q, const double* V, const double* TAU, int N, double dt, int threads,
-               double* Qout, double* Vout);
-
 }  // namespace rigidiff

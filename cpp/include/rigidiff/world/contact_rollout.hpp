@@ -1,0 +1,48 @@
+// Rollouts of the constrained step and their reverse pass: T steps that warm-start each contact solve
+// from the step before, and the sweep back over a recorded rollout that re-solves every step in the
+// contact mode it had (contact_step_cotangents.hpp). Inputs are not checked here (bind/ checks them).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "rigidiff/world/contact_step.hpp"
+
+namespace rigidiff {
+
+/// T constrained steps from (q0, v0) into Q ((T + 1) x nq) and V ((T + 1) x nv), each warm-started from
+/// the one before (cd's cache is emptied first); after(t) runs after step t.
+template <typename After>
+void contactChain(const Model& m, Data& data, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
+                  const double* q0, const double* v0, const double* taus, int T, double dt, double* Q, double* V,
+                  const After& after) {
+  const long nq = m.nq, nv = m.nv;
+  cd.warmClasses.clear();
+  std::copy(q0, q0 + nq, Q);
+  std::copy(v0, v0 + nv, V);
+  for (long t = 0; t < T; ++t) {
+    contactStep(m, data, cm, cd, o, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq,
+                V + (t + 1) * nv);
+    after(static_cast<int>(t));
+  }
+}
+
+/// contactChain on buffers of its own. rows (T) receives each step's row count; unless null, keys and
+/// classes receive each step's rows' warm-start keys and classes, step after step (the record that lets
+/// the reverse pass re-solve every step in its own mode).
+void contactRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
+                    const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
+                    std::vector<std::int64_t>* keys, std::vector<int>* classes);
+
+/// The reverse pass of a constrained rollout (Q, V: T + 1 states, taus: T torques) for the cotangents GQ
+/// (tangent space) and GV of every state: writes g_taus (T x nv), g_state (2 nv: q0 tangent, v0) and
+/// g_params (contactParameterCount(groups)). rows, keys and classes: the record of contactRollout, or
+/// null to rerun the rollout first. Each recomputed step must reproduce its recorded successor
+/// (runtime_error otherwise: the model changed); invalid_argument for a malformed record.
+void contactRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
+                            const double* V, const double* taus, int T, double dt, const double* GQ,
+                            const double* GV, int groups, bool explore, double* g_taus, double* g_state,
+                            double* g_params, const int* rows, const std::int64_t* keys, const int* classes);
+
+}  // namespace rigidiff

@@ -1,0 +1,52 @@
+// What a world is (docs/architecture.md, "The world"): the multibody model, the collision model and the
+// options, with the step they call for. A WorldModel is built by the Python World's compile, then only
+// read while it steps, so threads may share it; every buffer lives in a WorldData (world_data.hpp).
+#pragma once
+
+#include "rigidiff/collision/collision_model.hpp"
+#include "rigidiff/multibody/model.hpp"
+#include "rigidiff/world/world_options.hpp"
+
+namespace rigidiff {
+
+/// Why a world's step needs constraint rows: kNeedsNothing, or the first reason found.
+constexpr int kNeedsNothing = 0, kNeedsContacts = 1, kNeedsJointFriction = 2, kNeedsJointLimits = 3;
+
+/// Which step a world takes (stepKind).
+enum class StepKind : int { SemiImplicit = 0, Rk4 = 1, Constrained = 2 };
+
+/// Why the step of (model, cmodel) under options o needs constraint rows: kNeedsContacts (a pair of
+/// shapes that may touch), kNeedsJointFriction (switched on, and a joint has friction), kNeedsJointLimits
+/// (switched on, and a one-dof joint has a finite limit), else kNeedsNothing.
+int constraintReason(const Model& model, const CollisionModel& cmodel, const ContactOptions& o);
+
+struct WorldModel {
+  Model model;
+  CollisionModel cmodel;
+  /// dt, gravity, the contact settings and the integrator: their only copy; they outlive a rebuild
+  /// (reset) and are copied into each new Model and CollisionModel (applyWorldOptions)
+  WorldOptions options;
+  /// constraintReason of the model as built and the options as set: refreshed by refresh()
+  int constraint_reason = kNeedsNothing;
+
+  /// Starts a new, empty model and collision model under the current options.
+  void reset();
+  /// Recomputes constraint_reason and copies the options into the models (after building them, or after
+  /// changing the options).
+  void refresh();
+  bool constrained() const { return constraint_reason != kNeedsNothing; }
+};
+
+/// Throws the std::invalid_argument of an integrator that cannot take the world's constraint rows.
+[[noreturn]] void refuseConstraints(const WorldModel& world);
+
+/// The step the world takes: the constrained step when it needs constraint rows, else its integrator's.
+/// std::invalid_argument, naming the reason, for an integrator that cannot take constraint rows.
+inline StepKind stepKind(const WorldModel& world) {
+  const bool rk4 = world.options.integrator == kIntegratorRk4;
+  if (!world.constrained()) return rk4 ? StepKind::Rk4 : StepKind::SemiImplicit;
+  if (rk4) refuseConstraints(world);
+  return StepKind::Constrained;
+}
+
+}  // namespace rigidiff

@@ -1,0 +1,32 @@
+#include "rigidiff/world/world_data.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace rigidiff {
+
+WorldData::WorldData(const WorldModel& world)
+    : data(world.model), collision(world.cmodel), contact(world.cmodel) {}
+
+Rk4Workspace& WorldData::rk4(const Model& model) {
+  if (!rk4_) rk4_ = std::make_unique<Rk4Workspace>(model, true);
+  return *rk4_;
+}
+
+void WorldData::continueFrom(const Model& model, const double* q, const double* v) {
+  const std::size_t nq = model.nq, nv = model.nv;
+  const bool continues = warm_known && warm_end.size() == nq + nv &&
+                         std::memcmp(q, warm_end.data(), nq * sizeof(double)) == 0 &&
+                         std::memcmp(v, warm_end.data() + nq, nv * sizeof(double)) == 0;
+  if (!continues) contact.warmClasses.clear();
+  warm_known = false;  // until the step succeeds and endAt records its end
+}
+
+void WorldData::endAt(const Model& model, const double* q, const double* v) {
+  warm_end.resize(model.nq + model.nv);
+  std::copy(q, q + model.nq, warm_end.begin());
+  std::copy(v, v + model.nv, warm_end.begin() + model.nq);
+  warm_known = true;
+}
+
+}  // namespace rigidiff

@@ -6,11 +6,12 @@
 cdef class GradientWorldCore(WorldCore):
     """WorldCore with parameter Jacobians and the reverse mode (see rigidiff.World)."""
 
-    def _core_set_joint_inertia(self, int j, inertia):
+    def _core_set_body_inertia(self, int b, inertia):
+        """Replaces the inertia of body part b (in its joint frame) and recomputes its joint's."""
         self._check_idle()
         self._ensure()
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
-        api.setJointInertia(self._wm.get().model, j, _ptr(I))
+        api.setBodyPartInertia(deref(self._wm), b, _ptr(I))
 
     def _core_joint_inertia_parameters(self):
         self._ensure()

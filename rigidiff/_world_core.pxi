@@ -136,10 +136,12 @@ cdef class WorldCore:
         api.setJointParameters(self._wm.get().model, j, _ptr(arrs[0]), _ptr(arrs[1]), _ptr(arrs[2]), _ptr(arrs[3]),
                                _ptr(arrs[4]), _ptr(arrs[5]), _ptr(arrs[6]), _ptr(arrs[7]), _ptr(arrs[8]))
 
-    def _core_append_inertia(self, int j, inertia):
+    def _core_add_body_part(self, int j, inertia, bint own):
+        """Registers a body moving with core joint j (inertia: 10 numbers in the joint frame); returns its
+        index. own: the joint's own body (added with the joint); else a welded body, added to the joint."""
         self._check_idle()
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
-        api.appendInertia(self._wm.get().model, j, _ptr(I))
+        return api.addBodyPart(deref(self._wm), j, _ptr(I), own)
 
     def _core_add_frame(self, str name, int j, placement):
         self._check_idle()

@@ -360,10 +360,8 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                 placement = parent_pose @ body.joint_origin
                 j = body.joint
                 joints.append((sk, body, nq, nv))
-                if j.nv == 0:  # weld: merge the body into its support
+                if j.nv == 0:  # weld: the body moves with its support (the core adds its inertia there)
                     support[id(body)] = (parent_joint, placement)
-                    if body.inertia.mass > 0 or body.inertia.rotational_inertia.any():
-                        self._core_append_inertia(parent_joint, _inertia10(body.inertia.transformed(placement)))
                 else:
                     idx = self._add_core_joints(j, parent_joint, placement, body.inertia, f"{sk.name}/{j.name}",
                                                 core_joints)
@@ -372,6 +370,10 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                     nv += j.nv
                 fj, fpose = support[id(body)]
                 self._core_add_frame(f"{sk.name}/{body.name}", fj, _placement(fpose))
+                if fj != 0:  # a moving body: its joint's inertia is the sum of its bodies' (parameters.py)
+                    own = j.nv > 0
+                    self._core_add_body_part(fj, _inertia10(body.inertia if own else body.inertia.transformed(fpose)),
+                                             own)
                 frames.append((sk, body))
                 frame_support.append((fj, fpose))
         self._core_finalize(len(frames))

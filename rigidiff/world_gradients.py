@@ -40,11 +40,9 @@ __all__ = ["GradientMethods"]
 
 def _inertia10_placed(I: Inertia, pose, own: bool):
     """The core's 10 numbers of inertia I placed by pose in its joint frame (the arithmetic of
-    Inertia.transformed, without its checks); None for a welded body without inertia, which the model skips."""
+    Inertia.transformed, without its checks); a joint's own body is in the joint frame already."""
     if own:
         return np.concatenate([[I.mass], I.com, _sym6(I.rotational_inertia)])
-    if I.mass <= 0 and not I.rotational_inertia.any():
-        return None
     R = pose.rotation
     return np.concatenate([[I.mass], pose.apply(I.com), _sym6(R @ I.rotational_inertia @ R.T)])
 
@@ -270,16 +268,10 @@ class GradientMethods:
                                else Inertia._unchecked(m, c, _from6(i6)))
             except ValueError as exc:
                 raise ValueError(f"body {body.name!r}: {exc}") from None
-        # merged inertias of the touched joints as World._compile builds them: the joint's own body,
-        # then the bodies welded to it (in body order, massless ones skipped)
-        merged = {}
-        for core_j in sorted({layout.body_joint[s] for s in built}):
-            parts = []
-            for slot, j in enumerate(layout.body_joint):
-                if j == core_j:
-                    I = built.get(slot, self._param_bodies[slot].inertia)
-                    parts.append(_inertia10_placed(I, layout.body_pose[slot], own=not parts))
-            merged[core_j] = [p for p in parts if p is not None]
+        # each changed body's 10 numbers placed in its joint frame, as World._compile gives them; the core
+        # sums a joint's bodies again
+        placed = {slot: _inertia10_placed(I, layout.body_pose[slot], own=self._param_bodies[slot].joint.nv > 0)
+                  for slot, I in built.items()}
         # everything is valid: apply
         for slot, inertia in built.items():
             self._param_bodies[slot].inertia = inertia
@@ -291,10 +283,8 @@ class GradientMethods:
         for core_j, (joint, dofs) in self._core_joint_objects.items():
             if id(joint) in touched_joints:
                 self._set_core_joint_parameters(core_j, joint, dofs)
-        for core_j, (own, *welded) in merged.items():
-            self._core_set_joint_inertia(core_j, own)
-            for part in welded:
-                self._core_append_inertia(core_j, part)
+        for slot, values in placed.items():
+            self._core_set_body_inertia(slot, values)
         for g in sorted({g for g, _ in contact_values}):
             old = self._geometry_shapes[g]
             changes = {field: val for (h, field), val in contact_values.items() if h == g}

@@ -71,6 +71,8 @@ cdef extern from "rigidiff/world/world_data.hpp" namespace "rigidiff" nogil:
 
 
 cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
+    int addBodyPart(WorldModel&, int j, const double* inertia, bool own) except +
+    void setBodyPartInertia(WorldModel&, int b, const double* inertia) except +
     void refreshWorld(WorldModel&) except +
     int worldParameterCount(const WorldModel&, int groups) except +
     void worldStep(const WorldModel&, WorldData&, const double* q, const double* v, const double* tau,
@@ -107,7 +109,6 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void setJointParameters(Model&, int j, const double* lower, const double* upper, const double* rest,
                             const double* damping, const double* stiffness, const double* armature,
                             const double* friction, const double* effort, const double* velocity) except +
-    void appendInertia(Model&, int j, const double* inertia) except +
     int addFrame(Model&, const string& name, int j, const double* placement) except +
 
     void setTimeStep(WorldOptions&, double dt) except +
@@ -151,7 +152,6 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void differenceJacobians(const Model&, const double* q0, const double* q1, double* d_dq0,
                              double* d_dq1) except +
 
-    void setJointInertia(Model&, int j, const double* inertia) except +
     void jointInertiaParameters(const Model&, double* theta) except +
     void inverseDynamicsRegressor(const Model&, Data&, const double* q, const double* v, const double* a,
                                   double* Y) except +

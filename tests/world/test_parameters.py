@@ -64,6 +64,34 @@ def test_set_parameters_vector_round_trip_and_welded_bodies():
     np.testing.assert_array_equal(world.parameters().values, p.values)
 
 
+@pytest.mark.parametrize("name", ["tree", "panda", "talos"])
+def test_set_parameters_gives_bitwise_the_model_a_fresh_compile_gives(name, robots_dir):
+    """The core sums each joint's bodies (its own, then those welded to it) again when one changes, in the
+    order and arithmetic of the compile: a world whose parameters were set steps bit for bit as one
+    compiled from its edited skeletons, welded bodies made massless, heavier or restored included."""
+    world = tree_world() if name == "tree" else robot_world(robots_dir, name)
+    p = world.parameters()
+    layout = world._parameter_layout()
+    welded = [world._param_bodies[s].name for s in range(len(world._param_bodies))
+              if world._param_bodies[s].joint.nv == 0]
+    assert welded, "the model should have bodies welded to moving ones"
+    rng = np.random.default_rng(7)
+    q, v, tau = world.random_configuration(rng), rng.normal(size=world.nv), rng.normal(size=world.nv)
+    moving = [n.split("/")[0] for n in p.names[:10 * len(layout.body_joint):10]]
+    edits = [{f"{moving[0]}/mass": 2.0 * p[f"{moving[0]}/mass"] + 0.1}]
+    for b in welded[:3]:
+        edits.append({f"{b}/mass": 0.0, f"{b}/inertia_xx": 0.0, f"{b}/inertia_yy": 0.0, f"{b}/inertia_zz": 0.0,
+                      f"{b}/inertia_xy": 0.0, f"{b}/inertia_xz": 0.0, f"{b}/inertia_yz": 0.0})
+        edits.append({f"{b}/mass": 1.5, f"{b}/com_y": 0.02, f"{b}/inertia_xx": 0.01, f"{b}/inertia_yy": 0.01,
+                      f"{b}/inertia_zz": 0.01})
+    for edit in edits + [dict(zip(p.names, p.values))]:
+        world.set_parameters(edit)
+        fresh = world._copy()
+        np.testing.assert_array_equal(world.mass_matrix(q), fresh.mass_matrix(q))
+        np.testing.assert_array_equal(world.step(q, v, tau)[1], fresh.step(q, v, tau)[1])
+    np.testing.assert_array_equal(world.parameters().values, p.values)
+
+
 @pytest.mark.parametrize("update,match", [
     ({"arm/mas": 1.0}, "no parameter named 'arm/mas'.*arm/mass"),
     ({"arm/mass": -1.0}, "mass must be >= 0"),

@@ -57,10 +57,6 @@ void setJointParameters(Model& model, int j, const double* lower, const double* 
   }
 }
 
-void appendInertia(Model& model, int j, const double* inertia) {
-  model.appendInertia(j, readInertia(inertia));
-}
-
 int addFrame(Model& model, const std::string& name, int j, const double* placement) {
   return model.addFrame(name, j, readPlacement(placement));
 }

@@ -13,12 +13,6 @@ namespace rigidiff {
 namespace bind {
 
 
-void setJointInertia(Model& model, int j, const double* inertia) {
-  if (j < 1 || j >= model.njoints) RD_THROW(std::out_of_range, "joint index " << j << " out of range");
-  model.inertias[j] = readInertia(inertia);
-  model.inertia_matrices[j] = model.inertias[j].matrix();
-}
-
 void jointInertiaParameters(const Model& m, double* theta) {
   for (int i = 1; i < m.njoints; ++i) Eigen::Map<Vec10>(theta + 10 * (i - 1)) = inertiaParameters(m.inertias[i]);
 }

@@ -31,6 +31,14 @@ void checkNotNaN(const double* x, long n, const char* name) {
 
 }  // namespace
 
+int addBodyPart(WorldModel& world, int j, const double* inertia, bool own) {
+  return world.addBodyPart(j, readInertia(inertia), own);
+}
+
+void setBodyPartInertia(WorldModel& world, int b, const double* inertia) {
+  world.setBodyPartInertia(b, readInertia(inertia));
+}
+
 void refreshWorld(WorldModel& world) { world.refresh(); }
 
 int worldParameterCount(const WorldModel& world, int groups) {

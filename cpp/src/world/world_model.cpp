@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "rigidiff/macros.hpp"
+
 namespace rigidiff {
 
 int constraintReason(const Model& m, const CollisionModel& cm, const ContactOptions& o) {
@@ -22,7 +24,42 @@ int constraintReason(const Model& m, const CollisionModel& cm, const ContactOpti
   return kNeedsNothing;
 }
 
+namespace {
+
+// a welded body adds nothing to its joint (and is skipped, as the Python compile skips it)
+bool empty(const Inertia& I) { return I.mass <= 0.0 && I.Ic.isZero(0.0); }
+
+}  // namespace
+
+int WorldModel::addBodyPart(int j, const Inertia& inertia, bool own) {
+  RD_CHECK_ARG(j >= 1 && j < model.njoints, "body part: joint index " << j << " out of range [1, " << model.njoints
+                                                                       << ")");
+  if (!own && !empty(inertia)) model.appendInertia(j, inertia);
+  body_parts.push_back({j, own, inertia});
+  return static_cast<int>(body_parts.size()) - 1;
+}
+
+void WorldModel::setBodyPartInertia(int b, const Inertia& inertia) {
+  RD_CHECK_ARG(b >= 0 && b < static_cast<int>(body_parts.size()),
+               "body index " << b << " out of range [0, " << body_parts.size() << ")");
+  body_parts[b].inertia = inertia;
+  const int j = body_parts[b].joint;
+  bool first = true;
+  for (const BodyPart& part : body_parts) {
+    if (part.joint != j) continue;
+    if (part.own) {
+      model.inertias[j] = part.inertia;
+      first = false;
+    } else if (!empty(part.inertia)) {
+      RD_CHECK_ARG(!first, "joint " << j << ": its own body must be added before the bodies welded to it");
+      model.inertias[j] += part.inertia;
+    }
+  }
+  model.inertia_matrices[j] = model.inertias[j].matrix();
+}
+
 void WorldModel::reset() {
+  body_parts.clear();
   model = Model();
   cmodel = CollisionModel();
   applyWorldOptions(options, model, cmodel);

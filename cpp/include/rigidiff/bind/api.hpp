@@ -25,7 +25,6 @@ int addJoint(Model& model, int parent, int type, const double* placement, const 
 void setJointParameters(Model& model, int j, const double* lower, const double* upper, const double* rest,
                         const double* damping, const double* stiffness, const double* armature, const double* friction,
                         const double* effort, const double* velocity);
-void appendInertia(Model& model, int j, const double* inertia);
 int addFrame(Model& model, const std::string& name, int j, const double* placement);
 
 // ---- the world's options (api_world_options.cpp): the only copy of dt, gravity and the contact settings
@@ -88,8 +87,6 @@ void differenceJacobians(const Model& m, const double* q0, const double* q1, dou
 
 
 // ---- parameters and reverse mode (api_gradients.cpp)
-/// Replaces the merged body inertia of joint j (10 numbers as in addJoint).
-void setJointInertia(Model& model, int j, const double* inertia);
 /// (10 (njoints - 1)) inertial parameters (mass, first moment, inertia about the joint origin) of every joint.
 void jointInertiaParameters(const Model& m, double* theta);
 /// (nv x 10 (njoints - 1)) row-major regressor of the rigid-body torques.

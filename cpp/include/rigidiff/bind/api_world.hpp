@@ -14,6 +14,10 @@
 namespace rigidiff {
 namespace bind {
 
+/// WorldModel::addBodyPart and setBodyPartInertia with the 10 numbers of an inertia as in addJoint
+/// (mass, centre of mass, rotational inertia xx xy xz yy yz zz about it, in the joint frame), checked.
+int addBodyPart(WorldModel& world, int j, const double* inertia, bool own);
+void setBodyPartInertia(WorldModel& world, int b, const double* inertia);
 /// Refreshes the world's constraint reason after its model or options changed (WorldModel::refresh).
 void refreshWorld(WorldModel& world);
 /// worldParameterCount (world_step.hpp), with the groups checked.

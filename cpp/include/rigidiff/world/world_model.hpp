@@ -3,6 +3,8 @@
 // read while it steps, so threads may share it; every buffer lives in a WorldData (world_data.hpp).
 #pragma once
 
+#include <vector>
+
 #include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/multibody/model.hpp"
 #include "rigidiff/world/world_options.hpp"
@@ -20,6 +22,14 @@ enum class StepKind : int { SemiImplicit = 0, Rk4 = 1, Constrained = 2 };
 /// (switched on, and a one-dof joint has a finite limit), else kNeedsNothing.
 int constraintReason(const Model& model, const CollisionModel& cmodel, const ContactOptions& o);
 
+/// A body of the world that moves with a joint of the model: the joint's own body, or one welded to it
+/// (through fixed joints). A joint's inertia is its own body's plus its welded bodies', in body order.
+struct BodyPart {
+  int joint = 0;     ///< the model joint the body moves with (>= 1)
+  bool own = false;  ///< the joint's own body (its frame is the joint frame), else a welded one
+  Inertia inertia;   ///< in the joint frame
+};
+
 struct WorldModel {
   Model model;
   CollisionModel cmodel;
@@ -29,8 +39,18 @@ struct WorldModel {
   /// constraintReason of the model as built and the options as set: refreshed by refresh()
   int constraint_reason = kNeedsNothing;
 
+  /// The moving bodies, in the order they were added (addBodyPart).
+  std::vector<BodyPart> body_parts;
+
   /// Starts a new, empty model and collision model under the current options.
   void reset();
+  /// Adds a body moving with joint j, its inertia in the joint frame, and returns its index. The joint's
+  /// own body (own: its inertia is the one the joint was added with) comes first; a welded body's
+  /// inertia is added to the joint's.
+  int addBodyPart(int j, const Inertia& inertia, bool own);
+  /// Replaces body b's inertia and recomputes its joint's from the joint's bodies (own first, then the
+  /// welded ones in order, those without mass or rotational inertia skipped, as addBodyPart adds them).
+  void setBodyPartInertia(int b, const Inertia& inertia);
   /// Recomputes constraint_reason and copies the options into the models (after building them, or after
   /// changing the options).
   void refresh();

@@ -53,6 +53,13 @@ cdef extern from "rigidiff/world/rk4_step.hpp" namespace "rigidiff" nogil:
         Rk4Workspace(const Model&, bool parameters) except +
 
 
+cdef extern from "rigidiff/bind/api_distance.hpp" namespace "rigidiff::bind" nogil:
+    int primitivePointCount(int primitive) except +
+    void primitiveDistances(int primitive, int type, int n, const double* points, const double* eps_x, int order,
+                            double* value, double* gradient, double* hessian) except +
+    void primitiveDistanceTypes(int primitive, int n, const double* points, int* types) except +
+
+
 cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
     int constraintReason(const Model&, const CollisionModel&, const ContactOptions&) except +
     void rk4Step(const Model&, Data&, Rk4Workspace&, const double* q, const double* v, const double* tau, double dt,

@@ -1,0 +1,44 @@
+// Point–edge squared distance and its classification (collision/distance/point_edge.hpp).
+#include "rigidiff/collision/distance/point_edge.hpp"
+
+#include "forms.hpp"
+
+namespace rigidiff {
+
+PointEdgeDistanceType pointEdgeDistanceType(const Vec3& p, const Vec3& e0, const Vec3& e1) {
+  const Vec3 e = e1 - e0;
+  const double length2 = e.squaredNorm();
+  if (length2 == 0.0) return PointEdgeDistanceType::P_E0;  // both ends coincide: either is the point
+  const double s = e.dot(p - e0) / length2;                 // where p projects, 0 at e0 and 1 at e1
+  if (s < 0.0) return PointEdgeDistanceType::P_E0;
+  if (s > 1.0) return PointEdgeDistanceType::P_E1;
+  return PointEdgeDistanceType::P_E;
+}
+
+namespace {
+struct PointEdge {
+  PointEdgeDistanceType type;
+  template <class T>
+  T operator()(const std::array<distance::Point3<T>, 3>& x) const {
+    return distance::pointEdgeForm(x, type);
+  }
+};
+
+PointEdge form(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
+  return {type == PointEdgeDistanceType::Auto ? pointEdgeDistanceType(p, e0, e1) : type};
+}
+}  // namespace
+
+double pointEdgeDistance(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
+  return distance::formValue<3>(form(p, e0, e1, type), {&p, &e0, &e1});
+}
+
+Vec9 pointEdgeDistanceGradient(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
+  return distance::formGradient<3>(form(p, e0, e1, type), {&p, &e0, &e1});
+}
+
+Mat9 pointEdgeDistanceHessian(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
+  return distance::formHessian<3>(form(p, e0, e1, type), {&p, &e0, &e1});
+}
+
+}  // namespace rigidiff

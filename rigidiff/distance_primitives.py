@@ -49,23 +49,42 @@ _TYPES = {_POINT_EDGE: POINT_EDGE_TYPES, _POINT_TRIANGLE: POINT_TRIANGLE_TYPES, 
 
 
 def _stack(points: dict) -> tuple[np.ndarray, bool]:
-    """The named points as one (n, 3K) array of configurations, and whether the inputs were batched."""
-    arrays, n = [], None
-    for name, x in points.items():
-        a = real_array(x, name, "(3,) or (n, 3)")
+    """The named points as one (n, 3K) array of configurations, and whether the inputs were batched.
+    Finiteness is checked by the core (see _evaluate), which keeps a single call cheap."""
+    arrays = [real_array(x, name, "(3,) or (n, 3)") for name, x in points.items()]
+    if all(a.shape == (3,) for a in arrays):
+        return np.concatenate(arrays)[None], False
+    n = None
+    for name, a in zip(points, arrays):
         if a.ndim not in (1, 2) or a.shape[-1] != 3:
             raise ValueError(f"{name} must have shape (3,) or (n, 3), got {a.shape}")
-        if not np.all(np.isfinite(a)):
-            raise ValueError(f"{name} must be finite, got {a}")
         if a.ndim == 2:
             if n is not None and a.shape[0] != n:
                 raise ValueError(f"{name} has {a.shape[0]} rows but an earlier point has {n}: batched points "
                                  "must share their first axis")
             n = a.shape[0]
-        arrays.append(a)
-    batched = n is not None
-    rows = n if batched else 1
-    return np.ascontiguousarray(np.hstack([np.broadcast_to(a, (rows, 3)) for a in arrays])), batched
+    return np.ascontiguousarray(np.hstack([np.broadcast_to(a, (n, 3)) for a in arrays])), True
+
+
+def _check_finite(points: dict) -> None:
+    """Names the first argument with a NaN or an infinity (after the core refused one)."""
+    for name, x in points.items():
+        a = np.asarray(x, dtype=np.float64)
+        if not np.all(np.isfinite(a)):
+            raise ValueError(f"{name} must be finite, got {a}")
+
+
+def _thresholds(eps_x, n: int) -> np.ndarray:
+    if isinstance(eps_x, (float, int)) and not isinstance(eps_x, bool) and 0.0 <= eps_x < np.inf:
+        return np.full(n, float(eps_x))
+    if isinstance(eps_x, bool) or np.asarray(eps_x).dtype.kind == "b":
+        raise ValueError(f"eps_x must be a number, not a boolean, got {eps_x!r}")
+    eps = real_array(eps_x, "eps_x", "() or (n,)")
+    if eps.ndim > 1 or (eps.ndim == 1 and eps.shape[0] != n):
+        raise ValueError(f"eps_x must be a number or have shape ({n},), got {eps.shape}")
+    if not np.all(np.isfinite(eps)) or np.any(eps < 0.0):
+        raise ValueError(f"eps_x must be finite and >= 0, got {eps_x!r}")
+    return np.ascontiguousarray(np.broadcast_to(eps, (n,)))
 
 
 def _order(derivatives) -> int:
@@ -87,7 +106,12 @@ def _type_code(primitive: int, type: str) -> int:
 def _evaluate(primitive: int, points: dict, derivatives, type_code: int = 0, eps_x=None):
     order = _order(derivatives)
     stacked, batched = _stack(points)
-    value, gradient, hessian = _core._primitive_distances(primitive, type_code, stacked, eps_x, order)
+    eps = None if eps_x is None else _thresholds(eps_x, stacked.shape[0])
+    try:
+        value, gradient, hessian = _core._primitive_distances(primitive, type_code, stacked, eps, order)
+    except ValueError:
+        _check_finite(points)
+        raise
     if not batched:
         value = float(value[0])
         gradient = None if gradient is None else gradient[0]
@@ -97,7 +121,12 @@ def _evaluate(primitive: int, points: dict, derivatives, type_code: int = 0, eps
 
 def _classify(primitive: int, points: dict):
     stacked, batched = _stack(points)
-    names = np.array(_TYPES[primitive])[_core._primitive_distance_types(primitive, stacked)]
+    try:
+        codes = _core._primitive_distance_types(primitive, stacked)
+    except ValueError:
+        _check_finite(points)
+        raise
+    names = np.array(_TYPES[primitive])[codes]
     return names if batched else str(names[0])
 
 
@@ -218,15 +247,7 @@ def edge_edge_mollifier(ea0, ea1, eb0, eb1, eps_x, derivatives: int = 0):
     Raises:
         ValueError: bad shapes or non-finite points, eps_x negative, not finite or of the wrong length.
     """
-    points = {"ea0": ea0, "ea1": ea1, "eb0": eb0, "eb1": eb1}
-    stacked, _ = _stack(points)
-    eps = real_array(eps_x, "eps_x", "() or (n,)")
-    if eps.ndim > 1 or (eps.ndim == 1 and eps.shape[0] != stacked.shape[0]):
-        raise ValueError(f"eps_x must be a number or have shape ({stacked.shape[0]},), got {eps.shape}")
-    if not np.all(np.isfinite(eps)) or np.any(eps < 0.0):
-        raise ValueError(f"eps_x must be finite and >= 0, got {eps_x!r}")
-    eps = np.ascontiguousarray(np.broadcast_to(eps, (stacked.shape[0],)))
-    return _evaluate(_MOLLIFIER, points, derivatives, eps_x=eps)
+    return _evaluate(_MOLLIFIER, {"ea0": ea0, "ea1": ea1, "eb0": eb0, "eb1": eb1}, derivatives, eps_x=eps_x)
 
 
 def edge_edge_mollifier_threshold(ea0_rest, ea1_rest, eb0_rest, eb1_rest, derivatives: int = 0):

@@ -288,6 +288,7 @@ def test_degenerate_types_are_the_expected_features():
      "configuration 2: the point-line value is not finite"),
     (lambda: rc.edge_edge_mollifier(O, E[0], E[1], E[2], -1.0), "eps_x must be finite and >= 0"),
     (lambda: rc.edge_edge_mollifier(O, E[0], E[1], E[2], np.nan), "eps_x must be finite and >= 0"),
+    (lambda: rc.edge_edge_mollifier(O, E[0], E[1], E[2], True), "eps_x must be a number, not a boolean"),
     (lambda: rc.edge_edge_mollifier(O, E[0], E[1], E[2], [1.0, 2.0]), r"eps_x must be a number or have shape \(1,\)"),
 ])
 def test_bad_input_is_a_value_error_naming_the_problem(call, match):

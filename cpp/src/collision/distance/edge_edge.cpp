@@ -69,16 +69,21 @@ EdgeEdgeDistanceType edgeEdgeDistanceType(const Vec3& ea0, const Vec3& ea1, cons
 }
 
 namespace {
-struct EdgeEdge {
-  Type type;
-  template <class T>
-  T operator()(const std::array<distance::Point3<T>, 4>& x) const {
-    return distance::edgeEdgeForm(x, type);
+// points: ea0 = 0, ea1 = 1, eb0 = 2, eb1 = 3; a point-line form's differences start at the edge's first end
+distance::FormCall form(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
+  using distance::Form;
+  if (type == Type::Auto) type = edgeEdgeDistanceType(ea0, ea1, eb0, eb1);
+  switch (type) {
+    case Type::EA0_EB0: return {Form::PointPoint, {{{2, 0}}}};
+    case Type::EA0_EB1: return {Form::PointPoint, {{{3, 0}}}};
+    case Type::EA1_EB0: return {Form::PointPoint, {{{2, 1}}}};
+    case Type::EA1_EB1: return {Form::PointPoint, {{{3, 1}}}};
+    case Type::EA_EB0: return {Form::PointLine, {{{1, 0}, {2, 0}}}};
+    case Type::EA_EB1: return {Form::PointLine, {{{1, 0}, {3, 0}}}};
+    case Type::EA0_EB: return {Form::PointLine, {{{3, 2}, {0, 2}}}};
+    case Type::EA1_EB: return {Form::PointLine, {{{3, 2}, {1, 2}}}};
+    default: return {Form::Volume, {{{1, 0}, {3, 2}, {2, 0}}}};
   }
-};
-
-EdgeEdge form(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
-  return {type == Type::Auto ? edgeEdgeDistanceType(ea0, ea1, eb0, eb1) : type};
 }
 }  // namespace
 

@@ -1,96 +1,128 @@
 // The squared-distance closed forms, each written once for any scalar (double, or Jet for exact
-// gradients and Hessians), and the dispatch from a distance type to its form.
+// gradients and Hessians), and how a primitive of K points feeds them.
+//
+// Every form is invariant under translation, so it is written on at most three difference vectors
+// d_j = x[to_j] - x[from_j] of the points: 9 variables where the points have 12, which makes the Hessian
+// cheaper, and the base of the differences is a point of the shorter feature (an edge's end, a triangle's
+// vertex), so a short edge is never the difference of two long vectors.
 #pragma once
 
 #include <array>
 
 #include "jet.hpp"
 #include "point3.hpp"
-#include "rigidiff/collision/distance/distance_types.hpp"
+#include "rigidiff/fwd.hpp"
 
 namespace rigidiff {
 namespace distance {
 
-template <class T>
-T pointPointForm(const Point3<T>& a, const Point3<T>& b) {
-  return squaredNorm(a - b);
+enum class Form {
+  PointPoint,  // |d0|^2
+  PointLine,   // |d0 x d1|^2 / |d0|^2: d1 from a point of the line, d0 along it (a parallelogram's squared height)
+  Volume,      // (d2 . (d0 x d1))^2 / |d0 x d1|^2: point-plane (d0, d1 in the plane) and line-line (d0, d1 along the lines)
+  Mollifier,   // m(|d0 x d1|^2) with m(x) = (x / eps)(2 - x / eps) below eps, 1 above (parameter: eps)
+  Threshold,   // parameter |d0|^2 |d1|^2 (parameter: the scale)
+};
+
+constexpr int differenceCount(Form f) {
+  return f == Form::PointPoint ? 1 : (f == Form::Volume ? 3 : 2);
 }
 
-// |(e0 - p) x (e1 - p)|^2 is the squared area of the parallelogram; over the squared base |e1 - e0|^2
-// it leaves the squared height
-template <class T>
-T pointLineForm(const Point3<T>& p, const Point3<T>& e0, const Point3<T>& e1) {
-  return squaredNorm(cross(e0 - p, e1 - p)) / squaredNorm(e1 - e0);
-}
-
-// the plane of (t0, t1, t2): ((p - t0) . n)^2 / |n|^2 with the unnormalised normal n
-template <class T>
-T pointPlaneForm(const Point3<T>& p, const Point3<T>& t0, const Point3<T>& t1, const Point3<T>& t2) {
-  const Point3<T> n = cross(t1 - t0, t2 - t0);
-  const T s = dot(p - t0, n);
-  return s * s / squaredNorm(n);
-}
-
-// lines through the two edges: the offset between them along the common normal ea x eb
-template <class T>
-T lineLineForm(const Point3<T>& ea0, const Point3<T>& ea1, const Point3<T>& eb0, const Point3<T>& eb1) {
-  const Point3<T> n = cross(ea1 - ea0, eb1 - eb0);
-  const T s = dot(eb0 - ea0, n);
-  return s * s / squaredNorm(n);
-}
+/// A form applied to points: d_j = x[pairs[j][0]] - x[pairs[j][1]].
+struct FormCall {
+  Form form;
+  std::array<std::array<int, 2>, 3> pairs;
+  double parameter = 0.0;
+};
 
 template <class T>
-T pointEdgeForm(const std::array<Point3<T>, 3>& x, PointEdgeDistanceType type) {
-  switch (type) {
-    case PointEdgeDistanceType::P_E0: return pointPointForm(x[0], x[1]);
-    case PointEdgeDistanceType::P_E1: return pointPointForm(x[0], x[2]);
-    default: return pointLineForm(x[0], x[1], x[2]);
+T formExpression(Form form, const Point3<T>* d, double parameter) {
+  switch (form) {
+    case Form::PointPoint: return squaredNorm(d[0]);
+    case Form::PointLine: return squaredNorm(cross(d[0], d[1])) / squaredNorm(d[0]);
+    case Form::Volume: {
+      const Point3<T> n = cross(d[0], d[1]);
+      const T s = dot(d[2], n);
+      return s * s / squaredNorm(n);
+    }
+    case Form::Mollifier: {
+      const T x = squaredNorm(cross(d[0], d[1]));
+      if (!(valueOf(x) < parameter)) return T(1.0);  // constant beyond the threshold
+      const T r = x / parameter;
+      return r * (2.0 - r);
+    }
+    default: return squaredNorm(d[0]) * squaredNorm(d[1]) * parameter;
   }
 }
 
-template <class T>
-T pointTriangleForm(const std::array<Point3<T>, 4>& x, PointTriangleDistanceType type) {
-  switch (type) {
-    case PointTriangleDistanceType::P_T0: return pointPointForm(x[0], x[1]);
-    case PointTriangleDistanceType::P_T1: return pointPointForm(x[0], x[2]);
-    case PointTriangleDistanceType::P_T2: return pointPointForm(x[0], x[3]);
-    case PointTriangleDistanceType::P_E0: return pointLineForm(x[0], x[1], x[2]);
-    case PointTriangleDistanceType::P_E1: return pointLineForm(x[0], x[2], x[3]);
-    case PointTriangleDistanceType::P_E2: return pointLineForm(x[0], x[3], x[1]);
-    default: return pointPlaneForm(x[0], x[1], x[2], x[3]);
+template <int K>
+double formValue(const FormCall& c, const std::array<const Vec3*, K>& x) {
+  Point3<double> d[3];
+  for (int j = 0; j < differenceCount(c.form); ++j) {
+    const Vec3 v = *x[c.pairs[j][0]] - *x[c.pairs[j][1]];
+    d[j] = {v[0], v[1], v[2]};
+  }
+  return formExpression(c.form, d, c.parameter);
+}
+
+/// The Jet of a form over its M difference vectors (3M variables).
+template <int M, int Order, int K>
+Jet<3 * M, Order> formJet(const FormCall& c, const std::array<const Vec3*, K>& x) {
+  using J = Jet<3 * M, Order>;
+  Point3<J> d[3];
+  for (int j = 0; j < M; ++j) {
+    const Vec3 v = *x[c.pairs[j][0]] - *x[c.pairs[j][1]];
+    d[j] = {J::variable(v[0], 3 * j), J::variable(v[1], 3 * j + 1), J::variable(v[2], 3 * j + 2)};
+  }
+  return formExpression(c.form, d, c.parameter);
+}
+
+// Chain rule through d_j = x[to] - x[from]: the gradient block of d_j adds to `to` and subtracts from
+// `from`; the Hessian block (j, k) spreads to the four point pairs with the product of the signs.
+template <int M, int Order, int K>
+void scatter(const FormCall& c, const Jet<3 * M, Order>& r, Eigen::Matrix<double, 3 * K, 1>* gradient,
+             Eigen::Matrix<double, 3 * K, 3 * K>* hessian) {
+  if (gradient) {
+    gradient->setZero();
+    for (int j = 0; j < M; ++j) {
+      gradient->template segment<3>(3 * c.pairs[j][0]) += r.g.template segment<3>(3 * j);
+      gradient->template segment<3>(3 * c.pairs[j][1]) -= r.g.template segment<3>(3 * j);
+    }
+  }
+  if constexpr (Order == 2) {
+    hessian->setZero();
+    for (int j = 0; j < M; ++j)
+      for (int k = 0; k < M; ++k) {
+        const Mat3 b = r.h.template block<3, 3>(3 * j, 3 * k);
+        for (int sj = 0; sj < 2; ++sj)
+          for (int sk = 0; sk < 2; ++sk)
+            hessian->template block<3, 3>(3 * c.pairs[j][sj], 3 * c.pairs[k][sk]) += (sj == sk ? b : Mat3(-b));
+      }
   }
 }
 
-template <class T>
-T edgeEdgeForm(const std::array<Point3<T>, 4>& x, EdgeEdgeDistanceType type) {
-  switch (type) {
-    case EdgeEdgeDistanceType::EA0_EB0: return pointPointForm(x[0], x[2]);
-    case EdgeEdgeDistanceType::EA0_EB1: return pointPointForm(x[0], x[3]);
-    case EdgeEdgeDistanceType::EA1_EB0: return pointPointForm(x[1], x[2]);
-    case EdgeEdgeDistanceType::EA1_EB1: return pointPointForm(x[1], x[3]);
-    case EdgeEdgeDistanceType::EA_EB0: return pointLineForm(x[2], x[0], x[1]);
-    case EdgeEdgeDistanceType::EA_EB1: return pointLineForm(x[3], x[0], x[1]);
-    case EdgeEdgeDistanceType::EA0_EB: return pointLineForm(x[0], x[2], x[3]);
-    case EdgeEdgeDistanceType::EA1_EB: return pointLineForm(x[1], x[2], x[3]);
-    default: return lineLineForm(x[0], x[1], x[2], x[3]);
+template <int K, int Order>
+void formDerivatives(const FormCall& c, const std::array<const Vec3*, K>& x, Eigen::Matrix<double, 3 * K, 1>* gradient,
+                     Eigen::Matrix<double, 3 * K, 3 * K>* hessian) {
+  switch (differenceCount(c.form)) {
+    case 1: return scatter<1, Order, K>(c, formJet<1, Order, K>(c, x), gradient, hessian);
+    case 2: return scatter<2, Order, K>(c, formJet<2, Order, K>(c, x), gradient, hessian);
+    default: return scatter<3, Order, K>(c, formJet<3, Order, K>(c, x), gradient, hessian);
   }
 }
 
-/// Evaluates form(points) for K points as a double, and with Jets of order 1 or 2 for the gradient and
-/// the Hessian with respect to the 3K stacked coordinates.
-template <int K, class Form>
-double formValue(const Form& form, const std::array<const Vec3*, K>& x) {
-  return form(plainPoints<K>(x));
+template <int K>
+Eigen::Matrix<double, 3 * K, 1> formGradient(const FormCall& c, const std::array<const Vec3*, K>& x) {
+  Eigen::Matrix<double, 3 * K, 1> g;
+  formDerivatives<K, 1>(c, x, &g, nullptr);
+  return g;
 }
 
-template <int K, class Form>
-Eigen::Matrix<double, 3 * K, 1> formGradient(const Form& form, const std::array<const Vec3*, K>& x) {
-  return form(seededPoints<Jet<3 * K, 1>, K>(x)).g;
-}
-
-template <int K, class Form>
-Eigen::Matrix<double, 3 * K, 3 * K> formHessian(const Form& form, const std::array<const Vec3*, K>& x) {
-  return form(seededPoints<Jet<3 * K, 2>, K>(x)).h;
+template <int K>
+Eigen::Matrix<double, 3 * K, 3 * K> formHessian(const FormCall& c, const std::array<const Vec3*, K>& x) {
+  Eigen::Matrix<double, 3 * K, 3 * K> h;
+  formDerivatives<K, 2>(c, x, nullptr, &h);
+  return h;
 }
 
 }  // namespace distance

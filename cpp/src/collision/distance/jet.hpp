@@ -25,6 +25,9 @@ struct Jet {
   Jet(double c) : v(c), g(Gradient::Zero()) {  // NOLINT: constants mix freely with variables
     if constexpr (kHessian) h.setZero();
   }
+  /// Storage only, for results that the arithmetic below fills entirely (skips zeroing 1 + N + N^2 numbers).
+  struct Uninitialized {};
+  explicit Jet(Uninitialized) {}
   /// The i-th variable, with value x.
   static Jet variable(double x, int i) {
     Jet r(x);
@@ -35,7 +38,7 @@ struct Jet {
 
 template <int N, int O>
 Jet<N, O> operator+(const Jet<N, O>& a, const Jet<N, O>& b) {
-  Jet<N, O> r;
+  Jet<N, O> r{typename Jet<N, O>::Uninitialized()};
   r.v = a.v + b.v;
   r.g = a.g + b.g;
   if constexpr (Jet<N, O>::kHessian) r.h = a.h + b.h;
@@ -44,7 +47,7 @@ Jet<N, O> operator+(const Jet<N, O>& a, const Jet<N, O>& b) {
 
 template <int N, int O>
 Jet<N, O> operator-(const Jet<N, O>& a, const Jet<N, O>& b) {
-  Jet<N, O> r;
+  Jet<N, O> r{typename Jet<N, O>::Uninitialized()};
   r.v = a.v - b.v;
   r.g = a.g - b.g;
   if constexpr (Jet<N, O>::kHessian) r.h = a.h - b.h;
@@ -53,7 +56,7 @@ Jet<N, O> operator-(const Jet<N, O>& a, const Jet<N, O>& b) {
 
 template <int N, int O>
 Jet<N, O> operator-(double c, const Jet<N, O>& a) {
-  Jet<N, O> r;
+  Jet<N, O> r{typename Jet<N, O>::Uninitialized()};
   r.v = c - a.v;
   r.g = -a.g;
   if constexpr (Jet<N, O>::kHessian) r.h = -a.h;
@@ -63,7 +66,7 @@ Jet<N, O> operator-(double c, const Jet<N, O>& a) {
 // product rule: (ab)'' = a''b + a b'' + a'b'^T + b'a'^T
 template <int N, int O>
 Jet<N, O> operator*(const Jet<N, O>& a, const Jet<N, O>& b) {
-  Jet<N, O> r;
+  Jet<N, O> r{typename Jet<N, O>::Uninitialized()};
   r.v = a.v * b.v;
   r.g = a.v * b.g + b.v * a.g;
   if constexpr (Jet<N, O>::kHessian) {
@@ -76,7 +79,7 @@ Jet<N, O> operator*(const Jet<N, O>& a, const Jet<N, O>& b) {
 
 template <int N, int O>
 Jet<N, O> operator*(const Jet<N, O>& a, double c) {
-  Jet<N, O> r;
+  Jet<N, O> r{typename Jet<N, O>::Uninitialized()};
   r.v = a.v * c;
   r.g = a.g * c;
   if constexpr (Jet<N, O>::kHessian) r.h = a.h * c;
@@ -86,7 +89,7 @@ Jet<N, O> operator*(const Jet<N, O>& a, double c) {
 // quotient q = a / b from a = q b differentiated twice: q'' = (a'' - q b'' - q'b'^T - b'q'^T) / b
 template <int N, int O>
 Jet<N, O> operator/(const Jet<N, O>& a, const Jet<N, O>& b) {
-  Jet<N, O> r;
+  Jet<N, O> r{typename Jet<N, O>::Uninitialized()};
   r.v = a.v / b.v;
   r.g = (a.g - r.v * b.g) / b.v;
   if constexpr (Jet<N, O>::kHessian) {

@@ -6,7 +6,8 @@
 namespace rigidiff {
 
 namespace {
-constexpr auto kForm = [](const auto& x) { return distance::lineLineForm(x[0], x[1], x[2], x[3]); };
+// points: ea0 = 0, ea1 = 1, eb0 = 2, eb1 = 3; d0 = ea, d1 = eb along the lines, d2 = eb0 - ea0
+constexpr distance::FormCall kForm{distance::Form::Volume, {{{1, 0}, {3, 2}, {2, 0}}}};
 }  // namespace
 
 double lineLineDistance(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1) {

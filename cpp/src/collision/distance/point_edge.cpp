@@ -16,16 +16,15 @@ PointEdgeDistanceType pointEdgeDistanceType(const Vec3& p, const Vec3& e0, const
 }
 
 namespace {
-struct PointEdge {
-  PointEdgeDistanceType type;
-  template <class T>
-  T operator()(const std::array<distance::Point3<T>, 3>& x) const {
-    return distance::pointEdgeForm(x, type);
+// points: p = 0, e0 = 1, e1 = 2
+distance::FormCall form(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
+  using distance::Form;
+  if (type == PointEdgeDistanceType::Auto) type = pointEdgeDistanceType(p, e0, e1);
+  switch (type) {
+    case PointEdgeDistanceType::P_E0: return {Form::PointPoint, {{{0, 1}}}};
+    case PointEdgeDistanceType::P_E1: return {Form::PointPoint, {{{0, 2}}}};
+    default: return {Form::PointLine, {{{2, 1}, {0, 1}}}};
   }
-};
-
-PointEdge form(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
-  return {type == PointEdgeDistanceType::Auto ? pointEdgeDistanceType(p, e0, e1) : type};
 }
 }  // namespace
 

@@ -6,7 +6,8 @@
 namespace rigidiff {
 
 namespace {
-constexpr auto kForm = [](const auto& x) { return distance::pointLineForm(x[0], x[1], x[2]); };
+// points: p = 0, e0 = 1, e1 = 2; d0 = e1 - e0 along the line, d1 = p - e0
+constexpr distance::FormCall kForm{distance::Form::PointLine, {{{2, 1}, {0, 1}}}};
 }  // namespace
 
 double pointLineDistance(const Vec3& p, const Vec3& e0, const Vec3& e1) {

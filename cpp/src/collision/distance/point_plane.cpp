@@ -6,7 +6,8 @@
 namespace rigidiff {
 
 namespace {
-constexpr auto kForm = [](const auto& x) { return distance::pointPlaneForm(x[0], x[1], x[2], x[3]); };
+// points: p = 0, t0 = 1, t1 = 2, t2 = 3; d0 = t1 - t0, d1 = t2 - t0 span the plane, d2 = p - t0
+constexpr distance::FormCall kForm{distance::Form::Volume, {{{2, 1}, {3, 1}, {0, 1}}}};
 }  // namespace
 
 double pointPlaneDistance(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2) {

@@ -6,7 +6,8 @@
 namespace rigidiff {
 
 namespace {
-constexpr auto kForm = [](const auto& x) { return distance::pointPointForm(x[0], x[1]); };
+// d0 = p1 - p0
+constexpr distance::FormCall kForm{distance::Form::PointPoint, {{{1, 0}}}};
 }  // namespace
 
 double pointPointDistance(const Vec3& p0, const Vec3& p1) { return distance::formValue<2>(kForm, {&p0, &p1}); }

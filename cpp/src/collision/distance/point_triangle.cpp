@@ -29,16 +29,19 @@ PointTriangleDistanceType pointTriangleDistanceType(const Vec3& p, const Vec3& t
 }
 
 namespace {
-struct PointTriangle {
-  PointTriangleDistanceType type;
-  template <class T>
-  T operator()(const std::array<distance::Point3<T>, 4>& x) const {
-    return distance::pointTriangleForm(x, type);
+// points: p = 0, t0 = 1, t1 = 2, t2 = 3; an edge's differences start at its first vertex
+distance::FormCall form(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, PointTriangleDistanceType type) {
+  using distance::Form;
+  if (type == PointTriangleDistanceType::Auto) type = pointTriangleDistanceType(p, t0, t1, t2);
+  switch (type) {
+    case PointTriangleDistanceType::P_T0: return {Form::PointPoint, {{{0, 1}}}};
+    case PointTriangleDistanceType::P_T1: return {Form::PointPoint, {{{0, 2}}}};
+    case PointTriangleDistanceType::P_T2: return {Form::PointPoint, {{{0, 3}}}};
+    case PointTriangleDistanceType::P_E0: return {Form::PointLine, {{{2, 1}, {0, 1}}}};
+    case PointTriangleDistanceType::P_E1: return {Form::PointLine, {{{3, 2}, {0, 2}}}};
+    case PointTriangleDistanceType::P_E2: return {Form::PointLine, {{{1, 3}, {0, 3}}}};
+    default: return {Form::Volume, {{{2, 1}, {3, 1}, {0, 1}}}};
   }
-};
-
-PointTriangle form(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, PointTriangleDistanceType type) {
-  return {type == PointTriangleDistanceType::Auto ? pointTriangleDistanceType(p, t0, t1, t2) : type};
 }
 }  // namespace
 

@@ -96,7 +96,7 @@ def _order(derivatives) -> int:
 
 def _type_code(primitive: int, type: str) -> int:
     names = _TYPES[primitive]
-    if type == "auto":
+    if isinstance(type, str) and type == "auto":
         return len(names)
     if not isinstance(type, str) or type not in names:
         raise ValueError(f"type must be 'auto' or one of {', '.join(names)}, got {type!r}")

@@ -184,6 +184,21 @@ def test_mollifier_derivatives_match_finite_differences():
     check_against_differences(mollifier, x[inside])
 
 
+def test_mollifier_is_c1_at_its_threshold():
+    """Approaching eps_x from below, 1 - m falls like delta^2 and the gradient like delta (delta = 1 - x / eps_x),
+    so value and gradient meet the constant 1 beyond the threshold."""
+    ea0, ea1, eb0, eb1 = O, E[0], [0.0, 0.0, 1.0], [0.3, 1.0, 1.0]
+    x = np.sum(np.cross(E[0], [0.3, 1.0, 0.0]) ** 2)
+    rows = []
+    for delta in (1e-3, 1e-6):
+        m, g = rc.edge_edge_mollifier(ea0, ea1, eb0, eb1, x / (1.0 - delta), derivatives=1)
+        assert 1.0 - m == pytest.approx(delta**2, rel=1e-3)  # 1 - m loses digits to rounding at delta = 1e-6
+        rows.append(np.linalg.norm(g))
+    assert rows[1] / rows[0] == pytest.approx(1e-3, rel=1e-2)
+    m, g, H = rc.edge_edge_mollifier(ea0, ea1, eb0, eb1, x * (1.0 - 1e-9), derivatives=2)
+    assert m == 1.0 and not g.any() and not H.any()
+
+
 def test_mollifier_threshold_and_its_derivatives():
     x = random_points(4, n=500, seed=7)
     eps, g, H = rc.edge_edge_mollifier_threshold(*x.transpose(1, 0, 2), derivatives=2)

@@ -230,6 +230,8 @@ DEGENERATE_POINT_TRIANGLE = {
 DEGENERATE_EDGE_EDGE = {
     "parallel, overlapping": (O, E[0], [0.2, 1.0, 0.0], [0.8, 1.0, 0.0]),
     "parallel, B longer than A": (O, E[0], [-1.0, 1.0, 0.0], [2.0, 1.0, 0.0]),
+    "parallel, only eb1 over A, eb0 before": (O, E[0], [-0.5, 1.0, 0.0], [0.5, 1.0, 0.0]),
+    "parallel, only eb1 over A, eb0 after": (O, E[0], [1.5, 1.0, 0.0], [0.5, 1.0, 0.0]),
     "parallel, B reversed and longer": (O, E[0], [2.0, 1.0, 0.5], [-1.0, 1.0, 0.5]),
     "parallel, B before A": (O, E[0], [-2.0, 1.0, 0.0], [-1.0, 1.0, 0.0]),
     "parallel, B after A, reversed": (O, E[0], [3.0, 1.0, 0.0], [2.0, 1.0, 0.0]),

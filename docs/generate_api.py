@@ -492,6 +492,17 @@ def render() -> str:
     for cls in (rd.lcp.BoxedLcpResult, rd.lcp.LcpClass, rd.lcp.LcpSolver):
         out += render_class(cls, constructor=False, qualname=f"rigidiff.lcp.{cls.__name__}")
 
+    out += ["`rigidiff.collision` also offers the squared-distance primitives of mesh contact, with exact",
+            "gradients and Hessians and their distance types ([distance.md](distance.md)):", ""]
+    for fname in ("point_point_distance", "point_line_distance", "point_edge_distance", "point_plane_distance",
+                  "point_triangle_distance", "line_line_distance", "edge_edge_distance", "edge_edge_mollifier",
+                  "edge_edge_mollifier_threshold", "point_edge_distance_type", "point_triangle_distance_type",
+                  "edge_edge_distance_type"):
+        out += render_function(f"rigidiff.collision.{fname}", getattr(rd.collision, fname))
+    out += ["Type names: `rigidiff.collision.POINT_EDGE_TYPES` = " + ", ".join(rd.collision.POINT_EDGE_TYPES) + "; "
+            "`POINT_TRIANGLE_TYPES` = " + ", ".join(rd.collision.POINT_TRIANGLE_TYPES) + "; `EDGE_EDGE_TYPES` = "
+            + ", ".join(rd.collision.EDGE_EDGE_TYPES) + ".", ""]
+
     out += ["## Loading robots", "", "Rules in detail: [urdf.md](urdf.md).", ""]
     out += render_function("rigidiff.load_urdf", rd.load_urdf)
     for fname in ("resolve_resource", "candidate_paths"):

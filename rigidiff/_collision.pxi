@@ -13,3 +13,36 @@ def _shape_distance(int type_a, params_a, verts_a, pose_a, int type_b, params_b,
     api.shapeDistance(type_a, _ptr(Pa), _ptr(Va), <int>cnp.PyArray_DIM(Va, 0), _ptr(Ma), type_b, _ptr(Pb), _ptr(Vb),
                       <int>cnp.PyArray_DIM(Vb, 0), _ptr(Mb), _ptr(out))
     return out
+
+
+def _primitive_distances(int primitive, int type_code, points, eps_x, int order):
+    """(value (n,), gradient (n, 3K) or None, hessian (n, 3K, 3K) or None) of n configurations of a
+    squared-distance primitive (codes of api_distance.hpp); points is (n, 3K), eps_x (n,) or None."""
+    cdef int K = api.primitivePointCount(primitive)
+    cdef cnp.ndarray P = _mat(points, -1, 3 * K, "points")
+    cdef int n = <int>cnp.PyArray_DIM(P, 0)
+    cdef cnp.ndarray E = _vec(eps_x if eps_x is not None else np.zeros(n), n, "eps_x")
+    cdef cnp.ndarray value = _empty1(n)
+    cdef cnp.ndarray gradient = _empty2(n, 3 * K) if order >= 1 else _empty2(0, 0)
+    cdef cnp.ndarray hessian = _empty3(n, 3 * K, 3 * K) if order >= 2 else _empty3(0, 0, 0)
+    cdef const double* pp = _ptr(P)
+    cdef const double* ep = _ptr(E)
+    cdef double* vp = _ptr(value)
+    cdef double* gp = _ptr(gradient)
+    cdef double* hp = _ptr(hessian)
+    with nogil:
+        api.primitiveDistances(primitive, type_code, n, pp, ep, order, vp, gp, hp)
+    return value, (gradient if order >= 1 else None), (hessian if order >= 2 else None)
+
+
+def _primitive_distance_types(int primitive, points):
+    """(n,) int32 distance type codes of n point-edge, point-triangle or edge-edge configurations."""
+    cdef int K = api.primitivePointCount(primitive)
+    cdef cnp.ndarray P = _mat(points, -1, 3 * K, "points")
+    cdef int n = <int>cnp.PyArray_DIM(P, 0)
+    cdef cnp.ndarray types = np.empty(n, dtype=np.int32)
+    cdef const double* pp = _ptr(P)
+    cdef int* tp = <int*>cnp.PyArray_DATA(types)
+    with nogil:
+        api.primitiveDistanceTypes(primitive, n, pp, tp)
+    return types

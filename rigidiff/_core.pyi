@@ -75,6 +75,9 @@ class WorldCore:
 
 def _shape_distance(type_a: int, params_a: ArrayLike, verts_a: ArrayLike, pose_a: ArrayLike, type_b: int,
                     params_b: ArrayLike, verts_b: ArrayLike, pose_b: ArrayLike) -> _F: ...
+def _primitive_distances(primitive: int, type_code: int, points: ArrayLike, eps_x: ArrayLike | None,
+                         order: int) -> tuple[_F, _F | None, _F | None]: ...
+def _primitive_distance_types(primitive: int, points: ArrayLike) -> NDArray[np.int32]: ...
 _I = NDArray[np.int32]
 
 class GradientWorldCore(WorldCore):

@@ -15,6 +15,10 @@ overlap, EPA: exact penetration depths for boxes and meshes, and to about 1e-10 
 cylinder (1e-8 in coaxial poses, where a whole circle of directions is equally deep). Moving A by
 ``-distance`` along ``normal`` always brings the shapes exactly into touching contact. When the depth is
 realised by several directions (concentric spheres, crossing capsule axes) ``normal`` is one of them.
+
+The squared-distance primitives of mesh contact (point–triangle, edge–edge, ... with exact gradients and
+Hessians, and their distance types) live in rigidiff.distance_primitives and are offered here too:
+``rd.collision.point_triangle_distance(p, t0, t1, t2, derivatives=2)`` (docs/distance.md).
 """
 
 from __future__ import annotations
@@ -26,10 +30,20 @@ import numpy as np
 
 from rigidiff import _core
 from rigidiff._validate import as_array
+from rigidiff.distance_primitives import (EDGE_EDGE_MOLLIFIER_SCALE, EDGE_EDGE_TYPES, POINT_EDGE_TYPES,
+                                          POINT_TRIANGLE_TYPES, edge_edge_distance, edge_edge_distance_type,
+                                          edge_edge_mollifier, edge_edge_mollifier_threshold, line_line_distance,
+                                          point_edge_distance, point_edge_distance_type, point_line_distance,
+                                          point_plane_distance, point_point_distance, point_triangle_distance,
+                                          point_triangle_distance_type)
 from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Shape, Sphere
 from rigidiff.transform import Transform
 
-__all__ = ["distance", "DistanceResult"]
+__all__ = ["distance", "DistanceResult", "POINT_EDGE_TYPES", "POINT_TRIANGLE_TYPES", "EDGE_EDGE_TYPES",
+           "EDGE_EDGE_MOLLIFIER_SCALE", "point_point_distance", "point_line_distance", "point_edge_distance",
+           "point_plane_distance", "point_triangle_distance", "line_line_distance", "edge_edge_distance",
+           "edge_edge_mollifier", "edge_edge_mollifier_threshold", "point_edge_distance_type",
+           "point_triangle_distance_type", "edge_edge_distance_type"]
 
 # shape type codes shared with the C++ core (cpp/include/rigidiff/collision/shape.hpp)
 SHAPE_CODES = {Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, Plane: 5, Mesh: 6}

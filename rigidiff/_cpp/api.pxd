@@ -70,6 +70,13 @@ cdef extern from "rigidiff/world/world_data.hpp" namespace "rigidiff" nogil:
         void forgetEndState()
 
 
+cdef extern from "rigidiff/bind/api_distance.hpp" namespace "rigidiff::bind" nogil:
+    int primitivePointCount(int primitive) except +
+    void primitiveDistances(int primitive, int type, int n, const double* points, const double* eps_x, int order,
+                            double* value, double* gradient, double* hessian) except +
+    void primitiveDistanceTypes(int primitive, int n, const double* points, int* types) except +
+
+
 cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
     int addBodyPart(WorldModel&, int j, const double* inertia, bool own) except +
     void setBodyPartInertia(WorldModel&, int b, const double* inertia) except +

@@ -26,3 +26,15 @@ def test_feature_derivatives_do_not_allocate(tmp_path):
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 of" in run.stdout
+
+
+def test_distance_primitives_do_not_allocate(tmp_path):
+    require()
+    sources = [*core_sources(*(f"collision/distance/{name}.cpp" for name in (
+                   "point_point", "point_line", "point_edge", "point_plane", "point_triangle", "line_line",
+                   "edge_edge", "edge_edge_mollifier"))),
+               ROOT / "tests" / "cpp" / "distance_no_heap.cpp"]
+    exe = build(sources, tmp_path / "distance_no_heap", flags=("-O0", "-DNDEBUG"))
+    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 of" in run.stdout

@@ -143,6 +143,19 @@ cdef class WorldCore:
         cdef cnp.ndarray I = _vec(inertia, 10, "inertia")
         return api.addBodyPart(deref(self._wm), j, _ptr(I), own)
 
+    def _core_add_state_block(self, str name, int kind, int nq, int nv):
+        """Appends the block of the next nq coordinates and nv velocities: a skeleton (kind 0) or a particle
+        set (kind 1) called name."""
+        self._check_idle()
+        return api.addStateBlock(deref(self._wm), name.encode(), kind, nq, nv)
+
+    def _core_state_block(self, str name):
+        """(kind, q_begin, nq, v_begin, nv) of the block called name, or None."""
+        cdef int out[5]
+        if not api.readStateBlock(deref(self._wm), name.encode(), out):
+            return None
+        return out[0], out[1], out[2], out[3], out[4]
+
     def _core_add_frame(self, str name, int j, placement):
         self._check_idle()
         cdef cnp.ndarray P = _vec(placement, 12, "placement")

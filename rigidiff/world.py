@@ -51,6 +51,9 @@ class JointInfo:
     joint: Joint
 
 
+LAYOUT_KINDS = ("skeleton", "particles")  # the codes of the C++ world's BlockKind (world/world_model.hpp)
+
+
 @dataclass(frozen=True)
 class Layout:
     """Where a skeleton's or a particle set's coordinates sit in the world's q and v (``world.layout``).
@@ -284,8 +287,8 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         self._ensure_compiled()
         for sk, kind, label in self._layout_entries():
             if sk is name or label == name or (isinstance(name, ParticleSet) and name.skeleton is sk):
-                q0, v0 = self._skeleton_offsets[id(sk)]
-                return Layout(label, kind, slice(q0, q0 + sk.nq), slice(v0, v0 + sk.nv))
+                kind, q0, nq, v0, nv = self._core_state_block(label)  # the C++ world's state layout
+                return Layout(label, LAYOUT_KINDS[kind], slice(q0, q0 + nq), slice(v0, v0 + nv))
         names = [label for _, _, label in self._layout_entries()]
         raise UnknownNameError(f"no skeleton or particle set named {name!r}; the world has {names}")
 
@@ -349,9 +352,10 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         nq = nv = 0
         # each body maps to (supporting core joint, pose of the body in that joint's frame)
         support: dict[int, tuple[int, Transform]] = {}
-        self._skeleton_offsets = {}  # id(skeleton) -> where its q and v start
+        labels = {id(sk): (kind, label) for sk, kind, label in self._layout_entries()}
         for sk in self._compiled_skeletons():
-            self._skeleton_offsets[id(sk)] = (nq, nv)
+            kind, label = labels[id(sk)]
+            self._core_add_state_block(label, LAYOUT_KINDS.index(kind), sk.nq, sk.nv)
             for body in sk.ordered_bodies():
                 if body.parent is None:
                     parent_joint, parent_pose = 0, Transform()
@@ -370,10 +374,10 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                     nv += j.nv
                 fj, fpose = support[id(body)]
                 self._core_add_frame(f"{sk.name}/{body.name}", fj, _placement(fpose))
-                if fj != 0:  # a moving body: its joint's inertia is the sum of its bodies' (parameters.py)
-                    own = j.nv > 0
-                    self._core_add_body_part(fj, _inertia10(body.inertia if own else body.inertia.transformed(fpose)),
-                                             own)
+                # a joint's inertia is the sum of its bodies' (the moving ones are the parameter bodies, in this
+                # order; those welded to the world count in its total mass and energy)
+                own = j.nv > 0
+                self._core_add_body_part(fj, _inertia10(body.inertia if own else body.inertia.transformed(fpose)), own)
                 frames.append((sk, body))
                 frame_support.append((fj, fpose))
         self._core_finalize(len(frames))

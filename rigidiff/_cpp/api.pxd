@@ -79,6 +79,8 @@ cdef extern from "rigidiff/bind/api_distance.hpp" namespace "rigidiff::bind" nog
 
 cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
     int addBodyPart(WorldModel&, int j, const double* inertia, bool own) except +
+    int addStateBlock(WorldModel&, const string& name, int kind, int nq, int nv) except +
+    bint readStateBlock(const WorldModel&, const string& name, int* out) except +
     void setBodyPartInertia(WorldModel&, int b, const double* inertia) except +
     void refreshWorld(WorldModel&) except +
     int worldParameterCount(const WorldModel&, int groups) except +

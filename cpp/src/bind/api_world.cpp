@@ -39,6 +39,23 @@ void setBodyPartInertia(WorldModel& world, int b, const double* inertia) {
   world.setBodyPartInertia(b, readInertia(inertia));
 }
 
+int addStateBlock(WorldModel& world, const std::string& name, int kind, int nq, int nv) {
+  RD_CHECK_ARG(kind == 0 || kind == 1, "state block " << name << ": unknown kind " << kind);
+  return world.addStateBlock(name, static_cast<BlockKind>(kind), nq, nv);
+}
+
+bool readStateBlock(const WorldModel& world, const std::string& name, int* out) {
+  const int b = world.findStateBlock(name);
+  if (b < 0) return false;
+  const StateBlock& block = world.blocks[b];
+  out[0] = static_cast<int>(block.kind);
+  out[1] = block.q_begin;
+  out[2] = block.nq;
+  out[3] = block.v_begin;
+  out[4] = block.nv;
+  return true;
+}
+
 void refreshWorld(WorldModel& world) { world.refresh(); }
 
 int worldParameterCount(const WorldModel& world, int groups) {

@@ -32,9 +32,10 @@ bool empty(const Inertia& I) { return I.mass <= 0.0 && I.Ic.isZero(0.0); }
 }  // namespace
 
 int WorldModel::addBodyPart(int j, const Inertia& inertia, bool own) {
-  RD_CHECK_ARG(j >= 1 && j < model.njoints, "body part: joint index " << j << " out of range [1, " << model.njoints
-                                                                       << ")");
+  RD_CHECK_ARG(j >= (own ? 1 : 0) && j < model.njoints,
+               "body part: joint index " << j << " out of range [" << (own ? 1 : 0) << ", " << model.njoints << ")");
   if (!own && !empty(inertia)) model.appendInertia(j, inertia);
+  if (j == 0) return -1;  // welded to the world: counted in its mass, never changed (not a parameter)
   body_parts.push_back({j, own, inertia});
   return static_cast<int>(body_parts.size()) - 1;
 }
@@ -58,8 +59,27 @@ void WorldModel::setBodyPartInertia(int b, const Inertia& inertia) {
   model.inertia_matrices[j] = model.inertias[j].matrix();
 }
 
+int WorldModel::addStateBlock(const std::string& name, BlockKind kind, int nq, int nv) {
+  RD_CHECK_ARG(nq >= 0 && nv >= 0, "state block " << name << ": sizes must be >= 0, got nq = " << nq << ", nv = " << nv);
+  RD_CHECK_ARG(findStateBlock(name) < 0, "state block " << name << " exists already");
+  StateBlock block{name, kind, 0, nq, 0, nv};
+  if (!blocks.empty()) {
+    block.q_begin = blocks.back().q_begin + blocks.back().nq;
+    block.v_begin = blocks.back().v_begin + blocks.back().nv;
+  }
+  blocks.push_back(block);
+  return static_cast<int>(blocks.size()) - 1;
+}
+
+int WorldModel::findStateBlock(const std::string& name) const {
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    if (blocks[b].name == name) return static_cast<int>(b);
+  return -1;
+}
+
 void WorldModel::reset() {
   body_parts.clear();
+  blocks.clear();
   model = Model();
   cmodel = CollisionModel();
   applyWorldOptions(options, model, cmodel);
@@ -67,6 +87,11 @@ void WorldModel::reset() {
 }
 
 void WorldModel::refresh() {
+  const StateBlock* last = blocks.empty() ? nullptr : &blocks.back();
+  RD_CHECK_ARG(!last || (last->q_begin + last->nq == model.nq && last->v_begin + last->nv == model.nv),
+               "the state blocks cover " << (last ? last->q_begin + last->nq : 0) << " coordinates and "
+                                         << (last ? last->v_begin + last->nv : 0) << " velocities of the model's "
+                                         << model.nq << " and " << model.nv);
   applyWorldOptions(options, model, cmodel);
   constraint_reason = constraintReason(model, cmodel, options.contact);
 }

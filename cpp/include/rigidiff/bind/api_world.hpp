@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "rigidiff/world/world_data.hpp"
@@ -18,6 +19,10 @@ namespace bind {
 /// (mass, centre of mass, rotational inertia xx xy xz yy yz zz about it, in the joint frame), checked.
 int addBodyPart(WorldModel& world, int j, const double* inertia, bool own);
 void setBodyPartInertia(WorldModel& world, int b, const double* inertia);
+/// WorldModel::addStateBlock (kind: 0 skeleton, 1 particles), checked.
+int addStateBlock(WorldModel& world, const std::string& name, int kind, int nq, int nv);
+/// The block called name: writes (kind, q_begin, nq, v_begin, nv) into out and returns true, or false.
+bool readStateBlock(const WorldModel& world, const std::string& name, int* out);
 /// Refreshes the world's constraint reason after its model or options changed (WorldModel::refresh).
 void refreshWorld(WorldModel& world);
 /// worldParameterCount (world_step.hpp), with the groups checked.

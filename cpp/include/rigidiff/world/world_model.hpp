@@ -3,6 +3,7 @@
 // read while it steps, so threads may share it; every buffer lives in a WorldData (world_data.hpp).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "rigidiff/collision/collision_model.hpp"
@@ -30,6 +31,17 @@ struct BodyPart {
   Inertia inertia;   ///< in the joint frame
 };
 
+/// What a block of the state holds.
+enum class BlockKind : int { Skeleton = 0, Particles = 1 };
+
+/// A named block of the state: q[q_begin, q_begin + nq) and v[v_begin, v_begin + nv) belong to one
+/// skeleton or one particle set (world.layout(name)).
+struct StateBlock {
+  std::string name;
+  BlockKind kind = BlockKind::Skeleton;
+  int q_begin = 0, nq = 0, v_begin = 0, nv = 0;
+};
+
 struct WorldModel {
   Model model;
   CollisionModel cmodel;
@@ -41,13 +53,22 @@ struct WorldModel {
 
   /// The moving bodies, in the order they were added (addBodyPart).
   std::vector<BodyPart> body_parts;
+  /// The state layout: one block per skeleton and particle set, in state order (addStateBlock).
+  std::vector<StateBlock> blocks;
 
   /// Starts a new, empty model and collision model under the current options.
   void reset();
   /// Adds a body moving with joint j, its inertia in the joint frame, and returns its index. The joint's
   /// own body (own: its inertia is the one the joint was added with) comes first; a welded body's
-  /// inertia is added to the joint's.
+  /// inertia is added to the joint's. A body welded to the world (j = 0) adds its inertia to the world's
+  /// (total mass, centre of mass, energy) and is not kept (-1): it never moves.
   int addBodyPart(int j, const Inertia& inertia, bool own);
+  /// Appends the block of the next nq coordinates and nv velocities (after the blocks before it; the
+  /// blocks must tile the model's q and v by finalize time) and returns its index. invalid_argument for a
+  /// duplicate name or negative sizes.
+  int addStateBlock(const std::string& name, BlockKind kind, int nq, int nv);
+  /// The index of the block called name, or -1.
+  int findStateBlock(const std::string& name) const;
   /// Replaces body b's inertia and recomputes its joint's from the joint's bodies (own first, then the
   /// welded ones in order, those without mass or rotational inertia skipped, as addBodyPart adds them).
   void setBodyPartInertia(int b, const Inertia& inertia);

@@ -8,6 +8,7 @@ from libc.string cimport memcpy
 from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
+from rigidiff._cpp.api cimport MeshTree  # "cdef api.X" reads as Cython's api keyword
 
 include "_arrays.pxi"
 
@@ -60,11 +61,17 @@ def dense_product(A, B, C=None, bint transposed_a=False):
     return c
 
 
+cdef cnp.ndarray _points(verts, Py_ssize_t n, str name, str why=""):
+    """verts as a finite float64 (n, 3) array (any number of rows for n < 0)."""
+    cdef cnp.ndarray v = _mat(verts, n, 3, name, why)
+    if not np.isfinite(v).all():
+        raise ValueError(f"{name} holds a non-finite value (NaN or inf)")
+    return v
+
+
 cdef tuple _mesh(verts, tris, str vname, str tname):
     """verts as a finite float64 (N, 3) array and tris as C ints (M, 3) indexing it."""
-    cdef cnp.ndarray v = _mat(verts, -1, 3, vname)
-    if not np.isfinite(v).all():
-        raise ValueError(f"{vname} holds a non-finite value (NaN or inf)")
+    cdef cnp.ndarray v = _points(verts, -1, vname)
     t = np.asarray(tris)
     if t.size == 0 and t.ndim < 2:
         t = t.reshape(0, 3)
@@ -95,8 +102,61 @@ cdef cnp.ndarray _ints(const vector[int]& v, int columns):
     return out if columns == 1 else out.reshape(-1, columns)
 
 
-cdef int* _iptr(cnp.ndarray a):
-    return <int*>cnp.PyArray_DATA(a)
+cdef class BvhMesh:
+    """The box tree over a triangle mesh's faces (verts (N, 3), tris (M, 3)), each face box grown by inflate.
+
+    Queries return sorted int arrays: pairs as (K, 2), faces as (K,).
+    """
+    cdef MeshTree* tree
+    cdef readonly int nverts
+
+    def __cinit__(self, verts, tris, double inflate=0.0):
+        v, t = _mesh(verts, tris, "verts", "tris")
+        self.nverts = v.shape[0]
+        self.tree = new MeshTree(_ptr(v), v.shape[0], <int*>cnp.PyArray_DATA(t), t.shape[0], inflate)
+
+    def __dealloc__(self):
+        del self.tree
+
+    def refit(self, verts, double inflate=0.0):
+        """New vertex positions (N, 3) for the same faces: the boxes are refitted, the tree kept."""
+        cdef cnp.ndarray v = _points(verts, self.nverts, "verts", " (the mesh's vertex count)")
+        self.tree.refit(_ptr(v), v.shape[0], inflate)
+
+    def pairs(self, BvhMesh other, pose, other_pose, double margin=0.0):
+        """Pairs (i of this mesh, j of other) whose face boxes overlap, each mesh placed by its pose (12,)."""
+        cdef cnp.ndarray pa = _pose(pose, "pose")
+        cdef cnp.ndarray pb = _pose(other_pose, "other_pose")
+        cdef vector[int] out
+        self.tree.pairs(other.tree[0], _ptr(pa), _ptr(pb), margin, out)
+        return _ints(out, 2)
+
+    def self_pairs(self, double margin=0.0):
+        """Pairs (i, j), i < j, of faces sharing no vertex index whose boxes overlap once grown by margin."""
+        cdef vector[int] out
+        self.tree.selfPairs(margin, out)
+        return _ints(out, 2)
+
+    def box_query(self, lo, hi, double margin=0.0):
+        """The faces whose boxes overlap the box [lo, hi] grown by margin."""
+        cdef cnp.ndarray l = _vec(lo, 3, "lo")
+        cdef cnp.ndarray h = _vec(hi, 3, "hi")
+        cdef vector[int] out
+        self.tree.boxQuery(_ptr(l), _ptr(h), margin, out)
+        return _ints(out, 1)
+
+    def halfspace_query(self, normal, double offset, double margin=0.0):
+        """The faces whose boxes reach {x : normal . x <= offset + margin}."""
+        cdef cnp.ndarray n = _vec(normal, 3, "normal")
+        cdef vector[int] out
+        self.tree.halfspaceQuery(_ptr(n), offset, margin, out)
+        return _ints(out, 1)
+
+    def shape(self):
+        """(node count, depth, largest leaf) of the tree."""
+        cdef int out[3]
+        self.tree.shape(out)
+        return out[0], out[1], out[2]
 
 
 def bvh_mesh_pairs(verts_a, tris_a, pose_a, verts_b, tris_b, pose_b, double margin=0.0):
@@ -107,14 +167,10 @@ def bvh_mesh_pairs(verts_a, tris_a, pose_a, verts_b, tris_b, pose_b, double marg
     mesh frames; A's is grown by margin, B's is placed in A's frame as an oriented box, and the test is
     exact for those two boxes. Returns a sorted (K, 2) int array.
     """
-    va, ta = _mesh(verts_a, tris_a, "verts_a", "tris_a")
-    vb, tb = _mesh(verts_b, tris_b, "verts_b", "tris_b")
-    cdef cnp.ndarray pa = _pose(pose_a, "pose_a")
-    cdef cnp.ndarray pb = _pose(pose_b, "pose_b")
-    cdef vector[int] out
-    api.bvhMeshPairs(_ptr(va), va.shape[0], _iptr(ta), ta.shape[0], _ptr(pa), _ptr(vb), vb.shape[0], _iptr(tb),
-                     tb.shape[0], _ptr(pb), margin, out)
-    return _ints(out, 2)
+    _pose(pose_a, "pose_a")
+    _pose(pose_b, "pose_b")
+    a = _named_mesh(verts_a, tris_a, "_a")
+    return a.pairs(_named_mesh(verts_b, tris_b, "_b"), pose_a, pose_b, margin)
 
 
 def bvh_self_pairs(verts, tris, double margin=0.0):
@@ -122,10 +178,7 @@ def bvh_self_pairs(verts, tris, double margin=0.0):
 
     verts (N, 3), tris (M, 3). Returns a sorted (K, 2) int array.
     """
-    v, t = _mesh(verts, tris, "verts", "tris")
-    cdef vector[int] out
-    api.bvhSelfPairs(_ptr(v), v.shape[0], _iptr(t), t.shape[0], margin, out)
-    return _ints(out, 2)
+    return BvhMesh(verts, tris).self_pairs(margin)
 
 
 def bvh_refit_pairs(verts_build, verts_refit, tris, double inflate=0.0, double margin=0.0):
@@ -134,37 +187,27 @@ def bvh_refit_pairs(verts_build, verts_refit, tris, double inflate=0.0, double m
     Both vertex sets (N, 3) share tris (M, 3); every triangle box is grown by inflate at the build and at
     the refit. Returns a sorted (K, 2) int array.
     """
-    v0, t = _mesh(verts_build, tris, "verts_build", "tris")
-    v1, _ = _mesh(verts_refit, tris, "verts_refit", "tris")
-    if v0.shape[0] != v1.shape[0]:
-        raise ValueError(f"verts_refit must have the {v0.shape[0]} rows of verts_build, got {v1.shape[0]}")
-    cdef vector[int] out
-    api.bvhRefitPairs(_ptr(v0), _ptr(v1), v0.shape[0], _iptr(t), t.shape[0], inflate, margin, out)
-    return _ints(out, 2)
+    tree = _named_mesh(verts_build, tris, "_build", inflate)
+    tree.refit(_points(verts_refit, tree.nverts, "verts_refit", " (the rows of verts_build)"), inflate)
+    return tree.self_pairs(margin)
 
 
 def bvh_box_query(verts, tris, lo, hi, double margin=0.0):
     """The triangles whose boxes overlap the box [lo, hi] grown by margin, as a sorted int array."""
-    v, t = _mesh(verts, tris, "verts", "tris")
-    cdef cnp.ndarray l = _vec(lo, 3, "lo")
-    cdef cnp.ndarray h = _vec(hi, 3, "hi")
-    cdef vector[int] out
-    api.bvhBoxQuery(_ptr(v), v.shape[0], _iptr(t), t.shape[0], _ptr(l), _ptr(h), margin, out)
-    return _ints(out, 1)
+    return BvhMesh(verts, tris).box_query(lo, hi, margin)
 
 
 def bvh_halfspace_query(verts, tris, normal, double offset, double margin=0.0):
     """The triangles whose boxes reach {x : normal . x <= offset + margin}, as a sorted int array."""
-    v, t = _mesh(verts, tris, "verts", "tris")
-    cdef cnp.ndarray n = _vec(normal, 3, "normal")
-    cdef vector[int] out
-    api.bvhHalfspaceQuery(_ptr(v), v.shape[0], _iptr(t), t.shape[0], _ptr(n), offset, margin, out)
-    return _ints(out, 1)
+    return BvhMesh(verts, tris).halfspace_query(normal, offset, margin)
 
 
 def bvh_tree_shape(verts, tris):
     """(node count, depth, largest leaf) of the box tree over the triangles."""
-    v, t = _mesh(verts, tris, "verts", "tris")
-    cdef int shape[3]
-    api.bvhTreeShape(_ptr(v), v.shape[0], _iptr(t), t.shape[0], shape)
-    return shape[0], shape[1], shape[2]
+    return BvhMesh(verts, tris).shape()
+
+
+cdef BvhMesh _named_mesh(verts, tris, str suffix, double inflate=0.0):
+    """BvhMesh(verts, tris) whose errors name the arguments verts<suffix> and tris<suffix>."""
+    _mesh(verts, tris, "verts" + suffix, "tris" + suffix)
+    return BvhMesh(verts, tris, inflate)

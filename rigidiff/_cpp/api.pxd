@@ -84,17 +84,15 @@ cdef extern from "rigidiff/bind/api_batch.hpp" namespace "rigidiff::bind" nogil:
 
 
 cdef extern from "rigidiff/bind/api_bvh.hpp" namespace "rigidiff::bind" nogil:
-    void bvhMeshPairs(const double* points_a, int na, const int* faces_a, int ma, const double* pose_a,
-                      const double* points_b, int nb, const int* faces_b, int mb, const double* pose_b, double margin,
-                      vector[int]& out) except +
-    void bvhSelfPairs(const double* points, int n, const int* faces, int m, double margin, vector[int]& out) except +
-    void bvhRefitPairs(const double* points0, const double* points1, int n, const int* faces, int m, double inflate,
-                       double margin, vector[int]& out) except +
-    void bvhBoxQuery(const double* points, int n, const int* faces, int m, const double* lo, const double* hi,
-                     double margin, vector[int]& out) except +
-    void bvhHalfspaceQuery(const double* points, int n, const int* faces, int m, const double* normal, double offset,
-                           double margin, vector[int]& out) except +
-    void bvhTreeShape(const double* points, int n, const int* faces, int m, int* shape) except +
+    cdef cppclass MeshTree:
+        MeshTree(const double* points, int n, const int* faces, int m, double inflate) except +
+        void refit(const double* points, int n, double inflate) except +
+        void pairs(const MeshTree& other, const double* pose, const double* other_pose, double margin,
+                   vector[int]& out) except +
+        void selfPairs(double margin, vector[int]& out) except +
+        void boxQuery(const double* lo, const double* hi, double margin, vector[int]& out) except +
+        void halfspaceQuery(const double* normal, double offset, double margin, vector[int]& out) except +
+        void shape(int* out)
 
 
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:

@@ -212,6 +212,23 @@ def test_refit_equals_rebuild_after_deformation(inflate):
             assert stale != as_set(refit)
 
 
+def test_one_tree_refitted_along_a_deformation_answers_as_a_fresh_one():
+    """A tree kept across many refits (inflated boxes) gives every query of a tree built on the last shape."""
+    mesh = trimesh.creation.torus(major_radius=1.0, minor_radius=0.3, major_sections=30, minor_sections=15)
+    other = trimesh.creation.icosphere(subdivisions=2, radius=0.4)
+    other_tree = _testing.BvhMesh(other.vertices, other.faces)
+    pa, pb = pose((0.2, 0.3, -0.1)), pose((1.0, -0.5, 0.2), (0.9, 0.2, 0.1))
+    tree = _testing.BvhMesh(mesh.vertices, mesh.faces, 0.01)
+    for t in np.linspace(0.1, 1.0, 6):
+        wave = mesh.vertices + 0.2 * t * np.sin(4.0 * mesh.vertices[:, [2, 0, 1]])
+        tree.refit(wave, 0.01)
+        fresh = _testing.BvhMesh(wave, mesh.faces, 0.01)
+        assert np.array_equal(tree.self_pairs(0.02), fresh.self_pairs(0.02))
+        assert np.array_equal(tree.pairs(other_tree, pa, pb, 0.02), fresh.pairs(other_tree, pa, pb, 0.02))
+        assert np.array_equal(tree.box_query((0.5, 0, -1), (2, 1, 1)), fresh.box_query((0.5, 0, -1), (2, 1, 1)))
+        assert len(tree.pairs(other_tree, pa, pb, 0.02)) > 0
+
+
 def test_refit_keeps_pairs_of_a_rigid_motion():
     mesh = MESHES["icosphere"]()
     moved = mesh.vertices @ Rotation.from_rotvec((0.3, -0.2, 0.9)).as_matrix().T + (5.0, -2.0, 1.0)
@@ -293,6 +310,15 @@ def test_bad_input_is_named():
         _testing.bvh_refit_pairs(mesh.vertices, verts, mesh.faces)
     with pytest.raises(ValueError, match="verts_refit"):
         _testing.bvh_refit_pairs(mesh.vertices, mesh.vertices[:-1], mesh.faces[:2])
+    with pytest.raises(ValueError, match="verts_build"):
+        _testing.bvh_refit_pairs(mesh.vertices[:, :2], mesh.vertices, mesh.faces)
+    tree = _testing.BvhMesh(mesh.vertices, mesh.faces)
+    with pytest.raises(ValueError, match="verts"):
+        tree.refit(mesh.vertices[:-1])
+    with pytest.raises(ValueError, match="other_pose"):
+        tree.pairs(tree, pose(), pose()[:11])
+    with pytest.raises(TypeError):
+        tree.pairs(mesh, pose(), pose())
     with pytest.raises(ValueError, match="tris"):
         _testing.bvh_self_pairs(mesh.vertices, mesh.faces + len(mesh.vertices))
     with pytest.raises(ValueError, match="tris"):

@@ -5,8 +5,9 @@
 // placed by a rigid transform (a rigidly moving mesh is queried by transforming the query, never the
 // tree) or itself.
 //
-// Every query writes sorted pairs or indices into a vector the caller owns: once that vector has grown
-// to its working size, queries allocate nothing, and the sorted order keeps warm starts stable.
+// Every query overwrites a vector the caller owns with sorted pairs or indices: once that vector has
+// grown to its working size, queries allocate nothing, and the sorted order keeps warm starts stable.
+// Query margins are >= 0 and poses proper rigid transforms (the bindings check them; the queries do not).
 #pragma once
 
 #include <array>

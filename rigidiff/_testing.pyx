@@ -2,7 +2,8 @@
 # distutils: language = c++
 """rigidiff._testing: a separate extension holding the bindings only tests use, to check internals of the
 C++ core (the feature-contact derivatives of collision/feature_derivatives.hpp, the dense products of
-linalg/dense_product.hpp, the box tree of collision/bvh.hpp) against references. Not part of rigidiff's API: no rigidiff module imports it."""
+linalg/dense_product.hpp, the box tree of collision/bvh.hpp) against references. Not part of rigidiff's
+API: no rigidiff module imports it."""
 
 from libc.string cimport memcpy
 from libcpp.vector cimport vector

@@ -30,7 +30,8 @@ def test_feature_derivatives_do_not_allocate(tmp_path):
 
 def test_box_tree_queries_do_not_allocate(tmp_path):
     require()
-    sources = [*core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"), ROOT / "tests" / "cpp" / "bvh_no_heap.cpp"]
+    sources = [*core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"),
+               ROOT / "tests" / "cpp" / "bvh_no_heap.cpp"]
     exe = build(sources, tmp_path / "bvh_no_heap", flags=("-O0", "-DNDEBUG"))
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr

@@ -94,9 +94,12 @@ void bvhPairs(const Bvh& a, const Bvh& b, const SE3& aMb, double margin, std::ve
     const Vec3& p = aMb.p;
     walkPairs(
         a, b, 0, 0,
-        [&](const Bvh::Node& na, const Bvh::Node& nb) { return overlapGrown(na.lo, na.hi, nb.lo + p, nb.hi + p, margin); },
+        [&](const Bvh::Node& na, const Bvh::Node& nb) {
+          return overlapGrown(na.lo, na.hi, nb.lo + p, nb.hi + p, margin);
+        },
         [&](int s, int r) {
-          if (overlapGrown(a.lo[s], a.hi[s], b.lo[r] + p, b.hi[r] + p, margin)) out.emplace_back(a.order[s], b.order[r]);
+          if (overlapGrown(a.lo[s], a.hi[s], b.lo[r] + p, b.hi[r] + p, margin))
+            out.emplace_back(a.order[s], b.order[r]);
         });
   } else {
     Placement P;

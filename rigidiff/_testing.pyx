@@ -2,9 +2,14 @@
 # distutils: language = c++
 """rigidiff._testing: a separate extension holding the bindings only tests use, to check internals of the
 C++ core (the feature-contact derivatives of collision/feature_derivatives.hpp, the dense products of
-linalg/dense_product.hpp) against references. Not part of rigidiff's API: no rigidiff module imports it."""
+linalg/dense_product.hpp, the box tree of collision/bvh.hpp) against references. Not part of rigidiff's
+API: no rigidiff module imports it."""
+
+from libc.string cimport memcpy
+from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
+from rigidiff._cpp.api cimport MeshTree  # "cdef api.X" reads as Cython's api keyword
 
 include "_arrays.pxi"
 
@@ -55,3 +60,155 @@ def dense_product(A, B, C=None, bint transposed_a=False):
     api.linalgDenseProduct(m, k, n, <const double*>cnp.PyArray_DATA(a), <const double*>cnp.PyArray_DATA(b),
                            <double*>cnp.PyArray_DATA(c), C is not None, transposed_a)
     return c
+
+
+cdef cnp.ndarray _points(verts, Py_ssize_t n, str name, str why=""):
+    """verts as a finite float64 (n, 3) array (any number of rows for n < 0)."""
+    cdef cnp.ndarray v = _mat(verts, n, 3, name, why)
+    if not np.isfinite(v).all():
+        raise ValueError(f"{name} holds a non-finite value (NaN or inf)")
+    return v
+
+
+cdef tuple _mesh(verts, tris, str vname, str tname):
+    """verts as a finite float64 (N, 3) array and tris as C ints (M, 3) indexing it."""
+    cdef cnp.ndarray v = _points(verts, -1, vname)
+    t = np.asarray(tris)
+    if t.size == 0 and t.ndim < 2:
+        t = t.reshape(0, 3)
+    if t.dtype.kind not in "iu" and t.size > 0:
+        raise TypeError(f"{tname} must hold integer vertex indices, got dtype {t.dtype}")
+    if t.ndim != 2 or t.shape[1] != 3:
+        raise ValueError(f"{tname} must have shape (M, 3), got {t.shape}")
+    if t.size > 0 and (t.min() < 0 or t.max() >= v.shape[0]):
+        raise ValueError(f"{tname} has a vertex index out of range [0, {v.shape[0]})")
+    return v, np.ascontiguousarray(t, dtype=np.intc)
+
+
+cdef cnp.ndarray _pose(pose, str name):
+    cdef cnp.ndarray p = _vec(pose, 12, name)
+    if not np.isfinite(p).all():
+        raise ValueError(f"{name} holds a non-finite value (NaN or inf)")
+    R = p[:9].reshape(3, 3)
+    if not np.allclose(R.T @ R, np.eye(3), atol=1e-6) or np.linalg.det(R) <= 0.0:
+        raise ValueError(f"{name}: its first 9 numbers (row-major) are not a rotation matrix")
+    return p
+
+
+cdef cnp.ndarray _ints(const vector[int]& v, int columns):
+    """A copy of v as an (len / columns, columns) int array (one column: a flat one)."""
+    cdef cnp.ndarray out = np.empty(v.size(), dtype=np.intc)
+    if v.size() > 0:
+        memcpy(cnp.PyArray_DATA(out), v.data(), v.size() * sizeof(int))
+    return out if columns == 1 else out.reshape(-1, columns)
+
+
+cdef class BvhMesh:
+    """The box tree over a triangle mesh's faces (verts (N, 3), tris (M, 3)), each face box grown by inflate.
+
+    Queries return sorted int arrays: pairs as (K, 2), faces as (K,).
+    """
+    cdef MeshTree* tree
+    cdef readonly int nverts
+
+    def __cinit__(self, verts, tris, double inflate=0.0):
+        v, t = _mesh(verts, tris, "verts", "tris")
+        self.nverts = v.shape[0]
+        self.tree = new MeshTree(_ptr(v), v.shape[0], <int*>cnp.PyArray_DATA(t), t.shape[0], inflate)
+
+    def __dealloc__(self):
+        del self.tree
+
+    def refit(self, verts, double inflate=0.0):
+        """New vertex positions (N, 3) for the same faces: the boxes are refitted, the tree kept."""
+        cdef cnp.ndarray v = _points(verts, self.nverts, "verts", " (the mesh's vertex count)")
+        self.tree.refit(_ptr(v), v.shape[0], inflate)
+
+    def pairs(self, BvhMesh other, pose, other_pose, double margin=0.0):
+        """Pairs (i of this mesh, j of other) whose face boxes overlap, each mesh placed by its pose (12,)."""
+        cdef cnp.ndarray pa = _pose(pose, "pose")
+        cdef cnp.ndarray pb = _pose(other_pose, "other_pose")
+        cdef vector[int] out
+        self.tree.pairs(other.tree[0], _ptr(pa), _ptr(pb), margin, out)
+        return _ints(out, 2)
+
+    def self_pairs(self, double margin=0.0):
+        """Pairs (i, j), i < j, of faces sharing no vertex index whose boxes overlap once grown by margin."""
+        cdef vector[int] out
+        self.tree.selfPairs(margin, out)
+        return _ints(out, 2)
+
+    def box_query(self, lo, hi, double margin=0.0):
+        """The faces whose boxes overlap the box [lo, hi] grown by margin."""
+        cdef cnp.ndarray l = _vec(lo, 3, "lo")
+        cdef cnp.ndarray h = _vec(hi, 3, "hi")
+        cdef vector[int] out
+        self.tree.boxQuery(_ptr(l), _ptr(h), margin, out)
+        return _ints(out, 1)
+
+    def halfspace_query(self, normal, double offset, double margin=0.0):
+        """The faces whose boxes reach {x : normal . x <= offset + margin}."""
+        cdef cnp.ndarray n = _vec(normal, 3, "normal")
+        cdef vector[int] out
+        self.tree.halfspaceQuery(_ptr(n), offset, margin, out)
+        return _ints(out, 1)
+
+    def shape(self):
+        """(node count, depth, largest leaf) of the tree."""
+        cdef int out[3]
+        self.tree.shape(out)
+        return out[0], out[1], out[2]
+
+
+def bvh_mesh_pairs(verts_a, tris_a, pose_a, verts_b, tris_b, pose_b, double margin=0.0):
+    """Pairs (i, j) of a triangle i of mesh A and j of mesh B whose boxes overlap, from the box trees.
+
+    Each mesh is verts (N, 3) and tris (M, 3) in its own frame, placed in the world by its pose (12,):
+    rotation row-major, then translation. The boxes are the triangles' axis-aligned boxes in their own
+    mesh frames; A's is grown by margin, B's is placed in A's frame as an oriented box, and the test is
+    exact for those two boxes. Returns a sorted (K, 2) int array.
+    """
+    _pose(pose_a, "pose_a")
+    _pose(pose_b, "pose_b")
+    a = _named_mesh(verts_a, tris_a, "_a")
+    return a.pairs(_named_mesh(verts_b, tris_b, "_b"), pose_a, pose_b, margin)
+
+
+def bvh_self_pairs(verts, tris, double margin=0.0):
+    """Pairs (i, j), i < j, of triangles sharing no vertex index whose boxes overlap once grown by margin.
+
+    verts (N, 3), tris (M, 3). Returns a sorted (K, 2) int array.
+    """
+    return BvhMesh(verts, tris).self_pairs(margin)
+
+
+def bvh_refit_pairs(verts_build, verts_refit, tris, double inflate=0.0, double margin=0.0):
+    """bvh_self_pairs of verts_refit from a tree built on verts_build and refitted on verts_refit.
+
+    Both vertex sets (N, 3) share tris (M, 3); every triangle box is grown by inflate at the build and at
+    the refit. Returns a sorted (K, 2) int array.
+    """
+    tree = _named_mesh(verts_build, tris, "_build", inflate)
+    tree.refit(_points(verts_refit, tree.nverts, "verts_refit", " (the rows of verts_build)"), inflate)
+    return tree.self_pairs(margin)
+
+
+def bvh_box_query(verts, tris, lo, hi, double margin=0.0):
+    """The triangles whose boxes overlap the box [lo, hi] grown by margin, as a sorted int array."""
+    return BvhMesh(verts, tris).box_query(lo, hi, margin)
+
+
+def bvh_halfspace_query(verts, tris, normal, double offset, double margin=0.0):
+    """The triangles whose boxes reach {x : normal . x <= offset + margin}, as a sorted int array."""
+    return BvhMesh(verts, tris).halfspace_query(normal, offset, margin)
+
+
+def bvh_tree_shape(verts, tris):
+    """(node count, depth, largest leaf) of the box tree over the triangles."""
+    return BvhMesh(verts, tris).shape()
+
+
+cdef BvhMesh _named_mesh(verts, tris, str suffix, double inflate=0.0):
+    """BvhMesh(verts, tris) whose errors name the arguments verts<suffix> and tris<suffix>."""
+    _mesh(verts, tris, "verts" + suffix, "tris" + suffix)
+    return BvhMesh(verts, tris, inflate)

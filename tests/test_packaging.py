@@ -48,6 +48,6 @@ def test_the_test_bindings_are_not_in_the_core():
     """The bindings only tests use live in rigidiff._testing, outside the product's rigidiff._core."""
     from rigidiff import _core, _testing
 
-    for name in ("feature_derivatives", "dense_product"):
+    for name in ("feature_derivatives", "dense_product", "BvhMesh", "bvh_mesh_pairs", "bvh_self_pairs"):
         assert callable(getattr(_testing, name))
         assert name not in dir(_core) and f"_{name}" not in dir(_core)

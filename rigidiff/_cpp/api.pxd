@@ -112,6 +112,18 @@ cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
                                  int threads, double* Qout, double* Vout, double* jac) except +
 
 
+cdef extern from "rigidiff/bind/api_bvh.hpp" namespace "rigidiff::bind" nogil:
+    cdef cppclass MeshTree:
+        MeshTree(const double* points, int n, const int* faces, int m, double inflate) except +
+        void refit(const double* points, int n, double inflate) except +
+        void pairs(const MeshTree& other, const double* pose, const double* other_pose, double margin,
+                   vector[int]& out) except +
+        void selfPairs(double margin, vector[int]& out) except +
+        void boxQuery(const double* lo, const double* hi, double margin, vector[int]& out) except +
+        void halfspaceQuery(const double* normal, double offset, double margin, vector[int]& out) except +
+        void shape(int* out)
+
+
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     int addJoint(Model&, int parent, int type, const double* placement, const double* axes, const double* inertia,
                  const string& name) except +

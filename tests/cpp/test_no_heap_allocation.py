@@ -1,6 +1,7 @@
 """No algorithm of the C++ core allocates on the heap once its Data exists (docs/architecture.md, Model and Data).
 
-Compiles tests/cpp/no_heap_allocation.cpp against the core's sources, with malloc wrapped and counted.
+Compiles a test program of tests/cpp against the core's sources, with malloc wrapped and counted; the
+program reports "0 of" the calls it counted allocating.
 """
 
 import subprocess
@@ -8,33 +9,31 @@ import subprocess
 from cppbuild import ROOT, build, core_sources, require
 
 
-def test_algorithms_do_not_allocate(tmp_path):
+def _assert_program_does_not_allocate(tmp_path, program, sources, link_flags=()):
     require()
-    sources = [*core_sources(), ROOT / "tests" / "cpp" / "no_heap_allocation.cpp"]
     # -O0: allocation is a matter of semantics, not of optimisation, and -O0 compiles fastest
-    exe = build(sources, tmp_path / "no_heap_allocation", flags=("-O0", "-DNDEBUG"), link_flags=("-pthread",))
+    exe = build([*sources, ROOT / "tests" / "cpp" / f"{program}.cpp"], tmp_path / program, flags=("-O0", "-DNDEBUG"),
+                link_flags=link_flags)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 of" in run.stdout
+
+
+def test_algorithms_do_not_allocate(tmp_path):
+    _assert_program_does_not_allocate(tmp_path, "no_heap_allocation", core_sources(), link_flags=("-pthread",))
 
 
 def test_feature_derivatives_do_not_allocate(tmp_path):
-    require()
-    sources = [*core_sources("collision/feature.cpp", "collision/feature_derivatives.cpp"),
-               ROOT / "tests" / "cpp" / "feature_derivatives_no_heap.cpp"]
-    exe = build(sources, tmp_path / "feature_derivatives_no_heap", flags=("-O0", "-DNDEBUG"))
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "0 of" in run.stdout
+    _assert_program_does_not_allocate(tmp_path, "feature_derivatives_no_heap",
+                                      core_sources("collision/feature.cpp", "collision/feature_derivatives.cpp"))
 
 
 def test_distance_primitives_do_not_allocate(tmp_path):
-    require()
-    sources = [*core_sources(*(f"collision/distance/{name}.cpp" for name in (
-                   "point_point", "point_line", "point_edge", "point_plane", "point_triangle", "line_line",
-                   "edge_edge", "edge_edge_mollifier"))),
-               ROOT / "tests" / "cpp" / "distance_no_heap.cpp"]
-    exe = build(sources, tmp_path / "distance_no_heap", flags=("-O0", "-DNDEBUG"))
-    run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stdout + run.stderr
-    assert "0 of" in run.stdout
+    names = ("point_point", "point_line", "point_edge", "point_plane", "point_triangle", "line_line", "edge_edge",
+             "edge_edge_mollifier")
+    _assert_program_does_not_allocate(tmp_path, "distance_no_heap",
+                                      core_sources(*(f"collision/distance/{name}.cpp" for name in names)))
+
+
+def test_box_tree_queries_do_not_allocate(tmp_path):
+    _assert_program_does_not_allocate(tmp_path, "bvh_no_heap", core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"))

@@ -36,4 +36,5 @@ def test_distance_primitives_do_not_allocate(tmp_path):
 
 
 def test_box_tree_queries_do_not_allocate(tmp_path):
-    _assert_program_does_not_allocate(tmp_path, "bvh_no_heap", core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"))
+    _assert_program_does_not_allocate(tmp_path, "bvh_no_heap",
+                                      core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"))

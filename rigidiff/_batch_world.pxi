@@ -22,9 +22,13 @@ cdef class BatchWorldCore(ContactWorldCore):
         cdef double* pvn = _ptr(Vn)
         cdef double dt = self._opts.dt
         cdef bint rk4 = self._rk4()
+        cdef bint implicit = self._implicit()
         self._enter_nogil(generation)
         try:
-            if rk4:
+            if implicit:
+                with nogil:
+                    api.implicitStepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
+            elif rk4:
                 with nogil:
                     api.rk4StepBatch(deref(self._model), pq, pv, pt, n, dt, threads, pqn, pvn)
             elif self._constrained:
@@ -60,13 +64,13 @@ cdef class BatchWorldCore(ContactWorldCore):
         cdef double* pQ = _ptr(Q)
         cdef double* pV = _ptr(V)
         cdef double dt = self._opts.dt
-        cdef bint rk4 = self._rk4()
+        cdef int integrator = 1 if self._rk4() else 2 if self._implicit() else 0  # world_options.hpp
         cdef _CollisionModel* cm = self._cmodel.get() if self._constrained else NULL
         cdef _ContactOptions* opts = &self._opts.contact if self._constrained else NULL
         self._enter_nogil(generation)
         try:
             with nogil:
-                api.rolloutBatch(deref(self._model), cm, opts, rk4, pq0, pv0, pt, shared, n, steps, dt, threads,
+                api.rolloutBatch(deref(self._model), cm, opts, integrator, pq0, pv0, pt, shared, n, steps, dt, threads,
                                  pQ, pV)
         finally:
             self._busy -= 1
@@ -90,13 +94,13 @@ cdef class BatchWorldCore(ContactWorldCore):
         cdef double* pvn = _ptr(Vn)
         cdef double* pj = _ptr(jac)
         cdef double dt = self._opts.dt
-        cdef bint rk4 = self._rk4()
+        cdef int integrator = 1 if self._rk4() else 2 if self._implicit() else 0  # world_options.hpp
         cdef _CollisionModel* cm = self._cmodel.get() if self._constrained else NULL
         cdef _ContactOptions* opts = &self._opts.contact if self._constrained else NULL
         self._enter_nogil(generation)
         try:
             with nogil:
-                api.stepJacobiansBatch(deref(self._model), cm, opts, rk4, pq, pv, pt, n, dt, threads, pqn, pvn, pj)
+                api.stepJacobiansBatch(deref(self._model), cm, opts, integrator, pq, pv, pt, n, dt, threads, pqn, pvn, pj)
         finally:
             self._busy -= 1
         return Qn, Vn, jac

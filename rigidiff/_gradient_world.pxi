@@ -49,7 +49,14 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
-        if self._rk4():
+        if self._implicit() and groups & 31:
+            raise ValueError("step_jacobians(wrt=...) with model parameters is not available with "
+                             "integrator='implicit' (step_vjp and rollout gradients do give parameter cotangents): "
+                             "use integrator='semi_implicit' or 'rk4' for parameter Jacobians")
+        if self._implicit():
+            api.implicitStepJacobians(deref(self._model), deref(self._data), deref(self._implicitws), _ptr(Q),
+                                      _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
+        elif self._rk4():
             api.rk4StepParameterJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q),
                                           _ptr(V), _ptr(T), self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn),
                                           _ptr(jac), _ptr(pjac))
@@ -82,7 +89,11 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray gs = _empty1(2 * self._nv)
         cdef cnp.ndarray gt = _empty1(self._nv)
         cdef cnp.ndarray gp = np.zeros(npar)
-        if self._rk4():
+        if self._implicit():
+            api.implicitStepVJP(deref(self._model), deref(self._data), deref(self._implicitws), _ptr(Q), _ptr(V),
+                                _ptr(T), self._opts.dt, fx, _ptr(GQ), _ptr(GV), groups & 31, _ptr(qn), _ptr(vn),
+                                _ptr(gs), _ptr(gt), _ptr(gp))
+        elif self._rk4():
             api.rk4StepVJP(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
                            self._opts.dt, fx, _ptr(GQ), _ptr(GV), groups & 31, _ptr(qn), _ptr(vn), _ptr(gs), _ptr(gt),
                            _ptr(gp))
@@ -122,6 +133,7 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgp = _ptr(gp)
         cdef double dt = self._opts.dt
         cdef bint rk4 = self._rk4()
+        cdef bint implicit = self._implicit()
         cdef cnp.ndarray R, K, C
         cdef const int* prows = NULL
         cdef const int64_t* pkeys = NULL
@@ -139,7 +151,11 @@ cdef class GradientWorldCore(WorldCore):
             pclasses = <const int*>cnp.PyArray_DATA(C)
         self._enter_nogil(generation)
         try:
-            if rk4:
+            if implicit:
+                with nogil:
+                    api.implicitRolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs,
+                                                pgp)
+            elif rk4:
                 with nogil:
                     api.rk4RolloutBackward(deref(self._model), pQ, pV, pT, n, dt, p1, p2, groups & 31, pgt, pgs, pgp)
             elif self._constrained:

@@ -10,18 +10,19 @@ from libcpp.vector cimport vector
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport WorldOptions as _WorldOptions  # "cdef api.X" reads as Cython's api keyword
 from rigidiff._cpp.api cimport Rk4Workspace as _Rk4Workspace
+from rigidiff._cpp.api cimport ImplicitWorkspace as _ImplicitWorkspace
 from rigidiff._cpp.api cimport CollisionModel as _CollisionModel
 from rigidiff._cpp.api cimport ContactOptions as _ContactOptions
 
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, a batch or a trajectory's "
          "backward pass, which run without the GIL); it cannot change until that call returns: join that thread "
          "first, or give each thread its own World")
-_RK4_REFUSALS = {  # by api.constraintReason: what the RK4 step (smooth, contact-free dynamics) cannot do
-    1: "integrator='rk4' is for smooth, contact-free dynamics, and this world has shapes that may touch: use "
+_SMOOTH_REFUSALS = {  # by api.constraintReason: what the RK4 and implicit steps (without constraint rows) cannot do
+    1: "integrator={!r} is for smooth, contact-free dynamics, and this world has shapes that may touch: use "
        "integrator='semi_implicit', or remove the shapes or filter their pairs",
-    2: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint friction switched on: use "
+    2: "integrator={!r} is for smooth, contact-free dynamics, and this world has joint friction switched on: use "
        "integrator='semi_implicit', or contact_options(joint_friction=False)",
-    3: "integrator='rk4' is for smooth, contact-free dynamics, and this world has joint limits switched on: use "
+    3: "integrator={!r} is for smooth, contact-free dynamics, and this world has joint limits switched on: use "
        "integrator='semi_implicit', or contact_options(joint_limits=False)",
 }
 _CHANGING = ("the world is being changed (compiled, or its skeletons, parameters, options, dt or gravity set) in "
@@ -68,6 +69,7 @@ cdef class WorldCore:
     cdef unique_ptr[api.CollisionData] _cdata
     cdef unique_ptr[api.ContactStepData] _cstep
     cdef unique_ptr[api.Rk4Workspace] _rk4ws  # the RK4 step's buffers, sized with _data
+    cdef unique_ptr[api.ImplicitWorkspace] _implicitws  # the implicit step's, likewise
     # dt, gravity and the contact settings: their only copy (World.dt, gravity and contact_options read
     # them back); kept when the model is rebuilt, and copied into each new Model and CollisionModel
     cdef _WorldOptions _opts
@@ -139,6 +141,7 @@ cdef class WorldCore:
         self._check_idle()
         self._data.reset()
         self._rk4ws.reset()
+        self._implicitws.reset()
         self._model.reset(new api.Model())
         self._cdata.reset()
         self._cstep.reset()
@@ -192,6 +195,7 @@ cdef class WorldCore:
         self._nframes = nframes
         self._data.reset(new api.Data(deref(self._model)))
         self._rk4ws.reset(new api.Rk4Workspace(deref(self._model), True))
+        self._implicitws.reset(new api.ImplicitWorkspace(deref(self._model)))
         self._ready = True
 
     cdef int _warm_start_from(self, const double* q, const double* v) except -1:
@@ -224,28 +228,41 @@ cdef class WorldCore:
 
     cdef inline bint _rk4(self) except -1:
         """Whether the world steps with RK4; ValueError if its step needs constraint rows (RK4 has none)."""
-        if self._opts.integrator != 1:  # kIntegratorRk4 (world_options.hpp)
+        return self._smooth_integrator(1)  # kIntegratorRk4 (world_options.hpp)
+
+    cdef inline bint _implicit(self) except -1:
+        """Whether the world steps with the implicit step; ValueError if its step needs constraint rows."""
+        return self._smooth_integrator(2)  # kIntegratorImplicit (world_options.hpp)
+
+    cdef bint _smooth_integrator(self, int code) except -1:
+        if self._opts.integrator != code:
             return False
         if self._constrained:
             reason = api.constraintReason(deref(self._model), deref(self._cmodel), self._opts.contact)
-            raise ValueError(_RK4_REFUSALS.get(reason, _RK4_REFUSALS[1]))
+            name = ("semi_implicit", "rk4", "implicit")[code]
+            raise ValueError(_SMOOTH_REFUSALS.get(reason, _SMOOTH_REFUSALS[1]).format(name))
         return True
 
     def _core_set_integrator(self, int code):
         self._check_idle()
         self._opts.integrator = code
+        self._apply_gyroscopic()
 
     def _core_set_gyroscopic(self, int code):
         self._check_idle()
         self._opts.gyroscopic = code
-        deref(self._model).implicit_gyroscopic = code == 1  # kGyroscopicImplicit (world_options.hpp)
+        self._apply_gyroscopic()
+
+    cdef void _apply_gyroscopic(self):
+        # the semi-implicit step's gyroscopic maps (kGyroscopicImplicit); the implicit step has its own treatment
+        deref(self._model).implicit_gyroscopic = self._opts.gyroscopic == 1 and self._opts.integrator != 2
 
     def _core_gyroscopic(self):
         """The gyroscopic code (0 explicit, 1 implicit), read from the world's options."""
         return self._opts.gyroscopic
 
     def _core_integrator(self):
-        """The integrator code (0 semi-implicit Euler, 1 RK4), read from the world's options."""
+        """The integrator code (0 semi-implicit Euler, 1 RK4, 2 implicit), read from the world's options."""
         return self._opts.integrator
 
     cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
@@ -399,7 +416,10 @@ cdef class WorldCore:
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
-        if self._rk4():
+        if self._implicit():
+            api.implicitStepJacobians(deref(self._model), deref(self._data), deref(self._implicitws), _ptr(Q),
+                                      _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
+        elif self._rk4():
             api.rk4StepJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V),
                                  _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
         elif self._constrained:
@@ -425,14 +445,15 @@ cdef class WorldCore:
             raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
         cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
         cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
+        cdef _ImplicitWorkspace* implicit = self._implicitws.get() if self._implicit() else NULL
         if self._constrained:
             if n > 0:
                 self._warm_start_from(_ptr(Q), _ptr(V))  # later rows: checked in C++ against the row before
             api.trajectoryJacobians(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
-                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac), NULL)
+                                    &self._opts.contact, _ptr(Q), _ptr(V), _ptr(Tau), n, self._opts.dt, _ptr(jac), NULL, NULL)
         else:
             api.trajectoryJacobians(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(Q), _ptr(V),
-                                    _ptr(Tau), n, self._opts.dt, _ptr(jac), rk4)
+                                    _ptr(Tau), n, self._opts.dt, _ptr(jac), rk4, implicit)
         return jac
 
     def _core_body_along(self, Qs, int f, bint jacobians):
@@ -473,17 +494,18 @@ cdef class WorldCore:
         cdef double* plo = <double*>cnp.PyArray_DATA(lom)
         cdef double* phi = <double*>cnp.PyArray_DATA(him)
         cdef _Rk4Workspace* rk4 = self._rk4ws.get() if self._rk4() else NULL
+        cdef _ImplicitWorkspace* implicit = self._implicitws.get() if self._implicit() else NULL
         if self._constrained:
             self._warm_start_from(_ptr(q), _ptr(v))  # its steps chain: each continues the one before
             api.closedLoopRollout(deref(self._model), deref(self._data), self._cmodel.get(), self._cstep.get(),
                                   &self._opts.contact, _ptr(q), _ptr(v), _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK,
-                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), NULL)
+                                  alpha, _ptr(Sm), nu, plo, phi, n, self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), NULL, NULL)
             if n > 0:
                 self._warm_start_to(_ptr(Qo) + n * self._nq, _ptr(Vo) + n * self._nv)
         else:
             api.closedLoopRollout(deref(self._model), deref(self._data), NULL, NULL, NULL, _ptr(q), _ptr(v),
                                   _ptr(Qm), _ptr(Vm), _ptr(U0), _ptr(km), pK, alpha, _ptr(Sm), nu, plo, phi, n,
-                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), rk4)
+                                  self._opts.dt, _ptr(Qo), _ptr(Vo), _ptr(Uo), rk4, implicit)
         return Qo, Vo, Uo
 
     # ---- kinematics
@@ -604,7 +626,7 @@ cdef class WorldCore:
     # ---- stepping
     def step(self, q, v, tau, f_ext=None):
         """One time step of length dt: semi-implicit Euler, damping and springs implicit, tau clipped to
-        effort limits, or the RK4 step with World(integrator="rk4") (docs/conventions.md). Pure: the
+        effort limits, or the RK4 or implicit step with World(integrator="rk4" / "implicit") (docs/conventions.md). Pure: the
         world's own state is untouched.
 
         Args:
@@ -624,7 +646,10 @@ cdef class WorldCore:
         cdef double* fx = self._fext_ptr(f_ext, keep)
         cdef cnp.ndarray qn = _empty1(self._nq)
         cdef cnp.ndarray vn = _empty1(self._nv)
-        if self._rk4():
+        if self._implicit():
+            api.implicitStep(deref(self._model), deref(self._data), deref(self._implicitws), _ptr(Q), _ptr(V),
+                             _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn))
+        elif self._rk4():
             api.rk4Step(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q), _ptr(V), _ptr(T),
                         self._opts.dt, fx, _ptr(qn), _ptr(vn))
         elif self._constrained:
@@ -668,7 +693,15 @@ cdef class WorldCore:
         cdef vector[int64_t]* pkeys = &keys if self._record_modes else NULL
         cdef vector[int]* pclasses = &classes if self._record_modes else NULL
         self._last_rollout_modes = None
-        if self._rk4():
+        if self._implicit():
+            self._enter_nogil(generation)
+            try:
+                with nogil:
+                    api.implicitRollout(deref(self._model), pq0, pv0, pt, n, dt, pQ, pV)
+            finally:
+                self._busy -= 1
+            self._last_rollout_rows = None
+        elif self._rk4():
             self._enter_nogil(generation)
             try:
                 with nogil:

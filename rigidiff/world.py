@@ -93,7 +93,7 @@ def _random_quaternion(rng) -> np.ndarray:
 _WIDEST_SAMPLED_SPAN = 1e6
 
 #: World(integrator=...) values, in the order of the C++ codes (world_options.hpp)
-INTEGRATORS = ("semi_implicit", "rk4")
+INTEGRATORS = ("semi_implicit", "rk4", "implicit")
 #: World(gyroscopic=...) values, in the order of the C++ codes (world_options.hpp)
 GYROSCOPIC = ("explicit", "implicit")
 
@@ -124,14 +124,21 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             constraints (shapes that may touch, joint limits or joint friction switched on) raises ValueError
             naming the reason. Its step Jacobians (dense products), step_vjp and rollout backward (a
             reverse sweep of the four stages) are exact, with respect to the state, the torques and the
-            parameters (wrt=).
+            parameters (wrt=). "implicit": backward Euler in the velocity (MuJoCo's implicit integrators
+            go part of this way): the new velocity solves inverse dynamics with the Coriolis, centripetal and
+            gyroscopic forces, damping and springs at the new velocity (Newton's method, to round-off), the
+            inertia, gravity and f_ext at the start configuration; first order and dissipative, for stiff
+            joint springs and dampers or fast spinning bodies at a dt where the other steps blow up. Contact-free
+            worlds only, as "rk4". Its step Jacobians (implicit function theorem), step_vjp and rollout backward
+            are exact with respect to the state and the torques; step_vjp and rollout backward also give the
+            parameter cotangents, while step_jacobians(wrt=...) with parameters raises ValueError.
         gyroscopic: how the semi-implicit step treats the gyroscopic term of free and ball joints that carry a
             single body on a static parent (docs/conventions.md, Time stepping). "implicit" (the default): a
             momentum-conserving rotational update (a mid-step rate found by Newton's method), which keeps a
             torque-free body's angular momentum about its centre of mass to round-off and its energy without
             drift. "explicit": with the rest of the bias forces, at the start of the step (MuJoCo's Euler; its
             momentum and energy drift at first order in dt). Every derivative (state, torques, parameters,
-            reverse mode) is exact under both. Other joints, and the RK4 step, are unaffected.
+            reverse mode) is exact under both. Other joints, and the RK4 and implicit steps, are unaffected.
 
     Example::
 
@@ -170,7 +177,7 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
 
     @property
     def integrator(self) -> str:
-        """How a step integrates: "semi_implicit" or "rk4" (see World); settable."""
+        """How a step integrates: "semi_implicit", "rk4" or "implicit" (see World); settable."""
         return INTEGRATORS[self._core_integrator()]
 
     @integrator.setter

@@ -74,11 +74,35 @@ cdef extern from "rigidiff/bind/api_rk4.hpp" namespace "rigidiff::bind" nogil:
                             double* g_params) except +
 
 
+cdef extern from "rigidiff/world/implicit_step.hpp" namespace "rigidiff" nogil:
+    cdef cppclass ImplicitWorkspace:
+        ImplicitWorkspace(const Model&) except +
+        int iterations
+
+
+cdef extern from "rigidiff/bind/api_implicit.hpp" namespace "rigidiff::bind" nogil:
+    void implicitStep(const Model&, Data&, ImplicitWorkspace&, const double* q, const double* v, const double* tau,
+                      double dt, const double* fext, double* q_out, double* v_out) except +
+    void implicitRollout(const Model&, const double* q0, const double* v0, const double* taus, int T, double dt,
+                         double* Q, double* V) except +
+    void implicitStepBatch(const Model&, const double* Q, const double* V, const double* TAU, int N, double dt,
+                           int threads, double* Qout, double* Vout) except +
+    void implicitStepJacobians(const Model&, Data&, ImplicitWorkspace&, const double* q, const double* v,
+                               const double* tau, double dt, const double* fext, double* q_out, double* v_out,
+                               double* jac) except +
+    void implicitStepVJP(const Model&, Data&, ImplicitWorkspace&, const double* q, const double* v, const double* tau,
+                         double dt, const double* fext, const double* gq, const double* gv, int groups,
+                         double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params) except +
+    void implicitRolloutBackward(const Model&, const double* Q, const double* V, const double* taus, int T,
+                                 double dt, const double* GQ, const double* GV, int groups, double* g_taus,
+                                 double* g_state, double* g_params) except +
+
+
 cdef extern from "rigidiff/bind/api_batch.hpp" namespace "rigidiff::bind" nogil:
-    void rolloutBatch(const Model&, const CollisionModel*, const ContactOptions*, bool rk4, const double* Q0,
+    void rolloutBatch(const Model&, const CollisionModel*, const ContactOptions*, int integrator, const double* Q0,
                       const double* V0, const double* TAUS, bool sharedTaus, int N, int T, double dt, int threads,
                       double* Q, double* V) except +
-    void stepJacobiansBatch(const Model&, const CollisionModel*, const ContactOptions*, bool rk4, const double* Q,
+    void stepJacobiansBatch(const Model&, const CollisionModel*, const ContactOptions*, int integrator, const double* Q,
                             const double* V, const double* TAU, int N, double dt, int threads, double* Qout,
                             double* Vout, double* jac) except +
 
@@ -220,12 +244,12 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
 
     void trajectoryJacobians(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
                              const double* Q, const double* V, const double* TAU, int T, double dt,
-                             double* jac, Rk4Workspace* rk4) except +
+                             double* jac, Rk4Workspace* rk4, ImplicitWorkspace* implicit) except +
     void closedLoopRollout(const Model&, Data&, const CollisionModel*, ContactStepData*, const ContactOptions*,
                            const double* q0, const double* v0, const double* Qr, const double* Vr, const double* Ur,
                            const double* k, const double* K, double alpha, const double* S, int nu,
                            const double* lo, const double* hi, int T, double dt, double* Q, double* V,
-                           double* U, Rk4Workspace* rk4) except +
+                           double* U, Rk4Workspace* rk4, ImplicitWorkspace* implicit) except +
     void frameAlongTrajectory(const Model&, Data&, const double* Q, int N, int f, double* poses,
                               double* J) except +
     bint riccatiBackward(int T, int nx, int nu, const double* A, const double* B, const double* lx,

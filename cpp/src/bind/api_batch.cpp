@@ -4,16 +4,18 @@
 #include <memory>
 
 #include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/api_implicit.hpp"
 #include "rigidiff/bind/api_rk4.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/world/batch_buffers.hpp"
 #include "rigidiff/world/parallel.hpp"
 #include "rigidiff/world/step.hpp"
+#include "rigidiff/world/world_options.hpp"
 
 namespace rigidiff {
 namespace bind {
 
-void rolloutBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, bool rk4, const double* Q0,
+void rolloutBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, int integrator, const double* Q0,
                   const double* V0, const double* TAUS, bool sharedTaus, int N, int T, double dt, int threads,
                   double* Q, double* V) {
   RD_CHECK_ARG(N >= 0 && T >= 0, "a batch needs N >= 0 rollouts of T >= 0 steps, got N = " << N << ", T = " << T);
@@ -29,7 +31,13 @@ void rolloutBatch(const Model& m, const CollisionModel* cm, const ContactOptions
         [&](ContactBuffers& b, long i) {
           contactChain(m, b.data, *cm, b.cd, *o, Q0 + i * nq, V0 + i * nv, taus(i), T, dt, Qi(i), Vi(i), [](int) {});
         });
-  } else if (rk4) {
+  } else if (integrator == kIntegratorImplicit) {
+    parallelFor(
+        N, threads, [&] { return std::make_unique<ImplicitBuffers>(m); },
+        [&](ImplicitBuffers& b, long i) {
+          rigidiff::implicitRollout(m, b.data, b.ws, Q0 + i * nq, V0 + i * nv, taus(i), T, dt, Qi(i), Vi(i));
+        });
+  } else if (integrator == kIntegratorRk4) {
     parallelFor(
         N, threads, [&] { return std::make_unique<Rk4Buffers>(m); },
         [&](Rk4Buffers& b, long i) {
@@ -42,7 +50,7 @@ void rolloutBatch(const Model& m, const CollisionModel* cm, const ContactOptions
   }
 }
 
-void stepJacobiansBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, bool rk4, const double* Q,
+void stepJacobiansBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, int integrator, const double* Q,
                         const double* V, const double* TAU, int N, double dt, int threads, double* Qout, double* Vout,
                         double* jac) {
   RD_CHECK_ARG(N >= 0, "a batch needs N >= 0 states, got " << N);
@@ -56,7 +64,14 @@ void stepJacobiansBatch(const Model& m, const CollisionModel* cm, const ContactO
           constrainedStepJacobians(m, b.data, *cm, b.cd, *o, Q + i * nq, V + i * nv, TAU + i * nv, dt, nullptr, 0,
                                    Qout + i * nq, Vout + i * nv, jac + i * block, nullptr);
         });
-  } else if (rk4) {
+  } else if (integrator == kIntegratorImplicit) {
+    parallelFor(
+        N, threads, [&] { return std::make_unique<ImplicitBuffers>(m); },
+        [&](ImplicitBuffers& b, long i) {
+          implicitStepJacobians(m, b.data, b.ws, Q + i * nq, V + i * nv, TAU + i * nv, dt, nullptr, Qout + i * nq,
+                                Vout + i * nv, jac + i * block);
+        });
+  } else if (integrator == kIntegratorRk4) {
     parallelFor(
         N, threads, [&] { return std::make_unique<Rk4Buffers>(m); },
         [&](Rk4Buffers& b, long i) {

@@ -9,14 +9,6 @@
 namespace rigidiff {
 namespace bind {
 
-namespace {
-void checkStepInputs(const Model& m, const double* q, const double* v, const double* tau, const double* fext) {
-  checkState(m, q, v);
-  checkFinite(tau, m.nv, "tau");
-  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
-}
-}  // namespace
-
 void rk4Step(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
              double dt, const double* fext, double* q_out, double* v_out) {
   checkStepInputs(m, q, v, tau, fext);
@@ -64,29 +56,19 @@ void rk4StepParameterJacobians(const Model& m, Data& d, Rk4Workspace& ws, const 
 void rk4StepVJP(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
                 double dt, const double* fext, const double* gq, const double* gv, int groups, double* q_out,
                 double* v_out, double* g_state, double* g_tau, double* g_params) {
-  checkModelGroups(groups);
-  checkStepInputs(m, q, v, tau, fext);
-  checkFinite(gq, m.nv, "dL_dq_next");
-  checkFinite(gv, m.nv, "dL_dv_next");
-  const StepCotangents sc = cotangentOutputs(m, groups, g_state, g_tau, g_params);
-  rigidiff::rk4StepVJP(m, d, ws, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
-  checkResult(g_state, 2 * m.nv, "step_vjp");
-  checkResult(g_tau, m.nv, "step_vjp");
-  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "step_vjp");
+  stepVJPInto(m, q, v, tau, fext, gq, gv, groups, g_state, g_tau, g_params, [&](const StepCotangents& sc) {
+    rigidiff::rk4StepVJP(m, d, ws, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
+  });
 }
 
 void rk4RolloutBackward(const Model& m, const double* Q, const double* V, const double* taus, int T, double dt,
                         const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
                         double* g_params) {
-  checkModelGroups(groups);
-  checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
-  Data d(m);
-  Rk4Workspace ws(m);
-  const StepCotangents sc = cotangentOutputs(m, groups, g_state, nullptr, g_params);
-  rigidiff::rk4RolloutBackward(m, d, ws, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
-  checkResult(g_state, 2 * m.nv, "rollout backward");
-  checkResult(g_taus, static_cast<long>(T) * m.nv, "rollout backward");
-  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "rollout backward");
+  rolloutBackwardInto(m, Q, V, taus, T, GQ, GV, groups, g_taus, g_state, g_params, [&](const StepCotangents& sc) {
+    Data d(m);
+    Rk4Workspace ws(m);
+    rigidiff::rk4RolloutBackward(m, d, ws, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
+  });
 }
 
 }  // namespace bind

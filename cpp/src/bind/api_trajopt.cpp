@@ -6,6 +6,7 @@
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/bind/api.hpp"
+#include "rigidiff/bind/api_implicit.hpp"
 #include "rigidiff/bind/api_rk4.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/trajopt/riccati.hpp"
@@ -15,7 +16,8 @@ namespace bind {
 
 void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
                          const ContactOptions* o, const double* Q, const double* V,
-                         const double* TAU, int T, double dt, double* jac, Rk4Workspace* rk4) {
+                         const double* TAU, int T, double dt, double* jac, Rk4Workspace* rk4,
+                         ImplicitWorkspace* implicit) {
   RD_CHECK_ARG(T >= 0, "T must be >= 0, got " << T);
   const long nq = m.nq, nv = m.nv, block = 6 * nv * nv;
   std::vector<double> qn(nq), vn(nv);
@@ -24,7 +26,9 @@ void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, Cont
     const bool continues = t > 0 && std::memcmp(q, qn.data(), nq * sizeof(double)) == 0 &&
                            std::memcmp(v, vn.data(), nv * sizeof(double)) == 0;
     if (cm && t > 0 && !continues) clearWarmStart(*cd);  // the warm start is a function of the state
-    if (rk4)
+    if (implicit)
+      bind::implicitStepJacobians(m, d, *implicit, q, v, tau, dt, nullptr, qn.data(), vn.data(), jac + t * block);
+    else if (rk4)
       bind::rk4StepJacobians(m, d, *rk4, q, v, tau, dt, nullptr, qn.data(), vn.data(), jac + t * block);
     else if (cm)
       constrainedStepJacobians(m, d, *cm, *cd, *o, q, v, tau, dt, nullptr, 0, qn.data(), vn.data(), jac + t * block,
@@ -38,7 +42,7 @@ void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, Contac
                        const ContactOptions* o, const double* q0, const double* v0,
                        const double* Qr, const double* Vr, const double* Ur, const double* k, const double* K,
                        double alpha, const double* S, int nu, const double* lo, const double* hi, int T, double dt,
-                       double* Q, double* V, double* U, Rk4Workspace* rk4) {
+                       double* Q, double* V, double* U, Rk4Workspace* rk4, ImplicitWorkspace* implicit) {
   RD_CHECK_ARG(T >= 0 && nu >= 1, "closedLoopRollout: T >= 0 and nu >= 1 needed, got " << T << ", " << nu);
   const long nq = m.nq, nv = m.nv, nx = 2 * nv;
   std::copy(q0, q0 + nq, Q);
@@ -55,7 +59,9 @@ void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, Contac
             .cwiseMin(Eigen::Map<const Eigen::VectorXd>(hi + t * nu, nu));
     Eigen::Map<Eigen::VectorXd>(U + t * nu, nu) = u;
     tau.noalias() = Smat * u;
-    if (rk4)
+    if (implicit)
+      bind::implicitStep(m, d, *implicit, q, v, tau.data(), dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
+    else if (rk4)
       bind::rk4Step(m, d, *rk4, q, v, tau.data(), dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
     else if (cm)
       constrainedStep(m, d, *cm, *cd, *o, q, v, tau.data(), dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);

@@ -10,6 +10,7 @@
 #include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/world/contact_step.hpp"
 #include "rigidiff/world/world_options.hpp"
+#include "rigidiff/world/implicit_step.hpp"
 #include "rigidiff/world/rk4_step.hpp"
 #include "rigidiff/multibody/data.hpp"
 
@@ -254,19 +255,23 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
 // ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)
 /// Step Jacobians at every (Q[t], V[t], TAU[t]) of a trajectory, t < T, into jac (T x 6 x nv x nv) in
 /// stepJacobians' layout; through the constraint solve when cm, cd and o are given (null: the plain step),
-/// or of the RK4 step when rk4 is given (world/rk4_step.hpp; cm, cd, o then null).
+/// or of the RK4 step when rk4 is given (world/rk4_step.hpp; cm, cd, o then null), or of the implicit step when
+/// implicit is given (world/implicit_step.hpp; cm, cd, o, rk4 then null).
 /// Row t > 0 is warm-started from row t - 1 only if it starts bitwise at that row's end state.
 void trajectoryJacobians(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
                          const ContactOptions* o, const double* Q, const double* V,
-                         const double* TAU, int T, double dt, double* jac, Rk4Workspace* rk4 = nullptr);
+                         const double* TAU, int T, double dt, double* jac, Rk4Workspace* rk4 = nullptr,
+                         ImplicitWorkspace* implicit = nullptr);
 /// iLQR's closed-loop rollout from (q0, v0): u_t = clamp(Ur[t] + alpha k[t] + K[t] dx_t, lo[t], hi[t]) with
 /// dx_t = (difference(Qr[t], q_t), v_t - Vr[t]), tau_t = S u_t (S: nv x nu, row-major). Writes Q (T+1, nq),
-/// V (T+1, nv) and U (T, nu). lo and hi may hold infinities. cm, cd, o and rk4 as in trajectoryJacobians.
+/// V (T+1, nv) and U (T, nu). lo and hi may hold infinities. cm, cd, o, rk4 and implicit as in
+/// trajectoryJacobians.
 void closedLoopRollout(const Model& m, Data& d, const CollisionModel* cm, ContactStepData* cd,
                        const ContactOptions* o, const double* q0, const double* v0,
                        const double* Qr, const double* Vr, const double* Ur, const double* k, const double* K,
                        double alpha, const double* S, int nu, const double* lo, const double* hi, int T, double dt,
-                       double* Q, double* V, double* U, Rk4Workspace* rk4 = nullptr);
+                       double* Q, double* V, double* U, Rk4Workspace* rk4 = nullptr,
+                       ImplicitWorkspace* implicit = nullptr);
 /// Pose (N x 16, row-major 4x4) and, if J is not null, world-aligned Jacobian (N x 6 x nv, rows linear then
 /// angular, as frameJacobian) of frame f at each of the N configurations Q (N x nq).
 void frameAlongTrajectory(const Model& m, Data& d, const double* Q, int N, int f, double* poses, double* J);

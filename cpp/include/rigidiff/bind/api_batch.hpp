@@ -1,7 +1,8 @@
 // Batches of rollouts and of step Jacobians as seen by Cython, on `threads` threads (world/parallel.hpp):
-// item i's result is bitwise that of the single call (rollout, stepJacobians and their RK4 and
+// item i's result is bitwise that of the single call (rollout, stepJacobians and their RK4, implicit and
 // constrained twins) on fresh buffers, whatever the thread count. The step is the constrained one when
-// cm and o are given, else the RK4 step when rk4, else the plain one.
+// cm and o are given, else the one of `integrator` (kIntegratorSemiImplicit, kIntegratorRk4 or
+// kIntegratorImplicit, world/world_options.hpp).
 #pragma once
 
 #include <algorithm>
@@ -34,13 +35,13 @@ void contactChain(const Model& m, Data& data, const CollisionModel& cm, ContactS
 /// N rollouts of T steps: from row i of Q0 (N x nq) and V0 (N x nv) with torques TAUS (N x T x nv), or
 /// the same (T x nv) for all when sharedTaus. Writes Q (N x (T + 1) x nq) and V (N x (T + 1) x nv).
 /// Each rollout warm-starts its contact solves along its own chain only, as one rollout call.
-void rolloutBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, bool rk4, const double* Q0,
+void rolloutBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, int integrator, const double* Q0,
                   const double* V0, const double* TAUS, bool sharedTaus, int N, int T, double dt, int threads,
                   double* Q, double* V);
 
 /// N steps from the rows of Q, V, TAU with their Jacobians: Qout (N x nq), Vout (N x nv) and jac
 /// (N x 6 x nv x nv, each row of the layout of stepJacobians). Every step solves its contacts cold.
-void stepJacobiansBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, bool rk4, const double* Q,
+void stepJacobiansBatch(const Model& m, const CollisionModel* cm, const ContactOptions* o, int integrator, const double* Q,
                         const double* V, const double* TAU, int N, double dt, int threads, double* Qout, double* Vout,
                         double* jac);
 

@@ -116,19 +116,61 @@ inline void copyOut(const MatX& M, double* out, const char* what) {
   checkResult(out, static_cast<long>(M.size()), what);
 }
 
-/// Runs stepDerivatives with the six step Jacobians written straight into jac (6 nv^2 doubles, each
-/// block column-major: Python hands out their transposed views), then checks them.
-inline void stepDerivativesInto(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                                double* q_out, double* v_out, const double* fext, double* jac) {
+/// Runs compute (which fills d.dq_dq ... d.dv_dtau) with the six step Jacobians written straight into jac
+/// (6 nv^2 doubles, each block column-major: Python hands out their transposed views), then checks them.
+template <typename Compute>
+void intoStepJacobians(const Model& m, Data& d, double* jac, Compute&& compute) {
   d.setStepJacobianStorage(jac);
   try {
-    stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
+    compute();
   } catch (...) {
     d.setStepJacobianStorage(nullptr);
     throw;
   }
   d.setStepJacobianStorage(nullptr);
   checkResult(jac, 6L * m.nv * m.nv, "step_jacobians");
+}
+
+/// stepDerivatives into jac, as above.
+inline void stepDerivativesInto(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
+                                double* q_out, double* v_out, const double* fext, double* jac) {
+  intoStepJacobians(m, d, jac, [&] { stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext); });
+}
+
+/// The inputs of one step: the state, finite torques and frame wrenches (nframes x 6, or null).
+inline void checkStepInputs(const Model& m, const double* q, const double* v, const double* tau, const double* fext) {
+  checkState(m, q, v);
+  checkFinite(tau, m.nv, "tau");
+  if (fext) checkFinite(fext, 6 * static_cast<long>(m.frames.size()), "f_ext");
+}
+
+/// A step's reverse pass as the bindings run it: checks the inputs, zeroes the outputs g_state (2 nv),
+/// g_tau (nv) and g_params (of `groups`), runs vjp(cotangents) and checks what it wrote.
+template <typename Vjp>
+void stepVJPInto(const Model& m, const double* q, const double* v, const double* tau, const double* fext,
+                 const double* gq, const double* gv, int groups, double* g_state, double* g_tau, double* g_params,
+                 Vjp&& vjp) {
+  checkModelGroups(groups);
+  checkStepInputs(m, q, v, tau, fext);
+  checkFinite(gq, m.nv, "dL_dq_next");
+  checkFinite(gv, m.nv, "dL_dv_next");
+  vjp(cotangentOutputs(m, groups, g_state, g_tau, g_params));
+  checkResult(g_state, 2 * m.nv, "step_vjp");
+  checkResult(g_tau, m.nv, "step_vjp");
+  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "step_vjp");
+}
+
+/// A recorded rollout's reverse pass, likewise: g_taus (T x nv), g_state (2 nv), g_params; backward(cotangents).
+template <typename Backward>
+void rolloutBackwardInto(const Model& m, const double* Q, const double* V, const double* taus, int T,
+                         const double* GQ, const double* GV, int groups, double* g_taus, double* g_state,
+                         double* g_params, Backward&& backward) {
+  checkModelGroups(groups);
+  checkRecordedRollout(m, Q, V, taus, T, GQ, GV);
+  backward(cotangentOutputs(m, groups, g_state, nullptr, g_params));
+  checkResult(g_state, 2 * m.nv, "rollout backward");
+  checkResult(g_taus, static_cast<long>(T) * m.nv, "rollout backward");
+  checkResult(g_params, rigidiff::stepParameterCount(m, groups), "rollout backward");
 }
 
 }  // namespace bind

@@ -1,4 +1,4 @@
-// One thread's buffers in the batches (parallel.hpp): a Data, with the RK4 step's workspace or the
+// One thread's buffers in the batches (parallel.hpp): a Data, with the RK4 or implicit step's workspace or the
 // constrained step's data. Built on the thread that uses them, never shared.
 #pragma once
 
@@ -6,6 +6,7 @@
 #include "rigidiff/multibody/data.hpp"
 #include "rigidiff/multibody/model.hpp"
 #include "rigidiff/world/contact_step.hpp"
+#include "rigidiff/world/implicit_step.hpp"
 #include "rigidiff/world/rk4_step.hpp"
 
 namespace rigidiff {
@@ -14,6 +15,12 @@ struct Rk4Buffers {
   explicit Rk4Buffers(const Model& model) : data(model), ws(model) {}
   Data data;
   Rk4Workspace ws;
+};
+
+struct ImplicitBuffers {
+  explicit ImplicitBuffers(const Model& model) : data(model), ws(model) {}
+  Data data;
+  ImplicitWorkspace ws;
 };
 
 struct ContactBuffers {

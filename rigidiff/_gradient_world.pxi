@@ -49,13 +49,10 @@ cdef class GradientWorldCore(WorldCore):
         cdef cnp.ndarray vn = _empty1(self._nv)
         cdef cnp.ndarray jac = _empty3(6, self._nv, self._nv)
         cdef cnp.ndarray pjac = _empty3(2, self._nv, npar if self._constrained else nmodel)
-        if self._implicit() and groups & 31:
-            raise ValueError("step_jacobians(wrt=...) with model parameters is not available with "
-                             "integrator='implicit' (step_vjp and rollout gradients do give parameter cotangents): "
-                             "use integrator='semi_implicit' or 'rk4' for parameter Jacobians")
         if self._implicit():
-            api.implicitStepJacobians(deref(self._model), deref(self._data), deref(self._implicitws), _ptr(Q),
-                                      _ptr(V), _ptr(T), self._opts.dt, fx, _ptr(qn), _ptr(vn), _ptr(jac))
+            api.implicitStepParameterJacobians(deref(self._model), deref(self._data), deref(self._implicitws),
+                                               _ptr(Q), _ptr(V), _ptr(T), self._opts.dt, fx, groups & 31, _ptr(qn),
+                                               _ptr(vn), _ptr(jac), _ptr(pjac))
         elif self._rk4():
             api.rk4StepParameterJacobians(deref(self._model), deref(self._data), deref(self._rk4ws), _ptr(Q),
                                           _ptr(V), _ptr(T), self._opts.dt, fx, groups & 31, _ptr(qn), _ptr(vn),

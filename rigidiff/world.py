@@ -130,8 +130,9 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             inertia, gravity and f_ext at the start configuration; first order and dissipative, for stiff
             joint springs and dampers or fast spinning bodies at a dt where the other steps blow up. Contact-free
             worlds only, as "rk4". Its step Jacobians (implicit function theorem), step_vjp and rollout backward
-            are exact with respect to the state and the torques; step_vjp and rollout backward also give the
-            parameter cotangents, while step_jacobians(wrt=...) with parameters raises ValueError.
+            are exact with respect to the state, the torques and the parameters (wrt=). Where the
+            velocity-implicit equation has no solution (a fast light chain at a large dt) the step raises
+            RuntimeError with the state.
         gyroscopic: how the semi-implicit step treats the gyroscopic term of free and ball joints that carry a
             single body on a static parent (docs/conventions.md, Time stepping). "implicit" (the default): a
             momentum-conserving rotational update (a mid-step rate found by Newton's method), which keeps a

@@ -364,3 +364,21 @@ def check_step_jacobians_against_finite_differences(world, q, v, tau):
         assert np.abs(expected).max() > 1e-6, name
         assert_close(analytic, expected, rtol=1e-6, floor=1.0, what=name)
     return J
+
+
+def check_parameter_jacobians_against_finite_differences(world, q, v, tau):
+    """step_jacobians(wrt="all") against Ridders' finite differences over the parameters (left unchanged), and
+    its state blocks against those without wrt; returns the analytic StepJacobians."""
+    from rigidiff.testing import finite_difference_jacobians
+
+    J = world.step_jacobians(q, v, tau, wrt="all")
+    before = world.parameters().values.copy()
+    fd = finite_difference_jacobians(world, q, v, tau, parameters="all", method="ridders")
+    np.testing.assert_array_equal(world.parameters().values, before)
+    assert J.parameter_names == fd.parameter_names
+    for name in ("dq_dp", "dv_dp"):
+        analytic, expected = getattr(J, name), getattr(fd, name)
+        assert np.abs(expected).max() > 1e-6, name
+        assert_close(analytic, expected, rtol=2e-6, floor=1.0, what=name)
+    assert_close(J.A, world.step_jacobians(q, v, tau).A, rtol=1e-12, floor=1.0, what="A")  # as without wrt
+    return J

@@ -90,6 +90,9 @@ cdef extern from "rigidiff/bind/api_implicit.hpp" namespace "rigidiff::bind" nog
     void implicitStepJacobians(const Model&, Data&, ImplicitWorkspace&, const double* q, const double* v,
                                const double* tau, double dt, const double* fext, double* q_out, double* v_out,
                                double* jac) except +
+    void implicitStepParameterJacobians(const Model&, Data&, ImplicitWorkspace&, const double* q, const double* v,
+                                        const double* tau, double dt, const double* fext, int groups, double* q_out,
+                                        double* v_out, double* jac, double* pjac) except +
     void implicitStepVJP(const Model&, Data&, ImplicitWorkspace&, const double* q, const double* v, const double* tau,
                          double dt, const double* fext, const double* gq, const double* gv, int groups,
                          double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params) except +

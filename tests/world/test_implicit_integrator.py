@@ -6,6 +6,7 @@ blows up (stiff springs on talos, a fast spinning chain at a large dt), and the 
 import numpy as np
 import pytest
 from rdsupport import (STEP_JACOBIAN_NAMES, TREE, assert_close, build_skeleton,
+                       check_parameter_jacobians_against_finite_differences,
                        check_rollout_backward_equals_chained_jacobians,
                        check_step_jacobians_against_finite_differences, check_step_vjp_is_the_transposed_jacobian,
                        check_trajectory_kernels_and_ilqr, robot_world, with_passive_terms, world_of)
@@ -90,8 +91,16 @@ def test_parameter_cotangents_match_finite_differences():
     expected = fd.dq_dp.T @ gq + fd.dv_dp.T @ gv
     assert np.abs(expected).max() > 1e-3
     assert_close(g.parameters, expected, rtol=2e-6, floor=1.0, what="parameters")
-    with pytest.raises(ValueError, match="integrator='implicit'"):
-        world.step_jacobians(q, v, tau, wrt="all")
+
+
+def test_parameter_jacobians_match_finite_differences(any_world):
+    world = any_world
+    q, v, tau = random_state(world, seed=5, speed=2.0)
+    J = check_parameter_jacobians_against_finite_differences(world, q, v, tau)
+    rng = np.random.default_rng(4)
+    gq, gv = rng.normal(size=(2, world.nv))
+    g = world.step_vjp(q, v, tau, gq, gv, wrt="all")
+    assert_close(g.parameters, J.dq_dp.T @ gq + J.dv_dp.T @ gv, rtol=1e-10, floor=1.0, what="vjp parameters")
 
 
 def test_rollout_backward_equals_chained_jacobians(any_world):

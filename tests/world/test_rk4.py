@@ -5,12 +5,12 @@ for worlds it cannot step, and the default semi-implicit step left as it was."""
 
 import numpy as np
 import pytest
-from rdsupport import (TREE, assert_close, build_skeleton, check_rollout_backward_equals_chained_jacobians,
+from rdsupport import (TREE, assert_close, build_skeleton, check_parameter_jacobians_against_finite_differences,
+                       check_rollout_backward_equals_chained_jacobians,
                        check_step_jacobians_against_finite_differences, check_step_vjp_is_the_transposed_jacobian,
                        check_trajectory_kernels_and_ilqr, fd_tangent, robot_world, with_passive_terms, world_of)
 
 import rigidiff as rd
-from rigidiff.testing import finite_difference_jacobians
 
 def pendulum(dt=1e-3, integrator="rk4"):
     """The shipped double pendulum (no damping, no friction; its +-2 pi limits off, as by default: RK4 has
@@ -208,16 +208,7 @@ def test_worlds_that_need_constraints_are_refused_with_the_reason():
 def test_parameter_jacobians_match_finite_differences(any_world):
     world = any_world
     q, v, tau = random_state(world, seed=5)
-    J = world.step_jacobians(q, v, tau, wrt="all")
-    before = world.parameters().values.copy()
-    fd = finite_difference_jacobians(world, q, v, tau, parameters="all", method="ridders")
-    np.testing.assert_array_equal(world.parameters().values, before)
-    assert J.parameter_names == fd.parameter_names
-    for name in ("dq_dp", "dv_dp"):
-        analytic, expected = getattr(J, name), getattr(fd, name)
-        assert np.abs(expected).max() > 1e-6, name
-        assert_close(analytic, expected, rtol=2e-6, floor=1.0, what=name)
-    assert_close(J.A, world.step_jacobians(q, v, tau).A, rtol=1e-12, floor=1.0, what="A")  # as without wrt
+    J = check_parameter_jacobians_against_finite_differences(world, q, v, tau)
 
 
 def test_parameter_vjp_and_rollout_backward_equal_the_jacobians(robots_dir):

@@ -35,6 +35,19 @@ void implicitStepJacobians(const Model& m, Data& d, ImplicitWorkspace& ws, const
                     [&] { rigidiff::implicitStepDerivatives(m, d, ws, q, v, tau, dt, fext, q_out, v_out); });
 }
 
+void implicitStepParameterJacobians(const Model& m, Data& d, ImplicitWorkspace& ws, const double* q, const double* v,
+                                    const double* tau, double dt, const double* fext, int groups, double* q_out,
+                                    double* v_out, double* jac, double* pjac) {
+  checkModelGroups(groups);
+  checkStepInputs(m, q, v, tau, fext);
+  const long np = rigidiff::stepParameterCount(m, groups);
+  intoStepJacobians(m, d, jac, [&] {
+    rigidiff::implicitStepParameterDerivatives(m, d, ws, q, v, tau, dt, fext, groups, q_out, v_out, pjac,
+                                               pjac + m.nv * np);
+  });
+  checkResult(pjac, 2 * m.nv * np, "step_jacobians");
+}
+
 void implicitStepVJP(const Model& m, Data& d, ImplicitWorkspace& ws, const double* q, const double* v,
                      const double* tau, double dt, const double* fext, const double* gq, const double* gv, int groups,
                      double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params) {

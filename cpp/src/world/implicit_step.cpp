@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
@@ -14,6 +15,7 @@
 #include "rigidiff/world/parallel.hpp"
 #include "rigidiff/world/step.hpp"
 #include "rigidiff/world/step_derivatives.hpp"
+#include "rigidiff/world/step_parameter_derivatives.hpp"
 
 namespace rigidiff {
 
@@ -86,10 +88,7 @@ void solveImplicitVelocity(const Model& model, Data& data, ImplicitWorkspace& ws
                                                    << i << "); this step treats the gyroscopic term implicitly itself");
   Eigen::Map<const VecX> tt(tau, nv);
   ws.tau_c = tt.cwiseMax(-model.effort_limit).cwiseMin(model.effort_limit);
-  if (model.stiffness.any())
-    difference(model, model.rest_position.data(), q, ws.rest.data());
-  else
-    ws.rest.setZero();
+  difference(model, model.rest_position.data(), q, ws.rest.data());  // also the stiffness derivatives' column
   if (frame_wrenches) {  // sum J^T w = rnea(q, 0, 0) - rnea(q, 0, 0, wrenches)
     ws.F.setZero();
     ws.ext = rnea(model, data, q, ws.F.data(), ws.F.data(), false);
@@ -164,6 +163,21 @@ void implicitStepDerivatives(const Model& model, Data& data, ImplicitWorkspace& 
   stepTorqueDerivatives(model, data, ws.R, tau, 1.0);
   stepPositionDerivatives(model, data, dt);
   reexpressStepJacobians(model, data, dt);
+}
+
+void implicitStepParameterDerivatives(const Model& model, Data& data, ImplicitWorkspace& ws, const double* q,
+                                      const double* v, const double* tau, double dt, const double* frame_wrenches,
+                                      int groups, double* q_out, double* v_out, double* dq_dp, double* dv_dp) {
+  RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
+  implicitStepDerivatives(model, data, ws, q, v, tau, dt, frame_wrenches, q_out, v_out);
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int nv = model.nv, np = stepParameterCount(model, groups);
+  ws.F = ws.rest + dt * ws.w;  // the springs' displacement in F (F itself is no longer needed)
+  residualParameterColumns(model, data, q, ws.w.data(), ws.a.data(), ws.w.data(), ws.F.data(), ws.R, -1.0, groups,
+                           dv_dp);
+  Eigen::Map<RowMat> Dv(dv_dp, nv, np), Dq(dq_dp, nv, np);
+  dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false, Motion::Step);
+  if (hasStepMaps(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);
 }
 
 void implicitRollout(const Model& model, Data& data, ImplicitWorkspace& ws, const double* q0, const double* v0,

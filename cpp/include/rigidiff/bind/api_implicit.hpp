@@ -18,6 +18,10 @@ void implicitStepBatch(const Model& m, const double* Q, const double* V, const d
 void implicitStepJacobians(const Model& m, Data& d, ImplicitWorkspace& ws, const double* q, const double* v,
                            const double* tau, double dt, const double* fext, double* q_out, double* v_out,
                            double* jac);
+/// implicitStepJacobians plus pjac as stepParameterJacobians (2 x nv x stepParameterCount(groups), row-major).
+void implicitStepParameterJacobians(const Model& m, Data& d, ImplicitWorkspace& ws, const double* q, const double* v,
+                                    const double* tau, double dt, const double* fext, int groups, double* q_out,
+                                    double* v_out, double* jac, double* pjac);
 /// Outputs overwritten, as stepVJP: g_state (2 nv: q tangent, v), g_tau (nv), g_params.
 void implicitStepVJP(const Model& m, Data& d, ImplicitWorkspace& ws, const double* q, const double* v,
                      const double* tau, double dt, const double* fext, const double* gq, const double* gv, int groups,

@@ -62,6 +62,14 @@ void implicitStepDerivatives(const Model& model, Data& data, ImplicitWorkspace& 
                              const double* v, const double* tau, double dt, const double* frame_wrenches,
                              double* q_out, double* v_out);
 
+/// implicitStepDerivatives and the Jacobians with respect to the parameters of `groups` (StepParameterGroup,
+/// step_parameter_derivatives.hpp; columns in its order), dq_dp and dv_dp (nv x stepParameterCount, row-major):
+/// dw/dp = -R dF/dp with dF/dp = [regressor at (q, w, a), diag(a), diag(w), diag(d + dt w), gravity Jacobian],
+/// then through integrate and the re-expression as the state Jacobians.
+void implicitStepParameterDerivatives(const Model& model, Data& data, ImplicitWorkspace& ws, const double* q,
+                                      const double* v, const double* tau, double dt, const double* frame_wrenches,
+                                      int groups, double* q_out, double* v_out, double* dq_dp, double* dv_dp);
+
 /// Steps like implicitStep and adds to out the products J^T g with the cotangents g = (gq_next, gv_next) of
 /// (q', v'): with g_w the cotangent of w, one transposed solve (dF/dw)^T lambda = g_w, then
 ///   g_tau += lambda (inside the effort limits), g_v += M lambda / dt, g_q -= (dF/dq)^T lambda,

@@ -101,41 +101,57 @@ void solveImplicitVelocity(const Model& model, Data& data, ImplicitWorkspace& ws
   // the semi-implicit step's velocity is the first guess
   freeVelocity(model, data, q, v, tau, dt, frame_wrenches, ws.w.data());
   crba(model, data, q);  // leaves q's kinematics (data.oMi, data.J) for the rnea derivatives
-  bool converged = false;
-  double last_size = 0.0;
+  // Newton's method with the Jacobian kept while it contracts well (chord steps: a residual costs one rnea, a
+  // Jacobian the rnea derivatives and an LU), refreshed when a step contracts by less than kImplicitChordRate
+  evaluateResidual(model, data, ws, q, v, dt, frame_wrenches);
+  bool fresh = true;  // ws.lu factorises dF/dw at ws.w
+  double last_size = 0.0, last_ratio = 0.0;
   for (ws.iterations = 0;; ++ws.iterations) {
-    evaluateResidual(model, data, ws, q, v, dt, frame_wrenches);
-    if (converged) break;
     if (ws.iterations == kImplicitNewtonMaxIter) newtonFailed(model, q, v, dt, "did not converge");
     ws.dw = ws.lu.solve(ws.F);
     const double size = ws.dw.lpNorm<Eigen::Infinity>();
     if (!std::isfinite(size)) newtonFailed(model, q, v, dt, "met a singular Jacobian");
     const double scale = 1.0 + ws.w.lpNorm<Eigen::Infinity>();
-    // done at kImplicitNewtonTol, or once a small correction stops halving: the round-off floor, which
-    // the conditioning of dF/dw can hold above kImplicitNewtonTol
-    converged = size <= kImplicitNewtonTol * scale ||
-                (size <= kImplicitNewtonNear * scale && last_size > 0.0 && size >= 0.5 * last_size);
-    last_size = size;
-    if (size <= kImplicitNewtonNear * scale) {  // in Newton's quadratic region: the full step
+    const double ratio = last_size > 0.0 ? size / last_size : 0.0;
+    // done at kImplicitNewtonTol, or once a small correction stops halving after steps that contracted well:
+    // the round-off floor, which the conditioning of dF/dw can hold above kImplicitNewtonTol
+    if (size <= kImplicitNewtonTol * scale ||
+        (size <= kImplicitNewtonNear * scale && ratio >= 0.5 && (fresh || last_ratio < kImplicitChordRate))) {
       ws.w -= ws.dw;
-      if (converged && !final_evaluation) break;
+      break;
+    }
+    if (!fresh && ratio > kImplicitChordRate) {  // the kept Jacobian contracts too slowly: a Newton step
+      evaluateResidual(model, data, ws, q, v, dt, frame_wrenches);
+      fresh = true;
       continue;
     }
-    // far from the solution: halve the step until |F| decreases (Armijo on |F|^2 along Newton's direction)
+    // halve the step until |F| decreases (Armijo on |F|^2 along the correction), except at round-off level
     const double f0 = ws.F.norm();
     ws.w_prev = ws.w;
     double alpha = 1.0;
     for (;;) {
       ws.w = ws.w_prev - alpha * ws.dw;
       const double f = residualNorm(model, data, ws, q, v, dt);
-      if (f <= (1.0 - 1e-4 * alpha) * f0) break;
+      if (f <= (1.0 - 1e-4 * alpha) * f0 || alpha * size <= kImplicitNewtonNear * scale) break;
       alpha *= 0.5;
-      if (alpha < kImplicitMinStep)
-        newtonFailed(model, q, v, dt,
-                     "stalled: no step decreases the residual (at this dt the velocity-implicit equation may have "
-                     "no solution)");
+      if (alpha < kImplicitMinStep) {
+        if (fresh)
+          newtonFailed(model, q, v, dt,
+                       "stalled: no step decreases the residual (at this dt the velocity-implicit equation may "
+                       "have no solution)");
+        ws.w = ws.w_prev;  // a kept Jacobian may point badly: retry with Newton's
+        break;
+      }
+    }
+    last_size = size;
+    last_ratio = ratio;
+    fresh = false;  // ws.F now holds the residual at ws.w (residualNorm)
+    if (alpha < 1.0) {
+      evaluateResidual(model, data, ws, q, v, dt, frame_wrenches);
+      fresh = true;
     }
   }
+  if (final_evaluation) evaluateResidual(model, data, ws, q, v, dt, frame_wrenches);
 }
 
 void finishImplicitStep(const Model& model, Data& data, ImplicitWorkspace& ws, const double* q, double dt,

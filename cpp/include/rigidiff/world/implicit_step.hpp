@@ -10,13 +10,15 @@
 
 namespace rigidiff {
 
-/// Newton's method stops when a correction is below kImplicitNewtonTol (1 + |w|_inf), or below
-/// kImplicitNewtonNear (1 + |w|_inf) without halving the one before (the round-off floor, which the
-/// conditioning of dF/dw can hold above kImplicitNewtonTol); it fails after kImplicitNewtonMaxIter
-/// iterations. Corrections above kImplicitNewtonNear (1 + |w|_inf) are halved until |F| decreases, down to
-/// kImplicitMinStep of Newton's (then it fails).
+/// Newton's method keeps its Jacobian while the corrections shrink by kImplicitChordRate or more per step
+/// (chord steps, one rnea each) and refreshes it otherwise. It stops when a correction is below
+/// kImplicitNewtonTol (1 + |w|_inf), or below kImplicitNewtonNear (1 + |w|_inf) without halving the one
+/// before after steps that contracted well (the round-off floor, which the conditioning of dF/dw can hold
+/// above kImplicitNewtonTol); it fails after kImplicitNewtonMaxIter iterations. Steps are halved until |F|
+/// decreases, down to kImplicitMinStep of the correction (then it fails, after one retry with a fresh Jacobian).
 inline constexpr double kImplicitNewtonTol = 1e-13;
 inline constexpr double kImplicitNewtonNear = 1e-8;
+inline constexpr double kImplicitChordRate = 0.25;
 inline constexpr int kImplicitNewtonMaxIter = 30;
 inline constexpr double kImplicitMinStep = 1.0 / 1024.0;
 
@@ -46,8 +48,8 @@ struct ImplicitWorkspace {
 /// (Coriolis, centripetal, gyroscopic, damping) at the new velocity, the configuration-dependent ones (M,
 /// gravity, springs to first order, frame wrenches) at q. Then, as the semi-implicit step,
 ///   q' = integrate(q, dt w, Motion::Step),  v' = w with free joints' linear velocities re-expressed.
-/// With dF/dw = d rnea/dv + M (I - dt ds/dw) / dt + D + dt K, Newton's method (with a backtracking line search
-/// on |F| far from the solution) converges quadratically (kImplicitNewtonTol). No constraint rows (the Python layer refuses worlds that need them); the model's
+/// With dF/dw = d rnea/dv + M (I - dt ds/dw) / dt + D + dt K, Newton's method (chord steps while they contract
+/// well, a backtracking line search on |F|) converges to round-off (kImplicitNewtonTol). No constraint rows (the Python layer refuses worlds that need them); the model's
 /// implicit gyroscopic maps must be off (invalid_argument): this step treats the gyroscopic term implicitly.
 /// \param[out] q_out (model.nq), v_out (model.nv); may not alias the inputs. Throws runtime_error, with the
 /// state, when Newton's method fails or the new state is not finite.

@@ -142,12 +142,12 @@ def main(argv=None) -> int:
              ("rd rk4 step", "rd step"), ("rd rk4 step_jac", "rd step_jac"), ("rd implicit step", "rd step"),
              ("rd implicit step_jac", "rd step_jac"), ("rd step", "rd explicit step"),
              ("rd step_jac", "rd explicit step_jac")]
-    print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<16} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
+    print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<20} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
     for name in [*args.robots, "free"]:
         res = bench_free_body(args.quick) if name == "free" else bench_robot(name, args.quick)
         for a, b in pairs:
             if a in res and b in res:
-                print(f"{name:<8} {res['nv']:>3}  {a:<16} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   "
+                print(f"{name:<8} {res['nv']:>3}  {a:<20} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   "
                       f"{res[a] / res[b]:5.2f}")
     return 0
 

@@ -124,11 +124,12 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             constraints (shapes that may touch, joint limits or joint friction switched on) raises ValueError
             naming the reason. Its step Jacobians (dense products), step_vjp and rollout backward (a
             reverse sweep of the four stages) are exact, with respect to the state, the torques and the
-            parameters (wrt=). "implicit": backward Euler in the velocity (MuJoCo's implicit integrators
-            go part of this way): the new velocity solves inverse dynamics with the Coriolis, centripetal and
-            gyroscopic forces, damping and springs at the new velocity (Newton's method, to round-off), the
-            inertia, gravity and f_ext at the start configuration; first order and dissipative, for stiff
-            joint springs and dampers or fast spinning bodies at a dt where the other steps blow up. Contact-free
+            parameters (wrt=). "implicit": backward Euler in the velocity: the new velocity solves inverse
+            dynamics with the Coriolis, centripetal and gyroscopic forces, damping and springs at the new
+            velocity (Newton's method, to round-off), the inertia, gravity and f_ext at the start configuration;
+            first order and dissipative in the velocity, for fast spinning or fast moving parts whose explicit
+            Coriolis and gyroscopic forces make the default step blow up at a given dt (the default step already
+            treats damping and springs implicitly). Several times the cost of the default step. Contact-free
             worlds only, as "rk4". Its step Jacobians (implicit function theorem), step_vjp and rollout backward
             are exact with respect to the state, the torques and the parameters (wrt=). Where the
             velocity-implicit equation has no solution (a fast light chain at a large dt) the step raises

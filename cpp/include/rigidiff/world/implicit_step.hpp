@@ -1,6 +1,6 @@
 // The implicit-in-velocity step (World(integrator="implicit"), docs/conventions.md): backward Euler in the
-// velocity, for stiff joint springs and damping and fast spinning bodies, where the semi-implicit step's
-// explicit Coriolis and centripetal forces limit dt.
+// velocity, for fast spinning or fast moving parts whose Coriolis, centripetal and gyroscopic forces, explicit
+// in the semi-implicit step, limit dt (that step already treats joint damping and springs implicitly).
 #pragma once
 
 #include <Eigen/LU>

@@ -67,6 +67,27 @@ def test_the_step_solves_backward_euler_in_the_velocity():
     assert np.abs(semi.step(q, v, tau)[1] - vn).max() > 1e-3  # the Coriolis forces at the new velocity
 
 
+def test_without_velocity_dependent_forces_it_is_the_default_step():
+    """One hinge (no Coriolis force): F is linear in w and both steps solve the same equation, with damping,
+    springs, armature and the effort clip handled alike."""
+    sk = rd.Skeleton("hinge")
+    sk.add_body("link", joint=rd.RevoluteJoint("j", axis=(0.0, 1.0, 0.0)),
+                inertia=rd.Inertia(1.5, [0.2, 0.0, 0.1], np.diag([0.02, 0.03, 0.01])))
+    world = with_passive_terms(world_of(sk, dt=0.02), 4)
+    world.joint("j").joint.effort_limit[:] = 0.5
+    world.rebuild()
+    world = implicit_world(world)
+    semi = world._copy()
+    semi.integrator = "semi_implicit"
+    for tau in (0.3, 2.0):  # inside and beyond the effort limit
+        args = (np.array([0.7]), np.array([-3.0]), np.array([tau]))
+        for a, b in zip(world.step(*args), semi.step(*args)):
+            assert_close(a, b, rtol=1e-14, floor=1.0)
+        Ji, Js = world.step_jacobians(*args), semi.step_jacobians(*args)
+        for name in STEP_JACOBIAN_NAMES:
+            assert_close(getattr(Ji, name), getattr(Js, name), rtol=1e-13, floor=1.0, what=name)
+
+
 def test_step_jacobians_match_finite_differences(any_world):
     world = any_world
     q, v, tau = random_state(world, speed=2.0)
@@ -193,6 +214,11 @@ def test_stiff_springs_on_talos_stay_bounded(robots_dir):
     joints = slice(6, None)
     assert np.abs(V[-1, joints]).max() < 0.1 * np.abs(V[0, joints]).max()  # the springs' motion dies out
     assert np.abs(world.difference(world.neutral_configuration(), Q[-1])[joints]).max() < 0.05  # at rest
+    semi = world._copy()
+    semi.integrator = "semi_implicit"  # stable too: its damping and springs are implicit already
+    Qs, Vs = semi.rollout(q0, v0, np.zeros((1000, world.nv)))
+    assert np.all(np.isfinite(Vs)) and np.abs(Vs).max() < 1e3
+    assert np.abs(Vs[-1, joints]).max() < 0.1 * np.abs(Vs[0, joints]).max()
 
 
 def spinning_top(integrator, dt):

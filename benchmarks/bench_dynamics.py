@@ -5,9 +5,9 @@
 Prints a table of medians (us) and the ratios rigidiff / peer (< 1: rigidiff is faster). Peers:
 Pinocchio (rnea, aba, crba, aba + integrate as a step) and MuJoCo (mj_step with the Euler integrator,
 meshes stripped, constraints and contacts disabled). Also compares a 1000-step rollout against 1000
-single world.step calls, the RK4 step (World(integrator="rk4")) and its step_jacobians against the
-default semi-implicit ones, and the step (and on a free body its step_jacobians) with the default implicit
-gyroscopic term against World(gyroscopic="explicit"), on each robot and on a free body (row "free": a box
+single world.step calls, the RK4 and implicit steps (World(integrator="rk4" / "implicit")) and their
+step_jacobians against the default semi-implicit ones, and the step (and on a free body its step_jacobians)
+with the default implicit gyroscopic term against World(gyroscopic="explicit"), on each robot and on a free body (row "free": a box
 spinning without gravity, the case the option changes). States alternate between two values so that no library can skip work.
 """
 
@@ -40,6 +40,10 @@ def bench_robot(name: str, quick: bool) -> dict:
     rk4.integrator = "rk4"
     res["rd rk4 step"] = median_time(rk4.step, (qa, va, ta), (qb, vb, tb), repeat)
     res["rd rk4 step_jac"] = median_time(rk4.step_jacobians, (qa, va, ta), (qb, vb, tb), repeat)
+    implicit = world._copy()
+    implicit.integrator = "implicit"
+    res["rd implicit step"] = median_time(implicit.step, (qa, va, ta), (qb, vb, tb), repeat)
+    res["rd implicit step_jac"] = median_time(implicit.step_jacobians, (qa, va, ta), (qb, vb, tb), repeat)
     explicit = world._copy()
     explicit.gyroscopic = "explicit"
     res["rd explicit step"] = median_time(explicit.step, (qa, va, ta), (qb, vb, tb), repeat)
@@ -135,14 +139,15 @@ def main(argv=None) -> int:
     pairs = [("rd rnea", "pin rnea"), ("rd aba", "pin aba"), ("rd crba", "pin crba"), ("rd dRNEA", "pin dRNEA"),
              ("rd dABA", "pin dABA"),
              ("rd step", "pin aba+integrate"), ("rd step", "mj_step"), ("rd rollout/step", "rd loop/step"),
-             ("rd rk4 step", "rd step"), ("rd rk4 step_jac", "rd step_jac"), ("rd step", "rd explicit step"),
+             ("rd rk4 step", "rd step"), ("rd rk4 step_jac", "rd step_jac"), ("rd implicit step", "rd step"),
+             ("rd implicit step_jac", "rd step_jac"), ("rd step", "rd explicit step"),
              ("rd step_jac", "rd explicit step_jac")]
-    print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<16} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
+    print(f"{'robot':<8} {'nv':>3}  {'rigidiff':<20} {'us':>7}   {'peer':<18} {'us':>7}   ratio")
     for name in [*args.robots, "free"]:
         res = bench_free_body(args.quick) if name == "free" else bench_robot(name, args.quick)
         for a, b in pairs:
             if a in res and b in res:
-                print(f"{name:<8} {res['nv']:>3}  {a:<16} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   "
+                print(f"{name:<8} {res['nv']:>3}  {a:<20} {res[a]:7.2f}   {b:<18} {res[b]:7.2f}   "
                       f"{res[a] / res[b]:5.2f}")
     return 0
 

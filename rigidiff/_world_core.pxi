@@ -195,18 +195,20 @@ cdef class WorldCore:
     def _core_set_integrator(self, int code):
         self._check_idle()
         self._wm.get().options.integrator = code
+        api.applyWorldOptions(self._wm.get().options, self._wm.get().model, self._wm.get().cmodel)
 
     def _core_set_gyroscopic(self, int code):
         self._check_idle()
         self._wm.get().options.gyroscopic = code
-        self._wm.get().model.implicit_gyroscopic = code == 1  # kGyroscopicImplicit (world_options.hpp)
+        # the semi-implicit step's gyroscopic maps; the implicit step treats the term itself (world_options.hpp)
+        api.applyWorldOptions(self._wm.get().options, self._wm.get().model, self._wm.get().cmodel)
 
     def _core_gyroscopic(self):
         """The gyroscopic code (0 explicit, 1 implicit), read from the world's options."""
         return self._wm.get().options.gyroscopic
 
     def _core_integrator(self):
-        """The integrator code (0 semi-implicit Euler, 1 RK4), read from the world's options."""
+        """The integrator code (0 semi-implicit Euler, 1 RK4, 2 implicit), read from the world's options."""
         return self._wm.get().options.integrator
 
     cdef double* _fext_ptr(self, object f_ext, list keep) except? NULL:
@@ -537,8 +539,8 @@ cdef class WorldCore:
     # ---- stepping
     def step(self, q, v, tau, f_ext=None):
         """One time step of length dt: semi-implicit Euler, damping and springs implicit, tau clipped to
-        effort limits, or the RK4 step with World(integrator="rk4") (docs/conventions.md). Pure: the
-        world's own state is untouched.
+        effort limits, or the RK4 or implicit step with World(integrator="rk4" / "implicit")
+        (docs/conventions.md). Pure: the world's own state is untouched.
 
         Args:
             q: (nq,), v: (nv,), tau: (nv,); f_ext: body wrenches as in inverse_dynamics.

@@ -287,3 +287,98 @@ def boxed_arm_world(name="arm", dt=1e-3):
     w = world_of(sk, dt=dt)
     w.add_ground()
     return w
+
+
+STEP_JACOBIAN_NAMES = ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")
+
+
+def check_trajectory_kernels_and_ilqr(world, integrator):
+    """The trajectory-optimisation kernels step with `world`'s integrator: _core_trajectory_jacobians equals
+    step_jacobians along a rollout of world, and iLQR on arm7 with World(integrator=integrator) reaches a target
+    whose torques that integrator's rollout reproduces."""
+    rng = np.random.default_rng(3)
+    TAU = rng.normal(size=(4, world.nv))
+    Q, V = world.rollout(world.random_configuration(rng), 0.3 * rng.normal(size=world.nv), TAU)
+    jac = world._core_trajectory_jacobians(Q, V, TAU).transpose(0, 1, 3, 2)
+    for t in range(4):
+        J = world.step_jacobians(Q[t], V[t], TAU[t])
+        for i, name in enumerate(STEP_JACOBIAN_NAMES):
+            np.testing.assert_array_equal(jac[t, i], getattr(J, name))
+    arm = rd.World(dt=0.01, integrator=integrator)
+    arm.add_skeleton(rd.models.load("arm7"))
+    q0 = np.array([0.0, -0.4, 0.0, -2.0, 0.0, 1.6, 0.8])
+    goal = arm.body_pose(q0, "hand")[:3, 3] + np.array([0.1, -0.15, 0.1])
+    prob = rd.trajopt.Problem(arm, 40, q0)
+    prob.add_body_target("hand", position=goal, weight=1000.0)
+    prob.add_state_cost(v_target=np.zeros(arm.nv), v_weight=1.0, final_only=True)
+    prob.add_control_cost(1e-4, tau_target=arm.gravity_forces(q0))
+    res = prob.solve("ilqr", max_iters=100, verbose=False)
+    Q, _ = arm.rollout(q0, np.zeros(arm.nv), res.tau)
+    np.testing.assert_allclose(Q, res.q, atol=1e-12)
+    assert np.linalg.norm(arm.body_pose(res.q[-1], "hand")[:3, 3] - goal) < 5e-3
+
+
+def check_step_vjp_is_the_transposed_jacobian(world, q, v, tau, rtol, f_ext=None):
+    """step_vjp(q, v, tau, gq, gv) against J^T g of step_jacobians, random cotangents; returns the cotangents."""
+    rng = np.random.default_rng(1)
+    gq, gv = rng.normal(size=(2, world.nv))
+    J = world.step_jacobians(q, v, tau, f_ext=f_ext)
+    g = world.step_vjp(q, v, tau, gq, gv, f_ext=f_ext)
+    assert_close(g.q, J.dq_dq.T @ gq + J.dv_dq.T @ gv, rtol=rtol, floor=1.0, what="q")
+    assert_close(g.v, J.dq_dv.T @ gq + J.dv_dv.T @ gv, rtol=rtol, floor=1.0, what="v")
+    assert_close(g.tau, J.dq_dtau.T @ gq + J.dv_dtau.T @ gv, rtol=rtol, floor=1.0, what="tau")
+    np.testing.assert_array_equal(g.q_next, J.q_next)
+    return g
+
+
+def check_rollout_backward_equals_chained_jacobians(world, q0, v0, rtol, T=4):
+    """A recorded rollout's backward pass against the step Jacobians chained backwards by hand."""
+    rng = np.random.default_rng(2)
+    n = world.nv
+    taus = 0.3 * rng.normal(size=(T, n))
+    traj = world.rollout(q0, v0, taus, record=True)
+    GQ, GV = rng.normal(size=(2, T + 1, n))
+    g = traj.backward(GQ, GV)
+    cq, cv = GQ[T].copy(), GV[T].copy()
+    expected_tau = np.zeros((T, n))
+    for t in range(T - 1, -1, -1):
+        J = world.step_jacobians(traj.q[t], traj.v[t], taus[t])
+        expected_tau[t] = J.dq_dtau.T @ cq + J.dv_dtau.T @ cv
+        cq, cv = GQ[t] + J.dq_dq.T @ cq + J.dv_dq.T @ cv, GV[t] + J.dq_dv.T @ cq + J.dv_dv.T @ cv
+    assert_close(g.tau, expected_tau, rtol=rtol, floor=1.0, what="tau")
+    assert_close(g.q, cq, rtol=rtol, floor=1.0, what="q0")
+    assert_close(g.v, cv, rtol=rtol, floor=1.0, what="v0")
+
+
+def check_step_jacobians_against_finite_differences(world, q, v, tau):
+    """step_jacobians against Ridders' finite differences of step; returns the analytic StepJacobians."""
+    from rigidiff.testing import finite_difference_jacobians
+
+    J = world.step_jacobians(q, v, tau)
+    qn, vn = world.step(q, v, tau)
+    np.testing.assert_array_equal(J.q_next, qn)
+    np.testing.assert_array_equal(J.v_next, vn)
+    fd = finite_difference_jacobians(world, q, v, tau, method="ridders")
+    for name in STEP_JACOBIAN_NAMES:
+        analytic, expected = getattr(J, name), getattr(fd, name)
+        assert np.abs(expected).max() > 1e-6, name
+        assert_close(analytic, expected, rtol=1e-6, floor=1.0, what=name)
+    return J
+
+
+def check_parameter_jacobians_against_finite_differences(world, q, v, tau):
+    """step_jacobians(wrt="all") against Ridders' finite differences over the parameters (left unchanged), and
+    its state blocks against those without wrt; returns the analytic StepJacobians."""
+    from rigidiff.testing import finite_difference_jacobians
+
+    J = world.step_jacobians(q, v, tau, wrt="all")
+    before = world.parameters().values.copy()
+    fd = finite_difference_jacobians(world, q, v, tau, parameters="all", method="ridders")
+    np.testing.assert_array_equal(world.parameters().values, before)
+    assert J.parameter_names == fd.parameter_names
+    for name in ("dq_dp", "dv_dp"):
+        analytic, expected = getattr(J, name), getattr(fd, name)
+        assert np.abs(expected).max() > 1e-6, name
+        assert_close(analytic, expected, rtol=2e-6, floor=1.0, what=name)
+    assert_close(J.A, world.step_jacobians(q, v, tau).A, rtol=1e-12, floor=1.0, what="A")  # as without wrt
+    return J

@@ -41,6 +41,7 @@ cdef extern from "rigidiff/world/world_options.hpp" namespace "rigidiff" nogil:
         double max_penetration
         int integrator
         int gyroscopic
+    void applyWorldOptions(const WorldOptions&, Model&, CollisionModel&)
 
 
 cdef extern from "rigidiff/world/free_joint_motion.hpp" namespace "rigidiff" nogil:

@@ -5,13 +5,12 @@ for worlds it cannot step, and the default semi-implicit step left as it was."""
 
 import numpy as np
 import pytest
-from rdsupport import TREE, assert_close, build_skeleton, fd_tangent, robot_world, with_passive_terms, world_of
+from rdsupport import (TREE, assert_close, build_skeleton, check_parameter_jacobians_against_finite_differences,
+                       check_rollout_backward_equals_chained_jacobians,
+                       check_step_jacobians_against_finite_differences, check_step_vjp_is_the_transposed_jacobian,
+                       check_trajectory_kernels_and_ilqr, fd_tangent, robot_world, with_passive_terms, world_of)
 
 import rigidiff as rd
-from rigidiff.testing import finite_difference_jacobians
-
-NAMES = ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")
-
 
 def pendulum(dt=1e-3, integrator="rk4"):
     """The shipped double pendulum (no damping, no friction; its +-2 pi limits off, as by default: RK4 has
@@ -126,51 +125,19 @@ def random_state(world, seed=4):
 def test_step_jacobians_match_finite_differences(any_world):
     world = any_world
     q, v, tau = random_state(world)
-    J = world.step_jacobians(q, v, tau)
-    qn, vn = world.step(q, v, tau)
-    np.testing.assert_array_equal(J.q_next, qn)
-    np.testing.assert_array_equal(J.v_next, vn)
-    fd = finite_difference_jacobians(world, q, v, tau, method="ridders")
-    for name in NAMES:
-        analytic, expected = getattr(J, name), getattr(fd, name)
-        assert np.abs(expected).max() > 1e-6, name
-        assert_close(analytic, expected, rtol=1e-6, floor=1.0, what=name)
+    J = check_step_jacobians_against_finite_differences(world, q, v, tau)
     semi = world._copy()
     semi.integrator = "semi_implicit"
     assert np.abs(semi.step_jacobians(q, v, tau).dv_dq - J.dv_dq).max() > 1e-6  # not the Euler step's
 
 
 def test_step_vjp_is_the_transposed_jacobian(any_world):
-    world = any_world
-    q, v, tau = random_state(world, seed=7)
-    rng = np.random.default_rng(1)
-    gq, gv = rng.normal(size=(2, world.nv))
-    J = world.step_jacobians(q, v, tau)
-    g = world.step_vjp(q, v, tau, gq, gv)
-    assert_close(g.q, J.dq_dq.T @ gq + J.dv_dq.T @ gv, rtol=1e-12, floor=1.0, what="q")
-    assert_close(g.v, J.dq_dv.T @ gq + J.dv_dv.T @ gv, rtol=1e-12, floor=1.0, what="v")
-    assert_close(g.tau, J.dq_dtau.T @ gq + J.dv_dtau.T @ gv, rtol=1e-12, floor=1.0, what="tau")
-    np.testing.assert_array_equal(g.q_next, J.q_next)
+    check_step_vjp_is_the_transposed_jacobian(any_world, *random_state(any_world, seed=7), rtol=1e-12)
 
 
 def test_rollout_backward_equals_chained_jacobians(any_world):
-    world = any_world
-    q0, v0, _ = random_state(world, seed=11)
-    rng = np.random.default_rng(2)
-    T, n = 4, world.nv
-    taus = 0.3 * rng.normal(size=(T, n))
-    traj = world.rollout(q0, v0, taus, record=True)
-    GQ, GV = rng.normal(size=(2, T + 1, n))
-    g = traj.backward(GQ, GV)
-    cq, cv = GQ[T].copy(), GV[T].copy()
-    expected_tau = np.zeros((T, n))
-    for t in range(T - 1, -1, -1):
-        J = world.step_jacobians(traj.q[t], traj.v[t], taus[t])
-        expected_tau[t] = J.dq_dtau.T @ cq + J.dv_dtau.T @ cv
-        cq, cv = GQ[t] + J.dq_dq.T @ cq + J.dv_dq.T @ cv, GV[t] + J.dq_dv.T @ cq + J.dv_dv.T @ cv
-    assert_close(g.tau, expected_tau, rtol=1e-10, floor=1.0, what="tau")
-    assert_close(g.q, cq, rtol=1e-10, floor=1.0, what="q0")
-    assert_close(g.v, cv, rtol=1e-10, floor=1.0, what="v0")
+    q0, v0, _ = random_state(any_world, seed=11)
+    check_rollout_backward_equals_chained_jacobians(any_world, q0, v0, rtol=1e-10)
 
 
 def test_jacobians_with_wrenches_and_a_saturated_torque():
@@ -202,17 +169,13 @@ def test_jacobians_with_wrenches_and_a_saturated_torque():
         assert_close(getattr(J, f"dq_d{name}"), dq, rtol=1e-6, floor=1.0, what=f"dq_d{name}")
         assert_close(getattr(J, f"dv_d{name}"), dv, rtol=1e-6, floor=1.0, what=f"dv_d{name}")
     assert not J.dv_dtau[:, arm.v_index].any() and np.abs(J.dv_dtau).max() > 1e-3
-    gq, gv = rng.normal(size=(2, n))
-    g = world.step_vjp(q, v, tau, gq, gv, f_ext=f_ext)
-    assert_close(g.q, J.dq_dq.T @ gq + J.dv_dq.T @ gv, rtol=1e-12, floor=1.0, what="vjp q")
-    assert_close(g.v, J.dq_dv.T @ gq + J.dv_dv.T @ gv, rtol=1e-12, floor=1.0, what="vjp v")
-    assert_close(g.tau, J.dq_dtau.T @ gq + J.dv_dtau.T @ gv, rtol=1e-12, floor=1.0, what="vjp tau")
+    g = check_step_vjp_is_the_transposed_jacobian(world, q, v, tau, rtol=1e-12, f_ext=f_ext)
     assert g.tau[arm.v_index] == 0.0
 
 
-def _ball_over_ground_rk4():
+def _ball_over_ground_rk4(integrator="rk4"):
     """A ball on a free joint above the ground: its step needs contact rows."""
-    world = rd.World(dt=1e-3, integrator="rk4")
+    world = rd.World(dt=1e-3, integrator=integrator)
     sk = rd.Skeleton("b")
     body = sk.add_body("ball", joint=rd.FreeJoint("f"), inertia=rd.Inertia.from_shape(rd.Sphere(0.1), mass=1.0))
     body.add_shape(rd.Sphere(0.1))
@@ -248,10 +211,11 @@ def test_worlds_that_need_constraints_are_refused_with_the_reason():
     limited.step(np.zeros(2), np.zeros(2), np.zeros(2))  # the default step solves them
 
 
-def test_every_stepping_call_refuses_a_world_that_needs_constraints():
+@pytest.mark.parametrize("integrator", ["rk4", "implicit"])
+def test_every_stepping_call_refuses_a_world_that_needs_constraints(integrator):
     """The refusal is made once, where every call chooses its step: no call slips through to a step
     without its constraints."""
-    world = _ball_over_ground_rk4()
+    world = _ball_over_ground_rk4(integrator)
     q, v, tau = np.r_[0, 0, 0.5, 0, 0, 0, 1.0], np.zeros(6), np.zeros(6)
     calls = {
         "step_vjp": lambda: world.step_vjp(q, v, tau, np.ones(6), np.ones(6)),
@@ -262,7 +226,7 @@ def test_every_stepping_call_refuses_a_world_that_needs_constraints():
         "rollout record": lambda: world.rollout(q, v, np.zeros((2, 6)), record=True),
     }
     for name, call in calls.items():
-        with pytest.raises(ValueError, match="contact-free.*shapes that may touch"):
+        with pytest.raises(ValueError, match=f"integrator='{integrator}' is for .*contact-free.*shapes that may touch"):
             call()
     world.integrator = "semi_implicit"
     for name, call in calls.items():
@@ -272,16 +236,7 @@ def test_every_stepping_call_refuses_a_world_that_needs_constraints():
 def test_parameter_jacobians_match_finite_differences(any_world):
     world = any_world
     q, v, tau = random_state(world, seed=5)
-    J = world.step_jacobians(q, v, tau, wrt="all")
-    before = world.parameters().values.copy()
-    fd = finite_difference_jacobians(world, q, v, tau, parameters="all", method="ridders")
-    np.testing.assert_array_equal(world.parameters().values, before)
-    assert J.parameter_names == fd.parameter_names
-    for name in ("dq_dp", "dv_dp"):
-        analytic, expected = getattr(J, name), getattr(fd, name)
-        assert np.abs(expected).max() > 1e-6, name
-        assert_close(analytic, expected, rtol=2e-6, floor=1.0, what=name)
-    assert_close(J.A, world.step_jacobians(q, v, tau).A, rtol=1e-12, floor=1.0, what="A")  # as without wrt
+    J = check_parameter_jacobians_against_finite_differences(world, q, v, tau)
 
 
 def test_parameter_vjp_and_rollout_backward_equal_the_jacobians(robots_dir):
@@ -322,24 +277,4 @@ def test_copy_keeps_the_integrator():
 
 
 def test_trajectory_kernels_step_with_rk4_and_ilqr_reaches_a_target():
-    world = random_tree_world()
-    rng = np.random.default_rng(3)
-    TAU = rng.normal(size=(4, world.nv))
-    Q, V = world.rollout(world.random_configuration(rng), 0.3 * rng.normal(size=world.nv), TAU)
-    jac = world._core_trajectory_jacobians(Q, V, TAU).transpose(0, 1, 3, 2)
-    for t in range(4):
-        J = world.step_jacobians(Q[t], V[t], TAU[t])
-        for i, name in enumerate(NAMES):
-            np.testing.assert_array_equal(jac[t, i], getattr(J, name))
-    arm = rd.World(dt=0.01, integrator="rk4")
-    arm.add_skeleton(rd.models.load("arm7"))
-    q0 = np.array([0.0, -0.4, 0.0, -2.0, 0.0, 1.6, 0.8])
-    goal = arm.body_pose(q0, "hand")[:3, 3] + np.array([0.1, -0.15, 0.1])
-    prob = rd.trajopt.Problem(arm, 40, q0)
-    prob.add_body_target("hand", position=goal, weight=1000.0)
-    prob.add_state_cost(v_target=np.zeros(arm.nv), v_weight=1.0, final_only=True)
-    prob.add_control_cost(1e-4, tau_target=arm.gravity_forces(q0))
-    res = prob.solve("ilqr", max_iters=100, verbose=False)
-    Q, _ = arm.rollout(q0, np.zeros(arm.nv), res.tau)  # the RK4 rollout of the solution's torques
-    np.testing.assert_allclose(Q, res.q, atol=1e-12)
-    assert np.linalg.norm(arm.body_pose(res.q[-1], "hand")[:3, 3] - goal) < 5e-3
+    check_trajectory_kernels_and_ilqr(random_tree_world(), "rk4")

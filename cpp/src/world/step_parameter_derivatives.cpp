@@ -34,6 +34,33 @@ void gravityTorqueJacobian(const Model& model, Data& data, const double* q) {
   }
 }
 
+void residualParameterColumns(const Model& model, Data& data, const double* q, const double* v_rnea, const double* a,
+                              const double* v_damp, const double* x_spring, const MatX& response, double scale,
+                              int groups, double* Dv_) {
+  using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const int nv = model.nv;
+  Eigen::Map<RowMat> Dv(Dv_, nv, stepParameterCount(model, groups));
+  int col = 0;
+  if (groups & kParamInertia) {
+    const int n = 10 * (model.njoints - 1);
+    const MatX& Y = inverseDynamicsRegressor(model, data, q, v_rnea, a);
+    Dv.middleCols(col, n).noalias() = scale * response * Y;
+    col += n;
+  }
+  auto diagonalGroup = [&](const double* dr) {
+    Dv.middleCols(col, nv).noalias() = scale * response * Eigen::Map<const VecX>(dr, nv).asDiagonal();
+    col += nv;
+  };
+  if (groups & kParamArmature) diagonalGroup(a);
+  if (groups & kParamDamping) diagonalGroup(v_damp);
+  if (groups & kParamStiffness) diagonalGroup(x_spring);
+  if (groups & kParamGravity) {
+    gravityTorqueJacobian(model, data, q);
+    const auto& Gt = data.Jcom;  // (3, nv) scratch: the transposed gravity Jacobian of the torques
+    Dv.middleCols(col, 3).noalias() = scale * response * Gt.transpose();
+  }
+}
+
 void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
                               double* dq_dp, double* dv_dp, bool reexpress) {
   RD_CHECK_ARG(groups >= 0 && groups < 32, "unknown parameter groups " << groups);
@@ -42,35 +69,14 @@ void stepParameterDerivatives(const Model& model, Data& data, const double* q, c
   Eigen::Map<RowMat> Dv(dv_dp, nv, np), Dq(dq_dp, nv, np);
   Eigen::Map<const VecX> vv(v, nv);
   const VecX& a = data.ddq_tmp;  // the step's acceleration, kept by stepDerivatives
-  const MatX& Minv = data.Minv;  // (M + E)^-1
-  int col = 0;
-  if (groups & kParamInertia) {
-    const int n = 10 * (model.njoints - 1);
-    const MatX& Y = inverseDynamicsRegressor(model, data, q, v, a.data());
-    Dv.middleCols(col, n).noalias() = (-dt) * Minv * Y;
-    addGyroscopicImpulseInertiaColumns(model, v, dt, Minv, Dv.middleCols(col, n));
-    col += n;
-  }
-  auto diagonalGroup = [&](const VecX& dr) {
-    Dv.middleCols(col, nv).noalias() = (-dt) * Minv * dr.asDiagonal();
-    col += nv;
-  };
-  if (groups & kParamArmature) diagonalGroup(a);
-  if (groups & kParamDamping) {
-    data.vjp_tmp = vv + dt * a;
-    diagonalGroup(data.vjp_tmp);
-  }
-  if (groups & kParamStiffness) {
-    difference(model, model.rest_position.data(), q, data.vjp_tmp.data());
-    data.vjp_tmp += dt * vv + (dt * dt) * a;
-    diagonalGroup(data.vjp_tmp);
-  }
-  if (groups & kParamGravity) {
-    gravityTorqueJacobian(model, data, q);
-    const auto& Gt = data.Jcom;  // (3, nv) scratch: the transposed gravity Jacobian of the torques
-    Dv.middleCols(col, 3).noalias() = (-dt) * Minv * Gt.transpose();
-    col += 3;
-  }
+  // r's damping acts on v + dt a, its springs on d + dt v + dt^2 a (data.lam and data.gvt: free scratch)
+  data.lam = vv + dt * a;
+  difference(model, model.rest_position.data(), q, data.gvt.data());
+  data.gvt += dt * data.lam;
+  residualParameterColumns(model, data, q, v, a.data(), data.lam.data(), data.gvt.data(), data.Minv, -dt, groups,
+                           dv_dp);
+  if (groups & kParamInertia)
+    addGyroscopicImpulseInertiaColumns(model, v, dt, data.Minv, Dv.leftCols(10 * (model.njoints - 1)));
   dIntegrateProduct(model, data.v_tmp.data(), 1, dt, Dv, Dq, false, Motion::Step);
   if (!reexpress) return;
   if (hasStepMaps(model)) reexpressVelocityRows(model, dt, data.v_step.data(), Dv);

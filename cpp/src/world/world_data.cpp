@@ -13,6 +13,11 @@ Rk4Workspace& WorldData::rk4(const Model& model) {
   return *rk4_;
 }
 
+ImplicitWorkspace& WorldData::implicit(const Model& model) {
+  if (!implicit_) implicit_ = std::make_unique<ImplicitWorkspace>(model);
+  return *implicit_;
+}
+
 void WorldData::continueFrom(const Model& model, const double* q, const double* v) {
   const std::size_t nq = model.nq, nv = model.nv;
   const bool continues = warm_known && warm_end.size() == nq + nv &&

@@ -105,8 +105,9 @@ void refuseConstraints(const WorldModel& world) {
                           "contact_options(joint_limits=False)"
                         : "has shapes that may touch: use integrator='semi_implicit', or remove the shapes or filter "
                           "their pairs";
-  throw std::invalid_argument(std::string("integrator='rk4' is for smooth, contact-free dynamics, and this world ") +
-                              why);
+  const char* name = world.options.integrator == kIntegratorRk4 ? "rk4" : "implicit";
+  throw std::invalid_argument(std::string("integrator='") + name +
+                              "' is for smooth, contact-free dynamics, and this world " + why);
 }
 
 }  // namespace rigidiff

@@ -5,6 +5,7 @@
 
 #include "rigidiff/world/contact_rollout.hpp"
 #include "rigidiff/world/contact_step_cotangents.hpp"
+#include "rigidiff/world/implicit_step.hpp"
 #include "rigidiff/world/parallel.hpp"
 #include "rigidiff/world/rk4_step.hpp"
 #include "rigidiff/world/step.hpp"
@@ -20,12 +21,13 @@ constexpr int kModelGroups = 31;  // the model's parameter groups; the contact c
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-// the semi-implicit step's Jacobians written straight into jac (Data::setStepJacobianStorage)
-void semiImplicitJacobians(const Model& m, Data& d, const double* q, const double* v, const double* tau, double dt,
-                           const double* fext, double* q_out, double* v_out, double* jac) {
+// runs a step's derivatives (which fill data.dq_dq ... data.dv_dtau) with those blocks written straight
+// into jac (Data::setStepJacobianStorage)
+template <typename Derivatives>
+void jacobiansInto(Data& d, double* jac, const Derivatives& derivatives) {
   d.setStepJacobianStorage(jac);
   try {
-    stepDerivatives(m, d, q, v, tau, dt, q_out, v_out, fext);
+    derivatives();
   } catch (...) {
     d.setStepJacobianStorage(nullptr);
     throw;
@@ -62,7 +64,11 @@ void modelParameterJacobians(const WorldModel& w, WorldData& wd, StepKind kind, 
     return;
   }
   RowMat dq(nv, nmodel), dv(nv, nmodel);
-  stepParameterDerivatives(m, wd.data, q, v, w.options.dt, groups & kModelGroups, dq.data(), dv.data());
+  if (kind == StepKind::Implicit)  // its state Jacobians again, into Data's own blocks (jac holds them already)
+    implicitStepParameterDerivatives(m, wd.data, wd.implicit(m), q, v, tau, w.options.dt, fext, groups & kModelGroups,
+                                     q_out, v_out, dq.data(), dv.data());
+  else
+    stepParameterDerivatives(m, wd.data, q, v, w.options.dt, groups & kModelGroups, dq.data(), dv.data());
   Pq = dq;
   Pv = dv;
 }
@@ -95,6 +101,9 @@ void worldStep(const WorldModel& w, WorldData& wd, const double* q, const double
   switch (stepKind(w)) {
     case StepKind::Rk4: rk4Step(w.model, wd.data, wd.rk4(w.model), q, v, tau, dt, fext, q_out, v_out); return;
     case StepKind::SemiImplicit: step(w.model, wd.data, q, v, tau, dt, fext, q_out, v_out); return;
+    case StepKind::Implicit:
+      implicitStep(w.model, wd.data, wd.implicit(w.model), q, v, tau, dt, fext, q_out, v_out);
+      return;
     case StepKind::Constrained:
       wd.continueFrom(w.model, q, v);
       contactStep(w.model, wd.data, w.cmodel, wd.contact, w.options.contact, q, v, tau, dt, fext, q_out, v_out);
@@ -117,8 +126,13 @@ void worldStepJacobians(const WorldModel& w, WorldData& wd, const double* q, con
     case StepKind::Rk4:
       rk4Jacobians(w.model, wd.data, wd.rk4(w.model), q, v, tau, dt, fext, q_out, v_out, jac);
       break;
+    case StepKind::Implicit:
+      jacobiansInto(wd.data, jac, [&] {
+        implicitStepDerivatives(w.model, wd.data, wd.implicit(w.model), q, v, tau, dt, fext, q_out, v_out);
+      });
+      break;
     case StepKind::SemiImplicit:
-      semiImplicitJacobians(w.model, wd.data, q, v, tau, dt, fext, q_out, v_out, jac);
+      jacobiansInto(wd.data, jac, [&] { stepDerivatives(w.model, wd.data, q, v, tau, dt, q_out, v_out, fext); });
       break;
   }
   if (pjac) modelParameterJacobians(w, wd, kind, q, v, tau, fext, groups, q_out, v_out, pjac);
@@ -143,6 +157,8 @@ void worldStepVJP(const WorldModel& w, WorldData& wd, const double* q, const dou
   const StepCotangents sc = zeroedCotangents(w, groups, g_state, g_tau, g_params);
   if (kind == StepKind::Rk4)
     rk4StepVJP(w.model, wd.data, wd.rk4(w.model), q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
+  else if (kind == StepKind::Implicit)
+    implicitStepVJP(w.model, wd.data, wd.implicit(w.model), q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
   else
     stepVJP(w.model, wd.data, q, v, tau, dt, gq, gv, q_out, v_out, sc, fext);
 }
@@ -159,6 +175,12 @@ void worldRollout(const WorldModel& w, const double* q0, const double* v0, const
       Data data(m);
       Rk4Workspace ws(m);
       rk4Rollout(m, data, ws, q0, v0, taus, T, dt, Q, V);
+      return;
+    }
+    case StepKind::Implicit: {
+      Data data(m);
+      ImplicitWorkspace ws(m);
+      implicitRollout(m, data, ws, q0, v0, taus, T, dt, Q, V);
       return;
     }
     case StepKind::SemiImplicit: {
@@ -186,6 +208,9 @@ void worldRolloutBackward(const WorldModel& w, const double* Q, const double* V,
   if (kind == StepKind::Rk4) {
     Rk4Workspace ws(m);
     rk4RolloutBackward(m, data, ws, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
+  } else if (kind == StepKind::Implicit) {
+    ImplicitWorkspace ws(m);
+    implicitRolloutBackward(m, data, ws, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
   } else {
     rolloutBackward(m, data, Q, V, taus, T, dt, GQ, GV, g_taus, sc);
   }
@@ -218,6 +243,8 @@ void worldRolloutBatch(const WorldModel& w, const double* Q0, const double* V0, 
                        Qi, Vi, [](int) {});
         else if (kind == StepKind::Rk4)
           rk4Rollout(m, wd.data, wd.rk4(m), Q0 + i * nq, V0 + i * nv, taus(i), T, dt, Qi, Vi);
+        else if (kind == StepKind::Implicit)
+          implicitRollout(m, wd.data, wd.implicit(m), Q0 + i * nq, V0 + i * nv, taus(i), T, dt, Qi, Vi);
         else
           rollout(m, wd.data, Q0 + i * nq, V0 + i * nv, taus(i), T, dt, Qi, Vi);
       });

@@ -32,4 +32,12 @@ int stepParameterCount(const Model& model, int groups);
 void stepParameterDerivatives(const Model& model, Data& data, const double* q, const double* v, double dt, int groups,
                               double* dq_dp, double* dv_dp, bool reexpress = true);
 
+/// The columns shared by the steps' parameter Jacobians: Dv = scale * response * dr/dp for a residual
+///   r = rnea(q, v_rnea, a) + armature a + D v_damp + K x_spring + ... (terms without parameters),
+/// columns of `groups` in enum order (dr/dtheta the regressor at (q, v_rnea, a), diag(a), diag(v_damp),
+/// diag(x_spring), the gravity Jacobian; needs data.J at q). Dv: nv x stepParameterCount, row-major.
+void residualParameterColumns(const Model& model, Data& data, const double* q, const double* v_rnea, const double* a,
+                              const double* v_damp, const double* x_spring, const MatX& response, double scale,
+                              int groups, double* Dv);
+
 }  // namespace rigidiff

@@ -1,12 +1,14 @@
 // Every buffer of a world's calls (docs/architecture.md, "The world"): the multibody Data, the collision
-// and constraint buffers, the RK4 workspace (made on first use) and the warm-start cache with the state
-// it belongs to. Sized from a WorldModel; a pool of them (one per thread) serves one shared WorldModel.
+// and constraint buffers, the RK4 and implicit steps' workspaces (made on first use) and the warm-start
+// cache with the state it belongs to. Sized from a WorldModel; a pool of them (one per thread) serves one
+// shared WorldModel.
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "rigidiff/world/contact_step.hpp"
+#include "rigidiff/world/implicit_step.hpp"
 #include "rigidiff/world/rk4_step.hpp"
 #include "rigidiff/world/world_model.hpp"
 
@@ -26,6 +28,8 @@ struct WorldData {
   /// The RK4 workspace (with the parameter Jacobians' buffers), made on the first RK4 call: its
   /// nv x 3 nv blocks are not paid by worlds that never take an RK4 step.
   Rk4Workspace& rk4(const Model& model);
+  /// The implicit step's workspace (nv x nv blocks), likewise made on the first implicit call.
+  ImplicitWorkspace& implicit(const Model& model);
 
   /// Before a single constrained step from (q, v): keeps the warm start only if (q, v) is bitwise the end
   /// state of the step that left it, so that a step depends on its arguments alone.
@@ -37,6 +41,7 @@ struct WorldData {
 
  private:
   std::unique_ptr<Rk4Workspace> rk4_;
+  std::unique_ptr<ImplicitWorkspace> implicit_;
 };
 
 }  // namespace rigidiff

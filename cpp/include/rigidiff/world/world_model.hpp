@@ -16,7 +16,7 @@ namespace rigidiff {
 constexpr int kNeedsNothing = 0, kNeedsContacts = 1, kNeedsJointFriction = 2, kNeedsJointLimits = 3;
 
 /// Which step a world takes (stepKind).
-enum class StepKind : int { SemiImplicit = 0, Rk4 = 1, Constrained = 2 };
+enum class StepKind : int { SemiImplicit = 0, Rk4 = 1, Implicit = 2, Constrained = 3 };
 
 /// Why the step of (model, cmodel) under options o needs constraint rows: kNeedsContacts (a pair of
 /// shapes that may touch), kNeedsJointFriction (switched on, and a joint has friction), kNeedsJointLimits
@@ -78,16 +78,21 @@ struct WorldModel {
   bool constrained() const { return constraint_reason != kNeedsNothing; }
 };
 
-/// Throws the std::invalid_argument of an integrator that cannot take the world's constraint rows.
+/// Throws the std::invalid_argument of an integrator (RK4, implicit) that cannot take the world's constraint
+/// rows, naming the reason.
 [[noreturn]] void refuseConstraints(const WorldModel& world);
 
 /// The step the world takes: the constrained step when it needs constraint rows, else its integrator's.
 /// std::invalid_argument, naming the reason, for an integrator that cannot take constraint rows.
 inline StepKind stepKind(const WorldModel& world) {
-  const bool rk4 = world.options.integrator == kIntegratorRk4;
-  if (!world.constrained()) return rk4 ? StepKind::Rk4 : StepKind::SemiImplicit;
-  if (rk4) refuseConstraints(world);
-  return StepKind::Constrained;
+  const int integrator = world.options.integrator;
+  if (world.constrained()) {
+    if (integrator != kIntegratorSemiImplicit) refuseConstraints(world);
+    return StepKind::Constrained;
+  }
+  return integrator == kIntegratorRk4        ? StepKind::Rk4
+         : integrator == kIntegratorImplicit ? StepKind::Implicit
+                                             : StepKind::SemiImplicit;
 }
 
 }  // namespace rigidiff

@@ -7,9 +7,11 @@
 
 namespace rigidiff {
 
-/// WorldOptions::integrator: semi-implicit Euler (world/step.hpp, the default) or RK4 (world/rk4_step.hpp).
+/// WorldOptions::integrator: semi-implicit Euler (world/step.hpp, the default), RK4 (world/rk4_step.hpp) or
+/// backward Euler in the velocity (world/implicit_step.hpp).
 constexpr int kIntegratorSemiImplicit = 0;
 constexpr int kIntegratorRk4 = 1;
+constexpr int kIntegratorImplicit = 2;
 
 /// WorldOptions::gyroscopic: the semi-implicit step's gyroscopic term of free and ball joints, explicit (the
 /// default) or implicit (world/free_joint_motion.hpp).
@@ -24,7 +26,8 @@ struct WorldOptions {
   /// m: contacts are detected below this distance; the world copies it into each CollisionModel it builds
   double contact_margin = 0.0;
   double max_penetration = 0.03;             ///< m: a step with a deeper contact warns once (never dropped)
-  /// kIntegratorSemiImplicit or kIntegratorRk4 (contact-free worlds only: the Python layer refuses the others)
+  /// kIntegratorSemiImplicit, kIntegratorRk4 or kIntegratorImplicit (the last two for contact-free worlds only:
+  /// the Python layer refuses the others)
   int integrator = kIntegratorSemiImplicit;
   int gyroscopic = kGyroscopicExplicit;      ///< kGyroscopicExplicit or kGyroscopicImplicit
 };
@@ -32,7 +35,8 @@ struct WorldOptions {
 /// Copies the options that the compiled models hold (gravity into model, the margin into cmodel).
 inline void applyWorldOptions(const WorldOptions& options, Model& model, CollisionModel& cmodel) {
   model.gravity = options.gravity;
-  model.implicit_gyroscopic = options.gyroscopic == kGyroscopicImplicit;
+  // the implicit step treats the gyroscopic term implicitly itself, without the semi-implicit step's maps
+  model.implicit_gyroscopic = options.gyroscopic == kGyroscopicImplicit && options.integrator != kIntegratorImplicit;
   cmodel.margin = options.contact_margin;
 }
 

@@ -98,6 +98,32 @@ def test_the_order_of_adding_particles_and_skeletons_does_not_change_the_world(p
     np.testing.assert_array_equal(ja.B, jb.B)
 
 
+def test_the_particle_point_map_equals_the_chain_walk_of_the_same_bodies_as_a_skeleton(pushed):
+    """A particle's contact rows and their derivatives come from its own point map (the identity on its 3
+    dofs, contact/point_jacobian.hpp); the same point masses built as a skeleton of translational joints
+    take the articulated chain walks. Both worlds step, differentiate and pull cotangents back alike, bit
+    for bit: the identity map is the chain walk without its terms that vanish."""
+    world, q, v, tau = pushed
+    chain = rd.World(dt=world.dt)
+    chain.add_skeleton(paddle())
+    chain.add_ground(friction=0.6)
+    sk = rd.Skeleton("pile", self_collision=True)  # as the particles of one set touch each other
+    for i in range(len(pile_positions())):
+        body = sk.add_body(f"p{i}", joint=rd.TranslationalJoint(f"p{i}"), inertia=rd.Inertia(0.1))
+        body.add_shape(rd.Sphere(R), friction=0.6, name=f"p{i}")
+    chain.add_skeleton(sk)
+    assert chain.nq == world.nq and chain.layout("pile").q == world.layout("pile").q
+    for a, b in zip(chain.step(q, v, tau), world.step(q, v, tau)):
+        np.testing.assert_array_equal(a, b)
+    ja, jb = chain.step_jacobians(q, v, tau), world.step_jacobians(q, v, tau)
+    np.testing.assert_array_equal(ja.A, jb.A)
+    np.testing.assert_array_equal(ja.B, jb.B)
+    g = np.random.default_rng(2).normal(size=(2, world.nv))
+    ga, gb = chain.step_vjp(q, v, tau, *g), world.step_vjp(q, v, tau, *g)
+    for x, y in ((ga.q, gb.q), (ga.v, gb.v), (ga.tau, gb.tau)):
+        np.testing.assert_array_equal(x, y)
+
+
 def test_reverse_mode_and_batches_agree_with_the_step_jacobians(pushed):
     world, q, v, tau = pushed
     jac = world.step_jacobians(q, v, tau)

@@ -23,6 +23,7 @@ int CollisionModel::addGeometry(const Model& model, const CollisionShape& shape,
   g.shape = shape;
   g.frame = frame;
   g.joint = model.frames[frame].joint;
+  g.body = g.joint == 0 ? BodyRef{} : BodyRef{BodyKind::Articulated, g.joint};
   g.skeleton = skeleton;
   g.placement = placement;
   g.friction = friction;

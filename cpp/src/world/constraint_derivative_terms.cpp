@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigidiff/collision/feature_derivatives.hpp"
+#include "rigidiff/contact/point_jacobian.hpp"
 #include "rigidiff/contact/pseudo_inverse.hpp"
 #include "rigidiff/world/friction_basis.hpp"
 
@@ -16,20 +17,12 @@ using contact::LcpClass;
 // The motion terms of a contact's rows: d nu_b / dq_k = S_k x (nu_b - nu_parent) for the dofs k
 // moving body b, summed with sign +1 for A and -1 for B into X (6 x nv, set on the columns `cols`),
 // so that d(w . (nu_A - nu_B))/dq_k at fixed w is w . X_k for every row of the contact.
-void contactMotionTerms(const Model& model, const Data& data, int ja, int jb, const std::vector<int>& cols,
-                        const Mat6X& nu, Mat6X& X) {
+void contactMotionTerms(const Model& model, const Data& data, const BodyRef& a, const BodyRef& b,
+                        const std::vector<int>& cols, const Mat6X& nu, Mat6X& X) {
   X.resize(6, model.nv);
   for (int col : cols) X.col(col).setZero();
-  const int ends[2] = {ja, jb};
-  for (int side = 0; side < 2; ++side) {
-    const int b = ends[side];
-    const double sign = side == 0 ? 1.0 : -1.0;
-    for (int j = b; j > 0; j = model.parents[j]) {
-      const JointModel& jm = model.joints[j];
-      const Vec6 delta = nu.col(b) - nu.col(model.parents[j]);
-      for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c) X.col(c) += sign * crossMotion(data.J.col(c), delta);
-    }
-  }
+  addBodyMotionTerms(model, data, a, nu, 1.0, X);
+  addBodyMotionTerms(model, data, b, nu, -1.0, X);
 }
 
 // d/dq of a row J_r u = w . (nu_A(u) - nu_B(u)) at fixed u, with w = (d, p x d) and its derivative dw
@@ -43,9 +36,17 @@ void rowVelocityDerivative(int ja, int jb, const Vec6& w, const Mat6X& dw, const
 
 // d(S_b^T W)/dq for a wrench W (world origin) on body b whose derivative is dW (6 x nv, read on the
 // columns `cols`), added into F with `sign`: the chain's columns turn (d S_m / dq_k = S_k x S_m for m at or
-// below k) and W moves
-void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec6& W, const Mat6X& dW,
+// below k) and W moves. A particle's columns are world translations that never turn: only W moves.
+void addImpulseDerivative(const Model& model, const Data& data, const BodyRef& body, const Vec6& W, const Mat6X& dW,
                           const std::vector<int>& cols, double sign, const ConstraintTermSink& F) {
+  if (body.kind == BodyKind::Static) return;
+  if (body.kind == BodyKind::Particle) {
+    const int v0 = model.joints[body.index].idx_v;
+    for (int k = 0; k < 3; ++k)
+      for (int col : cols) F.addFq(v0 + k, col, sign * dW(k, col));
+    return;
+  }
+  const int b = body.index;
   for (int jk = b; jk > 0; jk = model.parents[jk]) {
     const JointModel& ck = model.joints[jk];
     for (int k = ck.idx_v; k < ck.idx_v + ck.nv; ++k) {
@@ -57,20 +58,9 @@ void addImpulseDerivative(const Model& model, const Data& data, int b, const Vec
       }
     }
   }
-  for (int jm = b; jm > 0; jm = model.parents[jm]) {
-    const JointModel& cm = model.joints[jm];
-    for (int m = cm.idx_v; m < cm.idx_v + cm.nv; ++m)
-      for (int col : cols) F.addFq(m, col, sign * data.J.col(m).dot(dW.col(col)));
-  }
-}
-
-// adds the twist Jacobian of body b (world convention) times the k x 6 block D into out (k x nv)
-template <typename Block, typename Out>
-void addChainProduct(const Model& model, const Data& data, int b, const Block& D, Out&& out) {
-  for (int j = b; j > 0; j = model.parents[j]) {
-    const JointModel& jm = model.joints[j];
-    for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c) out.col(c).noalias() += D * data.J.col(c);
-  }
+  forChainDofs(model, b, [&](int m) {
+    for (int col : cols) F.addFq(m, col, sign * data.J.col(m).dot(dW.col(col)));
+  });
 }
 
 // point, normal, distance and friction-direction derivatives of contact k with respect to q
@@ -79,7 +69,8 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
   ConstraintDerivativeBuffers& w = cd.deriv;
   const int nv = model.nv;
   const Contact& c = cd.cdata.contacts.contacts[k];
-  const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
+  const BodyRef& ba = cmodel.geometries[c.geom_a].body;
+  const BodyRef& bb = cmodel.geometries[c.geom_b].body;
   const SE3& Mb = cd.cdata.placements[c.geom_b];
   FeatureGeometry value;
   FeatureGeometryDerivatives der;
@@ -95,14 +86,13 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
     w.rowq[col] = 0.0;
   }
   w.cols.clear();
-  for (int j = jb; j > 0; j = model.parents[j])
-    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col) {
-      w.onB[col] = 1;
-      w.bcols.push_back(col);
-    }
-  for (int j = ja; j > 0; j = model.parents[j])
-    for (int col = model.joints[j].idx_v; col < model.joints[j].idx_v + model.joints[j].nv; ++col)
-      if (!w.onB[col]) w.cols.push_back(col);
+  forBodyDofs(model, bb, [&](int col) {
+    w.onB[col] = 1;
+    w.bcols.push_back(col);
+  });
+  forBodyDofs(model, ba, [&](int col) {
+    if (!w.onB[col]) w.cols.push_back(col);
+  });
   std::sort(w.bcols.begin(), w.bcols.end());  // B's dofs after A's own, ascending
   w.cols.insert(w.cols.end(), w.bcols.begin(), w.bcols.end());
   w.bcols.clear();
@@ -118,12 +108,12 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
     for (int t = 0; t < nt; ++t) w.dtangent.col(t * nv + col).setZero();
   }
   // ddistance is read whole (rows of G_q) and zero off `cols` (cleared above)
-  addChainProduct(model, data, ja, der.dpoint.leftCols<6>(), w.dpoint);
-  addChainProduct(model, data, jb, der.dpoint.rightCols<6>(), w.dpoint);
-  addChainProduct(model, data, ja, der.dnormal.leftCols<6>(), w.dnormal);
-  addChainProduct(model, data, jb, der.dnormal.rightCols<6>(), w.dnormal);
-  addChainProduct(model, data, ja, der.ddistance.leftCols<6>(), w.ddistance.transpose());
-  addChainProduct(model, data, jb, der.ddistance.rightCols<6>(), w.ddistance.transpose());
+  addBodyProduct(model, data, ba, der.dpoint.leftCols<6>(), w.dpoint);
+  addBodyProduct(model, data, bb, der.dpoint.rightCols<6>(), w.dpoint);
+  addBodyProduct(model, data, ba, der.dnormal.leftCols<6>(), w.dnormal);
+  addBodyProduct(model, data, bb, der.dnormal.rightCols<6>(), w.dnormal);
+  addBodyProduct(model, data, ba, der.ddistance.leftCols<6>(), w.ddistance.transpose());
+  addBodyProduct(model, data, bb, der.ddistance.rightCols<6>(), w.ddistance.transpose());
   // friction directions turn with the normal and with B
   Vec3 dt[4];
   for (int col : w.cols) {
@@ -142,7 +132,9 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
   ConstraintDerivativeBuffers& w = cd.deriv;
   const int nv = model.nv, nt = options.frictionDirections;
   const Contact& c = cd.cdata.contacts.contacts[k];
-  const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
+  const BodyRef& ba = cmodel.geometries[c.geom_a].body;
+  const BodyRef& bb = cmodel.geometries[c.geom_b].body;
+  const int ja = ba.joint(), jb = bb.joint();
   const Vec3& p = c.point;
   Vec6 W = Vec6::Zero();
   bool pushes = false;  // some row of the contact carries an impulse
@@ -168,7 +160,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     const int a = w.slot[r];
     if (a < 0) continue;
     // clamped: d(J_r v') = d target_r
-    if (!motion_next) contactMotionTerms(model, data, ja, jb, w.cols, w.nuNext, w.motionNext);
+    if (!motion_next) contactMotionTerms(model, data, ba, bb, w.cols, w.nuNext, w.motionNext);
     motion_next = true;
     rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuNext, w.motionNext, w.rowq);
     // row a of G_q (zero off the contact's dofs, as rowq and ddistance are) into the matrix, or times
@@ -196,7 +188,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
         break;
       case TargetKind::Restitution: {
         const double e = cd.restitution[k];
-        if (!motion_prev) contactMotionTerms(model, data, ja, jb, w.cols, w.nuPrev, w.motionPrev);
+        if (!motion_prev) contactMotionTerms(model, data, ba, bb, w.cols, w.nuPrev, w.motionPrev);
         motion_prev = true;
         rowVelocityDerivative(ja, jb, wr, w.dw, w.cols, w.nuPrev, w.motionPrev, w.rowq);
         if (sink.Gq) {
@@ -217,8 +209,8 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
     }
   }
   if (pushes) {
-    addImpulseDerivative(model, data, ja, W, w.dW, w.cols, 1.0, sink);
-    addImpulseDerivative(model, data, jb, W, w.dW, w.cols, -1.0, sink);
+    addImpulseDerivative(model, data, ba, W, w.dW, w.cols, 1.0, sink);
+    addImpulseDerivative(model, data, bb, W, w.dW, w.cols, -1.0, sink);
   }
 }
 

@@ -5,6 +5,8 @@
 
 #include "rigidiff/algorithm/aba.hpp"
 #include "rigidiff/algorithm/minverse.hpp"
+#include "rigidiff/algorithm/point_jacobian.hpp"
+#include "rigidiff/contact/point_jacobian.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/friction_basis.hpp"
 #include "rigidiff/world/step.hpp"
@@ -20,24 +22,9 @@ void jointVelocities(const Model& model, const Data& data, const Ref<const VecX>
   }
 }
 
-namespace {
-
-// d^T J_p along the chain of joint j, added into out[c - dof0] for each dof c of the chain
-void addPointRowFrom(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
-                     int dof0, double* out) {
-  const Vec3 pxd = p.cross(d);
-  for (int i = j; i > 0; i = model.parents[i]) {
-    const JointModel& jm = model.joints[i];
-    for (int c = jm.idx_v; c < jm.idx_v + jm.nv; ++c)
-      out[c - dof0] += sign * (d.dot(data.J.col(c).head<3>()) + pxd.dot(data.J.col(c).tail<3>()));
-  }
-}
-
-}  // namespace
-
 void addPointRow(const Model& model, const Data& data, int j, const Vec3& p, const Vec3& d, double sign,
                  Ref<VecX> row) {
-  addPointRowFrom(model, data, j, p, d, sign, 0, row.data());
+  addChainPointRow(model, data, j, p, d, sign, 0, row.data());
 }
 
 namespace {
@@ -92,16 +79,13 @@ void speculativeReach(const Model& model, const Data& data, const CollisionModel
 void dropUnreachedGaps(const CollisionModel& cmodel, ContactStepData& cd, const ContactOptions& options, double dt) {
   auto& contacts = cd.cdata.contacts.contacts;
   const Mat6X& nu = cd.nuFree;
-  auto pointVelocity = [&](int joint, const Vec3& p) -> Vec3 {
-    return nu.col(joint).head<3>() + nu.col(joint).tail<3>().cross(p);
-  };
   std::size_t kept = 0;
   for (std::size_t k = 0; k < contacts.size(); ++k) {
     const Contact& c = contacts[k];
     bool keep = c.distance <= options.touchingDistance();
     if (!keep) {
-      const Vec3 va = pointVelocity(cmodel.geometries[c.geom_a].joint, c.point);
-      const Vec3 vb = pointVelocity(cmodel.geometries[c.geom_b].joint, c.point);
+      const Vec3 va = pointVelocity(cmodel.geometries[c.geom_a].body, nu, c.point);
+      const Vec3 vb = pointVelocity(cmodel.geometries[c.geom_b].body, nu, c.point);
       keep = c.distance + dt * c.normal.dot(va - vb) < 0.0;  // closes under the free motion
     }
     if (keep) contacts[kept++] = c;
@@ -389,14 +373,14 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   for (int r = 0; r < ncontact_rows; ++r) {
     const ConstraintRow& row = cd.rows[r];
     const Contact& c = contacts[row.index];
-    const int ja = cmodel.geometries[c.geom_a].joint, jb = cmodel.geometries[c.geom_b].joint;
     Vec3 d = c.normal;
     if (row.kind == RowKind::ContactFriction) d = cd.tangents[nt * row.index + row.direction];
-    for (const auto& [j, sign] : {std::pair<int, double>{ja, 1.0}, std::pair<int, double>{jb, -1.0}}) {
-      if (j == 0) continue;  // welded to the world
+    for (const auto& [body, sign] : {std::pair<BodyRef, double>{cmodel.geometries[c.geom_a].body, 1.0},
+                                     std::pair<BodyRef, double>{cmodel.geometries[c.geom_b].body, -1.0}}) {
+      if (!body.moves()) continue;
       int dof0 = 0;
-      double* seg = rowSegment(model, cd, r, cd.treeOf[j], dof0);
-      addPointRowFrom(model, data, j, c.point, d, sign, dof0, seg);
+      double* seg = rowSegment(model, cd, r, cd.treeOf[body.joint()], dof0);
+      addPointRow(model, data, body, c.point, d, sign, dof0, seg);
     }
     if (row.kind == RowKind::ContactNormal) {
       normal_row = r;

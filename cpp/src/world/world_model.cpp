@@ -94,6 +94,19 @@ void WorldModel::refresh() {
                                          << model.nq << " and " << model.nv);
   applyWorldOptions(options, model, cmodel);
   constraint_reason = constraintReason(model, cmodel, options.contact);
+  // the contact layer's kind of each geometry's body: a joint whose dofs lie in a particle block is a particle
+  for (Geometry& g : cmodel.geometries) {
+    if (g.joint == 0) continue;
+    const int v = model.joints[g.joint].idx_v;
+    bool particle = false;
+    for (const StateBlock& block : blocks)
+      particle = particle || (block.kind == BlockKind::Particles && v >= block.v_begin && v < block.v_begin + block.nv);
+    // the identity point map holds for a translation in world axes attached to the world
+    RD_CHECK_ARG(!particle || (model.joints[g.joint].type == JointType::Translational && model.parents[g.joint] == 0 &&
+                               model.joint_placements[g.joint].R.isIdentity(0.0)),
+                 "geometry " << g.name << ": a particle's joint must be a translation in world axes on the world");
+    g.body = {particle ? BodyKind::Particle : BodyKind::Articulated, g.joint};
+  }
 }
 
 void refuseConstraints(const WorldModel& world) {

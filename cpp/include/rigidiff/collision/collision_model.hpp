@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/body_ref.hpp"
 #include "rigidiff/collision/shape.hpp"
 #include "rigidiff/multibody/data.hpp"
 
@@ -18,6 +19,9 @@ struct Geometry {
   CollisionShape shape;
   int frame = 0;                    ///< frame (user body) it is attached to
   int joint = 0;                    ///< supporting joint of that frame (0: welded to the world)
+  /// the body that moves it, as the contact layer sees it: Static (joint 0), else Articulated (the joint),
+  /// or Particle where the world says the joint is a particle's (WorldModel::refresh)
+  BodyRef body;
   int skeleton = 0;                 ///< skeleton index, for self-collision filtering
   SE3 placement = SE3::Identity();  ///< pose of the geometry in its frame
   double friction = 0.5;

@@ -17,7 +17,7 @@ def _primitive_ccd(int pair, points, double min_distance, double t_max, double c
     cdef double* tp = _ptr(toi)
     with nogil:
         api.primitiveCcd(pair, n, pp, min_distance, t_max, conservative_rescaling, max_iterations, hp, tp, ep)
-    return hit.astype(bool), toi, exhausted.astype(bool)
+    return hit.view(np.bool_), toi, exhausted.view(np.bool_)
 
 
 def _swept_pairs(start_a, end_a, int ka, start_b, end_b, int kb, double min_distance):

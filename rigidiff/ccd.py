@@ -49,6 +49,11 @@ class CCDResult(NamedTuple):
 
 
 def _options(min_distance, t_max, conservative_rescaling, max_iterations) -> tuple:
+    # plain floats and ints in range pass without the general checks, which cost more than a query
+    if (type(min_distance) is float and 0.0 <= min_distance < np.inf and type(t_max) is float and 0.0 < t_max <= 1.0
+            and type(conservative_rescaling) is float and 0.0 < conservative_rescaling < 1.0
+            and type(max_iterations) is int and 1 <= max_iterations <= _INT_MAX):
+        return min_distance, t_max, conservative_rescaling, max_iterations
     min_distance = as_scalar(min_distance, "min_distance", minimum=0.0)
     t_max = as_scalar(t_max, "t_max", minimum=0.0, strict=True)
     if t_max > 1.0:

@@ -315,3 +315,33 @@ def test_swept_pairs_edge_cases_and_bad_arguments():
         rc.swept_pairs(tri, tri, tri, np.full((1, 3, 3), np.nan))
     with pytest.raises(ValueError, match="min_distance"):
         rc.swept_pairs(tri, tri, tri, tri, min_distance=-1.0)
+
+
+EPS = float(np.finfo(np.float32).eps)
+
+
+def test_boundary_grids():
+    # edges crossing at right angles as they approach head-on, with the second edge's x offset and the
+    # approach distance straddling exact contact by float32 epsilons: contact iff |x| <= 1 and the closing
+    # distance reaches the gap of 2, first at t = 2 / closing
+    for x in (-1 - EPS, -1, -1 + EPS, -0.5, 0, 0.5, 1 - EPS, 1, 1 + EPS):
+        for closing in (-2.0, 0.0, 2 - 2 * EPS, 2.0, 2 + 2 * EPS, 4.0):
+            a = [(-1, -1, 0), (1, -1, 0)]
+            b = [(x, 1, -1), (x, 1, 1)]
+            b_end = [(x, 1 - closing, -1), (x, 1 - closing, 1)]
+            r = one("edge_edge", [*a, *b, *a, *b_end])
+            if abs(x) <= 1 and closing >= 2:
+                assert r.hit and r.toi <= 2 / closing, (x, closing, r)
+            if closing <= 0:
+                assert not r.hit, (x, closing, r)
+            X = np.asarray([[*a, *b, *a, *b_end]], dtype=float)
+            assert min_distance_until("edge_edge", X, np.array([r.toi]))[0] > 0.0
+    # a point falling onto the triangle near its edges and corners, inside and outside by float32 epsilons
+    for x, y, inside in [(0, 0, True), (1 - EPS, -1 + EPS, True), (1 + EPS, -1, False), (0, 1 - EPS, True),
+                         (0, 1 + EPS, False), (-1, -1, True), (0.5, 0, True), (0.5 + EPS, 0, False)]:
+        for z_end in (0.0, -EPS, EPS, -1.0):
+            r = one("point_triangle", [(x, y, 1), *TRIANGLE, (x, y, z_end), *TRIANGLE])
+            if inside and z_end <= 0:
+                assert r.hit and r.toi <= 1 / (1 - z_end), (x, y, z_end, r)
+            X = np.asarray([[(x, y, 1), *TRIANGLE, (x, y, z_end), *TRIANGLE]], dtype=float)
+            assert min_distance_until("point_triangle", X, np.array([r.toi]))[0] > 0.0

@@ -73,6 +73,7 @@ CcdResult additiveCcd(const std::array<Vec3, K>& start, const std::array<Vec3, K
       result.toi = options.t_max;
       return result;
     }
+    if (t_next == t) break;  // the safe advance is below the resolution of t: as good as touching
     const double next_gap = gapAt(t_next);
     ++result.iterations;
     // the first advance is accepted unless rounding left no gap, so a hit right after the start is not 0

@@ -36,7 +36,8 @@ def main(argv=None) -> None:
     rows = [[np.ascontiguousarray(p) for p in config] for config in x]
     accd = ipctk.AdditiveCCD(conservative_rescaling=0.9)
     print(f"rigidiff {rd.__version__}, n = {args.n}; times in us per configuration, ratios rigidiff / ipctk")
-    print(f"{'pair':16s} {'hits':>6s} {'ipctk':>8s} {'call':>8s} {'batch':>8s} {'call/ipctk':>11s} {'batch/ipctk':>12s}")
+    print(f"{'pair':16s} {'hits':>6s} {'ipctk':>8s} {'call':>8s} {'batch':>8s} {'call/ipctk':>11s} "
+          f"{'batch/ipctk':>12s}")
     for label, name in (("point-triangle", "point_triangle_ccd"), ("edge-edge", "edge_edge_ccd")):
         ours, peer = getattr(rd.collision, name), getattr(accd, name)
         hits = int(ours(*columns).hit.sum())

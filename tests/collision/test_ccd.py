@@ -345,3 +345,17 @@ def test_boundary_grids():
                 assert r.hit and r.toi <= 1 / (1 - z_end), (x, y, z_end, r)
             X = np.asarray([[(x, y, 1), *TRIANGLE, (x, y, z_end), *TRIANGLE]], dtype=float)
             assert min_distance_until("point_triangle", X, np.array([r.toi]))[0] > 0.0
+
+
+def test_any_real_array_layout_gives_the_same_answer():
+    X = random_configurations("point_triangle", n=40, seed=7)
+    expected = ccd("point_triangle", X)
+    fortran = [np.asfortranarray(X[:, k]) for k in range(8)]
+    np.testing.assert_array_equal(rc.point_triangle_ccd(*fortran).toi, expected.toi)
+    single = X.astype(np.float32)
+    np.testing.assert_array_equal(ccd("point_triangle", single).toi, ccd("point_triangle", single.astype(float)).toi)
+    # lists of ints are points too
+    r = rc.point_edge_ccd([0, 1, 0], [-1, 0, 0], [1, 0, 0], [0, -1, 0], [-1, 0, 0], [1, 0, 0])
+    assert r.hit and 0.4 < r.toi <= 0.5
+    with pytest.raises(ValueError, match="p_end"):
+        rc.point_edge_ccd([0, 1, 0], [-1, 0, 0], [1, 0, 0], ["a", "b", "c"], [-1, 0, 0], [1, 0, 0])

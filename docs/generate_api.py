@@ -502,6 +502,11 @@ def render() -> str:
     out += ["Type names: `rigidiff.collision.POINT_EDGE_TYPES` = " + ", ".join(rd.collision.POINT_EDGE_TYPES) + "; "
             "`POINT_TRIANGLE_TYPES` = " + ", ".join(rd.collision.POINT_TRIANGLE_TYPES) + "; `EDGE_EDGE_TYPES` = "
             + ", ".join(rd.collision.EDGE_EDGE_TYPES) + ".", ""]
+    out += ["`rigidiff.collision` also offers continuous collision detection of moving primitives (the earliest",
+            "time of impact) and its swept-box broad phase ([ccd.md](ccd.md)):", ""]
+    for fname in ("point_point_ccd", "point_edge_ccd", "point_triangle_ccd", "edge_edge_ccd", "swept_pairs"):
+        out += render_function(f"rigidiff.collision.{fname}", getattr(rd.collision, fname))
+    out += render_class(rd.collision.CCDResult, constructor=False, qualname="rigidiff.collision.CCDResult")
 
     out += ["## Loading robots", "", "Rules in detail: [urdf.md](urdf.md).", ""]
     out += render_function("rigidiff.load_urdf", rd.load_urdf)

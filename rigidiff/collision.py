@@ -18,7 +18,9 @@ realised by several directions (concentric spheres, crossing capsule axes) ``nor
 
 The squared-distance primitives of mesh contact (point–triangle, edge–edge, ... with exact gradients and
 Hessians, and their distance types) live in rigidiff.distance_primitives and are offered here too:
-``rd.collision.point_triangle_distance(p, t0, t1, t2, derivatives=2)`` (docs/distance.md).
+``rd.collision.point_triangle_distance(p, t0, t1, t2, derivatives=2)`` (docs/distance.md). Continuous
+collision detection of moving primitives (earliest time of impact, swept-box broad phase) lives in
+rigidiff.ccd and is offered here too: ``rd.collision.point_triangle_ccd(...)`` (docs/ccd.md).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 
 from rigidiff import _core
 from rigidiff._validate import as_array
+from rigidiff.ccd import CCDResult, edge_edge_ccd, point_edge_ccd, point_point_ccd, point_triangle_ccd, swept_pairs
 from rigidiff.distance_primitives import (EDGE_EDGE_MOLLIFIER_SCALE, EDGE_EDGE_TYPES, POINT_EDGE_TYPES,
                                           POINT_TRIANGLE_TYPES, edge_edge_distance, edge_edge_distance_type,
                                           edge_edge_mollifier, edge_edge_mollifier_threshold, line_line_distance,
@@ -43,7 +46,8 @@ __all__ = ["distance", "DistanceResult", "POINT_EDGE_TYPES", "POINT_TRIANGLE_TYP
            "EDGE_EDGE_MOLLIFIER_SCALE", "point_point_distance", "point_line_distance", "point_edge_distance",
            "point_plane_distance", "point_triangle_distance", "line_line_distance", "edge_edge_distance",
            "edge_edge_mollifier", "edge_edge_mollifier_threshold", "point_edge_distance_type",
-           "point_triangle_distance_type", "edge_edge_distance_type"]
+           "point_triangle_distance_type", "edge_edge_distance_type", "CCDResult", "point_point_ccd",
+           "point_edge_ccd", "point_triangle_ccd", "edge_edge_ccd", "swept_pairs"]
 
 # shape type codes shared with the C++ core (cpp/include/rigidiff/collision/shape.hpp)
 SHAPE_CODES = {Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, Plane: 5, Mesh: 6}

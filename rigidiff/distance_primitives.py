@@ -51,6 +51,9 @@ _TYPES = {_POINT_EDGE: POINT_EDGE_TYPES, _POINT_TRIANGLE: POINT_TRIANGLE_TYPES, 
 def _stack(points: dict) -> tuple[np.ndarray, bool]:
     """The named points as one (n, 3K) array of configurations, and whether the inputs were batched.
     Finiteness is checked by the core (see _evaluate), which keeps a single call cheap."""
+    values = list(points.values())
+    if all(type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (3,) for x in values):
+        return np.concatenate(values)[None], False  # the common single configuration, without conversions
     arrays = [real_array(x, name, "(3,) or (n, 3)") for name, x in points.items()]
     if all(a.shape == (3,) for a in arrays):
         return np.concatenate(arrays)[None], False

@@ -78,6 +78,15 @@ cdef extern from "rigidiff/bind/api_distance.hpp" namespace "rigidiff::bind" nog
     void primitiveDistanceTypes(int primitive, int n, const double* points, int* types) except +
 
 
+cdef extern from "rigidiff/bind/api_ccd.hpp" namespace "rigidiff::bind" nogil:
+    int ccdPointCount(int pair) except +
+    void primitiveCcd(int pair, int n, const double* points, double min_distance, double t_max,
+                      double conservative_rescaling, int max_iterations, unsigned char* hit, double* toi,
+                      unsigned char* exhausted) except +
+    void ccdSweptPairs(const double* start_a, const double* end_a, int na, int ka, const double* start_b,
+                       const double* end_b, int nb, int kb, double min_distance, vector[int]& out) except +
+
+
 cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
     int addBodyPart(WorldModel&, int j, const double* inertia, bool own) except +
     int addStateBlock(WorldModel&, const string& name, int kind, int nq, int nv) except +

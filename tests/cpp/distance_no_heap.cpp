@@ -2,8 +2,6 @@
 // and counted around every value, gradient and Hessian call, over configurations that reach each branch
 // (every distance type, parallel and zero-length edges, the mollifier inside and outside its band).
 // Built and run by test_no_heap_allocation.py.
-#include <cstdio>
-
 #include "rigidiff/collision/distance/edge_edge.hpp"
 #include "rigidiff/collision/distance/edge_edge_mollifier.hpp"
 #include "rigidiff/collision/distance/line_line.hpp"
@@ -17,26 +15,8 @@
 
 using namespace rigidiff;
 
-namespace {
-
-int failures = 0, checks = 0;
-double sink = 0.0;  // keeps the results alive
-
-template <class F>
-void check(const char* name, const F& call) {
-  const long before = g_mallocs;
-  sink += call();
-  const long n = g_mallocs - before;
-  ++checks;
-  if (n != 0) {
-    std::printf("%-40s %ld heap allocations\n", name, n);
-    ++failures;
-  }
-}
-
-}  // namespace
-
 int main() {
+  AllocationChecks check;
   const Vec3 o(0.0, 0.0, 0.0), x(1.0, 0.0, 0.0), y(0.0, 1.0, 0.0);
   // points around the triangle (o, x, y): inside, beyond each edge, at each corner
   const Vec3 probes[] = {Vec3(0.2, 0.3, 0.5), Vec3(0.5, -1.0, 0.2), Vec3(1.0, 1.0, 0.1), Vec3(-1.0, 0.5, 0.3),
@@ -77,6 +57,5 @@ int main() {
              edgeEdgeMollifierThresholdHessian(o, x, b0, b1).sum();
     });
   }
-  std::printf("%d of %d calls allocated (checksum %g)\n", failures, checks, sink);
-  return failures == 0 ? 0 : 1;
+  return check.report();
 }

@@ -38,3 +38,11 @@ def test_distance_primitives_do_not_allocate(tmp_path):
 def test_box_tree_queries_do_not_allocate(tmp_path):
     _assert_program_does_not_allocate(tmp_path, "bvh_no_heap",
                                       core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"))
+
+
+def test_ccd_queries_do_not_allocate(tmp_path):
+    distances = ("point_point", "point_edge", "point_triangle", "edge_edge")
+    ccd = ("options", "point_point", "point_edge", "point_triangle", "edge_edge")
+    _assert_program_does_not_allocate(tmp_path, "ccd_no_heap",
+                                      core_sources(*(f"collision/distance/{name}.cpp" for name in distances),
+                                                   *(f"collision/ccd/{name}.cpp" for name in ccd)))

@@ -104,6 +104,21 @@ def test_a_ball_rests_in_a_concave_pit_on_its_four_faces():
     assert len(world.collide(Q[-1])) == 4
 
 
+def test_a_ball_in_the_round_hole_of_a_ring_keeps_eight_contacts_spread_around_the_rim():
+    r = 0.12  # the hole's radius is 0.1: the ball sits on the rim's 32 facets
+    world = two_bodies(RING, rd.Sphere(r))
+    q0 = pose((0.0, 0.0, 0.05 + np.sqrt(r**2 - 0.1**2) - 1e-4))
+    c = world.collide(q0)
+    assert c.types == ["point_segment"] * 8
+    np.testing.assert_allclose(c.distances, c.distances[0], atol=1e-12)
+    horizontal = c.normals[:, :2] / np.linalg.norm(c.normals[:, :2], axis=1, keepdims=True)
+    angles = np.sort(np.arctan2(horizontal[:, 1], horizontal[:, 0]))
+    assert np.max(np.diff(np.r_[angles, angles[0] + 2 * np.pi])) < np.pi / 2  # all around the rim
+    Q, _ = world.rollout(q0, np.zeros(6), np.zeros((1000, 6)))
+    assert np.max(np.linalg.norm(Q[:, :3] - q0[:3], axis=1)) < 5e-4
+    assert world.collide(Q[-1]).types == c.types
+
+
 def test_a_capsule_in_a_v_groove_touches_both_faces():
     r = 0.05
     world = two_bodies(v_groove(), rd.Capsule(r, 0.3))

@@ -102,6 +102,38 @@ void keepDeepestPerNormal(std::vector<Contact>& out, std::size_t first) {
   out.resize(kept);
 }
 
+// more than kMostPerCentre contacts of one centre (out[first:]) keep that many that span their normals:
+// the deepest (the first within a rounding of it, so that equal depths keep the same one from step to
+// step), then each time the one whose normal makes the largest angle with the nearest kept normal
+constexpr std::size_t kMostPerCentre = 8;
+
+void keepSpread(std::vector<Contact>& out, std::size_t first, double size) {
+  const std::size_t n = out.size() - first;
+  if (n <= kMostPerCentre) return;
+  std::vector<bool> keep(n, false);
+  std::vector<double> closest(n, -2.0);  // per contact: the largest cosine of its normal with a kept one
+  auto add = [&](std::size_t i) {
+    keep[i] = true;
+    for (std::size_t j = 0; j < n; ++j)
+      closest[j] = std::max(closest[j], out[first + j].normal.dot(out[first + i].normal));
+  };
+  double deepest = INFINITY;
+  for (std::size_t j = 0; j < n; ++j) deepest = std::min(deepest, out[first + j].distance);
+  std::size_t start = 0;
+  while (out[first + start].distance > deepest + 1e-9 * size) ++start;
+  add(start);
+  for (std::size_t count = 1; count < kMostPerCentre; ++count) {
+    std::size_t far = n;
+    for (std::size_t j = 0; j < n; ++j)
+      if (!keep[j] && (far == n || closest[j] < closest[far])) far = j;
+    add(far);
+  }
+  std::size_t kept = first;
+  for (std::size_t j = 0; j < n; ++j)
+    if (keep[j]) out[kept++] = out[first + j];  // in their order of discovery
+  out.resize(kept);
+}
+
 // contacts of the point pb of B (its frame: a sphere's centre, a capsule's end) grown by radius r
 void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vector<int>& faces, const Vec3& pb,
                    double r, const SE3& Mr, int gr, double margin, std::vector<Contact>& out) {
@@ -134,6 +166,7 @@ void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vec
     addContact(out, gm, gr, fm, Mm, point, Mr, -(Mm.R * m.normals[f]));
   }
   keepDeepestPerNormal(out, first);
+  keepSpread(out, first, 1.0 + (m.nodes[0].hi - m.nodes[0].lo).norm());  // the mesh's size
 }
 
 // Is the edge or vertex `key` the nearest feature to y (mesh frame) of every face holding it? Then

@@ -40,6 +40,22 @@ def v_groove(a=0.2, half=0.5):
     return trimesh.Trimesh(verts, np.array([[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2]]), process=False)
 
 
+def u_channel(width=0.4, height=0.2, wall=0.01, length=0.4):
+    """A closed U-shaped channel along y, walls and floor `wall` thick: a thin-walled concave solid."""
+    a, b = width / 2, width / 2 - wall
+    # the outline in (x, z), counter-clockwise, with corners where the walls meet the floor
+    outline = [(-a, 0), (a, 0), (a, wall), (a, height), (b, height), (b, wall), (-b, wall), (-b, height),
+               (-a, height), (-a, wall)]
+    caps = [(0, 1, 2), (0, 2, 5), (0, 5, 6), (0, 6, 9), (9, 6, 7), (9, 7, 8), (2, 3, 4), (2, 4, 5)]
+    n = len(outline)
+    verts = [(x, y, z) for y in (-length / 2, length / 2) for x, z in outline]
+    faces = caps + [(n + i, n + k, n + j) for i, j, k in caps]
+    for i in range(n):
+        j = (i + 1) % n
+        faces += [(i, n + j, j), (i, n + i, n + j)]
+    return trimesh.Trimesh(np.array(verts, dtype=float), np.array(faces))
+
+
 RING = trimesh.creation.annulus(0.1, 0.2, 0.1)  # closed, not convex
 
 
@@ -102,6 +118,12 @@ def test_a_ball_rests_in_a_concave_pit_on_its_four_faces():
     assert np.max(np.linalg.norm(Q[:, :3] - q0[:3], axis=1)) < 5e-4
     assert np.abs(V[-1]).max() < 1e-3
     assert len(world.collide(Q[-1])) == 4
+    # dropped off-centre from 2 cm above, it settles at the bottom and stays there
+    Q, V = world.rollout(pose((0.01, 0.005, z + 0.02)), np.zeros(6), np.zeros((2000, 6)))
+    np.testing.assert_allclose(Q[1000, :3], q0[:3], atol=1e-4)
+    assert np.max(np.linalg.norm(Q[1000:, :3] - Q[1000, :3], axis=1)) < 5e-4
+    c = world.collide(Q[-1])
+    assert 2 <= len(c) <= 4 and np.allclose(c.normals[:, 2], 1 / np.sqrt(2), atol=1e-9)
 
 
 def test_a_ball_in_the_round_hole_of_a_ring_keeps_eight_contacts_spread_around_the_rim():
@@ -117,6 +139,24 @@ def test_a_ball_in_the_round_hole_of_a_ring_keeps_eight_contacts_spread_around_t
     Q, _ = world.rollout(q0, np.zeros(6), np.zeros((1000, 6)))
     assert np.max(np.linalg.norm(Q[:, :3] - q0[:3], axis=1)) < 5e-4
     assert world.collide(Q[-1]).types == c.types
+
+
+def test_a_small_ball_against_a_thin_wall_is_not_pushed_through_it():
+    """The channel's walls (1 cm) are thinner than its prisms (5 cm): a ball touching the inside of a
+    wall is behind the outer face too, which must not push it out through the wall."""
+    r = 0.02
+    channel = u_channel()
+    assert channel.is_watertight
+    world = two_bodies(channel, rd.Sphere(r))
+    for centre, normal in (((-0.19 + r - 1e-5, 0.0, 0.1), (1, 0, 0)), ((0.0, 0.05, 0.01 + r - 1e-5), (0, 0, 1))):
+        c = world.collide(pose(centre))
+        assert c.types == ["point_face"]
+        np.testing.assert_allclose(c.distances, [-1e-5], atol=1e-12)
+        np.testing.assert_allclose(c.normals[0], normal, atol=1e-12)
+    # thrown against a wall, it stays inside the channel, above its floor
+    Q, _ = world.rollout(pose((0.0, 0.0, 0.1)), np.array([-1.0, 0.0, 0.0, 0.0, 0.0, 0.0]), np.zeros((1000, 6)))
+    assert np.all(np.abs(Q[:, 0]) < 0.19 - r + 1e-3) and np.all(Q[:, 2] > 0.01 + r - 1e-3)
+    assert Q[-1, 2] == pytest.approx(0.01 + r, abs=1e-3)
 
 
 def test_a_capsule_in_a_v_groove_touches_both_faces():

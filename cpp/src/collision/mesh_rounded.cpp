@@ -146,12 +146,13 @@ void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vec
   point.p = pb;
   point.margin = r;
   const std::size_t first = out.size();
+  std::vector<bool> behind;  // per contact: is the point behind its face?
   for (std::size_t i = 0; i < faces.size(); ++i) {
     const int f = faces[i];
     const Nearest& q = nearest[i];
     Feature fm;
+    const double height = m.normals[f].dot(c - q.x);
     if (q.on == On::Interior) {
-      const double height = m.normals[f].dot(c - q.x);
       // deeper than the prism thickness the point has passed through (as with the other shapes)
       if (height < -m.thickness || height - r >= margin) continue;
       fm.kind = FeatureKind::Face;
@@ -164,6 +165,15 @@ void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vec
       if (q.on == On::Edge) fm.d = (m.points[m.faces[f][(q.k + 1) % 3]] - fm.p).normalized();
     }
     addContact(out, gm, gr, fm, Mm, point, Mr, -(Mm.R * m.normals[f]));
+    behind.push_back(q.on == On::Interior && height < 0.0);
+  }
+  // a point in front of a face it touches is outside the solid: the faces it lies behind are then
+  // across a thin wall (a cup's outer side), not the surface it entered through
+  if (std::find(behind.begin(), behind.end(), false) != behind.end()) {
+    std::size_t kept = first;
+    for (std::size_t k = 0; k < behind.size(); ++k)
+      if (!behind[k]) out[kept++] = out[first + k];
+    out.resize(kept);
   }
   keepDeepestPerNormal(out, first);
   keepSpread(out, first, 1.0 + (m.nodes[0].hi - m.nodes[0].lo).norm());  // the mesh's size

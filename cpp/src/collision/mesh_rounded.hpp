@@ -12,7 +12,8 @@ namespace narrowphase {
 /// A triangle mesh (A) against a sphere or a capsule (B). Each sphere centre or capsule end meets the
 /// closest feature of every nearby face (its interior, an edge or a vertex); an edge or vertex counts
 /// only where it is the closest feature of every face around it (elsewhere a face beside it is
-/// closer). Of the contacts of one centre, those whose normals agree within 5 degrees keep the deepest,
+/// closer). A centre in front of a face it touches drops the faces it lies behind (across a thin
+/// wall). Of the contacts of one centre, those whose normals agree within 5 degrees keep the deepest,
 /// and at most 8 remain (a ball in a round hole touches every facet of its rim): the deepest, then each
 /// time the one whose normal is farthest from those kept. The capsule's axis also meets the edges and
 /// vertices it passes over where they are such local minima. Contacts are appended with A first.

@@ -127,7 +127,7 @@ def test_a_ball_rests_in_a_concave_pit_on_its_four_faces():
 
 
 def test_a_ball_in_the_round_hole_of_a_ring_keeps_eight_contacts_spread_around_the_rim():
-    r = 0.12  # the hole's radius is 0.1: the ball sits on the rim's 32 facets
+    r = 0.12  # the hole's radius is 0.1: the ball sits on the 32 edges of its top rim
     world = two_bodies(RING, rd.Sphere(r))
     q0 = pose((0.0, 0.0, 0.05 + np.sqrt(r**2 - 0.1**2) - 1e-4))
     c = world.collide(q0)
@@ -263,7 +263,7 @@ def assert_step_jacobians_match_fd(world, q, v, tau):
     steps keep the contact mode (rigidiff.demo's check); most of the 18 columns must keep it. Returns the
     step's contacts."""
     error, checked = contact_jacobian_error(world, q, v, tau)
-    assert checked >= 15 and error < 1e-6, (checked, error)
+    assert checked >= 15 and error < 1e-7, (checked, error)
     world.step(q, v, tau)
     return world.last_contacts()
 
@@ -347,13 +347,13 @@ def test_step_vjp_and_rollout_gradients_through_mesh_contacts_chain_the_step_jac
 
 
 def test_bad_meshes_still_raise_clearly():
-    with pytest.raises(ValueError, match="vert|face|empty|mesh"):
+    with pytest.raises(ValueError, match="Mesh has no usable vertices"):
         world = two_bodies(trimesh.Trimesh(np.zeros((0, 3)), np.zeros((0, 3), dtype=int), process=False),
                            rd.Sphere(0.05))
         world.collide(pose((0, 0, 0.1)))
     bad = pit_plate()
     verts = np.array(bad.vertices)
     verts[2, 1] = np.nan
-    with pytest.raises(ValueError, match="finite|nan|NaN"):
+    with pytest.raises(ValueError, match="Mesh has non-finite vertex coordinates"):
         world = two_bodies(trimesh.Trimesh(verts, bad.faces, process=False), rd.Sphere(0.05))
         world.collide(pose((0, 0, 0.1)))

@@ -1,6 +1,9 @@
 // A triangle mesh (A) against any shape but a half-space (B), another triangle mesh included: the
-// prisms of the faces near B, each through the convex routine (collision/triangle_mesh.hpp).
+// prisms of the faces near B, each through the convex routine (collision/triangle_mesh.hpp); spheres
+// and capsules meet the faces themselves (mesh_rounded.hpp).
 #include <cmath>
+
+#include "mesh_rounded.hpp"
 
 #include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/collision/narrowphase.hpp"
@@ -66,6 +69,13 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
   std::vector<int> faces_a, faces_b;
   ma.query(lo, hi, faces_a);
   const std::size_t first = out.size();
+  const double size = 1.0 + (ma.nodes[0].hi - ma.nodes[0].lo).norm();  // the mesh's size
+  if (b.type == ShapeType::Sphere || b.type == ShapeType::Capsule) {
+    meshRounded(a, Ma, ga, faces_a, b, Mb, gb, margin, out);
+    dropDuplicates(out, first, size);
+    reduceCoplanar(out, first);
+    return;
+  }
   // contacts of face f of mesh m (placed by M) from out[from:], whose outward normal is sign * normal,
   // that are ghosts of edges inside the surface are dropped
   auto dropGhosts = [&](const MeshTriangles& m, const SE3& M, int f, double sign, std::size_t from) {
@@ -94,7 +104,7 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
     }
     dropGhosts(ma, Ma, f, -1.0, from);
   }
-  dropDuplicates(out, first, 1.0 + (ma.nodes[0].hi - ma.nodes[0].lo).norm());  // the mesh's size
+  dropDuplicates(out, first, size);
   reduceCoplanar(out, first);
 }
 

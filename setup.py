@@ -125,8 +125,10 @@ class ParallelBuildExt(build_ext):
             # the sources of every extension in one pool, so that no job waits while another extension's
             # last file compiles; build_extension then finds these objects up to date and only links
             first = self.extensions[0]
-            same = [e for e in self.extensions if (e.define_macros, e.include_dirs, e.extra_compile_args, e.undef_macros)
-                    == (first.define_macros, first.include_dirs, first.extra_compile_args, first.undef_macros)]
+            def settings(e):
+                return e.define_macros, e.undef_macros, e.include_dirs, e.extra_compile_args
+
+            same = [e for e in self.extensions if settings(e) == settings(first)]
             sources = list(dict.fromkeys(s for e in same for s in e.sources))
             macros = first.define_macros + [(name,) for name in first.undef_macros]
             parallel_compile(sources, self.build_temp, macros, first.include_dirs, self.debug,

@@ -3,7 +3,8 @@ rigidiff._testing, the bindings only tests use, linked from the same C++ objects
 
 Environment switches: RIGIDIFF_EIGEN_INCLUDE / EIGEN3_INCLUDE_DIR (Eigen headers), RIGIDIFF_BUILD_JOBS
 (parallel C++ compile jobs, default: CPU count), RIGIDIFF_DEBUG=1 (-O0 -g, asserts on),
-RIGIDIFF_NATIVE=1 (-march=native; off by default so the build runs on any x86-64 / aarch64 machine).
+RIGIDIFF_NATIVE=1 (-march=native; off by default so the build runs on any x86-64 / aarch64 machine),
+RIGIDIFF_UNITY=0 (one compile per C++ source instead of the unity build, see unity_units).
 """
 
 import hashlib
@@ -73,8 +74,18 @@ class ParallelBuildExt(build_ext):
     def build_extensions(self):
         jobs = int(os.environ.get("RIGIDIFF_BUILD_JOBS", os.cpu_count() or 1))
         compiler = self.compiler
+        # GCC caps inlining in a unit past 10000 instructions (large-unit-insns), which a unity unit is and a
+        # single source is not: without this, small inline functions of the headers (SE3::actInv in rnea,
+        # ...) stay calls and the dynamics run up to 20 % slower
+        gcc = "Free Software Foundation" in compiler_version(compiler.compiler_so[0])
+        unit_params = ["--param", "large-unit-insns=1000000"] if gcc and unity_enabled() else []
+
+        def unit_flags(src):
+            return unit_params if Path(os.path.abspath(src)).parent == ROOT / UNITY_DIR else []
+
         original = compiler.compile
-        self.build_temp = str(object_dir(compiler.compiler_so[0], self.extensions[0].extra_compile_args))
+        flags = self.extensions[0].extra_compile_args + unit_params
+        self.build_temp = str(object_dir(compiler.compiler_so[0], flags))
         # always link (seconds): a .so linked from another folder's objects (another numpy, Python, ...) is
         # never kept because its sources or objects are older than it
         self.force = compiler.force = True
@@ -84,7 +95,9 @@ class ParallelBuildExt(build_ext):
             macros, objects, extra, pp_opts, build = compiler._setup_compile(
                 output_dir, macros, include_dirs, sources, depends, extra_postargs)
             cc_args = compiler._get_cc_args(pp_opts, debug, extra_preargs)
-            stale = [obj for obj in objects if not up_to_date(obj, build[obj][0])]
+            # longest first: the large files do not start last while the other job idles
+            stale = sorted((obj for obj in objects if not up_to_date(obj, build[obj][0])),
+                           key=lambda obj: -compile_cost(build[obj][0]))
             where = os.path.relpath(self.build_temp, ROOT)
             if not stale:
                 log(f"all {len(objects)} C++ files up to date in {where}")
@@ -100,7 +113,7 @@ class ParallelBuildExt(build_ext):
                 start = time.monotonic()
                 # -MMD: the compiler writes the list of included files next to the object (see up_to_date)
                 deps = ["-MMD", "-MF", obj + ".d"] if ext in (".cpp", ".cc") else []
-                compiler._compile(obj, src, ext, cc_args, list(extra) + deps, pp_opts)
+                compiler._compile(obj, src, ext, cc_args, list(extra) + unit_flags(src) + deps, pp_opts)
                 log(f"[{next(done)}/{len(stale)}] {os.path.relpath(src, ROOT)} ({time.monotonic() - start:.0f} s)")
 
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -109,6 +122,17 @@ class ParallelBuildExt(build_ext):
 
         compiler.compile = parallel_compile
         try:
+            # the sources of every extension in one pool, so that no job waits while another extension's
+            # last file compiles; build_extension then finds these objects up to date and only links
+            first = self.extensions[0]
+            def settings(e):
+                return e.define_macros, e.undef_macros, e.include_dirs, e.extra_compile_args
+
+            same = [e for e in self.extensions if settings(e) == settings(first)]
+            sources = list(dict.fromkeys(s for e in same for s in e.sources))
+            macros = first.define_macros + [(name,) for name in first.undef_macros]
+            parallel_compile(sources, self.build_temp, macros, first.include_dirs, self.debug,
+                             extra_postargs=first.extra_compile_args, depends=first.depends)
             super().build_extensions()
         finally:
             compiler.compile = original
@@ -119,6 +143,14 @@ def log(message: str) -> None:
     print(f"rigidiff: {message}", file=sys.stderr, flush=True)
 
 
+def compiler_version(compiler: str) -> str:
+    """`compiler --version`, or the compiler's name when it cannot say."""
+    try:
+        return subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return compiler
+
+
 def object_dir(compiler: str, flags: list) -> Path:
     """build/objects-<key> in the checkout: pip builds in the checkout but installs Eigen, numpy and Cython
     in a new temporary environment each time, so the objects live in a folder named by everything outside
@@ -127,12 +159,8 @@ def object_dir(compiler: str, flags: list) -> Path:
     import Cython
     import numpy
 
-    try:
-        version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
-        version = compiler
-    key = "\n".join([version, *flags, sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "", numpy.__version__,
-                     Cython.__version__, eigen_version(find_eigen()), " ".join(platform.libc_ver())])
+    key = "\n".join([compiler_version(compiler), *flags, sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "",
+                     numpy.__version__, Cython.__version__, eigen_version(find_eigen()), " ".join(platform.libc_ver())])
     return ROOT / "build" / f"objects-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
@@ -162,6 +190,105 @@ def up_to_date(obj: str, src: str) -> bool:
     return os.path.getmtime(obj) >= newest
 
 
+# Sources a unity build compiles on their own: a name in their anonymous namespace is also one of another
+# source of their folder, {source: the other source}.
+UNITY_ALONE = {
+    "cpp/src/algorithm/jacobian.cpp": "cpp/src/algorithm/kinematics_derivatives.cpp",  # toFrame
+}
+UNITY_UNITS = 8  # about: enough for 2 jobs to stay busy to the end, few enough to parse Eigen rarely
+UNITY_DIR = Path("build") / "unity"
+
+
+def unity_enabled() -> bool:
+    return os.environ.get("RIGIDIFF_UNITY", "1") != "0"
+
+
+def unity_units(sources: list, units: int = UNITY_UNITS, folder: Path = UNITY_DIR) -> dict:
+    """The unity build: {generated unit (path relative to the checkout): [the C++ sources it includes]}.
+
+    Each source of cpp/src is compiled once, as part of one unit, so that the Eigen headers are parsed and
+    their templates instantiated and optimized once per unit instead of once per file. A unit holds
+    consecutive files (by name) of one folder of cpp/src; folders smaller than half a unit share one; each
+    group is cut into units of about equal size (bytes of source), `units` in all (or one per source when
+    there are fewer). Sources named in UNITY_ALONE are a unit of their own. `sources` and the units are paths
+    relative to the checkout; the units are named in `folder`."""
+    total = sum(source_size(s) for s in sources) or 1
+    target = total / max(1, units)
+    by_domain = {}
+    for src in sorted(sources):
+        if src not in UNITY_ALONE:
+            by_domain.setdefault(str(Path(src).parent.relative_to("cpp/src")), []).append(src)
+    groups, small = {}, []
+    for domain, files in by_domain.items():
+        if sum(source_size(f) for f in files) < target / 2:
+            small += files
+        else:
+            groups[domain.replace("/", "_")] = files
+    if small:
+        groups["misc"] = small
+    result = {}
+    for name, files in sorted(groups.items()):
+        size = sum(source_size(f) for f in files)
+        chunks = split_evenly(files, max(1, round(size / target)))
+        for i, chunk in enumerate(chunks):
+            result[str(folder / (f"{name}_{i + 1}.cpp" if len(chunks) > 1 else f"{name}.cpp"))] = chunk
+    for src in sorted(s for s in sources if s in UNITY_ALONE):
+        result[str(folder / (str(Path(src).with_suffix("")).replace("/", "_")[len("cpp_src_"):] + ".cpp"))] = [src]
+    return result
+
+
+def source_size(src: str) -> int:
+    return (ROOT / src).stat().st_size
+
+
+def split_evenly(files: list, count: int) -> list:
+    """`files` cut in `count` runs of consecutive files whose sizes add up to about the same."""
+    count = min(count, len(files))
+    total = sum(source_size(f) for f in files)
+    chunks, current, done = [], [], 0
+    for i, f in enumerate(files):
+        # close the run when this file would take it further past its share than stopping short of it, or
+        # when the files left are just enough for one run each
+        share = total * (len(chunks) + 1) / count
+        past = done + source_size(f) - share > share - done
+        if current and len(chunks) < count - 1 and (past or len(files) - i == count - len(chunks) - 1):
+            chunks.append(current)
+            current = []
+        current.append(f)
+        done += source_size(f)
+    chunks.append(current)
+    return chunks
+
+
+def write_units(units: dict, folder: Path = UNITY_DIR) -> list:
+    """Writes the units of `unity_units` (a file only when its text changes, so that its object stays up to
+    date) and removes the units of an earlier grouping from `folder`; returns their paths."""
+    folder = ROOT / folder
+    folder.mkdir(parents=True, exist_ok=True)
+    for unit, files in units.items():
+        path = ROOT / unit
+        text = "// Generated by setup.py (unity build, RIGIDIFF_UNITY=0 turns it off): one translation unit for\n"
+        text += "// the sources below.\n" + "".join(
+            f'#include "{os.path.relpath(ROOT / f, path.parent)}"\n' for f in files)
+        if not path.is_file() or path.read_text() != text:
+            path.write_text(text)
+    keep = {(ROOT / unit).resolve() for unit in units}
+    for old in folder.glob("*.cpp"):
+        if old.resolve() not in keep:
+            old.unlink()
+    return list(units)
+
+
+def compile_cost(src: str) -> int:
+    """Bytes of C++ a compile of `src` reads from the checkout (its own, or a unit's sources'): the order
+    the parallel build starts files in."""
+    path = Path(src) if os.path.isabs(src) else ROOT / src
+    if path.parent == ROOT / UNITY_DIR:
+        included = [ln.split('"')[1] for ln in path.read_text().splitlines() if ln.startswith("#include")]
+        return sum((path.parent / f).stat().st_size for f in included)
+    return path.stat().st_size
+
+
 def extensions():
     import Cython
     import numpy
@@ -170,6 +297,9 @@ def extensions():
     eigen = find_eigen()
     print(f"rigidiff: Eigen {eigen_version(eigen)} from {eigen}")
     cpp = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cpp" / "src").rglob("*.cpp"))
+    if unity_enabled():
+        cpp = write_units(unity_units(cpp))
+        print(f"rigidiff: unity build, {len(cpp)} C++ units (RIGIDIFF_UNITY=0: one compile per source)")
     flags = compile_flags()
     ext = Extension(
         "rigidiff._core",

@@ -5,7 +5,8 @@ skips the calling test when either is missing.
 
 Compiled objects are kept in build/cpp-tests of the checkout, one per (source file, compile command,
 compiler version), and reused while the text of the source and of every header it included is unchanged:
-a second run links without compiling, an edited source or header is compiled again.
+a second run links without compiling, an edited source or header is compiled again. The core's sources
+are compiled in the units of setup.py's unity build (RIGIDIFF_UNITY=0: one by one), as the package is.
 """
 
 import functools
@@ -13,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -25,6 +27,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 CPP_SRC = ROOT / "cpp" / "src"
 OBJECT_CACHE = ROOT / "build" / "cpp-tests"
+UNIT_BYTES = 20000  # the least source a unit holds: a unit per file would parse Eigen as often as before
 
 
 def eigen_include():
@@ -125,14 +128,37 @@ def compile_cached(src, cflags, cache):
     return obj
 
 
+@functools.lru_cache(maxsize=None)
+def setup_functions():
+    """setup.py's functions, loaded without running setup()."""
+    return runpy.run_path(str(ROOT / "setup.py"), run_name="rigidiff_setup")
+
+
+def unity_sources(sources):
+    """`sources` with the core's files (those of cpp/src) replaced by units of setup.py's unity build, written
+    in build/cpp-tests/unity/<digest of the set of files>; unchanged when RIGIDIFF_UNITY=0."""
+    core = [Path(s) for s in sources if CPP_SRC in Path(s).resolve().parents]
+    if os.environ.get("RIGIDIFF_UNITY", "1") == "0" or len(core) < 2:
+        return list(sources)
+    setup = setup_functions()
+    names = sorted(str(p.resolve().relative_to(ROOT)) for p in core)
+    size = sum((ROOT / n).stat().st_size for n in names)
+    count = max(1, min(setup["UNITY_UNITS"], round(size / UNIT_BYTES)))
+    digest = hashlib.sha256("\0".join(names).encode()).hexdigest()[:12]
+    folder = (OBJECT_CACHE / "unity" / digest).relative_to(ROOT)
+    units = setup["write_units"](setup["unity_units"](names, count, folder), folder)
+    return [ROOT / unit for unit in units] + [s for s in sources if Path(s) not in core]
+
+
 def build(sources, exe, flags=("-O0", "-DNDEBUG"), link_flags=(), cache=OBJECT_CACHE):
     """Compiles `sources` in parallel (-std=c++17, the core's include path; objects reused from `cache`
-    when their inputs did not change), links them into `exe` and returns its path. Fails the test with the
-    compiler's message on an error."""
+    when their inputs did not change; the core's in unity units), links them into `exe` and returns its
+    path. Fails the test with the compiler's message on an error."""
     exe = Path(exe)
     cflags = ["-std=c++17", *flags, f"-I{ROOT / 'cpp' / 'include'}", f"-I{require()}"]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        objects = [str(o) for o in pool.map(lambda src: compile_cached(src, cflags, Path(cache)), sources)]
+        compiled = pool.map(lambda src: compile_cached(src, cflags, Path(cache)), unity_sources(sources))
+        objects = [str(o) for o in compiled]
     link = subprocess.run(["g++", *objects, "-o", str(exe), *link_flags], capture_output=True, text=True)
     assert link.returncode == 0, link.stderr[-3000:]
     return exe

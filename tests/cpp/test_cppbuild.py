@@ -3,7 +3,7 @@ other flags compile again, so a cached object never stands for code that changed
 
 import subprocess
 
-from cppbuild import build, require
+from cppbuild import OBJECT_CACHE, ROOT, build, core_sources, require, unity_sources
 
 
 def run(exe):
@@ -44,3 +44,19 @@ def test_objects_are_reused_until_a_source_a_header_or_the_flags_change(tmp_path
     # other flags: objects of their own, next to the first ones
     assert run(build([main, other], tmp_path / "e", flags=("-O1",), cache=cache)) == "2 20"
     assert len(list(cache.glob("*.o"))) == 4
+
+
+def test_the_core_sources_are_compiled_in_units_that_include_each_once(monkeypatch):
+    sources = core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp", "spatial/explog.cpp")
+    other = ROOT / "tests" / "cpp" / "bvh_no_heap.cpp"
+    compiled = unity_sources([*sources, other])
+    assert compiled[-1] == other
+    included = []
+    for unit in compiled[:-1]:
+        assert OBJECT_CACHE / "unity" in unit.parents
+        text = unit.read_text()
+        included += [(unit.parent / line.split('"')[1]).resolve() for line in text.splitlines()
+                     if line.startswith("#include")]
+    assert sorted(included) == sorted(sources)
+    monkeypatch.setenv("RIGIDIFF_UNITY", "0")
+    assert unity_sources([*sources, other]) == [*sources, other]

@@ -70,7 +70,7 @@ EdgeEdgeDistanceType edgeEdgeDistanceType(const Vec3& ea0, const Vec3& ea1, cons
 
 namespace {
 // points: ea0 = 0, ea1 = 1, eb0 = 2, eb1 = 3; a point-line form's differences start at the edge's first end
-distance::FormCall form(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
+distance::FormCall edgeEdgeForm(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
   using distance::Form;
   if (type == Type::Auto) type = edgeEdgeDistanceType(ea0, ea1, eb0, eb1);
   switch (type) {
@@ -88,15 +88,15 @@ distance::FormCall form(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const
 }  // namespace
 
 double edgeEdgeDistance(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
-  return distance::formValue<4>(form(ea0, ea1, eb0, eb1, type), {&ea0, &ea1, &eb0, &eb1});
+  return distance::formValue<4>(edgeEdgeForm(ea0, ea1, eb0, eb1, type), {&ea0, &ea1, &eb0, &eb1});
 }
 
 Vec12 edgeEdgeDistanceGradient(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
-  return distance::formGradient<4>(form(ea0, ea1, eb0, eb1, type), {&ea0, &ea1, &eb0, &eb1});
+  return distance::formGradient<4>(edgeEdgeForm(ea0, ea1, eb0, eb1, type), {&ea0, &ea1, &eb0, &eb1});
 }
 
 Mat12 edgeEdgeDistanceHessian(const Vec3& ea0, const Vec3& ea1, const Vec3& eb0, const Vec3& eb1, Type type) {
-  return distance::formHessian<4>(form(ea0, ea1, eb0, eb1, type), {&ea0, &ea1, &eb0, &eb1});
+  return distance::formHessian<4>(edgeEdgeForm(ea0, ea1, eb0, eb1, type), {&ea0, &ea1, &eb0, &eb1});
 }
 
 }  // namespace rigidiff

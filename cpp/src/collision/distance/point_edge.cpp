@@ -17,7 +17,7 @@ PointEdgeDistanceType pointEdgeDistanceType(const Vec3& p, const Vec3& e0, const
 
 namespace {
 // points: p = 0, e0 = 1, e1 = 2
-distance::FormCall form(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
+distance::FormCall pointEdgeForm(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
   using distance::Form;
   if (type == PointEdgeDistanceType::Auto) type = pointEdgeDistanceType(p, e0, e1);
   switch (type) {
@@ -29,15 +29,15 @@ distance::FormCall form(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdge
 }  // namespace
 
 double pointEdgeDistance(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
-  return distance::formValue<3>(form(p, e0, e1, type), {&p, &e0, &e1});
+  return distance::formValue<3>(pointEdgeForm(p, e0, e1, type), {&p, &e0, &e1});
 }
 
 Vec9 pointEdgeDistanceGradient(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
-  return distance::formGradient<3>(form(p, e0, e1, type), {&p, &e0, &e1});
+  return distance::formGradient<3>(pointEdgeForm(p, e0, e1, type), {&p, &e0, &e1});
 }
 
 Mat9 pointEdgeDistanceHessian(const Vec3& p, const Vec3& e0, const Vec3& e1, PointEdgeDistanceType type) {
-  return distance::formHessian<3>(form(p, e0, e1, type), {&p, &e0, &e1});
+  return distance::formHessian<3>(pointEdgeForm(p, e0, e1, type), {&p, &e0, &e1});
 }
 
 }  // namespace rigidiff

@@ -7,17 +7,19 @@ namespace rigidiff {
 
 namespace {
 // d0 = p1 - p0
-constexpr distance::FormCall kForm{distance::Form::PointPoint, {{{1, 0}}}};
+constexpr distance::FormCall kPointPointForm{distance::Form::PointPoint, {{{1, 0}}}};
 }  // namespace
 
-double pointPointDistance(const Vec3& p0, const Vec3& p1) { return distance::formValue<2>(kForm, {&p0, &p1}); }
+double pointPointDistance(const Vec3& p0, const Vec3& p1) {
+  return distance::formValue<2>(kPointPointForm, {&p0, &p1});
+}
 
 Vec6 pointPointDistanceGradient(const Vec3& p0, const Vec3& p1) {
-  return distance::formGradient<2>(kForm, {&p0, &p1});
+  return distance::formGradient<2>(kPointPointForm, {&p0, &p1});
 }
 
 Mat6 pointPointDistanceHessian(const Vec3& p0, const Vec3& p1) {
-  return distance::formHessian<2>(kForm, {&p0, &p1});
+  return distance::formHessian<2>(kPointPointForm, {&p0, &p1});
 }
 
 }  // namespace rigidiff

@@ -30,7 +30,8 @@ PointTriangleDistanceType pointTriangleDistanceType(const Vec3& p, const Vec3& t
 
 namespace {
 // points: p = 0, t0 = 1, t1 = 2, t2 = 3; an edge's differences start at its first vertex
-distance::FormCall form(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2, PointTriangleDistanceType type) {
+distance::FormCall pointTriangleForm(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
+                                     PointTriangleDistanceType type) {
   using distance::Form;
   if (type == PointTriangleDistanceType::Auto) type = pointTriangleDistanceType(p, t0, t1, t2);
   switch (type) {
@@ -47,17 +48,17 @@ distance::FormCall form(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec
 
 double pointTriangleDistance(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
                              PointTriangleDistanceType type) {
-  return distance::formValue<4>(form(p, t0, t1, t2, type), {&p, &t0, &t1, &t2});
+  return distance::formValue<4>(pointTriangleForm(p, t0, t1, t2, type), {&p, &t0, &t1, &t2});
 }
 
 Vec12 pointTriangleDistanceGradient(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
                                     PointTriangleDistanceType type) {
-  return distance::formGradient<4>(form(p, t0, t1, t2, type), {&p, &t0, &t1, &t2});
+  return distance::formGradient<4>(pointTriangleForm(p, t0, t1, t2, type), {&p, &t0, &t1, &t2});
 }
 
 Mat12 pointTriangleDistanceHessian(const Vec3& p, const Vec3& t0, const Vec3& t1, const Vec3& t2,
                                    PointTriangleDistanceType type) {
-  return distance::formHessian<4>(form(p, t0, t1, t2, type), {&p, &t0, &t1, &t2});
+  return distance::formHessian<4>(pointTriangleForm(p, t0, t1, t2, type), {&p, &t0, &t1, &t2});
 }
 
 }  // namespace rigidiff

@@ -190,10 +190,13 @@ def up_to_date(obj: str, src: str) -> bool:
     return os.path.getmtime(obj) >= newest
 
 
-# Sources a unity build compiles on their own: a name in their anonymous namespace is also one of another
-# source of their folder, {source: the other source}.
+# Sources a unity build compiles on their own, {source: why}: a name of their anonymous namespace that
+# another source of their folder also defines, or code that runs measurably slower when compiled inside a
+# large unit (GCC lays out and inlines ABA's sweeps differently there: talos' aba and step were 5 % slower,
+# bench_dynamics.py).
 UNITY_ALONE = {
-    "cpp/src/algorithm/jacobian.cpp": "cpp/src/algorithm/kinematics_derivatives.cpp",  # toFrame
+    "cpp/src/algorithm/jacobian.cpp": "toFrame, as in cpp/src/algorithm/kinematics_derivatives.cpp",
+    "cpp/src/algorithm/aba.cpp": "speed: the articulated-body algorithm, the step's hot path",
 }
 UNITY_UNITS = 8  # about: enough for 2 jobs to stay busy to the end, few enough to parse Eigen rarely
 UNITY_DIR = Path("build") / "unity"

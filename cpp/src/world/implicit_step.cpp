@@ -196,12 +196,10 @@ void implicitStepParameterDerivatives(const Model& model, Data& data, ImplicitWo
 
 void implicitRollout(const Model& model, Data& data, ImplicitWorkspace& ws, const double* q0, const double* v0,
                      const double* taus, int T, double dt, double* Q, double* V) {
-  const long nq = model.nq, nv = model.nv;
-  std::copy(q0, q0 + nq, Q);
-  std::copy(v0, v0 + nv, V);
-  for (long t = 0; t < T; ++t)
-    implicitStep(model, data, ws, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq,
-                 V + (t + 1) * nv);
+  chainSteps(model, q0, v0, taus, T, Q, V,
+             [&](const double* q, const double* v, const double* tau, double* qn, double* vn) {
+               implicitStep(model, data, ws, q, v, tau, dt, nullptr, qn, vn);
+             });
 }
 
 }  // namespace rigidiff

@@ -202,13 +202,10 @@ void rk4StepParameterDerivatives(const Model& model, Data& data, Rk4Workspace& w
 
 void rk4Rollout(const Model& model, Data& data, Rk4Workspace& ws, const double* q0, const double* v0,
                 const double* taus, int T, double dt, double* Q, double* V) {
-  const int nq = model.nq, nv = model.nv;
-  std::copy(q0, q0 + nq, Q);
-  std::copy(v0, v0 + nv, V);
-  for (int t = 0; t < T; ++t)
-    rk4Step(model, data, ws, Q + static_cast<long>(t) * nq, V + static_cast<long>(t) * nv,
-            taus + static_cast<long>(t) * nv, dt, nullptr, Q + static_cast<long>(t + 1) * nq,
-            V + static_cast<long>(t + 1) * nv);
+  chainSteps(model, q0, v0, taus, T, Q, V,
+             [&](const double* q, const double* v, const double* tau, double* qn, double* vn) {
+               rk4Step(model, data, ws, q, v, tau, dt, nullptr, qn, vn);
+             });
 }
 
 }  // namespace rigidiff

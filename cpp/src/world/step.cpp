@@ -56,11 +56,10 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
 
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,
              double* Q, double* V) {
-  const int nq = model.nq, nv = model.nv;
-  std::copy(q0, q0 + nq, Q);
-  std::copy(v0, v0 + nv, V);
-  for (int t = 0; t < T; ++t)
-    step(model, data, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq, V + (t + 1) * nv);
+  chainSteps(model, q0, v0, taus, T, Q, V,
+             [&](const double* q, const double* v, const double* tau, double* qn, double* vn) {
+               step(model, data, q, v, tau, dt, nullptr, qn, vn);
+             });
 }
 
 }  // namespace rigidiff

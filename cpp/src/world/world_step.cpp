@@ -35,42 +35,22 @@ void jacobiansInto(Data& d, double* jac, const Derivatives& derivatives) {
   d.setStepJacobianStorage(nullptr);
 }
 
-void rk4Jacobians(const Model& m, Data& d, Rk4Workspace& ws, const double* q, const double* v, const double* tau,
-                  double dt, const double* fext, double* q_out, double* v_out, double* jac) {
-  rk4StepDerivatives(m, d, ws, q, v, tau, dt, fext, q_out, v_out);
+// the RK4 workspace's state Jacobians into jac's six column-major blocks
+void copyRk4Jacobians(const Model& m, const Rk4Workspace& ws, double* jac) {
   const Eigen::Index nv = m.nv, block = nv * nv;
   for (int k = 0; k < 6; ++k)
     Eigen::Map<MatX>(jac + k * block, nv, nv) = (k < 3 ? ws.DQ : ws.DV).middleCols((k % 3) * nv, nv);
 }
 
-// the parameter Jacobians of a step without constraints (the model's columns) into the world's columns,
-// whose contact coefficients' stay zero: they act only through constraint rows
-void modelParameterJacobians(const WorldModel& w, WorldData& wd, StepKind kind, const double* q, const double* v,
-                             const double* tau, const double* fext, int groups, double* q_out, double* v_out,
-                             double* pjac) {
-  const Model& m = w.model;
-  const int nv = m.nv, np = worldParameterCount(w, groups);
-  const int nmodel = stepParameterCount(m, groups & kModelGroups);
+// the model's parameter Jacobians (nv x nmodel each) into the world's columns of pjac, whose contact
+// coefficients' stay zero: without constraint rows they act on nothing
+template <typename Dq, typename Dv>
+void placeModelColumns(const WorldModel& w, int groups, const Dq& dq, const Dv& dv, double* pjac) {
+  const int nv = w.model.nv, np = worldParameterCount(w, groups), nmodel = static_cast<int>(dq.cols());
   std::fill(pjac, pjac + 2L * nv * np, 0.0);
-  if (nmodel == 0) return;
-  Eigen::Map<RowMat, 0, Eigen::OuterStride<>> Pq(pjac, nv, nmodel, Eigen::OuterStride<>(np));
-  Eigen::Map<RowMat, 0, Eigen::OuterStride<>> Pv(pjac + static_cast<long>(nv) * np, nv, nmodel,
-                                                 Eigen::OuterStride<>(np));
-  if (kind == StepKind::Rk4) {
-    Rk4Workspace& ws = wd.rk4(m);
-    rk4StepParameterDerivatives(m, wd.data, ws, q, v, tau, w.options.dt, fext, groups & kModelGroups, q_out, v_out);
-    Pq = ws.DQp.leftCols(nmodel);
-    Pv = ws.DVp.leftCols(nmodel);
-    return;
-  }
-  RowMat dq(nv, nmodel), dv(nv, nmodel);
-  if (kind == StepKind::Implicit)  // its state Jacobians again, into Data's own blocks (jac holds them already)
-    implicitStepParameterDerivatives(m, wd.data, wd.implicit(m), q, v, tau, w.options.dt, fext, groups & kModelGroups,
-                                     q_out, v_out, dq.data(), dv.data());
-  else
-    stepParameterDerivatives(m, wd.data, q, v, w.options.dt, groups & kModelGroups, dq.data(), dv.data());
-  Pq = dq;
-  Pv = dv;
+  Eigen::Map<RowMat, 0, Eigen::OuterStride<>>(pjac, nv, nmodel, Eigen::OuterStride<>(np)) = dq;
+  Eigen::Map<RowMat, 0, Eigen::OuterStride<>>(pjac + static_cast<long>(nv) * np, nv, nmodel,
+                                              Eigen::OuterStride<>(np)) = dv;
 }
 
 // the zeroed outputs of a reverse pass without constraints: the state's, the torques' (unless null) and
@@ -115,27 +95,47 @@ void worldStep(const WorldModel& w, WorldData& wd, const double* q, const double
 void worldStepJacobians(const WorldModel& w, WorldData& wd, const double* q, const double* v, const double* tau,
                         const double* fext, int groups, double* q_out, double* v_out, double* jac, double* pjac) {
   const double dt = w.options.dt;
-  const StepKind kind = stepKind(w);
-  switch (kind) {
+  const int model_groups = groups & kModelGroups;
+  const int nmodel = pjac ? stepParameterCount(w.model, model_groups) : 0;
+  switch (stepKind(w)) {
     case StepKind::Constrained:
       wd.continueFrom(w.model, q, v);
       contactStepJacobiansInto(w.model, wd.data, w.cmodel, wd.contact, w.options.contact, q, v, tau, dt, fext,
                                pjac ? groups : 0, q_out, v_out, jac, pjac);
       wd.endAt(w.model, q_out, v_out);
       return;
-    case StepKind::Rk4:
-      rk4Jacobians(w.model, wd.data, wd.rk4(w.model), q, v, tau, dt, fext, q_out, v_out, jac);
-      break;
-    case StepKind::Implicit:
+    case StepKind::Rk4: {
+      // the parameter derivatives come with the state's: one pass either way
+      Rk4Workspace& ws = wd.rk4(w.model);
+      if (pjac)
+        rk4StepParameterDerivatives(w.model, wd.data, ws, q, v, tau, dt, fext, model_groups, q_out, v_out);
+      else
+        rk4StepDerivatives(w.model, wd.data, ws, q, v, tau, dt, fext, q_out, v_out);
+      copyRk4Jacobians(w.model, ws, jac);
+      if (pjac) placeModelColumns(w, groups, ws.DQp.leftCols(nmodel), ws.DVp.leftCols(nmodel), pjac);
+      return;
+    }
+    case StepKind::Implicit: {
+      RowMat dq(w.model.nv, pjac ? nmodel : 0), dv(w.model.nv, pjac ? nmodel : 0);
       jacobiansInto(wd.data, jac, [&] {
-        implicitStepDerivatives(w.model, wd.data, wd.implicit(w.model), q, v, tau, dt, fext, q_out, v_out);
+        if (pjac)
+          implicitStepParameterDerivatives(w.model, wd.data, wd.implicit(w.model), q, v, tau, dt, fext, model_groups,
+                                           q_out, v_out, dq.data(), dv.data());
+        else
+          implicitStepDerivatives(w.model, wd.data, wd.implicit(w.model), q, v, tau, dt, fext, q_out, v_out);
       });
-      break;
-    case StepKind::SemiImplicit:
+      if (pjac) placeModelColumns(w, groups, dq, dv, pjac);
+      return;
+    }
+    case StepKind::SemiImplicit: {
       jacobiansInto(wd.data, jac, [&] { stepDerivatives(w.model, wd.data, q, v, tau, dt, q_out, v_out, fext); });
-      break;
+      if (!pjac) return;
+      RowMat dq(w.model.nv, nmodel), dv(w.model.nv, nmodel);
+      stepParameterDerivatives(w.model, wd.data, q, v, dt, model_groups, dq.data(), dv.data());
+      placeModelColumns(w, groups, dq, dv, pjac);
+      return;
+    }
   }
-  if (pjac) modelParameterJacobians(w, wd, kind, q, v, tau, fext, groups, q_out, v_out, pjac);
 }
 
 void worldStepVJP(const WorldModel& w, WorldData& wd, const double* q, const double* v, const double* tau,

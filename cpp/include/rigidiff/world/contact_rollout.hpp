@@ -3,11 +3,11 @@
 // contact mode it had (contact_step_cotangents.hpp). Inputs are not checked here (bind/ checks them).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "rigidiff/world/contact_step.hpp"
+#include "rigidiff/world/step.hpp"
 
 namespace rigidiff {
 
@@ -17,15 +17,13 @@ template <typename After>
 void contactChain(const Model& m, Data& data, const CollisionModel& cm, ContactStepData& cd, const ContactOptions& o,
                   const double* q0, const double* v0, const double* taus, int T, double dt, double* Q, double* V,
                   const After& after) {
-  const long nq = m.nq, nv = m.nv;
   cd.warmClasses.clear();
-  std::copy(q0, q0 + nq, Q);
-  std::copy(v0, v0 + nv, V);
-  for (long t = 0; t < T; ++t) {
-    contactStep(m, data, cm, cd, o, Q + t * nq, V + t * nv, taus + t * nv, dt, nullptr, Q + (t + 1) * nq,
-                V + (t + 1) * nv);
-    after(static_cast<int>(t));
-  }
+  int t = 0;
+  chainSteps(m, q0, v0, taus, T, Q, V,
+             [&](const double* q, const double* v, const double* tau, double* qn, double* vn) {
+               contactStep(m, data, cm, cd, o, q, v, tau, dt, nullptr, qn, vn);
+               after(t++);
+             });
 }
 
 /// contactChain on buffers of its own. rows (T) receives each step's row count; unless null, keys and

@@ -63,7 +63,7 @@ cdef class ContactWorldCore(GradientWorldCore):
     def _core_finalize_contacts(self):
         self._check_idle()
         api.refreshWorld(deref(self._wm))
-        self._wd.reset(new _WorldData(deref(self._wm)))  # sized for the geometries
+        self._wd.get().resetCollision(deref(self._wm))  # sized for the geometries now added
 
     def _core_is_constrained(self):
         return bool(self._wm.get().constrained())

@@ -69,6 +69,7 @@ cdef extern from "rigidiff/world/world_data.hpp" namespace "rigidiff" nogil:
         bint warm_known
         void endAt(const Model&, const double* q, const double* v)
         void forgetEndState()
+        void resetCollision(const WorldModel&) except +
 
 
 cdef extern from "rigidiff/bind/api_distance.hpp" namespace "rigidiff::bind" nogil:

@@ -8,6 +8,12 @@ namespace rigidiff {
 WorldData::WorldData(const WorldModel& world)
     : data(world.model), collision(world.cmodel), contact(world.cmodel) {}
 
+void WorldData::resetCollision(const WorldModel& world) {
+  collision = CollisionData(world.cmodel);
+  contact = ContactStepData(world.cmodel);
+  warm_known = false;
+}
+
 Rk4Workspace& WorldData::rk4(const Model& model) {
   if (!rk4_) rk4_ = std::make_unique<Rk4Workspace>(model, true);
   return *rk4_;

@@ -38,6 +38,9 @@ struct WorldData {
   void endAt(const Model& model, const double* q, const double* v);
   /// Forgets the end state (the model or the options changed): the next step solves cold.
   void forgetEndState() { warm_known = false; }
+  /// Sizes the collision and constraint buffers for the world's collision model as it is now (after its
+  /// geometries were added), with an empty warm start; the multibody buffers stay.
+  void resetCollision(const WorldModel& world);
 
  private:
   std::unique_ptr<Rk4Workspace> rk4_;

@@ -87,3 +87,56 @@ def test_step_jacobians_of_a_large_island_match_central_differences(grid):
                                        atol=1e-7)
     finally:
         world.contact_options(warm_start=True)
+
+
+def test_a_pyramid_gets_the_pseudo_inverse_solution():
+    """15 cubes in rows of 5, 4, 3, 2, 1: 300 rows on 90 dofs, so the clamping solve runs in the dofs
+    (docs/contact.md); its impulses must be those of the rows' pseudo-inverse."""
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=0.6)
+    q = []
+    for level, n in enumerate(range(5, 0, -1)):
+        for i in range(n):
+            name = f"box{level}_{i}"
+            shape = rd.Box((0.2, 0.2, 0.2))
+            sk = rd.Skeleton(name)
+            body = sk.add_body(name, joint=rd.FreeJoint(f"{name}_free"), inertia=rd.Inertia.from_shape(shape, mass=1.0))
+            body.add_shape(shape, friction=0.6)
+            world.add_skeleton(sk)
+            q += [0.22 * (i - (n - 1) / 2), 0.0, 0.1 + 0.2 * level, 0.0, 0.0, 0.0, 1.0]
+    q, v = np.array(q), np.zeros(world.nv)
+    for _ in range(100):
+        q, v = world.step(q, v, np.zeros(world.nv))
+    world.step(q, v, np.zeros(world.nv))
+    x, x_ref, C = pinv_impulses(world)
+    assert C.sum() > world.nv
+    np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-9 * np.abs(x_ref).max())
+    ground = np.array(world.last_contacts().body_b) == "ground"
+    assert world.last_contacts().normal_impulses[ground].sum() == pytest.approx(15 * 9.81e-3, rel=1e-6)
+
+
+def test_rows_that_leave_a_dof_free_get_the_pseudo_inverse_solution():
+    """A box on four corners (12 rows) carrying a pendulum that touches nothing (7 dofs): the rows outnumber
+    the dofs but leave the pendulum's dof unconstrained, so the dofs' system is singular and its rank
+    decides; the impulses must still be those of the rows' pseudo-inverse, and the pendulum keeps swinging."""
+    world = rd.World(dt=1e-3)
+    world.add_ground(friction=0.6)
+    shape = rd.Box((0.4, 0.4, 0.2))
+    sk = rd.Skeleton("cart")
+    base = sk.add_body("base", joint=rd.FreeJoint("free"), inertia=rd.Inertia.from_shape(shape, mass=2.0))
+    base.add_shape(shape, friction=0.6)
+    sk.add_body("bob", joint=rd.RevoluteJoint("swing", axis=(1.0, 0.0, 0.0)), parent=base,
+                joint_origin=rd.Transform(translation=(0.0, 0.0, 0.3)),
+                inertia=rd.Inertia.from_shape(rd.Sphere(0.05), mass=0.3))
+    world.add_skeleton(sk)
+    q = world.neutral_configuration()
+    q[2] = 0.1
+    lay = world.layout("cart")
+    v = np.zeros(world.nv)
+    for _ in range(30):
+        q, v = world.step(q, v, np.zeros(world.nv))
+    v[lay.v.stop - 1] = 2.0  # the pendulum swings
+    world.step(q, v, np.zeros(world.nv))
+    x, x_ref, C = pinv_impulses(world)
+    assert C.sum() == 12 and world.nv == 7
+    np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-9 * np.abs(x_ref).max())

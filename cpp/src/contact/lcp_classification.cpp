@@ -61,6 +61,46 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
   }
 }
 
+namespace {
+
+// x_C = A_CC^+ r = G_C N^+ N^+ G_C^T r with N = G_C^T G_C (DelassusRoot), into ws.dx: the pivoted Cholesky
+// of N costs dim k^2 instead of m k^2 (k the rank, m the clamped rows). False where N's rank is not
+// clear-cut; the caller then solves with A_CC.
+bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, double high) {
+  const DelassusRoot& root = *lcp.root;
+  const int n = root.dim, m = static_cast<int>(ws.clamped.size());
+  if (ws.rootGram.rows() < n) {  // grows only: islands of different sizes share the buffers
+    ws.rootGram.resize(n, n);
+    ws.rootPsd.resize(n);
+    ws.rootY.resize(n);
+  }
+  auto N = ws.rootGram.topLeftCorner(n, n);
+  auto y = ws.rootY.head(n);
+  N.setZero();
+  y.setZero();
+  for (int a = 0; a < m; ++a) {
+    const int row = ws.clamped[a], e0 = root.start[row], e1 = root.start[row + 1];
+    for (int e = e0; e < e1; ++e) {
+      const double g = root.G[e];
+      const int i = root.index[e];
+      y[i] += g * ws.r[a];
+      for (int f = e0; f < e1; ++f) N(i, root.index[f]) += g * root.G[f];
+    }
+  }
+  if (!minNormPsdFactor(N, low, high, ws.rootPsd)) return false;
+  minNormPsdApply(ws.rootPsd, y, y);
+  minNormPsdApply(ws.rootPsd, y, y);
+  for (int a = 0; a < m; ++a) {
+    const int row = ws.clamped[a];
+    double xa = 0.0;
+    for (int e = root.start[row]; e < root.start[row + 1]; ++e) xa += root.G[e] * y[root.index[e]];
+    ws.dx[a] = xa;
+  }
+  return ws.dx.head(m).allFinite();
+}
+
+}  // namespace
+
 bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpWorkspace& ws,
                          const BoxedLcpOptions& options) {
   const int n = lcp.n;
@@ -114,8 +154,10 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   ws.clampingSystemChanged(options.rankThreshold);
   if (m > 0) {
     const bool symmetric = std::all_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
-    if (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), 1e-2 * options.rankThreshold,
-                                       1e2 * options.rankThreshold, ws.psd, ws.dx.head(m))) {
+    const double low = 1e-2 * options.rankThreshold, high = 1e2 * options.rankThreshold;
+    const bool throughRoot = symmetric && lcp.root && m > lcp.root->dim && solveThroughRoot(lcp, ws, low, high);
+    if (!throughRoot && (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), low, high, ws.psd,
+                                                        ws.dx.head(m)))) {
       ws.decomposeClampingSystem(options.rankThreshold);
       ws.dx.head(m) = ws.clampingCod().solve(ws.r.head(m));
     }

@@ -20,9 +20,10 @@ void MinNormPsdWorkspace::resize(int n) {
   perm.assign(n, 0);
 }
 
-bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
-                     MinNormPsdWorkspace& ws, Ref<VecX> x) {
+bool minNormPsdFactor(const Ref<const MatX>& Q, double lowTolerance, double highTolerance, MinNormPsdWorkspace& ws) {
   const int m = static_cast<int>(Q.rows());
+  ws.m = m;
+  ws.rank = 0;
   if (m == 0) return true;
   double dmax = 0.0;
   for (int i = 0; i < m; ++i) {
@@ -45,7 +46,7 @@ bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double 
     const double lkk = std::sqrt(pivot);
     ws.L(k, k) = lkk;
     const int pk = ws.perm[k], below = m - k - 1;
-    auto products = ws.t.head(below);  // scratch until the solve below
+    auto products = ws.t.head(below);
     products.noalias() = ws.L.block(k + 1, 0, below, k) * ws.L.row(k).head(k).transpose();
     for (int i = k + 1; i < m; ++i) {
       const double v = (Q(ws.perm[i], pk) - products[i - k - 1]) / lkk;
@@ -53,33 +54,50 @@ bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double 
       ws.d[ws.perm[i]] -= v * v;
     }
   }
+  ws.rank = k;
   const int n = m - k;  // rows beyond the rank
+  if (n == 0) return true;
   auto L1 = ws.L.topLeftCorner(k, k).triangularView<Eigen::Lower>();
   auto X = ws.L.block(k, 0, n, k);
+  L1.solveInPlace<Eigen::OnTheRight>(X);  // X = L2 L1^-1
+  auto S = ws.S.topLeftCorner(k, k);
+  S.setIdentity();
+  S.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
+  Eigen::LLT<Eigen::Ref<MatX>> llt(S);  // in place; I + X^T X is well conditioned
+  return llt.info() == Eigen::Success;
+}
+
+void minNormPsdApply(MinNormPsdWorkspace& ws, const Ref<const VecX>& r, Ref<VecX> x) {
+  const int m = ws.m, k = ws.rank, n = m - k;
+  if (m == 0) return;
   for (int i = 0; i < m; ++i) ws.s[i] = r[ws.perm[i]];
+  auto L1 = ws.L.topLeftCorner(k, k).triangularView<Eigen::Lower>();
   auto u = ws.t.head(k);
+  u = ws.s.head(k);
   if (n == 0) {  // full rank: Q^-1 r
-    u = ws.s.head(k);
     L1.solveInPlace(u);
     L1.transpose().solveInPlace(u);
   } else {
-    L1.solveInPlace<Eigen::OnTheRight>(X);  // X = L2 L1^-1
-    auto S = ws.S.topLeftCorner(k, k);
-    S.setIdentity();
-    S.selfadjointView<Eigen::Lower>().rankUpdate(X.transpose());
-    Eigen::LLT<Eigen::Ref<MatX>> llt(S);  // in place; I + X^T X is well conditioned
-    if (llt.info() != Eigen::Success) return false;
-    u.noalias() = ws.s.head(k);
+    auto X = ws.L.block(k, 0, n, k);
+    auto S = ws.S.topLeftCorner(k, k).triangularView<Eigen::Lower>();
     u.noalias() += X.transpose() * ws.s.segment(k, n);
-    llt.solveInPlace(u);
+    S.solveInPlace(u);  // (I + X^T X)^-1 u
+    S.transpose().solveInPlace(u);
     L1.solveInPlace(u);
     L1.transpose().solveInPlace(u);
-    llt.solveInPlace(u);
+    S.solveInPlace(u);
+    S.transpose().solveInPlace(u);
     ws.s.segment(k, n).noalias() = X * u;  // the rows beyond the rank: X u
   }
   for (int i = 0; i < k; ++i) x[ws.perm[i]] = u[i];
   for (int i = k; i < m; ++i) x[ws.perm[i]] = ws.s[i];
-  return x.head(m).allFinite();
+}
+
+bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
+                     MinNormPsdWorkspace& ws, Ref<VecX> x) {
+  if (!minNormPsdFactor(Q, lowTolerance, highTolerance, ws)) return false;
+  minNormPsdApply(ws, r, x);
+  return x.head(ws.m).allFinite();
 }
 
 }  // namespace contact

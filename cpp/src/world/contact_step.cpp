@@ -137,8 +137,36 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
                    [&](int a, int b) { return cd.rowIsland[a] < cd.rowIsland[b]; });
 }
 
+// Lower Cholesky factors L (row-major, n x n) of each island tree's block of M~^-1 = L L^T, into
+// cd.treeChol at cd.cholStart[slot]; false if a block is not numerically positive definite.
+bool treeFactors(const Model& model, const Data& data, ContactStepData& cd, int nt) {
+  cd.cholStart.assign(nt + 1, 0);
+  for (int s = 0; s < nt; ++s) {
+    const int n = model.subtree_nv[cd.islandTrees[s]];
+    cd.cholStart[s + 1] = cd.cholStart[s] + n * n;
+  }
+  cd.treeChol.assign(cd.cholStart[nt], 0.0);
+  for (int s = 0; s < nt; ++s) {
+    const int t = cd.islandTrees[s], n = model.subtree_nv[t], b = model.joints[t].idx_v;
+    double* L = cd.treeChol.data() + cd.cholStart[s];
+    for (int j = 0; j < n; ++j) {
+      double d = data.Minv(b + j, b + j);
+      for (int p = 0; p < j; ++p) d -= L[j * n + p] * L[j * n + p];
+      if (!(d > 0.0)) return false;
+      const double ljj = std::sqrt(d);
+      L[j * n + j] = ljj;
+      for (int i = j + 1; i < n; ++i) {
+        double v = data.Minv(b + i, b + j);
+        for (int p = 0; p < j; ++p) v -= L[i * n + p] * L[j * n + p];
+        L[i * n + j] = v / ljj;
+      }
+    }
+  }
+  return true;
+}
+
 // one island: rows islandRows[begin:end]; its Delassus block (cd.islandA[slot]), then x and classes of its rows
-void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
+void solveIsland(const Model& model, const Data& data, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
                  std::size_t end, int slot) {
   const int mi = static_cast<int>(end - begin);
   const int* rows = cd.islandRows.data() + begin;
@@ -174,20 +202,33 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   cd.treeFill.assign(cd.treeStart.begin(), cd.treeStart.end() - 1);
   for (int k = 0; k < mi; ++k) placeRow(k, true);
   // the island's rows as sparse rows of J and K = M~^-1 J^T over the island's own dofs (its trees' dofs,
-  // tree after tree): projected Gauss-Seidel sweeps them in the time of their entries
+  // tree after tree): projected Gauss-Seidel sweeps them in the time of their entries. An island with
+  // more rows than dofs also gets the rows of G = J L (L L^T = M~^-1, one factor per tree): its
+  // clamping solve then works in the dofs rather than the rows.
   const bool sparse = mi >= contact::kSparseFactorRows;  // small islands do not read the factors
   cd.treeDof.assign(nt + 1, 0);
   for (int s = 0; s < nt; ++s) cd.treeDof[s + 1] = cd.treeDof[s] + model.subtree_nv[cd.islandTrees[s]];
+  const bool rooted = mi > cd.treeDof[nt] && treeFactors(model, data, cd, nt);
   cd.factorStart.assign(mi + 1, 0);
   cd.factorIndex.clear();
   cd.factorJ.clear();
   cd.factorK.clear();
-  for (int k = 0; sparse && k < mi; ++k) {
+  cd.rootG.clear();
+  for (int k = 0; (sparse || rooted) && k < mi; ++k) {
     forRowSegments(model, cd, rows[k], [&](int t, int, int n, int off) {
-      for (int d = 0; d < n; ++d) {
-        cd.factorIndex.push_back(cd.treeDof[cd.treeSlot[t]] + d);
-        cd.factorJ.push_back(cd.Jseg[off + d]);
-        cd.factorK.push_back(cd.MinvJtSeg[off + d]);
+      const int slot = cd.treeSlot[t];
+      for (int d = 0; d < n; ++d) cd.factorIndex.push_back(cd.treeDof[slot] + d);
+      if (sparse) {
+        cd.factorJ.insert(cd.factorJ.end(), cd.Jseg.data() + off, cd.Jseg.data() + off + n);
+        cd.factorK.insert(cd.factorK.end(), cd.MinvJtSeg.data() + off, cd.MinvJtSeg.data() + off + n);
+      }
+      if (rooted) {  // g = L^T j on this tree
+        const double* L = cd.treeChol.data() + cd.cholStart[slot];
+        for (int d = 0; d < n; ++d) {
+          double g = 0.0;
+          for (int e = d; e < n; ++e) g += L[e * n + d] * cd.Jseg[off + e];
+          cd.rootG.push_back(g);
+        }
       }
     });
     cd.factorStart[k + 1] = static_cast<int>(cd.factorIndex.size());
@@ -257,6 +298,12 @@ void solveIsland(const Model& model, ContactStepData& cd, const ContactOptions& 
   factors.J = cd.factorJ.data();
   factors.K = cd.factorK.data();
   if (sparse) lcp.factors = &factors;
+  contact::DelassusRoot root;
+  root.dim = cd.treeDof[nt];
+  root.start = cd.factorStart.data();
+  root.index = cd.factorIndex.data();
+  root.G = cd.rootG.data();
+  if (rooted) lcp.root = &root;
   const contact::BoxedLcpResult res = contact::solveBoxedLcp(lcp, ws, options.lcp, guess);
   // the step reports the latest stage any island needed
   cd.result.success = cd.result.success && res.success;
@@ -479,7 +526,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   for (std::size_t begin = 0; begin < cd.islandRows.size(); ++slot) {
     const std::size_t end = cd.islandEnd(begin);
     cd.islandBegin.push_back(begin);
-    solveIsland(model, cd, options, begin, end, slot);
+    solveIsland(model, data, cd, options, begin, end, slot);
     begin = end;
   }
   cd.warmClasses = cd.classes;

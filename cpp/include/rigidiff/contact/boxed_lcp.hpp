@@ -53,6 +53,18 @@ struct DelassusFactors {
   const double* K = nullptr;    ///< entries of K's rows (the same coordinates)
 };
 
+/// A Delassus matrix given also as A = G G^T (G = J L for contact rows, L L^T = M~^-1), each row of G
+/// stored on the coordinates it touches (sparse rows, as views on caller memory). When the clamping
+/// rows outnumber the coordinates, the minimum-norm clamping solve works with the dim x dim matrix
+/// G_C^T G_C, which has the nonzero spectrum of A_CC, instead of A_CC itself:
+///   A_CC^+ = G_C (G_C^T G_C)^+ (G_C^T G_C)^+ G_C^T.
+struct DelassusRoot {
+  int dim = 0;                  ///< number of coordinates
+  const int* start = nullptr;   ///< (n + 1) row i's entries are start[i] .. start[i + 1] - 1
+  const int* index = nullptr;   ///< coordinate of each entry
+  const double* G = nullptr;    ///< entries of G's rows
+};
+
 /// A boxed LCP as views on caller memory (nothing is copied). A is column-major (it is symmetric, so
 /// row-major storage reads the same). findex may be null (no friction rows); factors may be null.
 struct BoxedLcp {
@@ -67,6 +79,7 @@ struct BoxedLcp {
   Eigen::Map<const VecX> b, lo, hi;
   const int* findex;
   const DelassusFactors* factors = nullptr;  ///< A = J K^T by sparse rows, when the caller has it
+  const DelassusRoot* root = nullptr;        ///< A = G G^T by sparse rows, when the caller has it
 };
 
 /// Problems of at least this many rows use their DelassusFactors (when given) for the velocity changes
@@ -135,6 +148,9 @@ struct BoxedLcpWorkspace {
     rankThreshold_ = rankThreshold;
   }
   MinNormPsdWorkspace psd;    ///< buffers of the pivoted-Cholesky solve
+  MatX rootGram;              ///< G_C^T G_C over the coordinates of a DelassusRoot (dim x dim)
+  MinNormPsdWorkspace rootPsd;  ///< buffers of its pivoted-Cholesky solve
+  VecX rootY;                 ///< G_C^T r, then the coordinates' solution (dim)
 
   // scratch of the solvers
   VecX lo, hi;             ///< effective bounds (dim n)

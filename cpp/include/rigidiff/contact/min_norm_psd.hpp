@@ -21,12 +21,22 @@ struct MinNormPsdWorkspace {
   MatX S;                  ///< I + X^T X (n x n), top-left block used
   VecX d, s, t;            ///< updated diagonal, permuted right-hand side, reduced vector (dim n)
   std::vector<int> perm;   ///< pivot order (dim n)
+  int m = 0;               ///< size of the factorised system
+  int rank = 0;            ///< its rank k (S's lower triangle holds the Cholesky factor of I + X^T X if k < m)
 };
 
-/// x = Q^+ r (the top-left m x m block of Q, symmetric positive semi-definite; r and x of dim m). The rank
-/// is the number of pivots above `lowTolerance` times the largest diagonal entry; returns false (x not
-/// set) when a pivot falls between `lowTolerance` and `highTolerance` times it, where the rank is not
-/// clear-cut, or when Q is zero or not finite: the caller then decides with a rank-revealing decomposition.
+/// Factorises the top-left m x m block of Q (symmetric positive semi-definite) into ws for
+/// minNormPsdApply. The rank is the number of pivots above `lowTolerance` times the largest diagonal
+/// entry; returns false when a pivot falls between `lowTolerance` and `highTolerance` times it, where the
+/// rank is not clear-cut, or when Q is zero or not finite: the caller then decides with a rank-revealing
+/// decomposition.
+bool minNormPsdFactor(const Ref<const MatX>& Q, double lowTolerance, double highTolerance, MinNormPsdWorkspace& ws);
+
+/// x = Q^+ r with the factor of the last successful minNormPsdFactor (r and x of dim m; they may alias).
+void minNormPsdApply(MinNormPsdWorkspace& ws, const Ref<const VecX>& r, Ref<VecX> x);
+
+/// x = Q^+ r (minNormPsdFactor, then minNormPsdApply); false (x not set) where the factor fails, or
+/// when x is not finite.
 bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
                      MinNormPsdWorkspace& ws, Ref<VecX> x);
 

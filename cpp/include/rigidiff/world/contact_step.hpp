@@ -153,6 +153,9 @@ struct ContactStepData {
   std::vector<int> treeDof;          ///< scratch: first island-local dof of each of islandTrees
   std::vector<int> factorStart, factorIndex;  ///< scratch: the island's rows as sparse rows (DelassusFactors)
   std::vector<double> factorJ, factorK;       ///< scratch: their entries in J and K = M~^-1 J^T
+  std::vector<double> rootG;         ///< scratch: their entries in G = J L (DelassusRoot)
+  std::vector<double> treeChol;      ///< scratch: per island tree, L with L L^T its block of M~^-1 (row-major)
+  std::vector<int> cholStart;        ///< scratch: each island tree's first entry in treeChol
   std::vector<int> treeStart, treeFill, treeRows;  ///< scratch: an island's rows per tree (CSR by islandTrees)
   std::vector<int> localRow;         ///< (m) scratch: a row's index within its island
   std::vector<int> treeSegs;         ///< scratch: the segment (in Jseg) of each of a tree's rows for that tree

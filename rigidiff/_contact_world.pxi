@@ -153,7 +153,7 @@ cdef class ContactWorldCore(GradientWorldCore):
         cdef cnp.ndarray hi = np.zeros(m)
         cdef cnp.ndarray x = np.zeros(m)
         cdef cnp.ndarray[int, ndim=1] findex = np.full(max(m, 1), -1, dtype=np.intc)
-        api.readLastLcp(self._wd.get().contact, _ptr(A), _ptr(b), _ptr(lo), _ptr(hi), _ptr(x), &findex[0])
+        api.readLastLcp(self._wm.get().model, self._wd.get().contact, _ptr(A), _ptr(b), _ptr(lo), _ptr(hi), _ptr(x), &findex[0])
         return A, b, lo, hi, x, findex[:m]
 
     def _core_constraint_rows(self, q, v, tau, f_ext=None):

@@ -62,6 +62,39 @@ def dense_product(A, B, C=None, bint transposed_a=False):
     return c
 
 
+def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None):
+    """The boxed LCP with A = J K^T solved from its factors (A formed only if a stage needs its columns):
+    x, w, classes, (solver, A formed, success, standardised), dx_db."""
+    cdef cnp.ndarray j = np.ascontiguousarray(J, dtype=float)
+    cdef cnp.ndarray k = np.ascontiguousarray(K, dtype=float)
+    if j.ndim != 2 or k.ndim != 2 or j.shape[0] != k.shape[0] or j.shape[1] != k.shape[1]:
+        raise ValueError("J and K must be 2-D of one shape")
+    cdef int n = j.shape[0]
+    cdef int dim = j.shape[1]
+    cdef int[::1] bs = np.ascontiguousarray(block_start, dtype=np.intc)
+    cdef cnp.ndarray bv = _vec(b, n, "b")
+    cdef cnp.ndarray lv = _vec(lo, n, "lo")
+    cdef cnp.ndarray hv = _vec(hi, n, "hi")
+    cdef int[::1] fv = np.ascontiguousarray(findex, dtype=np.intc)
+    cdef int[::1] wv
+    cdef const int* wp = NULL
+    if warm is not None:
+        wv = np.ascontiguousarray(warm, dtype=np.intc)
+        if wv.shape[0] != n:
+            raise ValueError(f"warm must have {n} classes")
+        wp = &wv[0]
+    if fv.shape[0] != n or bs.shape[0] < 1:
+        raise ValueError("findex must have n entries and block_start at least one")
+    cdef cnp.ndarray x = _empty1(n)
+    cdef cnp.ndarray w = _empty1(n)
+    cdef int[::1] classes = np.zeros(n, dtype=np.intc)
+    cdef int[::1] status = np.zeros(4, dtype=np.intc)
+    cdef cnp.ndarray dx_db = _empty2(n, n)
+    api.solveBoxedLcpFromFactors(n, dim, _ptr(j), _ptr(k), bs.shape[0] - 1, &bs[0], _ptr(bv), _ptr(lv), _ptr(hv),
+                                 &fv[0], wp, _ptr(x), _ptr(w), &classes[0], &status[0], _ptr(dx_db))
+    return x, w, np.asarray(classes), np.asarray(status), dx_db
+
+
 cdef cnp.ndarray _points(verts, Py_ssize_t n, str name, str why=""):
     """verts as a finite float64 (n, 3) array (any number of rows for n < 0)."""
     cdef cnp.ndarray v = _mat(verts, n, 3, name, why)

@@ -224,7 +224,7 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, int n) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +
-    void readLastLcp(const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,
+    void readLastLcp(const Model&, const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,
                      int* findex) except +
     int lastContactCount(const ContactStepData&) except +
     void readLastImpulses(const ContactStepData&, double* normal, double* friction, int* classes,
@@ -244,6 +244,10 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi,
                        const int* findex, const int* warm, double tolerance, double* x, double* w, int* classes,
                        int* status, double* dx_db, const double* g, double* grad_b, double* grad_A) except +
+    void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks,
+                                  const int* blockStart, const double* b, const double* lo, const double* hi,
+                                  const int* findex, const int* warm, double* x, double* w, int* classes,
+                                  int* status, double* dx_db) except +
 
     void linalgDenseProduct(int m, int k, int n, const double* A, const double* B, double* C, bool accumulate,
                             bool transposed_a) except +

@@ -68,30 +68,40 @@ def test_a_resting_box_on_four_corners_gets_the_least_squares_answer():
     np.testing.assert_allclose(normals, normals.mean(), rtol=1e-12)
 
 
-def test_step_jacobians_of_a_large_island_match_central_differences(grid):
-    world, q, v = grid
+def check_step_jacobians(world, q, v, directions: int, seed: int, warm: bool = False):
+    """dv_dv and dv_dtau along random directions against central differences of the cold step; with
+    `warm`, the Jacobians come from a warm-started step (the clamping system read from the factors)."""
+    tau = np.zeros(world.nv)
+    if warm:
+        q, v = world.step(q, v, tau)
+        jac = world.step_jacobians(q, v, tau)  # starts where the step before ended
+        assert world.last_contacts().solver == "warm_start"
     world.contact_options(warm_start=False)
     try:
-        tau = np.zeros(world.nv)
-        jac = world.step_jacobians(q, v, tau)
-        rng = np.random.default_rng(0)
+        if not warm:
+            jac = world.step_jacobians(q, v, tau)
+        rng = np.random.default_rng(seed)
         eps = 1e-7
-        for _ in range(3):
+        for _ in range(directions):
             d = rng.standard_normal(world.nv)
             vp = world.step(q, v + eps * d, tau)[1]
             vm = world.step(q, v - eps * d, tau)[1]
             np.testing.assert_allclose((vp - vm) / (2 * eps), jac.dv_dv @ d, rtol=1e-6, atol=1e-7)
             tp = world.step(q, v, tau + eps * d)[1]
             tm = world.step(q, v, tau - eps * d)[1]
-            np.testing.assert_allclose((tp - tm) / (2 * eps), jac.dv_dtau @ d, rtol=0,
-                                       atol=1e-7)
+            np.testing.assert_allclose((tp - tm) / (2 * eps), jac.dv_dtau @ d, rtol=0, atol=1e-7)
     finally:
         world.contact_options(warm_start=True)
 
 
-def test_a_pyramid_gets_the_pseudo_inverse_solution():
-    """15 cubes in rows of 5, 4, 3, 2, 1: 300 rows on 90 dofs, so the clamping solve runs in the dofs
-    (docs/contact.md); its impulses must be those of the rows' pseudo-inverse."""
+def test_step_jacobians_of_a_large_island_match_central_differences(grid):
+    check_step_jacobians(*grid, directions=3, seed=0)
+
+
+@pytest.fixture(scope="module")
+def pyramid():
+    """15 cubes in rows of 5, 4, 3, 2, 1, settled: one island of 300 rows on 90 dofs, above the size
+    from which the LCP reads A from its factors and the clamping solve runs in the dofs (docs/contact.md)."""
     world = rd.World(dt=1e-3)
     world.add_ground(friction=0.6)
     q = []
@@ -107,12 +117,37 @@ def test_a_pyramid_gets_the_pseudo_inverse_solution():
     q, v = np.array(q), np.zeros(world.nv)
     for _ in range(100):
         q, v = world.step(q, v, np.zeros(world.nv))
+    return world, q, v
+
+
+def test_a_pyramid_gets_the_pseudo_inverse_solution(pyramid):
+    world, q, v = pyramid
     world.step(q, v, np.zeros(world.nv))
+    assert world.last_contacts().solver == "warm_start"
     x, x_ref, C = pinv_impulses(world)
     assert C.sum() > world.nv
     np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-9 * np.abs(x_ref).max())
     ground = np.array(world.last_contacts().body_b) == "ground"
     assert world.last_contacts().normal_impulses[ground].sum() == pytest.approx(15 * 9.81e-3, rel=1e-6)
+
+
+def test_a_cold_pyramid_step_equals_the_warm_one(pyramid):
+    """Solved cold (pivoting on A formed from the factors) and warm (A read row by row), the step is the same."""
+    world, q, v = pyramid
+    tau = np.zeros(world.nv)
+    q1, v1 = world.step(q, v, tau)
+    warm = world.step(q1, v1, tau)  # starts at the end of the step before: warm-started
+    assert world.last_contacts().solver == "warm_start"
+    world.clear_warm_start()
+    cold = world.step(q1, v1, tau)
+    assert world.last_contacts().solver == "pivoting"
+    for a, b in zip(warm, cold):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("warm", [False, True])
+def test_step_jacobians_of_a_pyramid_match_central_differences(pyramid, warm):
+    check_step_jacobians(*pyramid, directions=2, seed=1, warm=warm)
 
 
 def test_rows_that_leave_a_dof_free_get_the_pseudo_inverse_solution():
@@ -140,3 +175,4 @@ def test_rows_that_leave_a_dof_free_get_the_pseudo_inverse_solution():
     x, x_ref, C = pinv_impulses(world)
     assert C.sum() == 12 and world.nv == 7
     np.testing.assert_allclose(x, x_ref, rtol=0, atol=1e-9 * np.abs(x_ref).max())
+

@@ -90,5 +90,64 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
   }
 }
 
+void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
+                              const double* b, const double* lo, const double* hi, const int* findex,
+                              const int* warm, double* x, double* w, int* classes, int* status, double* dx_db) {
+  RD_CHECK_ARG(n >= 0 && dim >= 0 && blocks >= 0, "sizes must be >= 0");
+  RD_CHECK_ARG(blockStart[0] == 0 && blockStart[blocks] == dim, "blocks must cover [0, " << dim << ")");
+  for (int k = 0; k < blocks; ++k)
+    RD_CHECK_ARG(blockStart[k + 1] > blockStart[k], "block " << k << " is empty");
+  checkFinite(J, static_cast<long>(n) * dim, "J");
+  checkFinite(K, static_cast<long>(n) * dim, "K");
+  Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> Jm(J, n, dim), Km(K, n, dim);
+  const MatX A = Jm * Km.transpose();
+  checkBoxedLcp(n, A.data(), b, lo, hi, findex);
+  // each row on the whole blocks where its J or K is not zero
+  std::vector<int> start(1, 0), index;
+  std::vector<double> fj, fk;
+  for (int i = 0; i < n; ++i) {
+    for (int k = 0; k < blocks; ++k) {
+      const int b0 = blockStart[k], len = blockStart[k + 1] - b0;
+      if (Jm.row(i).segment(b0, len).isZero(0.0) && Km.row(i).segment(b0, len).isZero(0.0)) continue;
+      for (int d = b0; d < b0 + len; ++d) {
+        index.push_back(d);
+        fj.push_back(Jm(i, d));
+        fk.push_back(Km(i, d));
+      }
+    }
+    start.push_back(static_cast<int>(index.size()));
+  }
+  contact::DelassusFactors factors;
+  factors.dim = dim;
+  factors.start = start.data();
+  factors.index = index.data();
+  factors.J = fj.data();
+  factors.K = fk.data();
+  factors.blocks = blocks;
+  factors.blockStart = blockStart;
+  MatX buffer(n, n);
+  contact::BoxedLcp lcp(n, buffer.data(), b, lo, hi, findex);
+  lcp.factors = &factors;
+  lcp.lazyA = buffer.data();
+  std::vector<contact::LcpClass> guess;
+  if (warm)
+    for (int i = 0; i < n; ++i) {
+      RD_CHECK_ARG(warm[i] >= 0 && warm[i] <= 3, "warm_start[" << i << "] must be a class 0..3, got " << warm[i]);
+      guess.push_back(static_cast<contact::LcpClass>(warm[i]));
+    }
+  contact::BoxedLcpWorkspace ws(n);
+  const contact::BoxedLcpResult result = contact::solveBoxedLcp(lcp, ws, {}, warm ? guess.data() : nullptr);
+  Eigen::Map<VecX>(x, n) = ws.x;
+  Eigen::Map<VecX>(w, n) = ws.w;
+  for (int i = 0; i < n; ++i) classes[i] = static_cast<int>(ws.classes[i]);
+  status[0] = static_cast<int>(result.solver);
+  status[1] = ws.denseReady;
+  status[2] = result.success;
+  status[3] = result.standardised;
+  MatX D(n, n);
+  contact::boxedLcpJacobianB(lcp, ws, D);
+  copyOut(D, dx_db, "dx_db");
+}
+
 }  // namespace bind
 }  // namespace rigidiff

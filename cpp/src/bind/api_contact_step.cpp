@@ -34,11 +34,11 @@ void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* cl
 
 int lastRowCount(const ContactStepData& cd) { return cd.rowCount(); }
 
-void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex) {
+void readLastLcp(const Model& model, const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex) {
   const int m = cd.rowCount();
   if (m == 0 || static_cast<int>(cd.segStart.size()) != m + 1) return;
   Eigen::Map<MatX> Am(A, m, m);  // symmetric: either storage order reads the same
-  denseDelassus(cd, Am);
+  denseDelassus(model, cd, Am);
   for (int r = 0; r < m; ++r) {
     b[r] = cd.b[r];
     lo[r] = cd.lo[r];

@@ -23,7 +23,7 @@ void BoxedLcpWorkspace::resize(int size) {
   coupling.reserve(n);
   slot.assign(n, -1);
   factor.setZero(n);
-  Q.setZero(n, n);
+  if (Q.rows() < n) Q.resize(n, n);  // grows only: only top-left blocks are read, after being written
   r.setZero(n);
   systemValid = false;
   codValid_ = false;
@@ -34,7 +34,7 @@ void BoxedLcpWorkspace::resize(int size) {
   dw.setZero(n);
   xprev.setZero(n);
   tmp.setZero(n);
-  L.setZero(n, n);
+  if (L.rows() < n) L.resize(n, n);
   state.assign(n, 0);
   list.reserve(n);
 }
@@ -137,6 +137,7 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
                              const LcpClass* warmClasses) {
   ws.resize(lcp.n);
   ws.systemValid = false;
+  ws.denseReady = ws.columnsReady = false;
   BoxedLcpResult result;
   if (lcp.n == 0) {
     result.solver = LcpSolver::Pivoting;
@@ -154,6 +155,9 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
     result.standardised = standardise(lcp, ws, options, false, warmClasses);
     return result;
   }
+
+  // the later stages read A's columns
+  ensureDenseDelassus(lcp, ws);
 
   // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero. A candidate that
   // fails the check may still have the right classification: its clamping-system solve (which couples the

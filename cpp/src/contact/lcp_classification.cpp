@@ -22,8 +22,9 @@ LcpClass boundClass(double x, double l, double u, double tx) {
 }
 
 // does the row move any velocity? (column of A not negligible)
-bool hasEffect(const BoxedLcp& lcp, int i, double scale) {
-  return lcp.A.col(i).squaredNorm() > (1e-12 * scale) * (1e-12 * scale);
+bool hasEffect(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, int i, double scale) {
+  if (std::abs(delassusDiagonal(lcp, i)) > 1e-12 * scale) return true;  // |A_ii| <= ||A e_i||
+  return delassusColumnSquaredNorm(lcp, ws, i) > (1e-12 * scale) * (1e-12 * scale);
 }
 
 }  // namespace
@@ -34,18 +35,19 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
   if (n == 0) return;
   const double tx = options.tolerance * (1.0 + ws.x.cwiseAbs().maxCoeff());
   const double tw = options.tolerance * (1.0 + lcp.b.cwiseAbs().maxCoeff());
-  const double scale = lcp.A.diagonal().cwiseAbs().maxCoeff();
+  const double scale = delassusDiagonalScale(lcp);
   // normal (and other unscaled) rows first: friction rows depend on their normal's class
   for (int i = 0; i < n; ++i) {
     if (lcp.normalOf(i) >= 0) continue;
-    ws.classes[i] = hasEffect(lcp, i, scale) ? boundClass(ws.x[i], lcp.lo[i], lcp.hi[i], tx) : LcpClass::Separating;
+    const LcpClass c = boundClass(ws.x[i], lcp.lo[i], lcp.hi[i], tx);  // the cheap test first
+    ws.classes[i] = c != LcpClass::Separating && hasEffect(lcp, ws, i, scale) ? c : LcpClass::Separating;
   }
   for (int i = 0; i < n; ++i) {
     const int j = lcp.normalOf(i);
     if (j < 0) continue;
     LcpClass c = LcpClass::Separating;
     const double l = lcp.lo[i] * ws.x[j], u = lcp.hi[i] * ws.x[j];
-    if (!frictionDropped && ws.classes[j] == LcpClass::Clamping && hasEffect(lcp, i, scale) && u - l > tx) {
+    if (!frictionDropped && ws.classes[j] == LcpClass::Clamping && u - l > tx && hasEffect(lcp, ws, i, scale)) {
       const bool zeroInside = l < -tx && u > tx;
       c = (zeroInside && std::abs(ws.x[i]) <= tx) ? LcpClass::Clamping : boundClass(ws.x[i], l, u, tx);
       // a friction impulse within tx of its bound but clearly inside it, on a row that does not slide
@@ -132,18 +134,21 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   const int m = static_cast<int>(ws.clamped.size()), k = static_cast<int>(ws.bounded.size());
 
   // Q = A_CC + A_CU E, r = -(b_C + A_CU c_U)
-  for (int a = 0; a < m; ++a) {
-    ws.r[a] = -lcp.b[ws.clamped[a]];
-    for (int c = 0; c < m; ++c) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
-  }
-  for (int u = 0; u < k; ++u) {
-    const int row = ws.bounded[u], c = ws.coupling[u];
-    for (int a = 0; a < m; ++a) {
-      const double v = lcp.A(ws.clamped[a], row) * ws.factor[u];
-      if (c >= 0)
-        ws.Q(a, c) += v;
-      else
-        ws.r[a] -= v;
+  for (int a = 0; a < m; ++a) ws.r[a] = -lcp.b[ws.clamped[a]];
+  if (lcp.lazyA && !ws.denseReady) {
+    lazyClampingSystem(lcp, ws);
+  } else {
+    for (int a = 0; a < m; ++a)
+      for (int c = 0; c < m; ++c) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
+    for (int u = 0; u < k; ++u) {
+      const int row = ws.bounded[u], c = ws.coupling[u];
+      for (int a = 0; a < m; ++a) {
+        const double v = lcp.A(ws.clamped[a], row) * ws.factor[u];
+        if (c >= 0)
+          ws.Q(a, c) += v;
+        else
+          ws.r[a] -= v;
+      }
     }
   }
   // minimum-norm least squares x_C, then x_U = E x_C + c_U, x_S = 0. Without friction rows coupled to
@@ -169,7 +174,7 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   }
   if (!ws.dw.allFinite()) return false;
   ws.x = ws.dw;
-  boxedLcpVelocity(lcp, ws.x, ws.w);
+  delassusVelocity(lcp, ws, ws.x, ws.w);
   return ws.w.allFinite();
 }
 

@@ -11,7 +11,7 @@ namespace rigidiff {
 namespace contact {
 
 void MinNormPsdWorkspace::resize(int n) {
-  if (L.rows() == n) return;
+  if (L.rows() >= n) return;  // grows only: islands of different sizes share it
   L.setZero(n, n);
   S.setZero(n, n);
   d.setZero(n);

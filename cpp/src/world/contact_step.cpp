@@ -165,6 +165,38 @@ bool treeFactors(const Model& model, const Data& data, ContactStepData& cd, int 
   return true;
 }
 
+// Each row's segment (in Jseg) for island tree s, for the tree's rows (cd.treeSegs).
+void treeSegments(const Model& model, ContactStepData& cd, const int* rows, int s) {
+  const int t = cd.islandTrees[s];
+  const int* tr = cd.treeRows.data() + cd.treeStart[s];
+  const int nr = cd.treeStart[s + 1] - cd.treeStart[s];
+  cd.treeSegs.resize(std::max<std::size_t>(cd.treeSegs.size(), nr));
+  for (int a = 0; a < nr; ++a) {
+    const int r = rows[tr[a]], first = cd.rowTrees[2 * r];
+    cd.treeSegs[a] = cd.segStart[r] + (first == t ? 0 : model.subtree_nv[first]);
+  }
+}
+
+// The island's Delassus block, dense: summed tree by tree over the rows of that tree alone.
+void denseIslandBlock(const Model& model, ContactStepData& cd, const int* rows, int mi, int nt, MatX& Ai) {
+  Ai.setZero(mi, mi);
+  for (int s = 0; s < nt; ++s) {
+    const int* tr = cd.treeRows.data() + cd.treeStart[s];
+    const int nr = cd.treeStart[s + 1] - cd.treeStart[s];
+    const int n = model.subtree_nv[cd.islandTrees[s]];
+    treeSegments(model, cd, rows, s);
+    for (int a = 0; a < nr; ++a) {
+      const int i = tr[a];
+      for (int c = 0; c <= a; ++c) {
+        const int k = tr[c];
+        const double d = cd.Jseg.segment(cd.treeSegs[a], n).dot(cd.MinvJtSeg.segment(cd.treeSegs[c], n));
+        Ai(i, k) += d;
+        if (k != i) Ai(k, i) += d;
+      }
+    }
+  }
+}
+
 // one island: rows islandRows[begin:end]; its Delassus block (cd.islandA[slot]), then x and classes of its rows
 void solveIsland(const Model& model, const Data& data, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
                  std::size_t end, int slot) {
@@ -216,14 +248,14 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
   cd.rootG.clear();
   for (int k = 0; (sparse || rooted) && k < mi; ++k) {
     forRowSegments(model, cd, rows[k], [&](int t, int, int n, int off) {
-      const int slot = cd.treeSlot[t];
-      for (int d = 0; d < n; ++d) cd.factorIndex.push_back(cd.treeDof[slot] + d);
+      const int ts = cd.treeSlot[t];
+      for (int d = 0; d < n; ++d) cd.factorIndex.push_back(cd.treeDof[ts] + d);
       if (sparse) {
         cd.factorJ.insert(cd.factorJ.end(), cd.Jseg.data() + off, cd.Jseg.data() + off + n);
         cd.factorK.insert(cd.factorK.end(), cd.MinvJtSeg.data() + off, cd.MinvJtSeg.data() + off + n);
       }
       if (rooted) {  // g = L^T j on this tree
-        const double* L = cd.treeChol.data() + cd.cholStart[slot];
+        const double* L = cd.treeChol.data() + cd.cholStart[ts];
         for (int d = 0; d < n; ++d) {
           double g = 0.0;
           for (int e = d; e < n; ++e) g += L[e * n + d] * cd.Jseg[off + e];
@@ -233,31 +265,13 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
     });
     cd.factorStart[k + 1] = static_cast<int>(cd.factorIndex.size());
   }
-  for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
   if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
   MatX& Ai = cd.islandA[slot];
-  Ai.setZero(mi, mi);
-  for (int s = 0; s < nt; ++s) {
-    const int t = cd.islandTrees[s];
-    const int* tr = cd.treeRows.data() + cd.treeStart[s];
-    const int nr = cd.treeStart[s + 1] - cd.treeStart[s];
-    const int n = model.subtree_nv[t];
-    // each row's segment for tree t: its first, or its second after the first tree's dofs
-    cd.treeSegs.resize(std::max<std::size_t>(cd.treeSegs.size(), nr));
-    for (int a = 0; a < nr; ++a) {
-      const int r = rows[tr[a]], first = cd.rowTrees[2 * r];
-      cd.treeSegs[a] = cd.segStart[r] + (first == t ? 0 : model.subtree_nv[first]);
-    }
-    for (int a = 0; a < nr; ++a) {
-      const int i = tr[a];
-      for (int c = 0; c <= a; ++c) {
-        const int k = tr[c];
-        const double d = cd.Jseg.segment(cd.treeSegs[a], n).dot(cd.MinvJtSeg.segment(cd.treeSegs[c], n));
-        Ai(i, k) += d;
-        if (k != i) Ai(k, i) += d;
-      }
-    }
-  }
+  if (sparse)
+    Ai.resize(mi, mi);  // the LCP reads A from the factors, and fills this only if a stage needs its columns
+  else
+    denseIslandBlock(model, cd, rows, mi, nt, Ai);
+  for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
   cd.bi.resize(mi);
   cd.loi.resize(mi);
   cd.hii.resize(mi);
@@ -297,7 +311,12 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
   factors.index = cd.factorIndex.data();
   factors.J = cd.factorJ.data();
   factors.K = cd.factorK.data();
-  if (sparse) lcp.factors = &factors;
+  factors.blocks = nt;
+  factors.blockStart = cd.treeDof.data();
+  if (sparse) {
+    lcp.factors = &factors;
+    lcp.lazyA = Ai.data();
+  }
   contact::DelassusRoot root;
   root.dim = cd.treeDof[nt];
   root.start = cd.factorStart.data();
@@ -553,13 +572,28 @@ void denseConstraintRows(const Model& model, Data& data, ContactStepData& cd) {
   cd.denseRows = true;
 }
 
-void denseDelassus(const ContactStepData& cd, Ref<MatX> A) {
+void denseDelassus(const Model& model, const ContactStepData& cd, Ref<MatX> A) {
   A.setZero();
   for (std::size_t s = 0; s < cd.islandBegin.size(); ++s) {
     const MatX& Ai = cd.islandA[s];
     const int* rows = cd.islandRows.data() + cd.islandBegin[s];
-    for (int k = 0; k < Ai.cols(); ++k)
-      for (int i = 0; i < Ai.rows(); ++i) A(rows[i], rows[k]) = Ai(i, k);
+    const int mi = static_cast<int>(Ai.cols());
+    if (mi < contact::kSparseFactorRows || cd.lcps[s].denseReady) {
+      for (int k = 0; k < mi; ++k)
+        for (int i = 0; i < mi; ++i) A(rows[i], rows[k]) = Ai(i, k);
+      continue;
+    }
+    // a large island's block was read from its factors: sum j_i . k_c over the trees the two rows share
+    for (int i = 0; i < mi; ++i)
+      for (int c = 0; c < mi; ++c) {
+        double a = 0.0;
+        forRowSegments(model, cd, rows[i], [&](int t, int, int n, int offI) {
+          forRowSegments(model, cd, rows[c], [&](int u, int, int, int offC) {
+            if (u == t) a += cd.Jseg.segment(offI, n).dot(cd.MinvJtSeg.segment(offC, n));
+          });
+        });
+        A(rows[i], rows[c]) = a;
+      }
   }
 }
 

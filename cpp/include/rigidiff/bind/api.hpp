@@ -159,7 +159,7 @@ int lastRowCount(const ContactStepData& cd);
 /// Smallest signed distance among the contacts of the last step (+inf without contacts).
 double lastDeepest(const ContactStepData& cd);
 /// The boxed LCP of the last step (m = lastRowCount): A (m x m), b, lo, hi, x (m), findex (m).
-void readLastLcp(const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex);
+void readLastLcp(const Model& model, const ContactStepData& cd, double* A, double* b, double* lo, double* hi, double* x, int* findex);
 int lastContactCount(const ContactStepData& cd);
 /// Per contact of the last step: normal impulse (n), friction impulse (n x 3, world), class of the
 /// normal row (n; LcpClass codes), and the solver stage and friction-dropped flag (2).
@@ -180,6 +180,12 @@ void readLastContacts(const ContactStepData& cd, double* points, double* normals
 void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, const double* hi, const int* findex,
                    const int* warm, double tolerance, double* x, double* w, int* classes, int* status, double* dx_db,
                    const double* g, double* grad_b, double* grad_A);
+/// Test-only: the same LCP with A = J K^T given by its factors (J, K: n x dim, row-major; the coordinates
+/// in `blocks` ranges blockStart[0..blocks]) and A left to the solver (BoxedLcp::lazyA). Outputs as
+/// solveBoxedLcp, status[1] = whether A was formed densely, and dx_db (n x n, row-major).
+void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
+                              const double* b, const double* lo, const double* hi, const int* findex,
+                              const int* warm, double* x, double* w, int* classes, int* status, double* dx_db);
 
 
 // ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)

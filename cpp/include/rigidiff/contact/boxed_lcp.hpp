@@ -51,6 +51,11 @@ struct DelassusFactors {
   const int* index = nullptr;   ///< coordinate of each entry
   const double* J = nullptr;    ///< entries of J's rows
   const double* K = nullptr;    ///< entries of K's rows (the same coordinates)
+  /// Optional: the coordinates in `blocks` consecutive ranges (a body's dofs) [blockStart[b],
+  /// blockStart[b + 1]), each row's entries being whole blocks, one after the other. A lazy A's
+  /// clamping system is then summed block by block with dense products.
+  int blocks = 0;
+  const int* blockStart = nullptr;
 };
 
 /// A Delassus matrix given also as A = G G^T (G = J L for contact rows, L L^T = M~^-1), each row of G
@@ -80,6 +85,10 @@ struct BoxedLcp {
   const int* findex;
   const DelassusFactors* factors = nullptr;  ///< A = J K^T by sparse rows, when the caller has it
   const DelassusRoot* root = nullptr;        ///< A = G G^T by sparse rows, when the caller has it
+  /// When set (with factors), A is not formed by the caller: the map points at this n x n buffer, which
+  /// ensureDenseDelassus fills from the factors when a stage needs A's columns (pivoting, Gauss-Seidel).
+  /// A warm-started solve reads only the rows it needs, from the factors.
+  double* lazyA = nullptr;
 };
 
 /// Problems of at least this many rows use their DelassusFactors (when given) for the velocity changes
@@ -148,6 +157,17 @@ struct BoxedLcpWorkspace {
     rankThreshold_ = rankThreshold;
   }
   MinNormPsdWorkspace psd;    ///< buffers of the pivoted-Cholesky solve
+  // a lazy A (BoxedLcp::lazyA): whether the buffer holds A, and the factors' J by coordinates (CSC)
+  bool denseReady = false;
+  bool columnsReady = false;
+  std::vector<int> colStart, colRow;  ///< rows touching each coordinate (dim + 1, nnz)
+  std::vector<double> colJ;           ///< their entries of J
+  VecX rowAcc;                        ///< one row of A (n), zero outside `touched`
+  std::vector<int> touched;           ///< its nonzero pattern
+  std::vector<char> isTouched;        ///< (n)
+  VecX velocity2;                     ///< scratch K^T x (dim)
+  std::vector<int> blockFill, blockItem, blockEntry;  ///< scratch: per block, the rows of C and U in it
+  std::vector<double> gatherJ, gatherK, blockProduct;  ///< scratch: their entries, and J_b K_b^T
   MatX rootGram;              ///< G_C^T G_C over the coordinates of a DelassusRoot (dim x dim)
   MinNormPsdWorkspace rootPsd;  ///< buffers of its pivoted-Cholesky solve
   VecX rootY;                 ///< G_C^T r, then the coordinates' solution (dim)
@@ -165,6 +185,30 @@ struct BoxedLcpWorkspace {
   mutable bool codValid_ = false;
   double rankThreshold_ = 1e-10;
 };
+
+/// A_ii; from the factors for a lazy A.
+double delassusDiagonal(const BoxedLcp& lcp, int i);
+
+/// Largest |A_ii| of the problem (at least the smallest positive double); reads the factors for a lazy A.
+double delassusDiagonalScale(const BoxedLcp& lcp);
+
+/// ||A e_i||^2; reads the factors (ws's buffers) for a lazy A.
+double delassusColumnSquaredNorm(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, int i);
+
+/// Row i of a lazy A into ws.rowAcc on the pattern ws.touched (the caller clears it with
+/// clearDelassusRow); A_ic = j_c . k_i for the rows c that share a coordinate with row i.
+void delassusRow(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, int i);
+void clearDelassusRow(BoxedLcpWorkspace& ws);
+
+/// The clamping system of a lazy A, Q = A_CC + A_CU E and r -= A_CU c_U (r holding -b_C), from the
+/// factors' blocks (by rows of A without them); ws's clamped, bounded, slot, coupling and factor set.
+void lazyClampingSystem(const BoxedLcp& lcp, BoxedLcpWorkspace& ws);
+
+/// Fills a lazy A's buffer from its factors, once per solve (a no-op otherwise).
+void ensureDenseDelassus(const BoxedLcp& lcp, BoxedLcpWorkspace& ws);
+
+/// w = A x + b, from the factors for a lazy A that is not dense yet, else boxedLcpVelocity.
+void delassusVelocity(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const Ref<const VecX>& x, Ref<VecX> w);
 
 /// Post-impulse velocity w = A x + b (dim n) into w.
 void boxedLcpVelocity(const BoxedLcp& lcp, const Ref<const VecX>& x, Ref<VecX> w);

@@ -13,7 +13,7 @@
 namespace rigidiff {
 namespace contact {
 
-/// Buffers of minNormPsdSolve, sized once for systems of up to n rows.
+/// Buffers of minNormPsdSolve, sized for systems of up to n rows (resize only grows them).
 struct MinNormPsdWorkspace {
   void resize(int n);
   /// pivoted factor (n x n; row-major: a new column is one product of the rows below with the pivot row)

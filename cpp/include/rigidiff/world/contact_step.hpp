@@ -130,7 +130,8 @@ struct ContactStepData {
   std::vector<int> segStart;         ///< (m + 1) start of row r's segments in Jseg and MinvJtSeg
   VecX Jseg;                         ///< rows of J on their trees' dofs, row by row
   VecX MinvJtSeg;                    ///< columns of (M + dt D + dt^2 K)^-1 J^T on the same dofs
-  std::vector<MatX> islandA;         ///< per island slot: its Delassus block (islandRows order)
+  std::vector<MatX> islandA;         ///< per island slot: its Delassus block (islandRows order); for a
+                                     ///< large island only a buffer until a stage needs A's columns
   std::vector<std::size_t> islandBegin;  ///< per island slot: its first index in islandRows
   bool denseRows = false;            ///< J, Jt, MinvJt and the off-tree zeros of data.Minv are written
   MatX J;                            ///< (m x nv) constraint rows: J v is the constrained velocity
@@ -201,7 +202,7 @@ void denseConstraintRows(const Model& model, Data& data, ContactStepData& cd);
 
 /// Writes A (m x m), the Delassus matrix J M~^-1 J^T of the last contactStep's rows, from its islands'
 /// blocks (rows of two islands do not couple).
-void denseDelassus(const ContactStepData& cd, Ref<MatX> A);
+void denseDelassus(const Model& model, const ContactStepData& cd, Ref<MatX> A);
 
 /// f(dof0, n) for the dof ranges [dof0, dof0 + n) of the (one or two) trees that row r touches, in the
 /// order of its segments.

@@ -204,9 +204,22 @@ bool pivotFixedBounds(const BoxedLcp& lcp, double shift, BoxedLcpWorkspace& ws) 
   for (int i = 0; i < lcp.n; ++i) {
     if (!driveRow(lcp, shift, i, ws)) return false;
     if ((i + 1) % every != 0 && i + 1 != lcp.n) continue;
-    // refresh w against drift
-    ws.w.noalias() = lcp.A * ws.x;
-    ws.w += lcp.b + shift * ws.x;
+    // refresh w against drift (through the factors where a dense product would cost n^2)
+    if (lcp.factors && lcp.n >= kSparseFactorRows) {
+      const DelassusFactors& f = *lcp.factors;
+      ws.velocity.setZero(f.dim);
+      for (int r = 0; r < lcp.n; ++r)
+        if (ws.x[r] != 0.0)
+          for (int e = f.start[r]; e < f.start[r + 1]; ++e) ws.velocity[f.index[e]] += f.K[e] * ws.x[r];
+      for (int r = 0; r < lcp.n; ++r) {
+        double s = lcp.b[r] + shift * ws.x[r];
+        for (int e = f.start[r]; e < f.start[r + 1]; ++e) s += f.J[e] * ws.velocity[f.index[e]];
+        ws.w[r] = s;
+      }
+    } else {
+      ws.w.noalias() = lcp.A * ws.x;
+      ws.w += lcp.b + shift * ws.x;
+    }
   }
   return ws.x.allFinite();
 }

@@ -428,13 +428,14 @@ def island_scene(name: str):
     return ISLANDS[name]()
 
 
-def island_table(names, repeat: int, settle: int = 300) -> None:
+def island_table(names, repeat: int, settle: int = 300) -> list:
     """Step cost of scenes at rest after `settle` steps (one island each but the spheres): rows, clamping
     rows and the rank of the island's clamping system (rigidiff), contacts of both engines, us per step."""
     import mujoco
 
     print(f"{'scene':<10} {'bodies':>6} {'rows':>5} {'clamp':>5} {'rd con':>6} {'mj con':>6}  {'rd step':>9} "
           f"{'mj_step':>7} {'ratio':>6}")
+    rows = []
     for name in names:
         (bodies, friction), walls = island_scene(name)
         world, q, _ = rd_free_world(bodies, friction, walls)
@@ -466,6 +467,37 @@ def island_table(names, repeat: int, settle: int = 300) -> None:
                                                                     "mj": (mj_loop, None)}, repeat).items()}
         print(f"{name:<10} {len(bodies):>6} {len(classes):>5} {clamping:>5} {len(c):>6} {d.ncon:>6}  "
               f"{us['rd']:9.1f} {us['mj']:7.1f} {us['rd'] / us['mj']:6.2f}", flush=True)
+        rows.append((name, len(classes), us["rd"], us["mj"]))
+    return rows
+
+
+def plot_island_scaling(rows, path: str) -> None:
+    """Step time against the island's rows for the bins of the island table (log-log), with MuJoCo's step
+    and a rows^1.5 line through the smallest bin for reference."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bins = sorted((r for r in rows if r[0].startswith("bin")), key=lambda r: r[1])
+    if len(bins) < 2:
+        print(f"--plot: needs at least two bins in the island table, got {[r[0] for r in bins]}")
+        return
+    m = np.array([r[1] for r in bins], dtype=float)
+    rd_us, mj_us = np.array([r[2] for r in bins]), np.array([r[3] for r in bins])
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    ax.loglog(m, rd_us, "o-", label="rigidiff step")
+    ax.loglog(m, mj_us, "s-", label="mj_step")
+    ax.loglog(m, rd_us[0] * (m / m[0]) ** 1.5, "k:", label="rows$^{1.5}$")
+    for (name, rows_, t, _) in bins:
+        ax.annotate(name, (rows_, t), textcoords="offset points", xytext=(4, -10), fontsize=8)
+    ax.set_xlabel("constraint rows of the island")
+    ax.set_ylabel("us per step at rest")
+    ax.set_title("a bin of cubes and spheres, one island")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"wrote {path}")
 
 
 def print_timings(name: str, us: dict) -> None:
@@ -505,6 +537,7 @@ def main(argv=None) -> int:
                     help="scenes of the island table (box_stack, pyramid, spheres64, bin<N>); none: skip it")
     ap.add_argument("--bin-sizes", nargs="*", type=int, default=[],
                     help="bodies of a scaling series of bins (e.g. 10 25 50 100), added to the island table")
+    ap.add_argument("--plot", metavar="PNG", help="plot the island table's bins: step time against rows")
     args = ap.parse_args(argv)
     repeat = 3 if args.quick else 9
     peer = "mujoco: not installed" if mujoco_version() is None else f"mujoco {mujoco_version()}"
@@ -523,7 +556,9 @@ def main(argv=None) -> int:
         islands = list(args.islands) + [f"bin{n}" for n in args.bin_sizes]
         if islands:
             print("\nsteps at rest after 0.3 s (islands of touching bodies; a chain of steps, us per step)")
-            island_table(islands, repeat)
+            table = island_table(islands, repeat)
+            if args.plot:
+                plot_island_scaling(table, args.plot)
     print()
     print("untimed check after 1 s (closed loop; F_n/weight: total normal force on the ground / total weight)")
     for name, checks in results.items():

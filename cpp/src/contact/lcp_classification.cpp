@@ -86,7 +86,7 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
       const double g = root.G[e];
       const int i = root.index[e];
       y[i] += g * ws.r[a];
-      for (int f = e0; f < e1; ++f) N(i, root.index[f]) += g * root.G[f];
+      for (int f = e0; f < e1; ++f) N(root.index[f], i) += g * root.G[f];  // N is symmetric: down column i
     }
   }
   if (!minNormPsdFactor(N, low, high, ws.rootPsd)) return false;
@@ -138,8 +138,8 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   if (lcp.lazyA && !ws.denseReady) {
     lazyClampingSystem(lcp, ws);
   } else {
-    for (int a = 0; a < m; ++a)
-      for (int c = 0; c < m; ++c) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
+    for (int c = 0; c < m; ++c)  // column by column: both are column-major
+      for (int a = 0; a < m; ++a) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
     for (int u = 0; u < k; ++u) {
       const int row = ws.bounded[u], c = ws.coupling[u];
       for (int a = 0; a < m; ++a) {

@@ -95,6 +95,33 @@ cdef class BarrierWorldCore:
         self._bw.get().step(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out))
         return q_out, v_out
 
+    def _bw_step_jacobians(self, q, v, tau):
+        cdef int n = self._bw.get().nq()
+        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray V = _vec(v, n, "v")
+        cdef cnp.ndarray T = _vec(tau, n, "tau")
+        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray v_out = _empty1(n)
+        cdef cnp.ndarray jac = _empty3(6, n, n)
+        self._bw.get().stepJacobians(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out), _ptr(jac))
+        return q_out, v_out, jac
+
+    def _bw_step_vjp(self, q, v, tau, gq_next, gv_next):
+        cdef int n = self._bw.get().nq()
+        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray V = _vec(v, n, "v")
+        cdef cnp.ndarray T = _vec(tau, n, "tau")
+        cdef cnp.ndarray A = _vec(gq_next, n, "dL_dq_next")
+        cdef cnp.ndarray B = _vec(gv_next, n, "dL_dv_next")
+        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray v_out = _empty1(n)
+        cdef cnp.ndarray gq = _empty1(n)
+        cdef cnp.ndarray gv = _empty1(n)
+        cdef cnp.ndarray gt = _empty1(n)
+        self._bw.get().stepVjp(_ptr(Q), _ptr(V), _ptr(T), _ptr(A), _ptr(B), _ptr(q_out), _ptr(v_out), _ptr(gq),
+                               _ptr(gv), _ptr(gt))
+        return q_out, v_out, gq, gv, gt
+
     def _bw_stats(self):
         cdef cnp.ndarray out = _empty1(5)
         self._bw.get().stats(_ptr(out))

@@ -78,8 +78,8 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
 class BarrierWorld(_core.BarrierWorldCore):
     """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
 
-    Made by ``rd.World(dt, solver="barrier")``. Frictionless for now; no skeletons, particles or step
-    derivatives yet (those calls raise NotImplementedError).
+    Made by ``rd.World(dt, solver="barrier")``. Frictionless for now; no skeletons, particles, rollouts or
+    parameter gradients yet (those calls raise NotImplementedError).
 
     Args:
         dt: time step in seconds (> 0).
@@ -243,13 +243,30 @@ class BarrierWorld(_core.BarrierWorldCore):
     def _refuse(self, what: str):
         raise NotImplementedError(_UNSUPPORTED.format(what=what))
 
-    def step_jacobians(self, *args, **kwargs):
-        """Refused: step derivatives of barrier worlds are not implemented yet."""
-        self._refuse("step_jacobians")
+    def step_jacobians(self, q, v, tau=None):
+        """The step and its Jacobians, by the implicit function theorem at the converged Newton solution q'.
 
-    def step_vjp(self, *args, **kwargs):
-        """Refused: step derivatives of barrier worlds are not implemented yet."""
-        self._refuse("step_vjp")
+        There the incremental potential is stationary, so with H its exact Hessian at q' (mass, orthogonality
+        and barrier terms, not projected): dq'/dq = H^-1 M, dq'/dv = dt H^-1 M, dq'/dtau = dt^2 H^-1 and
+        v' = (q' - q) / dt. The barrier stiffness is held fixed (the step keeps it piecewise constant). As
+        accurate as the Newton solve: tighten newton_tolerance (e.g. 1e-10) for derivatives to ~1e-6.
+        Returns a StepJacobians (q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau; each (nv, nv)).
+        """
+        from rigidiff.jacobians import StepJacobians
+
+        tau = np.zeros(self.nv) if tau is None else tau
+        qn, vn, J = self._bw_step_jacobians(q, v, tau)
+        return StepJacobians(qn, vn, *J)
+
+    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next):
+        """Gradients of a loss L(q_next, v_next) of one step with respect to q, v and tau from the cotangents of
+        q_next and v_next: the transposed Jacobians of step_jacobians times them, with one solve by the
+        Hessian's factors and no Jacobian formed. Returns Gradients (q, v, tau, q_next, v_next)."""
+        from rigidiff.jacobians import Gradients
+
+        tau = np.zeros(self.nv) if tau is None else tau
+        qn, vn, gq, gv, gt = self._bw_step_vjp(q, v, tau, dL_dq_next, dL_dv_next)
+        return Gradients(gq, gv, gt, np.zeros(0), (), qn, vn)
 
     def rollout(self, *args, **kwargs):
         """Refused: use a loop over step (rollouts of barrier worlds are not implemented yet)."""

@@ -8,6 +8,7 @@
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/barrier_step.hpp"
+#include "rigidiff/world/barrier_step_derivatives.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -117,6 +118,18 @@ void BarrierWorld::checkState(const double* q) {
 
 void BarrierWorld::step(const double* q, const double* v, const double* tau, double* q_out, double* v_out) {
   barrierStep(model_, data_, q, v, tau, q_out, v_out);
+}
+
+void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
+                                 double* jac) {
+  const long nn = static_cast<long>(model_.nq()) * model_.nq();
+  barrierStepJacobians(model_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn, jac + 3 * nn, jac + 4 * nn,
+                       jac + 5 * nn);
+}
+
+void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
+                           const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gtau) {
+  barrierStepVjp(model_, data_, q, v, tau, gq_next, gv_next, q_out, v_out, gq, gv, gtau);
 }
 
 void BarrierWorld::stats(double* out) const {

@@ -193,7 +193,7 @@ double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& d) 
 }
 
 double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
-                        std::vector<Eigen::Triplet<double>>* triplets) {
+                        std::vector<Eigen::Triplet<double>>* triplets, bool project) {
   const double shat = model.options.dhat * model.options.dhat;
   double total = 0.0;
   for (const BarrierPair& p : d.pairs) {
@@ -277,7 +277,7 @@ double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, dou
           for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += weight * gq[12 * s + r];
     }
     if (triplets) {
-      const Mat24 Hq = J.transpose() * projectToPsd(H) * J;
+      const Mat24 Hq = J.transpose() * (project ? projectToPsd(H) : H) * J;
       for (int s = 0; s < 2; ++s) {
         for (int t = 0; t < 2; ++t) {
           if (bodies[s] < 0 || bodies[t] < 0) continue;

@@ -83,7 +83,10 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   for (const AffineBody& b : model.bodies) average_mass += b.mass / model.bodies.size();
   const BarrierStiffness stiffness =
       initialBarrierStiffness(l, shat, average_mass, grad_b.dot(grad), grad_b.squaredNorm());
-  double kappa = stiffness.kappa;
+  // rounded up to powers of two, the stiffness is piecewise constant in (q, v, tau): the step is then smooth
+  // in them wherever the rounding does not jump, and its derivatives hold kappa fixed exactly
+  double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa)));
+  const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
 
   VecX qk = Eigen::Map<const VecX>(q, n), trial(n), grad_trial(n), dir(n);
   double energy = incrementalPotential(model, data, qk.data(), q, v, tau, kappa, grad.data());
@@ -132,7 +135,7 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
     energy = trial_energy;
     grad = grad_trial;
     const double min_s = data.stats.min_distance;
-    const double new_kappa = updateBarrierStiffness(prev_min_s, min_s, stiffness.kappa_max, kappa, l);
+    const double new_kappa = updateBarrierStiffness(prev_min_s, min_s, kappa_max, kappa, l);
     prev_min_s = min_s;
     if (new_kappa != kappa) {
       kappa = new_kappa;

@@ -38,6 +38,11 @@ class BarrierWorld {
   void restMesh(int body, double* points, int* faces) const;
   void checkState(const double* q);
   void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out);
+  /// The step and its six Jacobians (nq x nq each, row-major): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau.
+  void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out, double* jac);
+  /// The step and the cotangents (gq, gv, gtau) pulled back from (gq_next, gv_next).
+  void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next, const double* gv_next,
+               double* q_out, double* v_out, double* gq, double* gv, double* gtau);
   /// out (5) = Newton iterations, kappa, minimum distance, residual, active pairs of the last step.
   void stats(double* out) const;
   /// The incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness kappa; grad (nq).

@@ -21,9 +21,9 @@ double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& dat
 
 /// The barrier sum sum_k b(d_k^2) (unscaled by kappa) of data.pairs at data.x; when grad (model.nq()) is
 /// given adds weight * its gradient to it; when triplets is given appends weight * the Hessian, each pair's
-/// Hessian block projected to positive semi-definite in the points' coordinates first.
+/// Hessian block projected to positive semi-definite in the points' coordinates first (project), or exact.
 double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& data, double weight, double* grad,
-                        std::vector<Eigen::Triplet<double>>* triplets);
+                        std::vector<Eigen::Triplet<double>>* triplets, bool project = true);
 
 /// The largest alpha in (0, 1] such that moving every body from q to q + alpha dq (linear in alpha for
 /// affine bodies) keeps every surface pair and every point–plane pair apart (additive CCD, conservative).

@@ -26,13 +26,14 @@ cdef class BarrierWorldCore:
         self._bw.get().gravity(_ptr(out))
         return out
 
-    def _bw_set_options(self, double dhat, double newton_tolerance, int max_newton_iterations):
-        self._bw.get().setOptions(dhat, newton_tolerance, max_newton_iterations)
+    def _bw_set_options(self, double dhat, double newton_tolerance, int max_newton_iterations, double friction,
+                        double friction_velocity):
+        self._bw.get().setOptions(dhat, newton_tolerance, max_newton_iterations, friction, friction_velocity)
 
     def _bw_options(self):
-        cdef cnp.ndarray out = _empty1(3)
+        cdef cnp.ndarray out = _empty1(5)
         self._bw.get().options(_ptr(out))
-        return float(out[0]), float(out[1]), int(out[2])
+        return float(out[0]), float(out[1]), int(out[2]), float(out[3]), float(out[4])
 
     def _bw_add_body(self, str name, points, faces, double density, double stiffness):
         cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")
@@ -135,6 +136,14 @@ cdef class BarrierWorldCore:
         cdef cnp.ndarray T = _vec(tau, n, "tau")
         cdef cnp.ndarray grad = np.zeros(n)
         value = self._bw.get().incrementalPotential(_ptr(Q), _ptr(Qn), _ptr(Vn), _ptr(T), kappa, _ptr(grad))
+        return value, grad
+
+    def _bw_friction_potential(self, q, q_n, double kappa):
+        cdef int n = self._bw.get().nq()
+        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray Qn = _vec(q_n, n, "q_n")
+        cdef cnp.ndarray grad = _empty1(n)
+        value = self._bw.get().frictionPotential(_ptr(Q), _ptr(Qn), kappa, _ptr(grad))
         return value, grad
 
     def _bw_barrier_potential(self, q):

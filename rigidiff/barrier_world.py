@@ -78,8 +78,8 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
 class BarrierWorld(_core.BarrierWorldCore):
     """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
 
-    Made by ``rd.World(dt, solver="barrier")``. Frictionless for now; no skeletons, particles, rollouts or
-    parameter gradients yet (those calls raise NotImplementedError).
+    Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, rollouts or parameter gradients yet
+    (those calls raise NotImplementedError), and step derivatives of frictionless worlds only.
 
     Args:
         dt: time step in seconds (> 0).
@@ -90,6 +90,9 @@ class BarrierWorld(_core.BarrierWorldCore):
             newton_tolerance * l * dt in an iteration (l: the diagonal of the box around every body), i.e. a
             velocity tolerance relative to the scene size (> 0).
         max_newton_iterations: a step needing more raises RuntimeError naming the residual.
+        friction: Coulomb's coefficient mu of every contact (>= 0; 0, the default, is frictionless): IPC's
+            lagged smoothed friction, its normal forces and tangents frozen at the start of each step.
+        friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static (IPC's mollifier).
 
     Example::
 
@@ -101,12 +104,14 @@ class BarrierWorld(_core.BarrierWorldCore):
     """
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), dhat: float = 1e-3,
-                 newton_tolerance: float = 1e-2, max_newton_iterations: int = 200):
+                 newton_tolerance: float = 1e-2, max_newton_iterations: int = 200, friction: float = 0.0,
+                 friction_velocity: float = 1e-3):
         self.dt = dt
         self.gravity = gravity
         self._bw_set_options(as_scalar(dhat, "dhat", minimum=0.0, strict=True),
                              as_scalar(newton_tolerance, "newton_tolerance", minimum=0.0, strict=True),
-                             self._iterations(max_newton_iterations))
+                             self._iterations(max_newton_iterations), as_scalar(friction, "friction", minimum=0.0),
+                             as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
@@ -164,6 +169,24 @@ class BarrierWorld(_core.BarrierWorldCore):
     @newton_tolerance.setter
     def newton_tolerance(self, value):
         self._set_option(1, as_scalar(value, "newton_tolerance", minimum=0.0, strict=True))
+
+    @property
+    def friction(self) -> float:
+        """Coulomb's coefficient of every contact (0: frictionless); settable."""
+        return self._bw_options()[3]
+
+    @friction.setter
+    def friction(self, value):
+        self._set_option(3, as_scalar(value, "friction", minimum=0.0))
+
+    @property
+    def friction_velocity(self) -> float:
+        """eps_v (m/s) of the smoothed friction; settable."""
+        return self._bw_options()[4]
+
+    @friction_velocity.setter
+    def friction_velocity(self, value):
+        self._set_option(4, as_scalar(value, "friction_velocity", minimum=0.0, strict=True))
 
     @property
     def max_newton_iterations(self) -> int:

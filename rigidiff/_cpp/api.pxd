@@ -257,7 +257,8 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         double timeStep()
         void setGravity(const double* g) except +
         void gravity(double* out)
-        void setOptions(double dhat, double newton_tolerance, int max_newton_iterations) except +
+        void setOptions(double dhat, double newton_tolerance, int max_newton_iterations, double friction,
+                        double friction_velocity) except +
         void options(double* out)
         int addAffineBody(const string& name, const double* points, int n, const int* faces, int m, double density,
                           double stiffness) except +
@@ -283,6 +284,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         void stats(double* out)
         double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                                     double kappa, double* grad) except +
+        double frictionPotential(const double* q, const double* q_n, double kappa, double* grad) except +
         double barrierPotential(const double* q, double* grad, double* hessian) except +
         double collisionFreeStep(const double* q, const double* dq) except +
 

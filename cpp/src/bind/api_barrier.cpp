@@ -7,6 +7,7 @@
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
 #include "rigidiff/world/barrier_step_derivatives.hpp"
 
@@ -37,19 +38,26 @@ void BarrierWorld::gravity(double* out) const {
   for (int k = 0; k < 3; ++k) out[k] = model_.gravity[k];
 }
 
-void BarrierWorld::setOptions(double dhat, double tol, int iterations) {
+void BarrierWorld::setOptions(double dhat, double tol, int iterations, double friction, double friction_velocity) {
+  RD_CHECK_ARG(std::isfinite(friction) && friction >= 0.0, "friction must be finite and >= 0, got " << friction);
+  RD_CHECK_ARG(std::isfinite(friction_velocity) && friction_velocity > 0.0,
+               "friction_velocity must be finite and > 0, got " << friction_velocity);
   RD_CHECK_ARG(std::isfinite(dhat) && dhat > 0.0, "dhat must be finite and > 0, got " << dhat);
   RD_CHECK_ARG(std::isfinite(tol) && tol > 0.0, "newton_tolerance must be finite and > 0, got " << tol);
   RD_CHECK_ARG(iterations >= 1, "max_newton_iterations must be >= 1, got " << iterations);
   model_.options.dhat = dhat;
   model_.options.newton_tolerance = tol;
   model_.options.max_newton_iterations = iterations;
+  model_.options.friction = friction;
+  model_.options.friction_velocity = friction_velocity;
 }
 
 void BarrierWorld::options(double* out) const {
   out[0] = model_.options.dhat;
   out[1] = model_.options.newton_tolerance;
   out[2] = model_.options.max_newton_iterations;
+  out[3] = model_.options.friction;
+  out[4] = model_.options.friction_velocity;
 }
 
 int BarrierWorld::addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m,
@@ -143,7 +151,16 @@ void BarrierWorld::stats(double* out) const {
 
 double BarrierWorld::incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                                           double kappa, double* grad) {
+  data_.friction.clear();
   return rigidiff::incrementalPotential(model_, data_, q, q_n, v_n, tau, kappa, grad);
+}
+
+double BarrierWorld::frictionPotential(const double* q, const double* q_n, double kappa, double* grad) {
+  barrierPositions(model_, q_n, data_.x);
+  collectBarrierPairs(model_, data_);
+  buildFrictionPairs(model_, data_, kappa);
+  for (int i = 0; i < model_.nq(); ++i) grad[i] = 0.0;
+  return rigidiff::frictionPotential(model_, data_, q, q_n, grad, nullptr);
 }
 
 double BarrierWorld::barrierPotential(const double* q, double* grad, double* hessian) {

@@ -10,10 +10,14 @@
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_friction.hpp"
 
 namespace rigidiff {
 
 namespace {
+
+// the smallest relative tolerance of the free step (the Newton step's may be smaller)
+constexpr double kFreeStepFloor = 1e-6;
 
 // the largest move of a surface vertex when the bodies' coordinates change by dq
 double largestVertexMove(const BarrierWorldModel& model, const VecX& dq) {
@@ -59,6 +63,7 @@ double incrementalPotential(const BarrierWorldModel& model, BarrierWorldData& da
   barrierPositions(model, q, data.x);
   data.stats.min_distance = collectBarrierPairs(model, data);
   if (kappa > 0.0) energy += kappa * barrierPotential(model, data, kappa, grad, nullptr);
+  if (!data.friction.empty()) energy += frictionPotential(model, data, q, q_n, grad, nullptr);
   return energy;
 }
 
@@ -70,6 +75,7 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   checkFinite(v, n, "v");
   checkFinite(tau, n, "tau");
   data.stats = BarrierStepStats();
+  data.friction.clear();
   if (n == 0) return;
   checkIntersectionFree(model, data, q);
   const double l = sceneDiagonal(model, data);
@@ -87,8 +93,11 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   // in them wherever the rounding does not jump, and its derivatives hold kappa fixed exactly
   double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa)));
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
+  buildFrictionPairs(model, data, kappa);  // frozen at the start state (data.pairs, data.x are q's)
 
-  VecX qk = Eigen::Map<const VecX>(q, n), trial(n), grad_trial(n), dir(n);
+  VecX qk = Eigen::Map<const VecX>(q, n), trial(n), grad_trial(n), dir(n), free_step(n);
+  std::vector<Eigen::LDLT<Mat12>> mass_factors;
+  for (const AffineBody& b : model.bodies) mass_factors.emplace_back(b.mass_matrix);
   double energy = incrementalPotential(model, data, qk.data(), q, v, tau, kappa, grad.data());
   double prev_min_s = data.stats.min_distance;
   const double tolerance = model.options.newton_tolerance * l * h;
@@ -108,13 +117,21 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
           if (block(r, c) != 0.0) data.triplets.emplace_back(at + r, at + c, block(r, c));
     }
     barrierPotential(model, data, kappa, nullptr, &data.triplets);
+    frictionPotential(model, data, qk.data(), q, nullptr, &data.triplets);
     H.setFromTriplets(data.triplets.begin(), data.triplets.end());
     data.ldlt.compute(H);
     if (data.ldlt.info() != Eigen::Success)
       RD_THROW(std::runtime_error, "barrier step: the Newton matrix could not be factorised at iteration " << it);
     dir = data.ldlt.solve(-grad);
-    residual = largestVertexMove(model, dir) / (l * h);
-    if (largestVertexMove(model, dir) <= tolerance) break;
+    // converged when neither the Newton step nor the free step M^-1 grad E of the residual force moves a
+    // vertex by more than the tolerance: the second keeps a very stiff term (smoothed static friction at
+    for (size_t i = 0; i < model.bodies.size(); ++i)
+      free_step.segment<12>(12 * i) = mass_factors[i].solve(grad.segment<12>(12 * i));
+    // zero slip, a barrier near contact) from passing a tiny Newton step off as convergence; its own
+    // tolerance stops at kFreeStepFloor, above the rounding of the stiff terms in grad E
+    const double move = largestVertexMove(model, dir), free_move = largestVertexMove(model, free_step);
+    residual = std::max(move, free_move) / (l * h);
+    if (move <= tolerance && free_move <= std::max(tolerance, kFreeStepFloor * l * h)) break;
 
     // the line search starts at the largest collision-free fraction of the step and halves until E decreases
     double alpha = collisionFreeStep(model, data, qk.data(), dir.data());

@@ -15,6 +15,8 @@ using RowMatX = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Row
 // the step to q_out, then the exact Hessian of E there factorised in data.ldlt
 void stepAndFactor(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
                    const double* tau, double* q_out, double* v_out) {
+  RD_CHECK_ARG(model.options.friction == 0.0, "step derivatives of barrier worlds with friction are not "
+                                              "implemented yet (friction must be 0)");
   barrierStep(model, data, q, v, tau, q_out, v_out);
   const int n = model.nq();
   const double h = model.dt;

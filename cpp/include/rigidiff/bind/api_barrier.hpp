@@ -16,9 +16,12 @@ class BarrierWorld {
   double timeStep() const { return model_.dt; }
   void setGravity(const double* g);
   void gravity(double* out) const;
-  /// dhat > 0, newton_tolerance > 0, max_newton_iterations >= 1 (invalid_argument otherwise).
-  void setOptions(double dhat, double newton_tolerance, int max_newton_iterations);
-  void options(double* out) const;  ///< (dhat, newton_tolerance, max_newton_iterations)
+  /// dhat > 0, newton_tolerance > 0, max_newton_iterations >= 1, friction >= 0, friction_velocity > 0
+  /// (invalid_argument otherwise).
+  void setOptions(double dhat, double newton_tolerance, int max_newton_iterations, double friction,
+                  double friction_velocity);
+  /// out (5) = dhat, newton_tolerance, max_newton_iterations, friction, friction_velocity
+  void options(double* out) const;
   int addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m, double density,
                     double stiffness);
   /// Removes the last body (undoes an add whose start state turned out to intersect).
@@ -45,9 +48,12 @@ class BarrierWorld {
                double* q_out, double* v_out, double* gq, double* gv, double* gtau);
   /// out (5) = Newton iterations, kappa, minimum distance, residual, active pairs of the last step.
   void stats(double* out) const;
-  /// The incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness kappa; grad (nq).
+  /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
+  /// kappa; grad (nq).
   double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                               double kappa, double* grad);
+  /// The friction potential at q of the pairs frozen at q_n with barrier stiffness kappa; grad (nq).
+  double frictionPotential(const double* q, const double* q_n, double kappa, double* grad);
   /// The barrier sum (unscaled) at q, its gradient (nq) and its PSD-projected Hessian (nq x nq, dense).
   double barrierPotential(const double* q, double* grad, double* hessian);
   /// The largest collision-free fraction of the move from q to q + dq.

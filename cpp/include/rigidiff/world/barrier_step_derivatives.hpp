@@ -10,6 +10,7 @@
 
 namespace rigidiff {
 
+/// Frictionless worlds only (invalid_argument otherwise).
 /// Steps as barrierStep and writes the six Jacobians (each model.nq() x model.nq(), row-major) of (q', v')
 /// with respect to (q, v, tau). runtime_error if the Hessian at the solution is singular.
 void barrierStepJacobians(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,

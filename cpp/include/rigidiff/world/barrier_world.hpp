@@ -22,8 +22,11 @@ struct GroundPlane {
 /// Solver settings of a barrier world.
 struct BarrierOptions {
   double dhat = 1e-3;               ///< activation distance of the barrier, m (> 0)
-  double newton_tolerance = 1e-2;   ///< stop when every surface vertex moves by <= tol * l * dt in a Newton step
+  double newton_tolerance = 1e-2;   ///< stop when no surface vertex moves by > tol * l * dt in a Newton step,
+                                    ///< nor in the free step M^-1 grad E of the residual force
   int max_newton_iterations = 200;  ///< a step that needs more raises std::runtime_error
+  double friction = 0.0;            ///< Coulomb coefficient mu of every contact (>= 0; 0: frictionless)
+  double friction_velocity = 1e-3;  ///< eps_v, m/s: slip slower than this is smoothly static (> 0)
 };
 
 struct BarrierWorldModel {
@@ -57,6 +60,16 @@ struct BarrierPair {
   int a = 0, b = 0;            ///< vertex / edge index on body_a; face / edge index on body_b (unused for planes)
 };
 
+/// A contact pair frozen at the start of a step for the lagged friction (barrier_friction.hpp).
+struct FrictionPair {
+  int npts = 0;                        ///< 1 (point–plane) or 4
+  int body[4] = {0, 0, 0, 0};          ///< each point's body
+  Vec3 xbar[4];                        ///< each point's body coordinates
+  double weight[4] = {0, 0, 0, 0};     ///< the closest points' weights c_k (second side negative)
+  Eigen::Matrix<double, 3, 2> basis;   ///< tangent basis T
+  double normal_force = 0.0;           ///< mu lambda
+};
+
 /// Scratch of the barrier step and its contact queries: sized by the step, reused between steps.
 struct BarrierWorldData {
   std::vector<std::vector<Vec3>> x, x_end;  ///< world positions of each body's vertices (start, end of a move)
@@ -64,6 +77,7 @@ struct BarrierWorldData {
   SweptPairsScratch swept;
   std::vector<std::pair<int, int>> prim_pairs;
   std::vector<BarrierPair> pairs;
+  std::vector<FrictionPair> friction;  ///< the step's frozen friction pairs (empty without friction)
   std::vector<Eigen::Triplet<double>> triplets;
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
   BarrierStepStats stats;

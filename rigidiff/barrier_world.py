@@ -78,8 +78,8 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
 class BarrierWorld(_core.BarrierWorldCore):
     """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
 
-    Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, rollouts or parameter gradients yet
-    (those calls raise NotImplementedError), and step derivatives of frictionless worlds only.
+    Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, recorded rollouts or parameter
+    gradients yet (those calls raise NotImplementedError), and step derivatives of frictionless worlds only.
 
     Args:
         dt: time step in seconds (> 0).
@@ -291,9 +291,20 @@ class BarrierWorld(_core.BarrierWorldCore):
         qn, vn, gq, gv, gt = self._bw_step_vjp(q, v, tau, dL_dq_next, dL_dv_next)
         return Gradients(gq, gv, gt, np.zeros(0), (), qn, vn)
 
-    def rollout(self, *args, **kwargs):
-        """Refused: use a loop over step (rollouts of barrier worlds are not implemented yet)."""
-        self._refuse("rollout")
+    def rollout(self, q0, v0, taus, record: bool = False):
+        """T steps from (q0, v0) under the generalised forces taus (T, nv): Q (T+1, nq) and V (T+1, nv),
+        starting with q0 and v0. record=True (a Trajectory for the reverse pass) is not supported yet: chain
+        step_vjp backwards instead."""
+        if record:
+            self._refuse("rollout(record=True)")
+        taus = np.asarray(taus, dtype=np.float64)
+        if taus.ndim != 2 or taus.shape[1] != self.nv:
+            raise ValueError(f"taus must have shape (T, {self.nv}), got {taus.shape}")
+        Q, V = np.empty((len(taus) + 1, self.nq)), np.empty((len(taus) + 1, self.nv))
+        Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
+        for t, tau in enumerate(taus):
+            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], tau)
+        return Q, V
 
     # ------------------------------------------------------------------ layout
     @property

@@ -55,13 +55,29 @@ def test_barrier_world_refuses_what_it_does_not_support():
     with pytest.raises(NotImplementedError, match="particle"):
         world.add_particles(np.zeros((1, 3)))
     with pytest.raises(NotImplementedError, match="barrier"):
-        world.rollout()
+        world.rollout(np.zeros(0), np.zeros(0), np.zeros((2, 0)), record=True)
     with pytest.raises(ValueError, match="dhat"):
         rd.World(solver="barrier", dhat=0.0)
     with pytest.raises(ValueError, match="newton_tolerance"):
         rd.World(solver="barrier", newton_tolerance=-1.0)
     with pytest.raises(ValueError, match="max_newton_iterations"):
         rd.World(solver="barrier", max_newton_iterations=0)
+
+
+def test_rollout_is_the_step_loop():
+    world = rd.World(solver="barrier")
+    world.add_ground()
+    world.add_affine_body(rd.Box((0.2, 0.2, 0.2)), pose=rd.Transform((0.0, 0.0, 0.15)), velocity=(0.1, 0.0, 0.0))
+    taus = np.zeros((5, world.nv))
+    taus[:, 0] = 1.0
+    Q, V = world.rollout(world.q, world.v, taus)
+    q, v = world.q, world.v
+    for t in range(5):
+        q, v = world.step(q, v, taus[t])
+        np.testing.assert_array_equal(Q[t + 1], q)
+        np.testing.assert_array_equal(V[t + 1], v)
+    with pytest.raises(ValueError, match="taus"):
+        world.rollout(world.q, world.v, np.zeros((5, 3)))
 
 
 def test_step_rejects_bad_state():

@@ -351,10 +351,18 @@ void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, 
       const Box ba = boxOf(d.x[a]), bb = boxOf(d.x[b]);
       if (!overlap(ba, bb, 0.0)) continue;
       const auto &xa = d.x[a], &xb = d.x[b];
-      for (const auto& e : model.bodies[a].edges)
-        for (const auto& f : model.bodies[b].faces)
-          if (segmentCrossesTriangle(xa[e[0]], xa[e[1]], xb[f[0]], xb[f[1]], xb[f[2]])) fail(std::min(a, b), std::max(a, b));
-      if (windingNumber(model.bodies[b], xb, xa[0]) > 0.5) fail(std::min(a, b), std::max(a, b));
+      const AffineBody &A = model.bodies[a], &B = model.bodies[b];
+      // edges of a against faces of b whose boxes overlap (the box tree of the swept broad phase, unmoving)
+      edgePoints(A, xa, d.pa_start);
+      facePoints(B, xb, d.pb_start);
+      sweptPairs(d.pa_start.data(), d.pa_start.data(), static_cast<int>(A.edges.size()), 2, d.pb_start.data(),
+                 d.pb_start.data(), static_cast<int>(B.faces.size()), 3, 0.0, d.swept, d.prim_pairs);
+      for (const auto& [i, j] : d.prim_pairs) {
+        const auto& e = A.edges[i];
+        const auto& f = B.faces[j];
+        if (segmentCrossesTriangle(xa[e[0]], xa[e[1]], xb[f[0]], xb[f[1]], xb[f[2]])) fail(std::min(a, b), std::max(a, b));
+      }
+      if (windingNumber(B, xb, xa[0]) > 0.5) fail(std::min(a, b), std::max(a, b));
     }
   }
 }

@@ -81,19 +81,18 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   const double l = sceneDiagonal(model, data);
   const double shat = model.options.dhat * model.options.dhat;
 
-  // the barrier stiffness: IPC's balance of the barrier's gradient against the rest at the start state
-  VecX grad = VecX::Zero(n), grad_b = VecX::Zero(n);
-  incrementalPotential(model, data, q, q, v, tau, 0.0, grad.data());
-  barrierPotential(model, data, 1.0, grad_b.data(), nullptr);
+  // the barrier stiffness starts at IPC's lower bound kappa_min, rounded up to a power of two: piecewise
+  // constant in (q, v, tau), so the step is smooth in them wherever the rounding does not jump and its
+  // derivatives hold kappa fixed exactly. IPC's balance -g_B.g_E/|g_B|^2 is left out: for pairs just inside
+  // dhat g_B is tiny, the balance lands on kappa_max and the Newton solve turns stiff
   double average_mass = 0.0;
   for (const AffineBody& b : model.bodies) average_mass += b.mass / model.bodies.size();
-  const BarrierStiffness stiffness =
-      initialBarrierStiffness(l, shat, average_mass, grad_b.dot(grad), grad_b.squaredNorm());
-  // rounded up to powers of two, the stiffness is piecewise constant in (q, v, tau): the step is then smooth
-  // in them wherever the rounding does not jump, and its derivatives hold kappa fixed exactly
-  double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa)));
+  const BarrierStiffness stiffness = initialBarrierStiffness(l, shat, average_mass, 0.0, 0.0);
+  double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
-  buildFrictionPairs(model, data, kappa);  // frozen at the start state (data.pairs, data.x are q's)
+  VecX grad = VecX::Zero(n);
+  incrementalPotential(model, data, q, q, v, tau, kappa, nullptr);  // the pairs at the start state
+  buildFrictionPairs(model, data, kappa);                           // frozen there (data.pairs, data.x)
 
   VecX qk = Eigen::Map<const VecX>(q, n), trial(n), grad_trial(n), dir(n), free_step(n);
   std::vector<Eigen::LDLT<Mat12>> mass_factors;

@@ -95,7 +95,8 @@ MEMBER_DOCS = {
 
 # the World's members, grouped; members not listed land in "Other" (and the docs test notices them)
 WORLD_GROUPS = {
-    "Building": ["dt", "gravity", "skeletons", "add_skeleton", "add_ground", "rebuild", "summary"],
+    "Building": ["dt", "gravity", "solver", "skeletons", "add_skeleton", "add_ground", "add_affine_body", "rebuild",
+                 "summary"],
     "Particles": ["particle_sets", "add_particles", "layout"],
     "Sizes and names": ["nq", "nv", "nbodies", "body_names", "joint_names", "body_index", "body", "joint",
                         "total_mass"],
@@ -445,6 +446,7 @@ def render() -> str:
 
     out += ["## World", ""]
     out += render_class(rd.World, samples[rd.World], members=public_members(rd.World), groups=WORLD_GROUPS)
+    out += render_class(rd.BarrierWorld, members=public_members(rd.BarrierWorld))
     out += render_class(rd.JointInfo)
     out += render_class(rd.Layout)
     out += render_class(rd.ParticleSet, samples[rd.ParticleSet], constructor=False)

@@ -37,8 +37,10 @@ from rigidiff.transform import Transform
 from rigidiff.particles import ParticleSet
 from rigidiff.warm_start import WarmStart
 from rigidiff.world import JointInfo, Layout, World
+from rigidiff.barrier_world import BarrierWorld
 
 __all__ = [
+    "BarrierWorld",
     "__version__",
     "show_config",
     "UnknownNameError",

@@ -97,6 +97,8 @@ _WIDEST_SAMPLED_SPAN = 1e6
 
 #: World(integrator=...) values, in the order of the C++ codes (world_options.hpp)
 INTEGRATORS = ("semi_implicit", "rk4", "implicit")
+#: World(solver=...) values: "lcp" (this class) or "barrier" (rigidiff.barrier_world.BarrierWorld)
+SOLVERS = ("lcp", "barrier")
 #: World(gyroscopic=...) values, in the order of the C++ codes (world_options.hpp)
 GYROSCOPIC = ("explicit", "implicit")
 
@@ -145,6 +147,10 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             momentum and energy drift at first order in dt). Every derivative (state, torques, parameters,
             reverse mode) is exact under both. Other joints, and the RK4 and implicit steps, are unaffected.
 
+        solver: "lcp" (the default: this class, velocity-level LCP contact for skeletons and particles) or
+            "barrier": returns a rigidiff.barrier_world.BarrierWorld instead, affine bodies with IPC's
+            intersection-free barrier contact (docs/affine.md); its other arguments are BarrierWorld's.
+
     Example::
 
         world = rd.World(dt=1e-3)
@@ -153,8 +159,18 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         q, v = world.step(q, v, np.zeros(world.nv))
     """
 
+    def __new__(cls, *args, solver: str = "lcp", **kwargs):
+        # solver="barrier" is a world of another kind (affine bodies, IPC contact): rigidiff.barrier_world
+        if solver not in SOLVERS:
+            raise ValueError(f"solver must be one of {list(SOLVERS)}, got {solver!r}")
+        if solver == "barrier":
+            from rigidiff.barrier_world import BarrierWorld
+
+            return BarrierWorld(*args, **kwargs)
+        return super().__new__(cls, *args, **kwargs)
+
     def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81), integrator: str = "semi_implicit",
-                 gyroscopic: str = "implicit"):
+                 gyroscopic: str = "implicit", solver: str = "lcp"):
         self.dt = dt
         self.gravity = gravity
         self.integrator = integrator
@@ -312,6 +328,15 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         for p in self._particle_sets:
             q[self.layout(p.name).q] = p._initial.ravel()
         return q
+
+    @property
+    def solver(self) -> str:
+        """The world's solver: "lcp" (World(solver="barrier") makes a barrier world instead)."""
+        return "lcp"
+
+    def add_affine_body(self, *args, **kwargs):
+        """Refused: affine bodies need a barrier world, ``rd.World(dt, solver="barrier")``."""
+        raise ValueError('affine bodies need a barrier world: make it with rd.World(dt, solver="barrier")')
 
     def add_ground(self, height: float = 0.0, friction: float = 0.5, restitution: float = 0.0) -> Skeleton:
         """Add a static ground plane z = height (a skeleton "ground" with one welded body)."""

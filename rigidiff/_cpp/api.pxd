@@ -252,3 +252,47 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
     void linalgDenseProduct(int m, int k, int n, const double* A, const double* B, double* C, bool accumulate,
                             bool transposed_a) except +
     bool linalgUsesAvx2()
+
+
+cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogil:
+    cdef cppclass BarrierWorld:
+        BarrierWorld() except +
+        void setTimeStep(double dt) except +
+        double timeStep()
+        void setGravity(const double* g) except +
+        void gravity(double* out)
+        void setOptions(double dhat, double newton_tolerance, int max_newton_iterations, double friction,
+                        double friction_velocity) except +
+        void options(double* out)
+        int addAffineBody(const string& name, const double* points, int n, const int* faces, int m, double density,
+                          double stiffness) except +
+        void popBody()
+        void addPlane(const double* normal, double offset) except +
+        void popPlane()
+        int bodyCount()
+        int planeCount()
+        void plane(int i, double* out) except +
+        int nq()
+        void massProperties(int body, double* out) except +
+        void massMatrix(int body, double* out) except +
+        int vertexCount(int body) except +
+        int faceCount(int body) except +
+        void restMesh(int body, double* points, int* faces) except +
+        void checkState(const double* q) except +
+        void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out) except +
+        void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
+                           double* jac) except +
+        void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
+                     const double* gv_next, double* q_out, double* v_out, double* gq, double* gv,
+                     double* gtau) except +
+        void stats(double* out)
+        double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
+                                    double kappa, double* grad) except +
+        double frictionPotential(const double* q, const double* q_n, double kappa, double* grad) except +
+        double barrierPotential(const double* q, double* grad, double* hessian) except +
+        double collisionFreeStep(const double* q, const double* dq) except +
+
+    void barrierValues(const double* s, int n, double shat, double* out) except +
+    double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian) except +
+    void barrierStiffness(double bbox_diagonal, double dhat, double average_mass, double grad_dot, double grad_sq,
+                          double* out) except +

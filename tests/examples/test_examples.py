@@ -259,7 +259,17 @@ def check_paddle_particles(report: str, out: Path):
     check_pngs(out, ["paddle_sweeps_particles.png"], report)
 
 
+def check_affine_bodies(report: str, out: Path):
+    dhat = number(report, rf"dhat = {NUM} m")
+    assert 0.0 < number(report, rf"smallest surface distance over the run: {NUM}") < dhat  # touched, never reached 0
+    for pair in ("base-ground", "cube-base", "ring-ground"):
+        assert 0.0 < number(report, rf"{pair} {NUM} m") < dhat  # resting within dhat of contact
+    assert number(report, rf"largest \|\|A A\^T - I\|\|: {NUM}") < 1e-3
+    check_pngs(out, ["affine_bodies_fall.png"], report)
+
+
 CHECKS = {
+    "affine_bodies_fall.py": check_affine_bodies,
     "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,
     "identify_mass_and_friction.py": check_sysid,

@@ -1,0 +1,76 @@
+// A barrier world (world/barrier_world.hpp) as the Python BarrierWorld sees it: plain pointers and sizes.
+// Meshes are points (n x 3) and faces (m x 3) row-major; states are flat (12 per body).
+#pragma once
+
+#include <string>
+
+#include "rigidiff/world/barrier_world.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+class BarrierWorld {
+ public:
+  BarrierWorld();
+  void setTimeStep(double dt);
+  double timeStep() const { return model_.dt; }
+  void setGravity(const double* g);
+  void gravity(double* out) const;
+  /// dhat > 0, newton_tolerance > 0, max_newton_iterations >= 1, friction >= 0, friction_velocity > 0
+  /// (invalid_argument otherwise).
+  void setOptions(double dhat, double newton_tolerance, int max_newton_iterations, double friction,
+                  double friction_velocity);
+  /// out (5) = dhat, newton_tolerance, max_newton_iterations, friction, friction_velocity
+  void options(double* out) const;
+  int addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m, double density,
+                    double stiffness);
+  /// Removes the last body (undoes an add whose start state turned out to intersect).
+  void popBody();
+  void addPlane(const double* normal, double offset);
+  /// Removes the last plane (undoes an add that a body already crosses).
+  void popPlane();
+  int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
+  int planeCount() const { return static_cast<int>(model_.planes.size()); }
+  void plane(int i, double* out) const;  ///< (normal, offset)
+  int nq() const { return model_.nq(); }
+  /// out (14) = mass, volume, first moment (3) and second moment (9, row-major) at the body's density.
+  void massProperties(int body, double* out) const;
+  void massMatrix(int body, double* out) const;  ///< 12 x 12
+  int vertexCount(int body) const;
+  int faceCount(int body) const;
+  void restMesh(int body, double* points, int* faces) const;
+  void checkState(const double* q);
+  void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out);
+  /// The step and its six Jacobians (nq x nq each, row-major): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau.
+  void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out, double* jac);
+  /// The step and the cotangents (gq, gv, gtau) pulled back from (gq_next, gv_next).
+  void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next, const double* gv_next,
+               double* q_out, double* v_out, double* gq, double* gv, double* gtau);
+  /// out (5) = Newton iterations, kappa, minimum distance, residual, active pairs of the last step.
+  void stats(double* out) const;
+  /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
+  /// kappa; grad (nq).
+  double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
+                              double kappa, double* grad);
+  /// The friction potential at q of the pairs frozen at q_n with barrier stiffness kappa; grad (nq).
+  double frictionPotential(const double* q, const double* q_n, double kappa, double* grad);
+  /// The barrier sum (unscaled) at q, its gradient (nq) and its PSD-projected Hessian (nq x nq, dense).
+  double barrierPotential(const double* q, double* grad, double* hessian);
+  /// The largest collision-free fraction of the move from q to q + dq.
+  double collisionFreeStep(const double* q, const double* dq);
+
+ private:
+  BarrierWorldModel model_;
+  BarrierWorldData data_;
+};
+
+/// Barrier b(s; shat) and its first two derivatives at n squared distances: out (n x 3).
+void barrierValues(const double* s, int n, double shat, double* out);
+/// The orthogonality energy of q (12) with weight w, its gradient (12) and Hessian (12 x 12).
+double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian);
+/// The initial barrier stiffness: out (3) = kappa, kappa_min, kappa_max.
+void barrierStiffness(double bbox_diagonal, double dhat, double average_mass, double grad_dot, double grad_sq,
+                      double* out);
+
+}  // namespace bind
+}  // namespace rigidiff

@@ -1,0 +1,25 @@
+// The step of a barrier world (barrier_world.hpp): implicit Euler as a minimisation (IPC),
+//   q' = argmin E(q),  E(q) = 1/2 (q - qt)^T M (q - qt) - dt^2 f^T q + dt^2 sum_i kappa_i V_i ||A_i A_i^T - I||^2
+//                             + kappa_B sum_k b(d_k^2(q)) + D(q),     qt = q_n + dt v_n,
+// f = gravity + tau (held over the step), D the lagged friction (barrier_friction.hpp), then
+// v' = (q' - q_n) / dt. Newton's method with each element
+// Hessian projected to PSD, a sparse LDL^T solve, and a backtracking line search that starts from the
+// largest collision-free fraction of the Newton step (additive CCD), so every iterate is intersection-free.
+#pragma once
+
+#include "rigidiff/world/barrier_world.hpp"
+
+namespace rigidiff {
+
+/// Steps (q, v) (model.nq() each) under the generalised forces tau (model.nq()) into (q_out, v_out).
+/// invalid_argument for a non-finite input or an intersecting start (naming the bodies); runtime_error
+/// naming the residual when Newton does not converge within options.max_newton_iterations.
+void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
+                 const double* tau, double* q_out, double* v_out);
+
+/// E(q) of the step from (q_n, v_n, tau) with the barrier stiffness kappa, and the friction pairs in
+/// data.friction (none: frictionless); grad (model.nq()) = dE/dq when given.
+double incrementalPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* q_n,
+                            const double* v_n, const double* tau, double kappa, double* grad);
+
+}  // namespace rigidiff

@@ -1,0 +1,86 @@
+// A barrier world (World(solver="barrier")): affine bodies and static ground planes under IPC's barrier,
+// stepped by implicit Euler as the minimisation of an incremental potential (barrier_step.hpp). The state
+// is q = (q_0, q_1, ...) with 12 coordinates per body in insertion order (abd/affine_body.hpp), and
+// v = dq/dt of the same size.
+#pragma once
+
+#include <Eigen/Sparse>
+#include <string>
+#include <vector>
+
+#include "rigidiff/abd/affine_body.hpp"
+#include "rigidiff/collision/ccd/swept_pairs.hpp"
+
+namespace rigidiff {
+
+/// The static half space {x : normal . x >= offset} is free; its boundary plane is a barrier participant.
+struct GroundPlane {
+  Vec3 normal = Vec3::UnitZ();  ///< unit
+  double offset = 0.0;
+};
+
+/// Solver settings of a barrier world.
+struct BarrierOptions {
+  double dhat = 1e-3;               ///< activation distance of the barrier, m (> 0)
+  double newton_tolerance = 1e-2;   ///< stop when no surface vertex moves by > tol * l * dt in a Newton step,
+                                    ///< nor in the free step M^-1 grad E of the residual force
+  int max_newton_iterations = 200;  ///< a step that needs more raises std::runtime_error
+  double friction = 0.0;            ///< Coulomb coefficient mu of every contact (>= 0; 0: frictionless)
+  double friction_velocity = 1e-3;  ///< eps_v, m/s: slip slower than this is smoothly static (> 0)
+};
+
+struct BarrierWorldModel {
+  double dt = 1e-2;
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+  BarrierOptions options;
+  std::vector<AffineBody> bodies;
+  std::vector<GroundPlane> planes;
+
+  int nq() const { return 12 * static_cast<int>(bodies.size()); }
+  /// Appends a body (its name must be new and non-empty) and returns its index.
+  int addBody(AffineBody body);
+  /// Appends the plane normal . x = offset (normal normalised; invalid_argument for a zero normal).
+  void addPlane(const Vec3& normal, double offset);
+};
+
+/// What a barrier step did (for diagnostics and tests).
+struct BarrierStepStats {
+  int newton_iterations = 0;
+  double kappa = 0.0;                 ///< the barrier stiffness at the end of the step (a power of two)
+  double min_distance = 0.0;          ///< the smallest surface distance at the end (inf if none within dhat)
+  double residual = 0.0;              ///< the last Newton step's largest vertex move / (l dt)
+  int active_pairs = 0;               ///< pairs within dhat at the end
+};
+
+/// One pair within reach of the barrier: point–triangle, edge–edge or point–plane. Points are (body,
+/// vertex) of the bodies' rest meshes; for a plane, body_b is the plane index.
+struct BarrierPair {
+  enum Kind : int { PointTriangle = 0, EdgeEdge = 1, PointPlane = 2 } kind = PointTriangle;
+  int body_a = 0, body_b = 0;  ///< the point's (or edge A's) body; the triangle's (edge B's) body or plane
+  int a = 0, b = 0;            ///< vertex / edge index on body_a; face / edge index on body_b (unused for planes)
+};
+
+/// A contact pair frozen at the start of a step for the lagged friction (barrier_friction.hpp).
+struct FrictionPair {
+  int npts = 0;                        ///< 1 (point–plane) or 4
+  int body[4] = {0, 0, 0, 0};          ///< each point's body
+  Vec3 xbar[4];                        ///< each point's body coordinates
+  double weight[4] = {0, 0, 0, 0};     ///< the closest points' weights c_k (second side negative)
+  Eigen::Matrix<double, 3, 2> basis;   ///< tangent basis T
+  double normal_force = 0.0;           ///< mu lambda
+};
+
+/// Scratch of the barrier step and its contact queries: sized by the step, reused between steps.
+struct BarrierWorldData {
+  std::vector<std::vector<Vec3>> x, x_end;  ///< world positions of each body's vertices (start, end of a move)
+  std::vector<Vec3> pa_start, pa_end, pb_start, pb_end;  ///< primitive points for the swept broad phase
+  SweptPairsScratch swept;
+  std::vector<std::pair<int, int>> prim_pairs;
+  std::vector<BarrierPair> pairs;
+  std::vector<FrictionPair> friction;  ///< the step's frozen friction pairs (empty without friction)
+  std::vector<Eigen::Triplet<double>> triplets;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
+  BarrierStepStats stats;
+};
+
+}  // namespace rigidiff

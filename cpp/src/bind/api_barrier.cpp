@@ -1,0 +1,209 @@
+// The barrier world as seen by the bindings (bind/api_barrier.hpp).
+#include "rigidiff/bind/api_barrier.hpp"
+
+#include <cmath>
+
+#include "rigidiff/abd/orthogonality.hpp"
+#include "rigidiff/contact/barrier.hpp"
+#include "rigidiff/macros.hpp"
+#include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_friction.hpp"
+#include "rigidiff/world/barrier_step.hpp"
+#include "rigidiff/world/barrier_step_derivatives.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+namespace {
+void checkBody(const BarrierWorldModel& m, int body) {
+  if (body < 0 || body >= static_cast<int>(m.bodies.size()))
+    RD_THROW(std::out_of_range, "body index " << body << " outside [0, " << m.bodies.size() << ")");
+}
+}  // namespace
+
+BarrierWorld::BarrierWorld() = default;
+
+void BarrierWorld::setTimeStep(double dt) {
+  RD_CHECK_ARG(std::isfinite(dt) && dt > 0.0, "dt must be finite and > 0, got " << dt);
+  model_.dt = dt;
+}
+
+void BarrierWorld::setGravity(const double* g) {
+  const Vec3 v(g[0], g[1], g[2]);
+  RD_CHECK_ARG(v.allFinite(), "gravity must be finite");
+  model_.gravity = v;
+}
+
+void BarrierWorld::gravity(double* out) const {
+  for (int k = 0; k < 3; ++k) out[k] = model_.gravity[k];
+}
+
+void BarrierWorld::setOptions(double dhat, double tol, int iterations, double friction, double friction_velocity) {
+  RD_CHECK_ARG(std::isfinite(friction) && friction >= 0.0, "friction must be finite and >= 0, got " << friction);
+  RD_CHECK_ARG(std::isfinite(friction_velocity) && friction_velocity > 0.0,
+               "friction_velocity must be finite and > 0, got " << friction_velocity);
+  RD_CHECK_ARG(std::isfinite(dhat) && dhat > 0.0, "dhat must be finite and > 0, got " << dhat);
+  RD_CHECK_ARG(std::isfinite(tol) && tol > 0.0, "newton_tolerance must be finite and > 0, got " << tol);
+  RD_CHECK_ARG(iterations >= 1, "max_newton_iterations must be >= 1, got " << iterations);
+  model_.options.dhat = dhat;
+  model_.options.newton_tolerance = tol;
+  model_.options.max_newton_iterations = iterations;
+  model_.options.friction = friction;
+  model_.options.friction_velocity = friction_velocity;
+}
+
+void BarrierWorld::options(double* out) const {
+  out[0] = model_.options.dhat;
+  out[1] = model_.options.newton_tolerance;
+  out[2] = model_.options.max_newton_iterations;
+  out[3] = model_.options.friction;
+  out[4] = model_.options.friction_velocity;
+}
+
+int BarrierWorld::addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m,
+                                double density, double stiffness) {
+  return model_.addBody(makeAffineBody(name, points, n, faces, m, density, stiffness));
+}
+
+void BarrierWorld::popBody() {
+  if (!model_.bodies.empty()) model_.bodies.pop_back();
+}
+
+void BarrierWorld::addPlane(const double* normal, double offset) {
+  model_.addPlane(Vec3(normal[0], normal[1], normal[2]), offset);
+}
+
+void BarrierWorld::popPlane() {
+  if (!model_.planes.empty()) model_.planes.pop_back();
+}
+
+void BarrierWorld::plane(int i, double* out) const {
+  if (i < 0 || i >= static_cast<int>(model_.planes.size()))
+    RD_THROW(std::out_of_range, "plane index " << i << " outside [0, " << model_.planes.size() << ")");
+  for (int k = 0; k < 3; ++k) out[k] = model_.planes[i].normal[k];
+  out[3] = model_.planes[i].offset;
+}
+
+void BarrierWorld::massProperties(int body, double* out) const {
+  checkBody(model_, body);
+  const AffineBody& b = model_.bodies[body];
+  out[0] = b.mass;
+  out[1] = b.integrals.volume;
+  for (int k = 0; k < 3; ++k) out[2 + k] = b.density * b.integrals.first[k];
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out[5 + 3 * r + c] = b.density * b.integrals.second(r, c);
+}
+
+void BarrierWorld::massMatrix(int body, double* out) const {
+  checkBody(model_, body);
+  Eigen::Map<Eigen::Matrix<double, 12, 12, Eigen::RowMajor>> M(out);
+  M = model_.bodies[body].mass_matrix;
+}
+
+int BarrierWorld::vertexCount(int body) const {
+  checkBody(model_, body);
+  return static_cast<int>(model_.bodies[body].rest.size());
+}
+
+int BarrierWorld::faceCount(int body) const {
+  checkBody(model_, body);
+  return static_cast<int>(model_.bodies[body].faces.size());
+}
+
+void BarrierWorld::restMesh(int body, double* points, int* faces) const {
+  checkBody(model_, body);
+  const AffineBody& b = model_.bodies[body];
+  for (size_t i = 0; i < b.rest.size(); ++i)
+    for (int k = 0; k < 3; ++k) points[3 * i + k] = b.rest[i][k];
+  for (size_t f = 0; f < b.faces.size(); ++f)
+    for (int k = 0; k < 3; ++k) faces[3 * f + k] = b.faces[f][k];
+}
+
+void BarrierWorld::checkState(const double* q) {
+  for (int i = 0; i < model_.nq(); ++i) RD_CHECK_ARG(std::isfinite(q[i]), "q[" << i << "] is not finite");
+  checkIntersectionFree(model_, data_, q);
+}
+
+void BarrierWorld::step(const double* q, const double* v, const double* tau, double* q_out, double* v_out) {
+  barrierStep(model_, data_, q, v, tau, q_out, v_out);
+}
+
+void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
+                                 double* jac) {
+  const long nn = static_cast<long>(model_.nq()) * model_.nq();
+  barrierStepJacobians(model_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn, jac + 3 * nn, jac + 4 * nn,
+                       jac + 5 * nn);
+}
+
+void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
+                           const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gtau) {
+  barrierStepVjp(model_, data_, q, v, tau, gq_next, gv_next, q_out, v_out, gq, gv, gtau);
+}
+
+void BarrierWorld::stats(double* out) const {
+  const BarrierStepStats& s = data_.stats;
+  out[0] = s.newton_iterations;
+  out[1] = s.kappa;
+  out[2] = s.min_distance;
+  out[3] = s.residual;
+  out[4] = s.active_pairs;
+}
+
+double BarrierWorld::incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
+                                          double kappa, double* grad) {
+  data_.friction.clear();
+  return rigidiff::incrementalPotential(model_, data_, q, q_n, v_n, tau, kappa, grad);
+}
+
+double BarrierWorld::frictionPotential(const double* q, const double* q_n, double kappa, double* grad) {
+  barrierPositions(model_, q_n, data_.x);
+  collectBarrierPairs(model_, data_);
+  buildFrictionPairs(model_, data_, kappa);
+  for (int i = 0; i < model_.nq(); ++i) grad[i] = 0.0;
+  return rigidiff::frictionPotential(model_, data_, q, q_n, grad, nullptr);
+}
+
+double BarrierWorld::barrierPotential(const double* q, double* grad, double* hessian) {
+  const int n = model_.nq();
+  barrierPositions(model_, q, data_.x);
+  collectBarrierPairs(model_, data_);
+  for (int i = 0; i < n; ++i) grad[i] = 0.0;
+  std::vector<Eigen::Triplet<double>> triplets;
+  const double value = rigidiff::barrierPotential(model_, data_, 1.0, grad, &triplets);
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> H(hessian, n, n);
+  H.setZero();
+  for (const auto& t : triplets) H(t.row(), t.col()) += t.value();
+  return value;
+}
+
+double BarrierWorld::collisionFreeStep(const double* q, const double* dq) {
+  return rigidiff::collisionFreeStep(model_, data_, q, dq);
+}
+
+void barrierValues(const double* s, int n, double shat, double* out) {
+  RD_CHECK_ARG(std::isfinite(shat) && shat > 0.0, "dhat must be finite and > 0");
+  for (int i = 0; i < n; ++i) {
+    out[3 * i] = barrier(s[i], shat);
+    out[3 * i + 1] = barrierFirstDerivative(s[i], shat);
+    out[3 * i + 2] = barrierSecondDerivative(s[i], shat);
+  }
+}
+
+double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian) {
+  Eigen::Map<Vec12> g(grad);
+  Eigen::Map<Eigen::Matrix<double, 12, 12, Eigen::RowMajor>> H(hessian);
+  g = orthogonalityGradient(q, weight);
+  H = orthogonalityHessian(q, weight);
+  return orthogonalityEnergy(q, weight);
+}
+
+void barrierStiffness(double bbox_diagonal, double dhat, double average_mass, double grad_dot, double grad_sq,
+                      double* out) {
+  const BarrierStiffness k = initialBarrierStiffness(bbox_diagonal, dhat * dhat, average_mass, grad_dot, grad_sq);
+  out[0] = k.kappa;
+  out[1] = k.kappa_min;
+  out[2] = k.kappa_max;
+}
+
+}  // namespace bind
+}  // namespace rigidiff

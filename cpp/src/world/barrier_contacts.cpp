@@ -1,0 +1,381 @@
+// Contact part of a barrier world (world/barrier_contacts.hpp): pairs within dhat, their barrier in body
+// coordinates, the collision-free step and the intersection test.
+#include "rigidiff/world/barrier_contacts.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "rigidiff/collision/ccd/edge_edge.hpp"
+#include "rigidiff/collision/ccd/point_triangle.hpp"
+#include "rigidiff/collision/distance/edge_edge.hpp"
+#include "rigidiff/collision/distance/edge_edge_mollifier.hpp"
+#include "rigidiff/collision/distance/point_triangle.hpp"
+#include "rigidiff/contact/barrier.hpp"
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+using Mat24 = Eigen::Matrix<double, 24, 24>;
+using Vec24 = Eigen::Matrix<double, 24, 1>;
+using Jac12x24 = Eigen::Matrix<double, 12, 24>;
+
+struct Box {
+  Vec3 lo, hi;
+};
+
+Box boxOf(const std::vector<Vec3>& x) {
+  Box b{Vec3::Constant(kInf), Vec3::Constant(-kInf)};
+  for (const Vec3& p : x) {
+    b.lo = b.lo.cwiseMin(p);
+    b.hi = b.hi.cwiseMax(p);
+  }
+  return b;
+}
+
+bool overlap(const Box& a, const Box& b, double margin) {
+  return (a.lo.array() <= b.hi.array() + margin).all() && (b.lo.array() <= a.hi.array() + margin).all();
+}
+
+// the points of each primitive (k per primitive) of one body, laid out for sweptPairs
+void facePoints(const AffineBody& body, const std::vector<Vec3>& x, std::vector<Vec3>& out) {
+  out.clear();
+  for (const auto& f : body.faces)
+    for (int k = 0; k < 3; ++k) out.push_back(x[f[k]]);
+}
+
+void edgePoints(const AffineBody& body, const std::vector<Vec3>& x, std::vector<Vec3>& out) {
+  out.clear();
+  for (const auto& e : body.edges) {
+    out.push_back(x[e[0]]);
+    out.push_back(x[e[1]]);
+  }
+}
+
+// primitive pairs of kinds (ka, kb) between bodies a and b whose swept boxes, grown by margin, overlap;
+// start/end positions from data.x and data.x_end
+void sweptCandidates(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, BarrierPair::Kind kind,
+                     bool swept, double margin) {
+  const AffineBody &A = model.bodies[a], &B = model.bodies[b];
+  const auto& xa_end = swept ? d.x_end[a] : d.x[a];
+  const auto& xb_end = swept ? d.x_end[b] : d.x[b];
+  int na, ka, nb, kb;
+  if (kind == BarrierPair::PointTriangle) {
+    d.pa_start = d.x[a];
+    d.pa_end = xa_end;
+    facePoints(B, d.x[b], d.pb_start);
+    facePoints(B, xb_end, d.pb_end);
+    na = static_cast<int>(A.rest.size()), ka = 1, nb = static_cast<int>(B.faces.size()), kb = 3;
+  } else {
+    edgePoints(A, d.x[a], d.pa_start);
+    edgePoints(A, xa_end, d.pa_end);
+    edgePoints(B, d.x[b], d.pb_start);
+    edgePoints(B, xb_end, d.pb_end);
+    na = static_cast<int>(A.edges.size()), ka = 2, nb = static_cast<int>(B.edges.size()), kb = 2;
+  }
+  sweptPairs(d.pa_start.data(), d.pa_end.data(), na, ka, d.pb_start.data(), d.pb_end.data(), nb, kb, margin,
+             d.swept, d.prim_pairs);
+}
+
+// visits every candidate primitive pair of different bodies: f(kind, a, b, i, j)
+template <class F>
+void forCandidates(const BarrierWorldModel& model, BarrierWorldData& d, bool swept, double margin, F&& f) {
+  const int nb = static_cast<int>(model.bodies.size());
+  std::vector<Box> boxes(nb);
+  for (int i = 0; i < nb; ++i) {
+    boxes[i] = boxOf(d.x[i]);
+    if (swept) {
+      const Box e = boxOf(d.x_end[i]);
+      boxes[i].lo = boxes[i].lo.cwiseMin(e.lo);
+      boxes[i].hi = boxes[i].hi.cwiseMax(e.hi);
+    }
+  }
+  for (int a = 0; a < nb; ++a) {
+    for (int b = a + 1; b < nb; ++b) {
+      if (!overlap(boxes[a], boxes[b], margin)) continue;
+      const int order[2][2] = {{a, b}, {b, a}};
+      for (const auto& ab : order) {
+        sweptCandidates(model, d, ab[0], ab[1], BarrierPair::PointTriangle, swept, margin);
+        for (const auto& [i, j] : d.prim_pairs) f(BarrierPair::PointTriangle, ab[0], ab[1], i, j);
+      }
+      sweptCandidates(model, d, a, b, BarrierPair::EdgeEdge, swept, margin);
+      for (const auto& [i, j] : d.prim_pairs) f(BarrierPair::EdgeEdge, a, b, i, j);
+    }
+  }
+}
+
+double planeGap(const GroundPlane& g, const Vec3& x) { return g.normal.dot(x) - g.offset; }
+
+double pairDistance(const BarrierWorldModel& model, const std::vector<std::vector<Vec3>>& x, const BarrierPair& p) {
+  const AffineBody &A = model.bodies[p.body_a];
+  if (p.kind == BarrierPair::PointPlane) {
+    const double g = planeGap(model.planes[p.body_b], x[p.body_a][p.a]);
+    return g > 0.0 ? g * g : 0.0;
+  }
+  const AffineBody& B = model.bodies[p.body_b];
+  const auto &xa = x[p.body_a], &xb = x[p.body_b];
+  if (p.kind == BarrierPair::PointTriangle) {
+    const auto& f = B.faces[p.b];
+    return pointTriangleDistance(xa[p.a], xb[f[0]], xb[f[1]], xb[f[2]]);
+  }
+  const auto &ea = A.edges[p.a], &eb = B.edges[p.b];
+  return edgeEdgeDistance(xa[ea[0]], xa[ea[1]], xb[eb[0]], xb[eb[1]]);
+}
+
+// sign of the volume of (a, b, c, d)
+double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { return (b - a).cross(c - a).dot(d - a); }
+
+bool segmentCrossesTriangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
+  const double s1 = orient(a, b, c, p), s2 = orient(a, b, c, q);
+  if ((s1 > 0.0 && s2 > 0.0) || (s1 < 0.0 && s2 < 0.0) || (s1 == 0.0 && s2 == 0.0)) return false;
+  const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
+  return (u >= 0.0 && v >= 0.0 && w >= 0.0) || (u <= 0.0 && v <= 0.0 && w <= 0.0);
+}
+
+// generalised winding number of the closed surface (x, faces) around point p: 1 inside, 0 outside
+double windingNumber(const AffineBody& body, const std::vector<Vec3>& x, const Vec3& p) {
+  double total = 0.0;
+  for (const auto& f : body.faces) {
+    const Vec3 a = x[f[0]] - p, b = x[f[1]] - p, c = x[f[2]] - p;
+    const double la = a.norm(), lb = b.norm(), lc = c.norm();
+    const double num = a.dot(b.cross(c));
+    const double den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+    total += 2.0 * std::atan2(num, den);  // the solid angle of the triangle (Van Oosterom and Strackee)
+  }
+  return total / (4.0 * M_PI);
+}
+
+}  // namespace
+
+Mat12 projectToPsd(const Mat12& H) {
+  Eigen::SelfAdjointEigenSolver<Mat12> eig(H);
+  return eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * eig.eigenvectors().transpose();
+}
+
+void barrierPositions(const BarrierWorldModel& model, const double* q, std::vector<std::vector<Vec3>>& x) {
+  x.resize(model.bodies.size());
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const auto& rest = model.bodies[i].rest;
+    x[i].resize(rest.size());
+    for (size_t k = 0; k < rest.size(); ++k) x[i][k] = affinePoint(q + 12 * i, rest[k]);
+  }
+}
+
+double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& d) {
+  const double dhat = model.options.dhat, shat = dhat * dhat;
+  d.pairs.clear();
+  double min_s = kInf;
+  forCandidates(model, d, false, dhat, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
+    const BarrierPair p{kind, a, b, i, j};
+    const double s = pairDistance(model, d.x, p);
+    if (s < shat) {
+      d.pairs.push_back(p);
+      min_s = std::min(min_s, s);
+    }
+  });
+  for (size_t a = 0; a < model.bodies.size(); ++a) {
+    for (size_t g = 0; g < model.planes.size(); ++g) {
+      for (size_t i = 0; i < d.x[a].size(); ++i) {
+        const BarrierPair p{BarrierPair::PointPlane, static_cast<int>(a), static_cast<int>(g), static_cast<int>(i), 0};
+        const double s = pairDistance(model, d.x, p);
+        if (planeGap(model.planes[g], d.x[a][i]) < dhat) {
+          d.pairs.push_back(p);
+          min_s = std::min(min_s, s);
+        }
+      }
+    }
+  }
+  return min_s;
+}
+
+double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
+                        std::vector<Eigen::Triplet<double>>* triplets, bool project) {
+  const double shat = model.options.dhat * model.options.dhat;
+  double total = 0.0;
+  for (const BarrierPair& p : d.pairs) {
+    const AffineBody& A = model.bodies[p.body_a];
+    const auto& xa = d.x[p.body_a];
+    Vec12 g = Vec12::Zero();
+    Mat12 H = Mat12::Zero();
+    Vec3 xbar[4];
+    int slot[4] = {0, 0, 0, 0}, npts = 4;
+    double value;
+    if (p.kind == BarrierPair::PointPlane) {
+      const Vec3& n = model.planes[p.body_b].normal;
+      const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
+      const double s = gap > 0.0 ? gap * gap : 0.0;
+      const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+      value = barrier(s, shat);
+      const Vec3 ds = 2.0 * gap * n;
+      g.head<3>() = b1 * ds;
+      H.topLeftCorner<3, 3>() = b2 * ds * ds.transpose() + b1 * 2.0 * n * n.transpose();
+      xbar[0] = A.rest[p.a];
+      npts = 1;
+    } else {
+      const AffineBody& B = model.bodies[p.body_b];
+      const auto& xb = d.x[p.body_b];
+      Vec3 pts[4];
+      if (p.kind == BarrierPair::PointTriangle) {
+        const auto& f = B.faces[p.b];
+        const int idx[4] = {p.a, f[0], f[1], f[2]};
+        for (int k = 0; k < 4; ++k) {
+          slot[k] = k == 0 ? 0 : 1;
+          pts[k] = k == 0 ? xa[idx[k]] : xb[idx[k]];
+          xbar[k] = k == 0 ? A.rest[idx[k]] : B.rest[idx[k]];
+        }
+      } else {
+        const auto &ea = A.edges[p.a], &eb = B.edges[p.b];
+        const int idx[4] = {ea[0], ea[1], eb[0], eb[1]};
+        for (int k = 0; k < 4; ++k) {
+          slot[k] = k < 2 ? 0 : 1;
+          pts[k] = k < 2 ? xa[idx[k]] : xb[idx[k]];
+          xbar[k] = k < 2 ? A.rest[idx[k]] : B.rest[idx[k]];
+        }
+      }
+      Vec12 ds;
+      Mat12 dds;
+      double s;
+      if (p.kind == BarrierPair::PointTriangle) {
+        s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3]);
+        ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
+        dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+      } else {
+        s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3]);
+        ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
+        dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+      }
+      const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+      if (p.kind == BarrierPair::PointTriangle) {
+        value = b0;
+        g = b1 * ds;
+        H = b2 * ds * ds.transpose() + b1 * dds;
+      } else {
+        // edges nearly parallel: IPC's mollifier m fades the pair out smoothly (eps_x from the rest lengths)
+        const double eps = edgeEdgeMollifierThreshold(xbar[0], xbar[1], xbar[2], xbar[3]);
+        const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
+        const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
+        const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
+        value = m * b0;
+        g = b0 * dm + m * b1 * ds;
+        H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
+      }
+    }
+    total += value;
+    if (!grad && !triplets) continue;
+    // the points' coordinates -> the (one or two) bodies' coordinates: J is 12 x 24, body_a in slot 0
+    Jac12x24 J = Jac12x24::Zero();
+    for (int k = 0; k < npts; ++k) J.block<3, 12>(3 * k, 12 * slot[k]) = affineJacobian(xbar[k]);
+    const int bodies[2] = {p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b};
+    if (grad) {
+      const Vec24 gq = J.transpose() * g;
+      for (int s = 0; s < 2; ++s)
+        if (bodies[s] >= 0)
+          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += weight * gq[12 * s + r];
+    }
+    if (triplets) {
+      const Mat24 Hq = J.transpose() * (project ? projectToPsd(H) : H) * J;
+      for (int s = 0; s < 2; ++s) {
+        for (int t = 0; t < 2; ++t) {
+          if (bodies[s] < 0 || bodies[t] < 0) continue;
+          for (int r = 0; r < 12; ++r)
+            for (int c = 0; c < 12; ++c) {
+              const double h = weight * Hq(12 * s + r, 12 * t + c);
+              if (h != 0.0) triplets->emplace_back(12 * bodies[s] + r, 12 * bodies[t] + c, h);
+            }
+        }
+      }
+    }
+  }
+  return total;
+}
+
+double collisionFreeStep(const BarrierWorldModel& model, BarrierWorldData& d, const double* q, const double* dq) {
+  const int n = model.nq();
+  VecX q_end(n);
+  for (int i = 0; i < n; ++i) q_end[i] = q[i] + dq[i];
+  barrierPositions(model, q, d.x);
+  barrierPositions(model, q_end.data(), d.x_end);
+  double alpha = 1.0;
+  CcdOptions options;
+  forCandidates(model, d, true, 0.0, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
+    options.t_max = alpha;
+    const auto &x0a = d.x[a], &x1a = d.x_end[a], &x0b = d.x[b], &x1b = d.x_end[b];
+    CcdResult r;
+    if (kind == BarrierPair::PointTriangle) {
+      const auto& f = model.bodies[b].faces[j];
+      r = pointTriangleCcd(x0a[i], x0b[f[0]], x0b[f[1]], x0b[f[2]], x1a[i], x1b[f[0]], x1b[f[1]], x1b[f[2]], options);
+    } else {
+      const auto &ea = model.bodies[a].edges[i], &eb = model.bodies[b].edges[j];
+      r = edgeEdgeCcd(x0a[ea[0]], x0a[ea[1]], x0b[eb[0]], x0b[eb[1]], x1a[ea[0]], x1a[ea[1]], x1b[eb[0]], x1b[eb[1]],
+                      options);
+    }
+    if (r.hit) alpha = std::min(alpha, r.toi);
+  });
+  // a vertex approaching a plane keeps at least (1 - 0.9) of its gap, as the additive CCD does
+  for (size_t a = 0; a < model.bodies.size(); ++a) {
+    for (const GroundPlane& g : model.planes) {
+      for (size_t i = 0; i < d.x[a].size(); ++i) {
+        const double g0 = planeGap(g, d.x[a][i]), g1 = planeGap(g, d.x_end[a][i]);
+        if (g1 < 0.1 * g0) alpha = std::min(alpha, 0.9 * g0 / (g0 - g1));
+      }
+    }
+  }
+  return alpha;
+}
+
+void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, const double* q) {
+  barrierPositions(model, q, d.x);
+  for (size_t a = 0; a < model.bodies.size(); ++a) {
+    for (size_t g = 0; g < model.planes.size(); ++g)
+      for (const Vec3& p : d.x[a])
+        RD_CHECK_ARG(planeGap(model.planes[g], p) > 0.0, "body '" << model.bodies[a].name << "' touches or crosses "
+                                                                   << "ground plane " << g << " (the state must be "
+                                                                   << "intersection-free)");
+  }
+  auto fail = [&](int a, int b) {
+    RD_THROW(std::invalid_argument, "bodies '" << model.bodies[a].name << "' and '" << model.bodies[b].name
+                                              << "' intersect or touch (the state must be intersection-free)");
+  };
+  forCandidates(model, d, false, 0.0, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
+    if (pairDistance(model, d.x, BarrierPair{kind, a, b, i, j}) <= 0.0) fail(a, b);
+  });
+  // an edge of one body through a face of the other, or one body wholly inside the other
+  const int nb = static_cast<int>(model.bodies.size());
+  for (int a = 0; a < nb; ++a) {
+    for (int b = 0; b < nb; ++b) {
+      if (a == b) continue;
+      const Box ba = boxOf(d.x[a]), bb = boxOf(d.x[b]);
+      if (!overlap(ba, bb, 0.0)) continue;
+      const auto &xa = d.x[a], &xb = d.x[b];
+      const AffineBody &A = model.bodies[a], &B = model.bodies[b];
+      // edges of a against faces of b whose boxes overlap (the box tree of the swept broad phase, unmoving)
+      edgePoints(A, xa, d.pa_start);
+      facePoints(B, xb, d.pb_start);
+      sweptPairs(d.pa_start.data(), d.pa_start.data(), static_cast<int>(A.edges.size()), 2, d.pb_start.data(),
+                 d.pb_start.data(), static_cast<int>(B.faces.size()), 3, 0.0, d.swept, d.prim_pairs);
+      for (const auto& [i, j] : d.prim_pairs) {
+        const auto& e = A.edges[i];
+        const auto& f = B.faces[j];
+        if (segmentCrossesTriangle(xa[e[0]], xa[e[1]], xb[f[0]], xb[f[1]], xb[f[2]])) fail(std::min(a, b), std::max(a, b));
+      }
+      if (windingNumber(B, xb, xa[0]) > 0.5) fail(std::min(a, b), std::max(a, b));
+    }
+  }
+}
+
+double sceneDiagonal(const BarrierWorldModel& model, const BarrierWorldData& d) {
+  Box all{Vec3::Constant(kInf), Vec3::Constant(-kInf)};
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const Box b = boxOf(d.x[i]);
+    all.lo = all.lo.cwiseMin(b.lo);
+    all.hi = all.hi.cwiseMax(b.hi);
+  }
+  const double l = model.bodies.empty() ? 0.0 : (all.hi - all.lo).norm();
+  return l > 0.0 ? l : 1.0;
+}
+
+}  // namespace rigidiff

@@ -1,0 +1,176 @@
+// The step of a barrier world (world/barrier_step.hpp): projected Newton on the incremental potential with
+// a CCD-filtered backtracking line search.
+#include "rigidiff/world/barrier_step.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "rigidiff/abd/orthogonality.hpp"
+#include "rigidiff/contact/barrier.hpp"
+#include "rigidiff/macros.hpp"
+#include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_friction.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+// the smallest relative tolerance of the free step (the Newton step's may be smaller)
+constexpr double kFreeStepFloor = 1e-6;
+
+// the largest move of a surface vertex when the bodies' coordinates change by dq
+double largestVertexMove(const BarrierWorldModel& model, const VecX& dq) {
+  double out = 0.0;
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const double* d = dq.data() + 12 * i;
+    for (const Vec3& xbar : model.bodies[i].rest) {
+      const Vec3 dx(d[0] + d[3] * xbar[0] + d[4] * xbar[1] + d[5] * xbar[2],
+                    d[1] + d[6] * xbar[0] + d[7] * xbar[1] + d[8] * xbar[2],
+                    d[2] + d[9] * xbar[0] + d[10] * xbar[1] + d[11] * xbar[2]);
+      out = std::max(out, dx.norm());
+    }
+  }
+  return out;
+}
+
+void checkFinite(const double* x, int n, const char* name) {
+  for (int i = 0; i < n; ++i)
+    RD_CHECK_ARG(std::isfinite(x[i]), name << "[" << i << "] is not finite (" << x[i] << ")");
+}
+
+}  // namespace
+
+double incrementalPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* q_n,
+                            const double* v_n, const double* tau, double kappa, double* grad) {
+  const double h = model.dt;
+  double energy = 0.0;
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const AffineBody& body = model.bodies[i];
+    const int at = 12 * static_cast<int>(i);
+    Vec12 dq, f;
+    for (int r = 0; r < 12; ++r) {
+      dq[r] = q[at + r] - q_n[at + r] - h * v_n[at + r];
+      f[r] = tau[at + r];
+    }
+    f += affineGravityForce(body, model.gravity);
+    Vec12 qi = Eigen::Map<const Vec12>(q + at);
+    const double w = body.stiffness * body.integrals.volume;
+    const Vec12 Mdq = body.mass_matrix * dq;
+    energy += 0.5 * dq.dot(Mdq) - h * h * f.dot(qi) + h * h * orthogonalityEnergy(q + at, w);
+    if (grad) Eigen::Map<Vec12>(grad + at) = Mdq - h * h * f + h * h * orthogonalityGradient(q + at, w);
+  }
+  barrierPositions(model, q, data.x);
+  data.stats.min_distance = collectBarrierPairs(model, data);
+  if (kappa > 0.0) energy += kappa * barrierPotential(model, data, kappa, grad, nullptr);
+  if (!data.friction.empty()) energy += frictionPotential(model, data, q, q_n, grad, nullptr);
+  return energy;
+}
+
+void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
+                 const double* tau, double* q_out, double* v_out) {
+  const int n = model.nq();
+  const double h = model.dt;
+  checkFinite(q, n, "q");
+  checkFinite(v, n, "v");
+  checkFinite(tau, n, "tau");
+  data.stats = BarrierStepStats();
+  data.friction.clear();
+  if (n == 0) return;
+  checkIntersectionFree(model, data, q);
+  const double l = sceneDiagonal(model, data);
+  const double shat = model.options.dhat * model.options.dhat;
+
+  // the barrier stiffness starts at IPC's lower bound kappa_min, rounded up to a power of two: piecewise
+  // constant in (q, v, tau), so the step is smooth in them wherever the rounding does not jump and its
+  // derivatives hold kappa fixed exactly. IPC's balance -g_B.g_E/|g_B|^2 is left out: for pairs just inside
+  // dhat g_B is tiny, the balance lands on kappa_max and the Newton solve turns stiff
+  double average_mass = 0.0;
+  for (const AffineBody& b : model.bodies) average_mass += b.mass / model.bodies.size();
+  const BarrierStiffness stiffness = initialBarrierStiffness(l, shat, average_mass, 0.0, 0.0);
+  double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
+  const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
+  VecX grad = VecX::Zero(n);
+  incrementalPotential(model, data, q, q, v, tau, kappa, nullptr);  // the pairs at the start state
+  buildFrictionPairs(model, data, kappa);                           // frozen there (data.pairs, data.x)
+
+  VecX qk = Eigen::Map<const VecX>(q, n), trial(n), grad_trial(n), dir(n), free_step(n);
+  std::vector<Eigen::LDLT<Mat12>> mass_factors;
+  for (const AffineBody& b : model.bodies) mass_factors.emplace_back(b.mass_matrix);
+  double energy = incrementalPotential(model, data, qk.data(), q, v, tau, kappa, grad.data());
+  double prev_min_s = data.stats.min_distance;
+  const double tolerance = model.options.newton_tolerance * l * h;
+  double residual = std::numeric_limits<double>::infinity();
+  Eigen::SparseMatrix<double> H(n, n);
+  int it = 0;
+  for (; it < model.options.max_newton_iterations; ++it) {
+    // the Hessian, each element block projected to PSD (data.pairs are those at qk, from the last evaluation)
+    data.triplets.clear();
+    for (size_t i = 0; i < model.bodies.size(); ++i) {
+      const AffineBody& body = model.bodies[i];
+      const int at = 12 * static_cast<int>(i);
+      const Mat12 block =
+          body.mass_matrix + h * h * projectToPsd(orthogonalityHessian(qk.data() + at, body.stiffness * body.integrals.volume));
+      for (int r = 0; r < 12; ++r)
+        for (int c = 0; c < 12; ++c)
+          if (block(r, c) != 0.0) data.triplets.emplace_back(at + r, at + c, block(r, c));
+    }
+    barrierPotential(model, data, kappa, nullptr, &data.triplets);
+    frictionPotential(model, data, qk.data(), q, nullptr, &data.triplets);
+    H.setFromTriplets(data.triplets.begin(), data.triplets.end());
+    data.ldlt.compute(H);
+    if (data.ldlt.info() != Eigen::Success)
+      RD_THROW(std::runtime_error, "barrier step: the Newton matrix could not be factorised at iteration " << it);
+    dir = data.ldlt.solve(-grad);
+    // converged when neither the Newton step nor the free step M^-1 grad E of the residual force moves a
+    // vertex by more than the tolerance: the second keeps a very stiff term (smoothed static friction at
+    for (size_t i = 0; i < model.bodies.size(); ++i)
+      free_step.segment<12>(12 * i) = mass_factors[i].solve(grad.segment<12>(12 * i));
+    // zero slip, a barrier near contact) from passing a tiny Newton step off as convergence; its own
+    // tolerance stops at kFreeStepFloor, above the rounding of the stiff terms in grad E
+    const double move = largestVertexMove(model, dir), free_move = largestVertexMove(model, free_step);
+    residual = std::max(move, free_move) / (l * h);
+    if (move <= tolerance && free_move <= std::max(tolerance, kFreeStepFloor * l * h)) break;
+
+    // the line search starts at the largest collision-free fraction of the step and halves until E decreases
+    double alpha = collisionFreeStep(model, data, qk.data(), dir.data());
+    double trial_energy = std::numeric_limits<double>::infinity();
+    const double slack = 1e-14 * std::max(1.0, std::abs(energy));
+    for (;;) {
+      if (alpha < 1e-14)
+        RD_THROW(std::runtime_error, "barrier step: the line search found no decrease at Newton iteration "
+                                         << it << " (residual " << residual << ", tolerance "
+                                         << model.options.newton_tolerance << ")");
+      trial = qk + alpha * dir;
+      grad_trial.setZero();
+      trial_energy = incrementalPotential(model, data, trial.data(), q, v, tau, kappa, grad_trial.data());
+      if (trial_energy <= energy + slack) break;
+      alpha *= 0.5;
+    }
+    qk = trial;
+    energy = trial_energy;
+    grad = grad_trial;
+    const double min_s = data.stats.min_distance;
+    const double new_kappa = updateBarrierStiffness(prev_min_s, min_s, kappa_max, kappa, l);
+    prev_min_s = min_s;
+    if (new_kappa != kappa) {
+      kappa = new_kappa;
+      grad.setZero();
+      energy = incrementalPotential(model, data, qk.data(), q, v, tau, kappa, grad.data());
+    }
+  }
+  if (it == model.options.max_newton_iterations)
+    RD_THROW(std::runtime_error, "barrier step: Newton did not converge in " << it << " iterations (residual "
+                                     << residual << " > tolerance " << model.options.newton_tolerance << ")");
+  for (int i = 0; i < n; ++i) {
+    q_out[i] = qk[i];
+    v_out[i] = (qk[i] - q[i]) / h;
+  }
+  data.stats.newton_iterations = it;
+  data.stats.kappa = kappa;
+  data.stats.residual = residual;
+  data.stats.active_pairs = static_cast<int>(data.pairs.size());
+  data.stats.min_distance = std::sqrt(data.stats.min_distance);
+}
+
+}  // namespace rigidiff

@@ -1,0 +1,413 @@
+"""Barrier worlds: affine bodies under IPC's barrier contact (``rd.World(dt, solver="barrier")``).
+
+An affine body has 12 coordinates q = (p, a1, a2, a3): the translation p and the three ROWS a_k of a 3 x 3
+matrix A, placing a point of body coordinates xbar at x = A xbar + p. A stiff orthogonality energy keeps A
+near a rotation. The state q stacks the bodies in insertion order (12 each) and v = dq/dt. A step is
+implicit Euler, solved by a projected Newton method whose every iterate is intersection-free (docs/affine.md).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidiff import _core
+from rigidiff._validate import as_array, as_name, as_scalar
+from rigidiff.errors import UnknownNameError
+from rigidiff.transform import Transform
+
+__all__ = ["BarrierWorld", "DEFAULT_STIFFNESS"]
+
+#: default orthogonality stiffness kappa (Pa) of add_affine_body: ABD's recommended range is 1e8 to 1e11
+DEFAULT_STIFFNESS = 1e8
+
+_UNSUPPORTED = "barrier worlds (solver='barrier') do not support {what} yet"
+
+
+def _mesh_of(shape_or_mesh):
+    """(vertices (n, 3), faces (m, 3)) of a rigidiff shape (triangulated), a trimesh.Trimesh or a
+    (vertices, faces) pair."""
+    from rigidiff.shapes import Plane, Shape
+
+    if isinstance(shape_or_mesh, Plane):
+        raise ValueError("shape_or_mesh: a plane is not a body; use world.add_ground for a static plane")
+    if isinstance(shape_or_mesh, Shape):
+        shape_or_mesh = shape_or_mesh.to_trimesh()
+    if isinstance(shape_or_mesh, tuple) and len(shape_or_mesh) == 2:
+        vertices, faces = shape_or_mesh
+    elif hasattr(shape_or_mesh, "vertices") and hasattr(shape_or_mesh, "faces"):
+        vertices, faces = shape_or_mesh.vertices, shape_or_mesh.faces
+    else:
+        raise TypeError(f"shape_or_mesh must be a rigidiff shape, a trimesh.Trimesh or (vertices, faces), "
+                        f"got {type(shape_or_mesh).__name__}")
+    vertices = np.asarray(vertices, dtype=np.float64)
+    faces = np.asarray(faces)
+    if vertices.ndim != 2 or vertices.shape[1] != 3 or not np.all(np.isfinite(vertices)):
+        raise ValueError(f"shape_or_mesh: vertices must be a finite (n, 3) array, got shape {vertices.shape}")
+    if faces.ndim != 2 or faces.shape[1] != 3 or faces.dtype.kind not in "iu":
+        raise ValueError(f"shape_or_mesh: faces must be an integer (m, 3) array, got {faces.dtype} {faces.shape}")
+    return vertices, faces
+
+
+def _affine_velocity(velocity, A: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """dq/dt (12) of a body at (A, p) from a (3,) linear velocity of its origin, a (6,) (linear, angular) rigid
+    velocity in world axes (dA/dt = [w]x A), or (12,) dq/dt itself."""
+    vel = np.asarray(velocity, dtype=np.float64)
+    if vel.shape not in ((3,), (6,), (12,)) or not np.all(np.isfinite(vel)):
+        raise ValueError(f"velocity must be a finite (3,), (6,) or (12,) array, got shape {vel.shape}")
+    if vel.shape == (12,):
+        return vel.copy()
+    out = np.zeros(12)
+    out[:3] = vel[:3]
+    if vel.shape == (6,):
+        w = vel[3:]
+        W = np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+        out[3:] = (W @ A).ravel()  # rows of dA/dt
+    return out
+
+
+def nearest_rotation(A: np.ndarray) -> np.ndarray:
+    """The rotation closest to A in the Frobenius norm (the orthogonal factor of its polar decomposition)."""
+    U, _, Vt = np.linalg.svd(A)
+    R = U @ Vt
+    if np.linalg.det(R) < 0.0:  # a reflection: flip the axis of the smallest singular value
+        U[:, -1] *= -1.0
+        R = U @ Vt
+    return R
+
+
+class BarrierWorld(_core.BarrierWorldCore):
+    """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
+
+    Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, recorded rollouts or parameter
+    gradients yet (those calls raise NotImplementedError), and step derivatives of frictionless worlds only.
+
+    Args:
+        dt: time step in seconds (> 0).
+        gravity: (3,) gravity acceleration in m/s^2 (z is up).
+        dhat: the barrier's activation distance in m (> 0): surfaces closer than dhat repel; bodies come to
+            rest about dhat / 2 to dhat apart.
+        newton_tolerance: a step's Newton iterations stop when no surface vertex moves by more than
+            newton_tolerance * l * dt in an iteration (l: the diagonal of the box around every body), i.e. a
+            velocity tolerance relative to the scene size (> 0).
+        max_newton_iterations: a step needing more raises RuntimeError naming the residual.
+        friction: Coulomb's coefficient mu of every contact (>= 0; 0, the default, is frictionless): IPC's
+            lagged smoothed friction, its normal forces and tangents frozen at the start of each step.
+        friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static (IPC's mollifier).
+
+    Example::
+
+        world = rd.World(dt=1e-2, solver="barrier")
+        world.add_ground()
+        world.add_affine_body(rd.Box((0.2, 0.2, 0.2)), density=500.0, pose=rd.Transform((0, 0, 0.5)), name="cube")
+        q, v = world.q, world.v
+        q, v = world.step(q, v)
+    """
+
+    def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), dhat: float = 1e-3,
+                 newton_tolerance: float = 1e-2, max_newton_iterations: int = 200, friction: float = 0.0,
+                 friction_velocity: float = 1e-3):
+        self.dt = dt
+        self.gravity = gravity
+        self._bw_set_options(as_scalar(dhat, "dhat", minimum=0.0, strict=True),
+                             as_scalar(newton_tolerance, "newton_tolerance", minimum=0.0, strict=True),
+                             self._iterations(max_newton_iterations), as_scalar(friction, "friction", minimum=0.0),
+                             as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
+        self._names: list[str] = []
+        self._q0 = np.zeros(0)
+        self._v0 = np.zeros(0)
+        self.time = 0.0
+
+    @staticmethod
+    def _iterations(n) -> int:
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"max_newton_iterations must be an integer >= 1, got {n!r}")
+        return int(n)
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def solver(self) -> str:
+        """The world's solver: "barrier"."""
+        return "barrier"
+
+    @property
+    def dt(self) -> float:
+        """Time step in seconds; settable."""
+        return self._bw_dt()
+
+    @dt.setter
+    def dt(self, value):
+        self._bw_set_dt(as_scalar(value, "dt", minimum=0.0, strict=True))
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """(3,) gravity acceleration in m/s^2; settable."""
+        return self._bw_gravity()
+
+    @gravity.setter
+    def gravity(self, value):
+        self._bw_set_gravity(as_array(value, (3,), "gravity"))
+
+    def _set_option(self, index: int, value) -> None:
+        options = list(self._bw_options())
+        options[index] = value
+        self._bw_set_options(*options)
+
+    @property
+    def dhat(self) -> float:
+        """The barrier's activation distance in m; settable."""
+        return self._bw_options()[0]
+
+    @dhat.setter
+    def dhat(self, value):
+        self._set_option(0, as_scalar(value, "dhat", minimum=0.0, strict=True))
+
+    @property
+    def newton_tolerance(self) -> float:
+        """The Newton stopping tolerance, relative to the scene size and dt (see BarrierWorld); settable."""
+        return self._bw_options()[1]
+
+    @newton_tolerance.setter
+    def newton_tolerance(self, value):
+        self._set_option(1, as_scalar(value, "newton_tolerance", minimum=0.0, strict=True))
+
+    @property
+    def friction(self) -> float:
+        """Coulomb's coefficient of every contact (0: frictionless); settable."""
+        return self._bw_options()[3]
+
+    @friction.setter
+    def friction(self, value):
+        self._set_option(3, as_scalar(value, "friction", minimum=0.0))
+
+    @property
+    def friction_velocity(self) -> float:
+        """eps_v (m/s) of the smoothed friction; settable."""
+        return self._bw_options()[4]
+
+    @friction_velocity.setter
+    def friction_velocity(self, value):
+        self._set_option(4, as_scalar(value, "friction_velocity", minimum=0.0, strict=True))
+
+    @property
+    def max_newton_iterations(self) -> int:
+        """The cap on a step's Newton iterations; settable."""
+        return self._bw_options()[2]
+
+    @max_newton_iterations.setter
+    def max_newton_iterations(self, value):
+        self._set_option(2, self._iterations(value))
+
+    # ------------------------------------------------------------------ building
+    def add_affine_body(self, shape_or_mesh, density: float = 1000.0, stiffness: float = DEFAULT_STIFFNESS,
+                        pose=None, velocity=None, name: str | None = None):
+        """Add an affine body and return its Layout (where its 12 coordinates sit in q and v).
+
+        Args:
+            shape_or_mesh: a rigidiff shape (triangulated by its ``to_trimesh``), a ``trimesh.Trimesh`` or a
+                (vertices (n, 3), faces (m, 3)) pair: a closed, consistently oriented surface wound
+                counter-clockwise seen from outside. Body coordinates are the mesh's coordinates.
+            density: kg/m^3 (> 0); the mass matrix comes from the mesh's exact volume integrals.
+            stiffness: kappa of the orthogonality energy kappa V ||A A^T - I||_F^2 in Pa (> 0).
+            pose: the initial rd.Transform of the body (A = its rotation, p = its translation); identity if None.
+            velocity: the initial velocity: (3,) of the body origin, (6,) (linear, angular) in world axes, or
+                (12,) dq/dt; zero if None.
+            name: a new name; "body<i>" if None.
+
+        ValueError for density or stiffness <= 0, an open, inconsistently wound or inverted mesh, a used
+        name, or a body that intersects (or touches) another body or a ground plane at its initial pose
+        (naming the pair): IPC cannot start from an intersecting state.
+        """
+        vertices, faces = _mesh_of(shape_or_mesh)
+        density = as_scalar(density, "density", minimum=0.0, strict=True)
+        stiffness = as_scalar(stiffness, "stiffness", minimum=0.0, strict=True)
+        name = f"body{len(self._names)}" if name is None else as_name(name, "affine body")
+        if name in self._names:
+            raise ValueError(f"name {name!r} is already used")
+        if pose is None:
+            pose = Transform()
+        if not isinstance(pose, Transform):
+            raise TypeError(f"pose must be an rd.Transform, got {type(pose).__name__}")
+        A, p = pose.rotation, pose.translation
+        q_body = np.concatenate([p, A.ravel()])
+        v_body = np.zeros(12) if velocity is None else _affine_velocity(velocity, A, p)
+        self._bw_add_body(name, vertices, faces, density, stiffness)
+        q0 = np.concatenate([self._q0, q_body])
+        try:
+            self._bw_check_state(q0)
+        except ValueError:
+            self._bw_pop_body()
+            raise
+        self._names.append(name)
+        self._q0, self._v0 = q0, np.concatenate([self._v0, v_body])
+        return self.layout(name)
+
+    def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
+        """Add a static ground plane {x : normal . x = height} (normal normalised); the side the normal points to
+        is free. ValueError if a body already touches or crosses it."""
+        height = as_scalar(height, "height")
+        n = as_array(normal, (3,), "normal")
+        if not np.linalg.norm(n) > 0.0:
+            raise ValueError("normal must be non-zero")
+        self._bw_add_plane(n, height)
+        try:
+            self._bw_check_state(self._q0)
+        except ValueError:
+            self._bw_pop_plane()
+            raise
+
+    def add_skeleton(self, skeleton):
+        """Refused: articulated skeletons in barrier worlds are not supported yet."""
+        raise NotImplementedError(_UNSUPPORTED.format(what="skeletons") + "; use an lcp world (the default)")
+
+    def add_particles(self, *args, **kwargs):
+        """Refused: particle sets in barrier worlds are not supported yet."""
+        raise NotImplementedError(_UNSUPPORTED.format(what="particle sets") + "; use an lcp world (the default)")
+
+    def _refuse(self, what: str):
+        raise NotImplementedError(_UNSUPPORTED.format(what=what))
+
+    def step_jacobians(self, q, v, tau=None):
+        """The step and its Jacobians, by the implicit function theorem at the converged Newton solution q'.
+
+        There the incremental potential is stationary, so with H its exact Hessian at q' (mass, orthogonality
+        and barrier terms, not projected): dq'/dq = H^-1 M, dq'/dv = dt H^-1 M, dq'/dtau = dt^2 H^-1 and
+        v' = (q' - q) / dt. The barrier stiffness is held fixed (the step keeps it piecewise constant). As
+        accurate as the Newton solve: tighten newton_tolerance (e.g. 1e-10) for derivatives to ~1e-6.
+        Returns a StepJacobians (q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau; each (nv, nv)).
+        """
+        from rigidiff.jacobians import StepJacobians
+
+        tau = np.zeros(self.nv) if tau is None else tau
+        qn, vn, J = self._bw_step_jacobians(q, v, tau)
+        return StepJacobians(qn, vn, *J)
+
+    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next):
+        """Gradients of a loss L(q_next, v_next) of one step with respect to q, v and tau from the cotangents of
+        q_next and v_next: the transposed Jacobians of step_jacobians times them, with one solve by the
+        Hessian's factors and no Jacobian formed. Returns Gradients (q, v, tau, q_next, v_next)."""
+        from rigidiff.jacobians import Gradients
+
+        tau = np.zeros(self.nv) if tau is None else tau
+        qn, vn, gq, gv, gt = self._bw_step_vjp(q, v, tau, dL_dq_next, dL_dv_next)
+        return Gradients(gq, gv, gt, np.zeros(0), (), qn, vn)
+
+    def rollout(self, q0, v0, taus, record: bool = False):
+        """T steps from (q0, v0) under the generalised forces taus (T, nv): Q (T+1, nq) and V (T+1, nv),
+        starting with q0 and v0. record=True (a Trajectory for the reverse pass) is not supported yet: chain
+        step_vjp backwards instead."""
+        if record:
+            self._refuse("rollout(record=True)")
+        taus = np.asarray(taus, dtype=np.float64)
+        if taus.ndim != 2 or taus.shape[1] != self.nv:
+            raise ValueError(f"taus must have shape (T, {self.nv}), got {taus.shape}")
+        Q, V = np.empty((len(taus) + 1, self.nq)), np.empty((len(taus) + 1, self.nv))
+        Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
+        for t, tau in enumerate(taus):
+            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], tau)
+        return Q, V
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def nq(self) -> int:
+        """Size of q: 12 per affine body."""
+        return self._bw_nq()
+
+    @property
+    def nv(self) -> int:
+        """Size of v (and tau): 12 per affine body."""
+        return self._bw_nq()
+
+    @property
+    def body_names(self) -> list[str]:
+        """The affine bodies' names in state order."""
+        return list(self._names)
+
+    def _index(self, name) -> int:
+        try:
+            return self._names.index(name)
+        except ValueError:
+            raise UnknownNameError(f"no affine body named {name!r}; bodies: {self._names}") from None
+
+    def layout(self, name):
+        """The Layout (kind "affine") of the body called name: q[layout.q] = (p, a1, a2, a3), v[layout.v] its rate."""
+        from rigidiff.world import Layout
+
+        i = self._index(name)
+        return Layout(name, "affine", slice(12 * i, 12 * i + 12), slice(12 * i, 12 * i + 12))
+
+    @property
+    def q(self) -> np.ndarray:
+        """The current configuration (starts at the bodies' initial poses); settable."""
+        return self._q0.copy()
+
+    @q.setter
+    def q(self, value):
+        self._q0 = as_array(value, (self.nq,), "q").copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        """The current velocity (starts at the bodies' initial velocities); settable."""
+        return self._v0.copy()
+
+    @v.setter
+    def v(self, value):
+        self._v0 = as_array(value, (self.nv,), "v").copy()
+
+    # ------------------------------------------------------------------ bodies
+    def mass_matrix(self, name) -> np.ndarray:
+        """The body's constant (12, 12) mass matrix int rho J^T J dV."""
+        return self._bw_mass_matrix(self._index(name))
+
+    def mass_properties(self, name) -> dict:
+        """mass, volume, first moment int rho xbar (3,) and second moment int rho xbar xbar^T (3, 3) in body
+        coordinates."""
+        mass, volume, first, second = self._bw_mass_properties(self._index(name))
+        return {"mass": mass, "volume": volume, "first_moment": first, "second_moment": second}
+
+    def affine_map(self, q, name) -> tuple:
+        """(A (3, 3), p (3,)) of the body at q."""
+        qb = as_array(q, (self.nq,), "q")[self.layout(name).q]
+        return qb[3:].reshape(3, 3).copy(), qb[:3].copy()
+
+    def body_pose(self, q, name) -> np.ndarray:
+        """(4, 4) world pose of the body: the rotation nearest to A (polar decomposition) and the translation p."""
+        A, p = self.affine_map(q, name)
+        T = np.eye(4)
+        T[:3, :3] = nearest_rotation(A)
+        T[:3, 3] = p
+        return T
+
+    def surface(self, q, name) -> tuple:
+        """(vertices (n, 3) in world coordinates at q, faces (m, 3)) of the body's surface."""
+        rest, faces = self._bw_rest_mesh(self._index(name))
+        A, p = self.affine_map(q, name)
+        return rest @ A.T + p, faces
+
+    def check_state(self, q) -> None:
+        """ValueError naming the pair if two bodies, or a body and a ground plane, intersect or touch at q."""
+        self._bw_check_state(as_array(q, (self.nq,), "q"))
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, q, v, tau=None):
+        """One implicit Euler step: (q', v') from (q, v) under generalised forces tau (nv, held over the step;
+        zero if None). Every Newton iterate is intersection-free. ValueError for an intersecting (q, v) start
+        (naming the bodies) or bad input; RuntimeError naming the residual if Newton does not converge."""
+        tau = np.zeros(self.nv) if tau is None else tau
+        return self._bw_step(q, v, tau)
+
+    @property
+    def last_step(self) -> dict:
+        """What the last step did: newton_iterations, kappa (barrier stiffness), min_distance (smallest surface
+        distance within dhat at the end, inf if none), residual (last Newton move / (l dt)), active_pairs."""
+        s = self._bw_stats()
+        return {"newton_iterations": int(s[0]), "kappa": float(s[1]), "min_distance": float(s[2]),
+                "residual": float(s[3]), "active_pairs": int(s[4])}
+
+    def advance(self, tau=None, n_steps: int = 1) -> None:
+        """Step the stored state (world.q, world.v) n_steps times under tau."""
+        for _ in range(int(n_steps)):
+            self._q0, self._v0 = self.step(self._q0, self._v0, tau)
+            self.time += self.dt
+
+    def __repr__(self) -> str:
+        return f"World(dt={self.dt}, solver='barrier', bodies={self._names})"

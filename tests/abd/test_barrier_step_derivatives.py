@@ -1,0 +1,87 @@
+"""Step Jacobians and step_vjp of barrier worlds (implicit function theorem at the Newton solution) against
+central differences of the step itself, with the Newton tolerance tightened."""
+
+import numpy as np
+import pytest
+
+import rigidiff as rd
+
+NAMES = ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")
+
+
+def _cube_sliding_on_ground():
+    world = rd.World(dt=1e-2, solver="barrier", dhat=1e-2, newton_tolerance=1e-11, max_newton_iterations=500)
+    world.add_ground()
+    world.add_affine_body(rd.Box((0.2, 0.2, 0.2)), density=500.0, pose=rd.Transform((0.0, 0.0, 0.106), rpy=(0.02, -0.01, 0.3)),
+                          velocity=(0.3, -0.1, -0.05, 0.2, 0.1, 1.0), name="cube")
+    return world
+
+
+def _two_cubes_colliding():
+    world = rd.World(dt=1e-2, solver="barrier", dhat=1e-2, newton_tolerance=1e-11, max_newton_iterations=500)
+    world.add_affine_body(rd.Box((0.2, 0.2, 0.2)), density=500.0, pose=rd.Transform((0.0, 0.0, 0.0)), name="a")
+    tilt = rd.Transform(rpy=(0.1, 0.05, 0.2)).rotation
+    lowest = (rd.Box((0.2, 0.2, 0.2)).to_trimesh().vertices @ tilt.T)[:, 2].min()
+    world.add_affine_body(rd.Box((0.2, 0.2, 0.2)), density=300.0,
+                          pose=rd.Transform((0.03, -0.02, 0.1 + 0.004 - lowest), rotation=tilt),
+                          velocity=(0.0, 0.1, -0.6, 0.5, 0.0, 0.3), name="b")
+    return world
+
+
+def _central_jacobians(world, q, v, tau, eps):
+    """The six Jacobians by central differences of world.step."""
+    n = q.size
+    cols = {name: np.zeros((n, n)) for name in NAMES}
+    for which, name_q, name_v in ((0, "dq_dq", "dv_dq"), (1, "dq_dv", "dv_dv"), (2, "dq_dtau", "dv_dtau")):
+        for j in range(n):
+            args_p, args_m = [q.copy(), v.copy(), tau.copy()], [q.copy(), v.copy(), tau.copy()]
+            args_p[which][j] += eps[which]
+            args_m[which][j] -= eps[which]
+            qp, vp = world.step(*args_p)
+            qm, vm = world.step(*args_m)
+            cols[name_q][:, j] = (qp - qm) / (2 * eps[which])
+            cols[name_v][:, j] = (vp - vm) / (2 * eps[which])
+    return cols
+
+
+@pytest.mark.parametrize("make", [_cube_sliding_on_ground, _two_cubes_colliding], ids=["ground", "two_cubes"])
+def test_step_jacobians_match_central_differences(make):
+    world = make()
+    q, v = world.q, world.v
+    tau = np.random.default_rng(0).normal(scale=0.5, size=world.nv)
+    J = world.step_jacobians(q, v, tau)
+    assert world.last_step["active_pairs"] > 0  # the step is in contact: the barrier shapes the Jacobians
+    q_next, v_next = world.step(q, v, tau)
+    np.testing.assert_array_equal(J.q_next, q_next)
+    np.testing.assert_array_equal(J.v_next, v_next)
+    fd = _central_jacobians(world, q, v, tau, eps=(1e-6, 1e-5, 1e-4))
+    for name in NAMES:
+        analytic = getattr(J, name)
+        scale = np.abs(analytic).max()
+        assert scale > 0.0 and not np.array_equal(analytic, fd[name])
+        err = np.abs(analytic - fd[name]).max() / scale
+        assert err < 2e-6, f"{name}: relative error {err:.2e}"
+
+
+def test_barrier_shapes_the_jacobian():
+    """In contact, dq_dtau differs from the free-flight dt^2 M^-1 (the barrier's Hessian enters H)."""
+    world = _cube_sliding_on_ground()
+    q, v = world.q, world.v
+    J = world.step_jacobians(q, v)
+    free = world.dt**2 * np.linalg.inv(world.mass_matrix("cube"))
+    assert np.abs(J.dq_dtau - free).max() > 0.1 * np.abs(free).max()
+
+
+@pytest.mark.parametrize("make", [_cube_sliding_on_ground, _two_cubes_colliding], ids=["ground", "two_cubes"])
+def test_step_vjp_is_the_transposed_jacobians(make):
+    world = make()
+    rng = np.random.default_rng(5)
+    q, v = world.q, world.v
+    tau = rng.normal(scale=0.5, size=world.nv)
+    a, b = rng.normal(size=world.nq), rng.normal(size=world.nv)
+    J = world.step_jacobians(q, v, tau)
+    g = world.step_vjp(q, v, tau, a, b)
+    np.testing.assert_allclose(g.q, J.dq_dq.T @ a + J.dv_dq.T @ b, rtol=1e-9, atol=1e-9 * np.abs(g.q).max())
+    np.testing.assert_allclose(g.v, J.dq_dv.T @ a + J.dv_dv.T @ b, rtol=1e-9, atol=1e-9 * np.abs(g.v).max())
+    np.testing.assert_allclose(g.tau, J.dq_dtau.T @ a + J.dv_dtau.T @ b, rtol=1e-9, atol=1e-9 * np.abs(g.tau).max())
+    np.testing.assert_array_equal(g.q_next, J.q_next)

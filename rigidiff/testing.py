@@ -36,7 +36,8 @@ name). Each is perturbed through ``world.set_parameters(..., check_inertia=False
 afterwards; the blocks are ``dq_dp`` and ``dv_dp`` (nv, n_params). The step of a parameter is ``eps``
 times its size, the scale at which it changes the dynamics (``_parameter_scales``: the mass and mean
 principal moment of the rigid body it belongs to, M(q)'s diagonal for the dofs that carry it, over dt or
-dt^2 for damping and stiffness; with ``"central"`` at least ``eps``). The perturbed values stay
+dt^2 for damping and stiffness; for both methods, since a step of at least ``eps`` put central
+differences of a 5e-4 kg m^2 armature off by 1e-2). The perturbed values stay
 physical: within the bounds of ``world.parameters()``, and every rigid body (a body with those welded
 to it) keeps a positive semi-definite rotational inertia. A central step shrinks until both sides are
 physical, else the column is a second-order one-sided difference into the physical side (a damping of
@@ -412,8 +413,7 @@ def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None):
         groups = _rigid_groups(p, world._parameter_layout())
         try:
             for c, name in enumerate(names):
-                size = scales[name] if method == "ridders" else max(1.0, scales[name])
-                J[:, c] = _parameter_column(world, state, p, groups, name, eps * size, q_next, method)
+                J[:, c] = _parameter_column(world, state, p, groups, name, eps * scales[name], q_next, method)
         finally:
             world.set_parameters(p.values)  # exactly the values we started from
         blocks["dq_dp"] = J[:n]

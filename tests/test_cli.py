@@ -201,6 +201,28 @@ def test_check_grad_all_parameters_on_example_robot_data(robot, extra, capsys):
     assert rc == 0, out + err
 
 
+def test_check_grad_default_run_passes_on_solo12(capsys):
+    """All 20 default states, every parameter: solo12's placeholder effort limits (1000 N m on links of
+    5e-4 kg m^2) used to set torques that accelerated joints by 1e5 rad/s^2, where the round-off of a
+    step swamped the differences of its smallest inertias (one state failed by 1.2e-5)."""
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    rc, out, err = _check_grad(capsys, str(robots / "solo_description/robots/solo12.urdf"), "--package-dir",
+                               str(robots), "--floating-base", "--parameters", "all")
+    assert rc == 0, out + err
+    assert "all 20 samples passed" in out
+
+
+@pytest.mark.parametrize("model", ["quadruped", "arm7"])
+def test_check_grad_central_differences_of_every_parameter_pass(model, capsys):
+    """A parameter's central step is eps times its own scale: at least eps (1e-5) moved an armature of 0
+    on a 1e-3 kg m^2 dof by 1 % and the one-sided difference off by 1e-3."""
+    rc, out, err = _check_grad(capsys, model, "--samples", "3", "--method", "central", "--parameters", "all")
+    assert rc == 0, out + err
+    assert "all 3 samples passed" in out
+
+
 def test_check_grad_eps_sets_the_first_step(capsys):
     rc, out, _ = _check_grad(capsys, rd.models.path("double_pendulum"), "--samples", "1", "--eps", "1e-3",
                              "--parameters", "gravity")
@@ -249,3 +271,17 @@ def test_a_failed_central_check_points_to_ridders(capsys, monkeypatch):
     assert rc == 1 and "the default --method ridders extrapolates them" in out
     rc, out, _ = _check_grad(capsys, "double_pendulum", "--samples", "1")
     assert rc == 1 and "--method ridders" not in out
+
+
+def test_output_into_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    """`rigidiff models | head -1`: the reader goes away; no "Broken pipe" error line and no traceback."""
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["models"]) == 1
+    assert capsys.readouterr().err == ""

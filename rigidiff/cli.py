@@ -152,6 +152,9 @@ def cmd_check_grad(args) -> int:
     from rigidiff.testing import _table, check_jacobians
 
     _, world = _load_world(args)
+    if world.nv == 0:
+        raise ArgumentError(f"{args.model} has no moving joints (nv = 0): there is no step Jacobian to check; "
+                            "--floating-base gives its root link a free joint")
     if args.parameters:
         try:
             world._resolve_wrt(args.parameters)

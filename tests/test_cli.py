@@ -214,6 +214,30 @@ def test_check_grad_default_run_passes_on_solo12(capsys):
     assert "all 20 samples passed" in out
 
 
+def test_check_grad_scales_joint_parameters_by_the_inertia_the_dof_moves(capsys):
+    """example-robot-data's double pendulum on a free base: a base rotation has M_kk = 0.02 but moves an
+    inertia 1 / (M^-1)_kk of 3e-4; steps scaled by M_kk put its stiffness and armature columns off by 100 %."""
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    with pytest.warns(UserWarning, match="effort"):
+        rc, out, err = _check_grad(capsys, str(robots / "double_pendulum_description/urdf/double_pendulum.urdf"),
+                                   "--package-dir", str(robots), "--floating-base", "--samples", "2",
+                                   "--parameters", "root_joint")
+    assert rc == 0, out + err
+
+
+def test_check_grad_of_a_model_without_moving_joints_is_one_line_and_exit_2(tmp_path, capsys):
+    urdf = tmp_path / "brick.urdf"
+    urdf.write_text('<robot name="brick"><link name="base"><inertial><mass value="1"/>'
+                    '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')
+    rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1")
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "has no moving joints (nv = 0)" in err and "--floating-base" in err
+    rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1", "--floating-base")
+    assert rc == 0, out + err
+
+
 @pytest.mark.parametrize("model", ["quadruped", "arm7"])
 def test_check_grad_central_differences_of_every_parameter_pass(model, capsys):
     """A parameter's central step is eps times its own scale: at least eps (1e-5) moved an armature of 0

@@ -37,10 +37,9 @@ afterwards; the blocks are ``dq_dp`` and ``dv_dp`` (nv, n_params). The step of a
 times its size, the scale at which it changes the dynamics (``_parameter_scales``: the mass and mean
 principal moment of the rigid body it belongs to, M(q)'s diagonal for the dofs that carry it; for a
 joint's armature, damping and stiffness the inertia its dof moves, 1 / (M(q)^-1)_kk, over dt or dt^2 for
-damping and stiffness; for both methods, since a step of at least ``eps`` put central
-differences of a 5e-4 kg m^2 armature off by 1e-2). The perturbed values stay
-physical: within the bounds of ``world.parameters()``, and every rigid body (a body with those welded
-to it) keeps a positive semi-definite rotational inertia. A central step shrinks until both sides are
+damping and stiffness; with ``"central"`` at least ``eps``). The perturbed values stay physical:
+within the bounds of ``world.parameters()``, and every rigid body (a body with those welded to it)
+keeps a positive semi-definite rotational inertia. A central step shrinks until both sides are
 physical, else the column is a second-order one-sided difference into the physical side (a damping of
 0, a zero principal moment), extrapolated by Ridders as a series in h rather than h^2.
 
@@ -425,7 +424,8 @@ def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None):
         groups = _rigid_groups(p, world._parameter_layout())
         try:
             for c, name in enumerate(names):
-                J[:, c] = _parameter_column(world, state, p, groups, name, eps * scales[name], q_next, method)
+                size = scales[name] if method == "ridders" else max(1.0, scales[name])
+                J[:, c] = _parameter_column(world, state, p, groups, name, eps * size, q_next, method)
         finally:
             world.set_parameters(p.values)  # exactly the values we started from
         blocks["dq_dp"] = J[:n]

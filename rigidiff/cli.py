@@ -136,11 +136,13 @@ def cmd_simulate(args) -> int:
 
 def _random_state(world, rng):
     """A random (q, v, tau): q within the limits, v ~ N(0, 1), tau = gravity compensation plus noise of a
-    tenth of the effort limit (1 N or N m where there is none), so torques are rarely clipped."""
+    tenth of the effort limit, capped at what accelerates the dof's own inertia M(q)_kk by 10 (m or rad)
+    / s^2 (so torques are rarely clipped, and a placeholder limit such as solo12's 1000 N m on 5e-4
+    kg m^2 does not make the state so violent that round-off swamps the finite differences)."""
     q = world.random_configuration(rng)
     v = rng.normal(size=world.nv)
     limit = np.concatenate([world.joint(n).effort_limit for n in world.joint_names])
-    scale = np.where(np.isfinite(limit), 0.1 * limit, 1.0)
+    scale = np.minimum(0.1 * limit, 10.0 * np.diag(world.mass_matrix(q)))
     tau = world.gravity_forces(q) + scale * rng.normal(size=world.nv)
     return q, v, tau
 
@@ -150,6 +152,9 @@ def cmd_check_grad(args) -> int:
     from rigidiff.testing import _table, check_jacobians
 
     _, world = _load_world(args)
+    if world.nv == 0:
+        raise ArgumentError(f"{args.model} has no moving joints (nv = 0): there is no step Jacobian to check; "
+                            "--floating-base gives its root link a free joint")
     if args.parameters:
         try:
             world._resolve_wrt(args.parameters)
@@ -264,7 +269,8 @@ def main(argv=None) -> int:
     """Run the command line ``argv`` (default sys.argv[1:]) and return its exit status: 0 on success, 1
     when the model cannot be loaded, a computation fails or a check finds an error, 2 for invalid
     arguments (an unknown option or model, a value out of range, an --out file that exists). Errors are
-    printed as one line on stderr, never as a traceback; warnings as one line each."""
+    printed as one line on stderr, never as a traceback; warnings as one line each. Output into a pipe
+    that closes early (``rigidiff models | head -1``) ends the command quietly with status 1."""
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help (0) or an argparse error (2), already printed
@@ -272,10 +278,15 @@ def main(argv=None) -> int:
     default_format = warnings.formatwarning
     warnings.formatwarning = _format_warning
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's final flush
+        return status
     except ArgumentError as exc:
         print(f"rigidiff {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped reading (rigidiff models | head -1): end quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (the interpreter's final flush must not fail)
+        return 1
     except (OSError, ValueError, IndexError, RuntimeError) as exc:
         print(f"rigidiff {args.command}: error: {exc}", file=sys.stderr)
         if "strict=False" in str(exc):  # the loader's strict checks name their way out

@@ -35,10 +35,11 @@ accepts: "inertia", "damping", "stiffness", "armature", "gravity", "all", a para
 name). Each is perturbed through ``world.set_parameters(..., check_inertia=False)`` and restored exactly
 afterwards; the blocks are ``dq_dp`` and ``dv_dp`` (nv, n_params). The step of a parameter is ``eps``
 times its size, the scale at which it changes the dynamics (``_parameter_scales``: the mass and mean
-principal moment of the rigid body it belongs to, M(q)'s diagonal for the dofs that carry it, over dt or
-dt^2 for damping and stiffness; with ``"central"`` at least ``eps``). The perturbed values stay
-physical: within the bounds of ``world.parameters()``, and every rigid body (a body with those welded
-to it) keeps a positive semi-definite rotational inertia. A central step shrinks until both sides are
+principal moment of the rigid body it belongs to, M(q)'s diagonal for the dofs that carry it; for a
+joint's armature, damping and stiffness the inertia its dof moves, 1 / (M(q)^-1)_kk, over dt or dt^2 for
+damping and stiffness; with ``"central"`` at least ``eps``). The perturbed values stay physical:
+within the bounds of ``world.parameters()``, and every rigid body (a body with those welded to it)
+keeps a positive semi-definite rotational inertia. A central step shrinks until both sides are
 physical, else the column is a second-order one-sided difference into the physical side (a damping of
 0, a zero principal moment), extrapolated by Ridders as a series in h rather than h^2.
 
@@ -266,6 +267,14 @@ def _mass_matrix(world, q, cache) -> np.ndarray:
     return cache["M"]
 
 
+def _free_dof_inertia(world, q, k, cache) -> float:
+    """1 / (M(q)^-1)_kk: the inertia dof k moves when the other dofs are free (M^-1 computed once per
+    ``cache``)."""
+    if "Minv" not in cache:
+        cache["Minv"] = world.mass_matrix_inverse(q)
+    return 1.0 / cache["Minv"][k, k]
+
+
 def _parameter_scales(world, p, names, q) -> dict:
     """{name: size}: the step of a parameter's column is eps times its size, the size at which it changes
     the dynamics. Inertial parameters of a body take the sizes of the rigid group it moves in (a small
@@ -273,8 +282,11 @@ def _parameter_scales(world, p, names, q) -> dict:
     radius of gyration for a centre of mass coordinate; for an entry of the rotational inertia, the larger
     of its mean principal moment and the smallest diagonal entry of M(q) over the dofs that turn the body
     (a finger's or a foot's inertia matters at the scale of the joints that carry it). Armature, damping
-    and stiffness of a dof: the larger of the value and m, m / dt and m / dt^2, where m is the dof's
-    diagonal entry of M(q) (the step solves with M + dt D + dt^2 K, so each moves that diagonal by eps m).
+    and stiffness of a dof: the larger of the value and m, m / dt and m / dt^2, where m = 1 / (M(q)^-1)_kk
+    is the inertia the dof feels with the others free (the step solves with M + dt D + dt^2 K, and adding
+    a to M_kk changes M^-1 by a factor 1 / (1 + a (M^-1)_kk): each moves it by about eps). M_kk itself
+    can be far larger: a double pendulum on a free base has M_kk = 0.02 on a base rotation that moves
+    inertia of 3e-4, and a stiffness step scaled by M_kk put the differences off by 100 %.
     Gravity, friction and restitution: max(1, |p|)."""
     layout = world._parameter_layout()
     sizes = _group_sizes(p, _rigid_groups(p, layout))
@@ -296,7 +308,7 @@ def _parameter_scales(world, p, names, q) -> dict:
                 size = max(moment, _turning_inertia(world, q, body, cache))
         elif kind[0] == "joint":
             power = {"armature": 0, "damping": 1, "stiffness": 2}[kind[2]]
-            size = max(value, _mass_matrix(world, q, cache)[kind[1], kind[1]] / world.dt**power)
+            size = max(value, _free_dof_inertia(world, q, kind[1], cache) / world.dt**power)
         out[name] = size if np.isfinite(size) and size > 0 else 1.0
     return out
 

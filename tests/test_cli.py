@@ -201,6 +201,43 @@ def test_check_grad_all_parameters_on_example_robot_data(robot, extra, capsys):
     assert rc == 0, out + err
 
 
+def test_check_grad_default_run_passes_on_solo12(capsys):
+    """All 20 default states, every parameter: solo12's placeholder effort limits (1000 N m on links of
+    5e-4 kg m^2) used to set torques that accelerated joints by 1e5 rad/s^2, where the round-off of a
+    step swamped the differences of its smallest inertias (one state failed by 1.2e-5)."""
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    rc, out, err = _check_grad(capsys, str(robots / "solo_description/robots/solo12.urdf"), "--package-dir",
+                               str(robots), "--floating-base", "--parameters", "all")
+    assert rc == 0, out + err
+    assert "all 20 samples passed" in out
+
+
+def test_check_grad_scales_joint_parameters_by_the_inertia_the_dof_moves(capsys):
+    """example-robot-data's double pendulum on a free base: a base rotation has M_kk = 0.02 but moves an
+    inertia 1 / (M^-1)_kk of 3e-4; steps scaled by M_kk put its stiffness and armature columns off by 100 %."""
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    with pytest.warns(UserWarning, match="effort"):
+        rc, out, err = _check_grad(capsys, str(robots / "double_pendulum_description/urdf/double_pendulum.urdf"),
+                                   "--package-dir", str(robots), "--floating-base", "--samples", "2",
+                                   "--parameters", "root_joint")
+    assert rc == 0, out + err
+
+
+def test_check_grad_of_a_model_without_moving_joints_is_one_line_and_exit_2(tmp_path, capsys):
+    urdf = tmp_path / "brick.urdf"
+    urdf.write_text('<robot name="brick"><link name="base"><inertial><mass value="1"/>'
+                    '<inertia ixx="1" iyy="1" izz="1" ixy="0" ixz="0" iyz="0"/></inertial></link></robot>')
+    rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1")
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "has no moving joints (nv = 0)" in err and "--floating-base" in err
+    rc, out, err = _check_grad(capsys, str(urdf), "--samples", "1", "--floating-base")
+    assert rc == 0, out + err
+
+
 def test_check_grad_eps_sets_the_first_step(capsys):
     rc, out, _ = _check_grad(capsys, rd.models.path("double_pendulum"), "--samples", "1", "--eps", "1e-3",
                              "--parameters", "gravity")
@@ -249,3 +286,17 @@ def test_a_failed_central_check_points_to_ridders(capsys, monkeypatch):
     assert rc == 1 and "the default --method ridders extrapolates them" in out
     rc, out, _ = _check_grad(capsys, "double_pendulum", "--samples", "1")
     assert rc == 1 and "--method ridders" not in out
+
+
+def test_output_into_a_closed_pipe_ends_quietly(capsys, monkeypatch):
+    """`rigidiff models | head -1`: the reader goes away; no "Broken pipe" error line and no traceback."""
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("sys.stdout", ClosedPipe())
+    assert main(["models"]) == 1
+    assert capsys.readouterr().err == ""

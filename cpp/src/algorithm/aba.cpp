@@ -44,7 +44,7 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       const Vec6 s = oS.col(c0);
       const Vec6 U = Ia * s;
       const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
-      if (detail::singularPivot(D, s, Ia, data.oMi[i].p)) detail::throwSingular(model, i, D, data.oMi[i].p.norm());
+      if (detail::singularPivot(D, s, Ia, data.oMi[i].p)) detail::throwSingular(model, i, D, data.oMi[i].p.norm(), q);
       const double dinv = 1.0 / D;
       data.U.col(c0) = U;
       data.Dinv[i](0, 0) = dinv;
@@ -60,7 +60,7 @@ const VecX& aba(const Model& model, Data& data, const double* q, const double* v
       for (int col = 0; col < 6; ++col) Ip.col(col) += Ia.col(col) - U[col] * Ud;
     } else {
       if (!detail::invertJointInertia(model, data, oS, i, extra_diag))
-        detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN, data.oMi[i].p.norm());
+        detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN, data.oMi[i].p.norm(), q);
       const auto U = data.U.middleCols(c0, n);
       auto u = data.u.segment(c0, n);
       u = Eigen::Map<const VecX>(tau + c0, n);

@@ -117,14 +117,14 @@ const MatX& computeMinverse(const Model& model, Data& data, const double* q, con
       const Vec6 s = oS.col(c0);
       const Vec6 U = data.Yaba[i] * s;
       const double D = s.dot(U) + model.armature[c0] + (extra_diag ? extra_diag[c0] : 0.0);
-      if (detail::singularPivot(D, s, data.Yaba[i], data.oMi[i].p)) detail::throwSingular(model, i, D, data.oMi[i].p.norm());
+      if (detail::singularPivot(D, s, data.Yaba[i], data.oMi[i].p)) detail::throwSingular(model, i, D, data.oMi[i].p.norm(), q);
       data.U.col(c0) = U;
       data.Dinv[i](0, 0) = 1.0 / D;
       if (p == 0) continue;
       data.Yaba[i].noalias() -= (U / D) * U.transpose();
     } else {
       if (!detail::invertJointInertia(model, data, oS, i, extra_diag))
-        detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN, data.oMi[i].p.norm());
+        detail::throwSingular(model, i, data.Yaba[i].allFinite() ? 0.0 : NAN, data.oMi[i].p.norm(), q);
       if (p == 0) continue;
       const auto U = data.U.middleCols(c0, n);
       Mat6J UD(6, n);

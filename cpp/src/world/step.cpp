@@ -54,6 +54,10 @@ void step(const Model& model, Data& data, const double* q, const double* v, cons
   finishStep(model, data, q, dt, q_out, v_out);
 }
 
+void throwAtRolloutStep(long t, long T, const std::runtime_error& error) {
+  RD_THROW(std::runtime_error, "rollout step " << t << " of " << T << " (a state the rollout reached): " << error.what());
+}
+
 void rollout(const Model& model, Data& data, const double* q0, const double* v0, const double* taus, int T, double dt,
              double* Q, double* V) {
   chainSteps(model, q0, v0, taus, T, Q, V,

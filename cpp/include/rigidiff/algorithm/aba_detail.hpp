@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <string>
 
@@ -113,10 +114,19 @@ inline bool singularPivot(double D, const Vec6& s, const Mat6& Ia, const Vec3& p
   return !(D > kSingularTolerance * singularScaleAt(s, Ia, p));  // a joint far from the origin
 }
 
-inline std::string farNote(double distance) {
+/// Beyond this distance from the world origin a refused articulated inertia is blamed on the state first:
+/// a robot there is far out of the range a simulation usually reaches (it got there by diverging, or was
+/// placed there), and double precision starts to lose its light links (the test above).
+constexpr double kFarDistance = 1e3;
+
+// the largest entry of q, named as the offending value of a state out of range
+inline std::string largestEntryNote(const Model& model, const double* q) {
+  if (q == nullptr || model.nq == 0) return std::string();
+  int k = 0;
+  for (int j = 1; j < model.nq; ++j)
+    if (!(std::abs(q[j]) <= std::abs(q[k]))) k = j;  // a NaN wins
   std::ostringstream os;
-  os << "; its frame is " << distance << " m from the world origin, where double precision no longer "
-     << "resolves it: simulate near the origin";
+  os << " (the largest entry of q is q[" << k << "] = " << q[k] << ")";
   return os.str();
 }
 
@@ -140,18 +150,35 @@ inline std::string massRangeNote(const Model& model) {
 }
 
 /// `D`: the joint's articulated inertia along its axis when known; a value that is not finite means overflow
-/// `distance`: how far the joint's origin is from the world origin (named when far: precision is lost there)
-[[noreturn]] inline void throwSingular(const Model& model, int i, double D = 0.0, double distance = 0.0) {
+/// `distance`: how far the joint's origin is from the world origin (beyond kFarDistance the state is blamed)
+/// `q`: the configuration, whose largest entry is named when the state is blamed (may be null)
+[[noreturn]] inline void throwSingular(const Model& model, int i, double D = 0.0, double distance = 0.0,
+                                       const double* q = nullptr) {
   if (!std::isfinite(D))
-    RD_THROW(std::runtime_error, "articulated inertia of joint '"
+    RD_THROW(std::runtime_error, "the state is out of range: the articulated inertia of joint '"
                                      << model.names[i] << "' is not finite (" << D
-                                     << "): the state holds values too large for double precision");
+                                     << "): the state holds values too large for double precision"
+                                     << largestEntryNote(model, q) << massRangeNote(model));
+  if (distance > kFarDistance) {
+    std::ostringstream far;
+    far << std::setprecision(3) << distance;
+    RD_THROW(std::runtime_error, "the state is out of range: joint '"
+                                     << model.names[i] << "' is " << far.str() << " m from the world origin"
+                                     << largestEntryNote(model, q)
+                                     << ", where double precision no longer resolves its articulated inertia (an "
+                                        "eigenvalue of it is below "
+                                     << kSingularTolerance
+                                     << " of its round-off scale, docs/conventions.md); if steps took it there, the "
+                                        "simulation diverged (a smaller dt, smaller velocities or torques); otherwise "
+                                        "simulate near the origin"
+                                     << massRangeNote(model));
+  }
   RD_THROW(std::runtime_error, "articulated inertia of joint '"
                                    << model.names[i]
                                    << "' is singular: the bodies it moves have no mass or inertia along its axes "
                                       "(an eigenvalue of it is below "
                                    << kSingularTolerance << " of its round-off scale, docs/conventions.md)"
-                                   << (distance > 1e3 ? farNote(distance) : std::string()) << massRangeNote(model));
+                                   << massRangeNote(model));
 }
 
 }  // namespace detail

@@ -1,4 +1,4 @@
-// The body on one side of a contact (DESIGN: a contact side is {BodyRef{kind, index}, feature, stencil}):
+// The body on one side of a contact (a contact side is {BodyRef{kind, index}, feature, stencil}):
 // what moves the side's points, so that the contact layer maps a world point on it to its block's
 // velocity through one switch on the kind (contact/point_jacobian.hpp), never through a chain walk of
 // its own. Collision fills it from the geometry (Geometry::body); the world sets the kinds.

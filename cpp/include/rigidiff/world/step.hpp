@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 #include "rigidiff/multibody/data.hpp"
 
@@ -40,16 +41,27 @@ void freeVelocity(const Model& model, Data& data, const double* q, const double*
 /// re-expressed in place (data.v_step keeps v_out as it came in), and the finiteness checks.
 void finishStep(const Model& model, Data& data, const double* q, double dt, double* q_out, double* v_out);
 
+/// Rethrows a step's error prefixed by the step: "rollout step t of T (a state the rollout reached): ...".
+[[noreturn]] void throwAtRolloutStep(long t, long T, const std::runtime_error& error);
+
 /// T steps chained from (q0, v0) into Q ((T + 1) x nq) and V ((T + 1) x nv), starting with q0 and v0:
 /// step(q, v, tau, q_next, v_next) advances row t of Q and V under row t of taus into row t + 1. The
-/// rollouts of every integrator are this loop.
+/// rollouts of every integrator are this loop. A step that fails after the first names its step: the
+/// state it started from came from the rollout (usually diverging), not from the caller.
 template <typename Step>
 void chainSteps(const Model& model, const double* q0, const double* v0, const double* taus, int T, double* Q,
                 double* V, const Step& step) {
   const long nq = model.nq, nv = model.nv;
   std::copy(q0, q0 + nq, Q);
   std::copy(v0, v0 + nv, V);
-  for (long t = 0; t < T; ++t) step(Q + t * nq, V + t * nv, taus + t * nv, Q + (t + 1) * nq, V + (t + 1) * nv);
+  for (long t = 0; t < T; ++t) {
+    try {
+      step(Q + t * nq, V + t * nv, taus + t * nv, Q + (t + 1) * nq, V + (t + 1) * nv);
+    } catch (const std::runtime_error& error) {
+      if (t == 0) throw;
+      throwAtRolloutStep(t, T, error);
+    }
+  }
 }
 
 /// T steps from (q0, v0) under taus (T x nv, row-major); writes Q (T+1 x nq) and V (T+1 x nv).

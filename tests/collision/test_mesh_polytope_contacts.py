@@ -145,3 +145,13 @@ def test_step_jacobians_of_mesh_mesh_contacts_match_finite_differences(case):
         q = pose((0.0012, 0.0013, 0.05 - 2e-5), (0.002, -0.003, 0.01))
     contacts = assert_step_jacobians_match_fd(world, q, np.zeros(6), np.zeros(6))
     assert len(contacts) >= 2
+
+
+def test_a_finely_triangulated_peg_on_the_floor_of_the_hole_is_not_pushed_from_the_far_side():
+    """The stem's bottom face lies 5 cm above the block's bottom face, within the prisms' depth: its
+    vertices inside the floor by 0.2 mm keep the floor and the walls, not the block's far side."""
+    world = world_of(rd.Mesh(holed_block(cells=4)), rd.Mesh(t_peg(cells=4)))
+    c = world.collide(pose((0.0012, 0.0013, 0.05 - 2e-4)))
+    assert len(c) >= 4
+    assert np.min(c.distances) > -1e-3
+    assert np.all(c.normals[:, 2] > -1e-9)  # nothing pushes the peg down

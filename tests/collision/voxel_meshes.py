@@ -44,6 +44,18 @@ def voxel_mesh(xs, ys, zs, filled):
     return mesh
 
 
+def refined(edges, cells):
+    """The grid lines `edges` with each interval cut into `cells` equal parts."""
+    return np.unique(np.concatenate([np.linspace(a, b, cells + 1) for a, b in zip(edges[:-1], edges[1:])]))
+
+
+def refined_mesh(xs, ys, zs, filled, cells):
+    """voxel_mesh of the coarse cells `filled`, each cut into cells^3 (a finely triangulated surface)."""
+    fine = [refined(e, cells) for e in (xs, ys, zs)]
+    filled = np.repeat(np.repeat(np.repeat(np.asarray(filled, bool), cells, 0), cells, 1), cells, 2)
+    return voxel_mesh(*fine, filled)
+
+
 def notched_plate(n=30, half=0.5, thickness=0.05):
     """A plate n x n cells (top at z = 0) with a 3 x 3 cell notch cut from one corner: not convex."""
     xs = np.linspace(-half, half, n + 1)
@@ -52,21 +64,23 @@ def notched_plate(n=30, half=0.5, thickness=0.05):
     return voxel_mesh(xs, xs, [-thickness, 0.0], filled)
 
 
-def holed_block(outer=0.15, hole=0.05, bottom=0.05, top=0.2):
-    """A block [-outer, outer]^2 x [0, top] with a square blind hole [-hole, hole]^2 down to z = bottom."""
+def holed_block(outer=0.15, hole=0.05, bottom=0.05, top=0.2, cells=1):
+    """A block [-outer, outer]^2 x [0, top] with a square blind hole [-hole, hole]^2 down to z = bottom;
+    cells > 1 cuts every face into a finer grid."""
     xs = [-outer, -hole, hole, outer]
     filled = np.ones((3, 3, 2), bool)
     filled[1, 1, 1] = False
-    return voxel_mesh(xs, xs, [0.0, bottom, top], filled)
+    return refined_mesh(xs, xs, [0.0, bottom, top], filled, cells)
 
 
-def t_peg(stem=0.049, length=0.18, head=0.1, cap=0.03):
-    """A T-shaped peg: a square stem [-stem, stem]^2 x [0, length] under a square head up to length + cap."""
+def t_peg(stem=0.049, length=0.18, head=0.1, cap=0.03, cells=1):
+    """A T-shaped peg: a square stem [-stem, stem]^2 x [0, length] under a square head up to length + cap;
+    cells > 1 cuts every face into a finer grid."""
     xs = [-head, -stem, stem, head]
     filled = np.zeros((3, 3, 2), bool)
     filled[1, 1, 0] = True
     filled[:, :, 1] = True
-    return voxel_mesh(xs, xs, [0.0, length, length + cap], filled)
+    return refined_mesh(xs, xs, [0.0, length, length + cap], filled, cells)
 
 
 def mug():

@@ -114,7 +114,10 @@ bool inNormalCone(const Vec3& d, const Vec3& n1, const Vec3& n2) {
   return (d.cross(n2)).dot(w) >= -1e-9 * w2 && (n1.cross(d)).dot(w) >= -1e-9 * w2;
 }
 
-// vertices of `vs` over faces of `fs` (fs is A when faceIsA), for the face pairs (face of fs, face of vs)
+// Vertices of `vs` over faces of `fs` (fs is A when faceIsA), for the face pairs (face of fs, face of vs).
+// A vertex behind several faces keeps those within half the face depth of its shallowest touch (it
+// entered through those; the deeper ones lie across the solid, as the far side of a block from a peg
+// pressed into the floor of its hole).
 void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& facePairs,
                         bool faceIsA, double margin, std::vector<Contact>& out) {
   std::vector<std::pair<int, int>> cand;  // (face of fs, vertex of vs)
@@ -122,6 +125,11 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
     for (int v : (*vs.faces)[g]) cand.emplace_back(f, v);
   std::sort(cand.begin(), cand.end());
   cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  struct Hit {
+    int f, v;
+    double h;
+  };
+  std::vector<Hit> hits;
   for (const auto& [f, v] : cand) {
     const Tri& F = (*fs.faces)[f];
     const Vec3& nf = fs.n[f];
@@ -132,15 +140,23 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
     const double u = (d22 * e1.dot(d) - d12 * e2.dot(d)) / den, w = (d11 * e2.dot(d) - d12 * e1.dot(d)) / den;
     const double tol = -1e-9;  // a projection onto a shared edge counts for both faces (duplicates go later)
     if (u < tol || w < tol || 1.0 - u - w < tol || !vs.lowestAlong(v, nf, kRestingSlack)) continue;
+    hits.push_back({f, v, h});
+  }
+  std::vector<std::pair<int, double>> shallowest;  // (vertex, its least depth), sorted
+  for (const Hit& hit : hits) shallowest.emplace_back(hit.v, std::max(0.0, -hit.h));
+  std::sort(shallowest.begin(), shallowest.end());  // a vertex's least depth comes first
+  for (const Hit& hit : hits) {
+    const auto least = std::lower_bound(shallowest.begin(), shallowest.end(), std::make_pair(hit.v, -1.0));
+    if (-hit.h > least->second + 0.5 * fs.depth) continue;
     Feature face, point;
     face.kind = FeatureKind::Face;
-    face.p = (*fs.points)[F[0]];
-    face.d = (*fs.normals)[f];
-    point.p = (*vs.points)[v];
+    face.p = (*fs.points)[(*fs.faces)[hit.f][0]];
+    face.d = (*fs.normals)[hit.f];
+    point.p = (*vs.points)[hit.v];
     if (faceIsA)
-      addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -nf);
+      addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -fs.n[hit.f]);
     else
-      addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, nf);
+      addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, fs.n[hit.f]);
   }
 }
 

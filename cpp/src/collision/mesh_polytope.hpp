@@ -16,7 +16,8 @@ namespace narrowphase {
 /// - a vertex of one side over the interior of a face of the other (point_face, face_point), within
 ///   the margin above it and less than that face's depth below it, the vertex being the lowest of its
 ///   neighbours along the face normal within kPatchAngleDegrees (so a tilted resting face keeps its
-///   corners);
+///   corners); a vertex behind several faces keeps those within half the face depth of its shallowest
+///   touch (the deeper ones lie across the solid);
 /// - two ridge edges (edges whose faces make a convex angle) crossing between their ends
 ///   (segment_segment), the normal in the cone of outward normals of both edges.
 /// - apart (not in penetration), a vertex in front of a ridge edge (point_segment, segment_point) or of

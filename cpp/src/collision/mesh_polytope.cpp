@@ -19,6 +19,8 @@ namespace {
 using Tri = std::array<int, 3>;
 using EdgeId = std::pair<int, int>;  // vertex indices, increasing
 
+EdgeId edgeOf(const Tri& F, int k) { return {std::min(F[k], F[(k + 1) % 3]), std::max(F[k], F[(k + 1) % 3])}; }
+
 // the twelve outward triangles of a box with the given half extents
 struct BoxSurface {
   std::vector<Vec3> points, normals;
@@ -53,6 +55,9 @@ struct Side {
   std::vector<Vec3> n;                           // world face normals (of the candidate faces)
   std::vector<std::pair<int, int>> vertexFaces;  // (vertex, candidate face), sorted
   std::vector<std::tuple<int, int, int>> edgeFaces;  // (edge's vertices, candidate face), sorted
+  std::vector<std::array<bool, 3>> ridges;       // per candidate face and edge: a ridge?
+  // per vertex: do its candidate faces bend there? (a flat vertex touches only through its faces)
+  std::vector<bool> corner;
 
   void prepare(std::vector<int> cand) {
     std::sort(cand.begin(), cand.end());
@@ -71,6 +76,15 @@ struct Side {
     }
     std::sort(vertexFaces.begin(), vertexFaces.end());
     std::sort(edgeFaces.begin(), edgeFaces.end());
+    corner.assign(points->size(), false);
+    for (std::size_t i = 0, j = 0; i < vertexFaces.size(); i = j) {
+      for (j = i; j < vertexFaces.size() && vertexFaces[j].first == vertexFaces[i].first; ++j)
+        if (n[vertexFaces[j].second].dot(n[vertexFaces[i].second]) < 1.0 - 1e-12) corner[vertexFaces[i].first] = true;
+    }
+    ridges.assign(faces->size(), {false, false, false});
+    Vec3 n1, n2;
+    for (int f : cand)
+      for (int k = 0; k < 3; ++k) ridges[f][k] = ridge(edgeOf((*faces)[f], k), n1, n2);
   }
 
   // Is vertex v the lowest of its neighbours along direction d, within an angle whose sine is slack?
@@ -104,8 +118,6 @@ struct Side {
 const double kRestingSlack = std::sin(kPatchAngleDegrees * M_PI / 180.0);
 // a vertex touching an edge or a vertex must be a strict local minimum (up to rounding)
 constexpr double kStrictSlack = 1e-9;
-
-EdgeId edgeOf(const Tri& F, int k) { return {std::min(F[k], F[(k + 1) % 3]), std::max(F[k], F[(k + 1) % 3])}; }
 
 // is d (orthogonal to the edge) in the cone spanned by the edge's face normals n1, n2?
 bool inNormalCone(const Vec3& d, const Vec3& n1, const Vec3& n2) {
@@ -166,7 +178,8 @@ void edgeEdgeContacts(const Side& A, const Side& B, const std::vector<std::pair<
   std::vector<std::pair<EdgeId, EdgeId>> cand;
   for (const auto& [f, g] : facePairs)
     for (int k = 0; k < 3; ++k)
-      for (int l = 0; l < 3; ++l) cand.emplace_back(edgeOf((*A.faces)[f], k), edgeOf((*B.faces)[g], l));
+      for (int l = 0; l < 3; ++l)
+        if (A.ridges[f][k] && B.ridges[g][l]) cand.emplace_back(edgeOf((*A.faces)[f], k), edgeOf((*B.faces)[g], l));
   std::sort(cand.begin(), cand.end());
   cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
   const double deepest = std::min(A.depth, B.depth);
@@ -208,7 +221,9 @@ void vertexEdgeContacts(const Side& es, const Side& vs, const std::vector<std::p
   std::vector<std::pair<EdgeId, int>> cand;
   for (const auto& [f, g] : facePairs)
     for (int k = 0; k < 3; ++k)
-      for (int v : (*vs.faces)[g]) cand.emplace_back(edgeOf((*es.faces)[f], k), v);
+      if (es.ridges[f][k])
+        for (int v : (*vs.faces)[g])
+          if (vs.corner[v]) cand.emplace_back(edgeOf((*es.faces)[f], k), v);
   std::sort(cand.begin(), cand.end());
   cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
   for (const auto& [e, v] : cand) {
@@ -239,7 +254,8 @@ void vertexVertexContacts(const Side& A, const Side& B, const std::vector<std::p
   std::vector<std::pair<int, int>> cand;
   for (const auto& [f, g] : facePairs)
     for (int va : (*A.faces)[f])
-      for (int vb : (*B.faces)[g]) cand.emplace_back(va, vb);
+      for (int vb : (*B.faces)[g])
+        if (A.corner[va] && B.corner[vb]) cand.emplace_back(va, vb);
   std::sort(cand.begin(), cand.end());
   cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
   for (const auto& [va, vb] : cand) {

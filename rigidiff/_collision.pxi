@@ -1,17 +1,30 @@
 # Collision queries of the C++ core (collision/), for rigidiff.collision.
 
 
-def _shape_distance(int type_a, params_a, verts_a, pose_a, int type_b, params_b, verts_b, pose_b):
-    """(10,) distance, point_a, point_b, normal of two shapes (codes and parameters of api.hpp)."""
+def _shape_distance(int type_a, params_a, verts_a, pose_a, int type_b, params_b, verts_b, pose_b, mesh_a=None,
+                    mesh_b=None):
+    """(10,) distance, point_a, point_b, normal of two shapes (codes and parameters of api.hpp); mesh_a,
+    mesh_b: for a triangle mesh (type 7, vertices: its convex hull), (points (n, 3), faces (m, 3), prism
+    thickness)."""
     cdef cnp.ndarray Pa = _vec(params_a, 4, "shape parameters")
     cdef cnp.ndarray Pb = _vec(params_b, 4, "shape parameters")
     cdef cnp.ndarray Va = _mat(verts_a, -1, 3, "mesh vertices")
     cdef cnp.ndarray Vb = _mat(verts_b, -1, 3, "mesh vertices")
     cdef cnp.ndarray Ma = _vec(pose_a, 12, "pose_a")
     cdef cnp.ndarray Mb = _vec(pose_b, 12, "pose_b")
+    cdef cnp.ndarray MPa = _mat(np.zeros((0, 3)) if mesh_a is None else mesh_a[0], -1, 3, "mesh points")
+    cdef cnp.ndarray MPb = _mat(np.zeros((0, 3)) if mesh_b is None else mesh_b[0], -1, 3, "mesh points")
+    cdef cnp.ndarray[int, ndim=2] MFa = np.ascontiguousarray(
+        np.zeros((1, 3)) if mesh_a is None else mesh_a[1], dtype=np.intc).reshape(-1, 3)
+    cdef cnp.ndarray[int, ndim=2] MFb = np.ascontiguousarray(
+        np.zeros((1, 3)) if mesh_b is None else mesh_b[1], dtype=np.intc).reshape(-1, 3)
     cdef cnp.ndarray out = _empty1(10)
-    api.shapeDistance(type_a, _ptr(Pa), _ptr(Va), <int>cnp.PyArray_DIM(Va, 0), _ptr(Ma), type_b, _ptr(Pb), _ptr(Vb),
-                      <int>cnp.PyArray_DIM(Vb, 0), _ptr(Mb), _ptr(out))
+    api.shapeDistance(type_a, _ptr(Pa), _ptr(Va), <int>cnp.PyArray_DIM(Va, 0), _ptr(MPa),
+                      <int>cnp.PyArray_DIM(MPa, 0), &MFa[0, 0], 0 if mesh_a is None else <int>MFa.shape[0],
+                      0.0 if mesh_a is None else float(mesh_a[2]), _ptr(Ma), type_b, _ptr(Pb), _ptr(Vb),
+                      <int>cnp.PyArray_DIM(Vb, 0), _ptr(MPb), <int>cnp.PyArray_DIM(MPb, 0), &MFb[0, 0],
+                      0 if mesh_b is None else <int>MFb.shape[0], 0.0 if mesh_b is None else float(mesh_b[2]),
+                      _ptr(Mb), _ptr(out))
     return out
 
 

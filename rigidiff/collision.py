@@ -15,6 +15,7 @@ overlap, EPA: exact penetration depths for boxes and meshes, and to about 1e-10 
 cylinder (1e-8 in coaxial poses, where a whole circle of directions is equally deep). Moving A by
 ``-distance`` along ``normal`` always brings the shapes exactly into touching contact. When the depth is
 realised by several directions (concentric spheres, crossing capsule axes) ``normal`` is one of them.
+A mesh that is not convex is its triangles, never its hull (docs/contact.md, Distances to meshes).
 
 The squared-distance primitives of mesh contact (point–triangle, edge–edge, ... with exact gradients and
 Hessians, and their distance types) live in rigidiff.distance_primitives and are offered here too:
@@ -139,6 +140,25 @@ def triangle_mesh_data(mesh: Mesh, name: str = "mesh") -> tuple[int, np.ndarray,
     return TRIANGLE_MESH_CODE, np.zeros(4), hull, (points, faces, thickness)
 
 
+def _inside_closed_mesh(points: np.ndarray, faces: np.ndarray, x: np.ndarray) -> bool:
+    """Is x strictly inside the closed triangle surface (points, faces)? The parity of the faces that a
+    ray from x crosses (a direction no axis-aligned mesh edge or face contains)."""
+    d = np.array([0.5366, 0.6234, 0.5687])
+    a, b, c = points[faces[:, 0]], points[faces[:, 1]], points[faces[:, 2]]
+    e1, e2 = b - a, c - a
+    h = np.cross(d, e2)
+    det = np.einsum("ij,ij->i", e1, h)
+    ok = np.abs(det) > 1e-300
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = x - a
+    u = inv * np.einsum("ij,ij->i", s, h)
+    q = np.cross(s, e1)
+    v = inv * (q @ d)
+    t = inv * np.einsum("ij,ij->i", e2, q)
+    hits = ok & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t > 0.0)
+    return bool(np.count_nonzero(hits) % 2)
+
+
 def pose_data(pose, name: str) -> np.ndarray:
     """12 numbers (rotation row-major, then translation) of a Transform or a (4, 4) rigid transform matrix."""
     if isinstance(pose, Transform):
@@ -158,17 +178,49 @@ def distance(shape_a: Shape, pose_a, shape_b: Shape, pose_b) -> DistanceResult:
     """Signed distance between two shapes placed in the world (conventions in the module docstring).
 
     Args:
-        shape_a, shape_b: rigidiff shapes; meshes must be convex (``Mesh.is_convex``); at most one plane.
+        shape_a, shape_b: rigidiff shapes; at most one plane. A mesh that is not convex is its triangles
+            (never its convex hull), against a sphere, a capsule, a box, a plane or another mesh (not a
+            cylinder): apart, the exact distance between the surfaces; in penetration, the deepest of the
+            contacts the narrow phase reports (docs/contact.md), a local depth rather than the shortest
+            separating translation of two non-convex solids.
         pose_a, pose_b: ``rd.Transform`` or (4, 4) homogeneous rigid transforms (world from shape).
     Returns:
         DistanceResult: distance (negative in penetration), point_a, point_b (world) and the normal from
         B to A.
     Raises:
-        ValueError: not a shape, a non-convex mesh, two planes, a pose that is not finite or not rigid.
-        RuntimeError: the result overflows double precision, or two overlapping shapes are too thin for
-            the penetration search (thinner than 1e-9 of their size).
+        ValueError: not a shape, a non-convex mesh against a cylinder, two planes, a pose that is not
+            finite or not rigid.
+        RuntimeError: the result overflows double precision, two overlapping shapes are too thin for
+            the penetration search (thinner than 1e-9 of their size), or a shape lies deeper inside a
+            non-convex mesh than the mesh's prism thickness (no depth is defined there).
     """
-    ta, pa, va = shape_data(shape_a, "shape_a")
-    tb, pb, vb = shape_data(shape_b, "shape_b")
-    out = _core._shape_distance(ta, pa, va, pose_data(pose_a, "pose_a"), tb, pb, vb, pose_data(pose_b, "pose_b"))
+    # a mesh that is not convex is its triangles; a convex mesh facing one is too
+    triangles = any(isinstance(s, Mesh) and not s.is_convex for s in (shape_a, shape_b))
+    data, meshes = [], []
+    for shape, name in ((shape_a, "shape_a"), (shape_b, "shape_b")):
+        if isinstance(shape, Cylinder) and triangles:
+            raise ValueError(f"{name}: the distance between a cylinder and a mesh that is not convex is not "
+                             "available")
+        if triangles and isinstance(shape, Mesh):
+            code, params, hull, mesh = triangle_mesh_data(shape, name)
+            data.append((code, params, hull))
+            meshes.append(mesh)
+        else:
+            data.append(shape_data(shape, name))
+            meshes.append(None)
+    (ta, pa, va), (tb, pb, vb) = data
+    Ma, Mb = pose_data(pose_a, "pose_a"), pose_data(pose_b, "pose_b")
+    out = _core._shape_distance(ta, pa, va, Ma, tb, pb, vb, Mb, meshes[0], meshes[1])
+    if triangles and out[0] > 0.0:
+        # apart, no point of either shape lies inside the other; a point deeper inside a closed mesh than
+        # its prisms makes no contact, and the nearest contact found may then be a far one
+        for (mesh, M), (other, shape, M_other) in (((meshes[0], Ma), (meshes[1], shape_b, Mb)),
+                                                   ((meshes[1], Mb), (meshes[0], shape_a, Ma))):
+            point = other[0][0] if other is not None else np.zeros(3)
+            if isinstance(shape, Plane) or mesh is None:
+                continue
+            local = M[:9].reshape(3, 3).T @ (M_other[:9].reshape(3, 3) @ point + M_other[9:] - M[9:])
+            if _inside_closed_mesh(mesh[0], mesh[1], local):
+                raise RuntimeError("no contact between the mesh and the other shape: it lies deeper inside the mesh "
+                                   "than the mesh's prism thickness, where no depth is defined")
     return DistanceResult(float(out[0]), out[1:4].copy(), out[4:7].copy(), out[7:10].copy())

@@ -198,8 +198,10 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                                          double* out) except +
 
     void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a,
+                       const double* points_a, int npoints_a, const int* faces_a, int nfaces_a, double thickness_a,
                        const double* pose_a, int type_b, const double* params_b, const double* vertices_b,
-                       int nvert_b, const double* pose_b, double* out) except +
+                       int nvert_b, const double* points_b, int npoints_b, const int* faces_b, int nfaces_b,
+                       double thickness_b, const double* pose_b, double* out) except +
 
     # feature-contact derivatives, for tests (api_feature_derivatives.cpp)
     void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,

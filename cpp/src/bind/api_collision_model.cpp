@@ -6,7 +6,10 @@
 namespace rigidiff {
 namespace bind {
 
-CollisionShape readShape(int type, const double* params, const double* vertices, int nvert) {
+CollisionShape readShape(int type, const double* params, const double* vertices, int nvert, const double* mesh_points,
+                         int n_points, const int* mesh_faces, int n_faces, double thickness) {
+  if (static_cast<ShapeType>(type) == ShapeType::TriangleMesh)
+    return makeTriangleMesh(mesh_points, n_points, mesh_faces, n_faces, vertices, nvert, thickness);
   checkFinite(params, 4, "shape parameters");
   switch (static_cast<ShapeType>(type)) {
     case ShapeType::Sphere: return makeSphere(params[0]);
@@ -23,10 +26,8 @@ int addGeometry(CollisionModel& cmodel, const Model& model, int type, const doub
                 int nvert, int frame, int skeleton, const double* placement, double friction, double restitution,
                 unsigned group, unsigned mask, const std::string& name, const double* mesh_points, int n_points,
                 const int* mesh_faces, int n_faces, double thickness) {
-  const CollisionShape shape =
-      static_cast<ShapeType>(type) == ShapeType::TriangleMesh
-          ? makeTriangleMesh(mesh_points, n_points, mesh_faces, n_faces, vertices, nvert, thickness)
-          : readShape(type, params, vertices, nvert);
+  const CollisionShape shape = readShape(type, params, vertices, nvert, mesh_points, n_points, mesh_faces, n_faces,
+                                         thickness);
   return cmodel.addGeometry(model, shape, frame, skeleton, readPlacement(placement), friction, restitution, group, mask,
                             name);
 }

@@ -77,6 +77,13 @@ DistanceResult signedDistance(const CollisionShape& a, const SE3& Ma, const Coll
   RD_CHECK_ARG(!(pa && pb), "the distance between two planes is not defined");
   if (pb) return againstPlane(a, Ma, b, Mb);
   if (pa) return swapped(againstPlane(b, Mb, a, Ma));
+  if (a.type == ShapeType::TriangleMesh || b.type == ShapeType::TriangleMesh) {
+    for (const CollisionShape* s : {&a, &b})
+      RD_CHECK_ARG(s->type != ShapeType::Cylinder && s->type != ShapeType::ConvexMesh,
+                   "the distance between a mesh that is not convex and a cylinder or a convex mesh is not "
+                   "available (pass the convex mesh as a triangle mesh)");
+    return meshDistance(a, Ma, b, Mb);
+  }
   if (rounded(a) && rounded(b)) return roundedPair(a, Ma, b, Mb);
   const CoreDistance c = coreDistance(a, Ma, b, Mb);
   const double ra = a.margin(), rb = b.margin();

@@ -1,8 +1,11 @@
-// A triangle mesh (A) against any shape but a half-space (B), another triangle mesh included: the
-// prisms of the faces near B, each through the convex routine (collision/triangle_mesh.hpp); spheres
-// and capsules meet the faces themselves (mesh_rounded.hpp).
+// A triangle mesh (A) against any shape but a half-space (B): spheres and capsules meet the faces
+// themselves (mesh_rounded.hpp), boxes and other triangle meshes their faces, edges and vertices
+// (mesh_polytope.hpp); cylinders and convex meshes meet the prisms of the faces near them, each through
+// the convex routine (collision/triangle_mesh.hpp).
 #include <cmath>
 
+#include "contact_patches.hpp"
+#include "mesh_polytope.hpp"
 #include "mesh_rounded.hpp"
 
 #include "rigidiff/collision/manifold.hpp"
@@ -66,43 +69,34 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
   const MeshTriangles& ma = *a.triangles;
   Vec3 lo, hi;
   boxIn(Ma, b, Mb, margin, lo, hi);
-  std::vector<int> faces_a, faces_b;
+  std::vector<int> faces_a;
   ma.query(lo, hi, faces_a);
   const std::size_t first = out.size();
-  const double size = 1.0 + (ma.nodes[0].hi - ma.nodes[0].lo).norm();  // the mesh's size
+  const double size = ma.size();  // the mesh's size
   if (b.type == ShapeType::Sphere || b.type == ShapeType::Capsule) {
     meshRounded(a, Ma, ga, faces_a, b, Mb, gb, margin, out);
     dropDuplicates(out, first, size);
     reduceCoplanar(out, first);
     return;
   }
-  // contacts of face f of mesh m (placed by M) from out[from:], whose outward normal is sign * normal,
-  // that are ghosts of edges inside the surface are dropped
-  auto dropGhosts = [&](const MeshTriangles& m, const SE3& M, int f, double sign, std::size_t from) {
+  if (b.type == ShapeType::Box || b.type == ShapeType::TriangleMesh) {
+    std::vector<std::pair<int, int>> pairs;
+    meshPolytopePairs(a, Ma, b, Mb, faces_a, margin, pairs);
+    meshPolytope(a, Ma, ga, b, Mb, gb, pairs, margin, out);
+    dropDuplicates(out, first, size);
+    reducePatches(out, first, size);
+    return;
+  }
+  // cylinders and convex meshes: the prisms of the faces; a contact on a flat or valley edge of a face is
+  // a ghost of an edge inside the surface (the neighbour face reports the true one)
+  for (int f : faces_a) {
+    const std::size_t from = out.size();
+    convexPair(ma.prism(f), Ma, ga, b, Mb, gb, margin, out);
     std::size_t kept = from;
     for (std::size_t k = from; k < out.size(); ++k)
-      if (!m.ghostContact(f, M.R.transpose() * (out[k].point - M.p), M.R.transpose() * (sign * out[k].normal)))
+      if (!ma.ghostContact(f, Ma.R.transpose() * (out[k].point - Ma.p), -(Ma.R.transpose() * out[k].normal)))
         out[kept++] = out[k];
     out.resize(kept);
-  };
-  for (int f : faces_a) {
-    const CollisionShape prism_a = ma.prism(f);
-    const std::size_t from = out.size();
-    if (b.type != ShapeType::TriangleMesh) {
-      convexPair(prism_a, Ma, ga, b, Mb, gb, margin, out);
-      dropGhosts(ma, Ma, f, -1.0, from);
-      continue;
-    }
-    const MeshTriangles& mb = *b.triangles;
-    boxIn(Mb, prism_a, Ma, margin, lo, hi);
-    faces_b.clear();
-    mb.query(lo, hi, faces_b);
-    for (int g : faces_b) {
-      const std::size_t from_g = out.size();
-      convexPair(prism_a, Ma, ga, mb.prism(g), Mb, gb, margin, out);
-      dropGhosts(mb, Mb, g, 1.0, from_g);
-    }
-    dropGhosts(ma, Ma, f, -1.0, from);
   }
   dropDuplicates(out, first, size);
   reduceCoplanar(out, first);

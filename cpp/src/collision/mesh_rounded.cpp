@@ -176,7 +176,7 @@ void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vec
     out.resize(kept);
   }
   keepDeepestPerNormal(out, first);
-  keepSpread(out, first, 1.0 + (m.nodes[0].hi - m.nodes[0].lo).norm());  // the mesh's size
+  keepSpread(out, first, m.size());  // the mesh's size
 }
 
 // Is the edge or vertex `key` the nearest feature to y (mesh frame) of every face holding it? Then

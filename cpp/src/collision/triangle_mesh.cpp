@@ -22,53 +22,7 @@ void faceBox(const MeshTriangles& mesh, int f, Vec3& lo, Vec3& hi) {
   }
 }
 
-// median split on the longest axis of the face centres, leaves of at most 4 faces
-int build(MeshTriangles& mesh, const std::vector<Vec3>& lo, const std::vector<Vec3>& hi, int begin, int end) {
-  const int id = static_cast<int>(mesh.nodes.size());
-  mesh.nodes.emplace_back();
-  Vec3 nlo = lo[mesh.order[begin]], nhi = hi[mesh.order[begin]];
-  for (int i = begin; i < end; ++i) {
-    nlo = nlo.cwiseMin(lo[mesh.order[i]]);
-    nhi = nhi.cwiseMax(hi[mesh.order[i]]);
-  }
-  mesh.nodes[id].lo = nlo;
-  mesh.nodes[id].hi = nhi;
-  if (end - begin <= 4) {
-    mesh.nodes[id].begin = begin;
-    mesh.nodes[id].end = end;
-    return id;
-  }
-  int axis;
-  (nhi - nlo).maxCoeff(&axis);
-  const int mid = (begin + end) / 2;
-  std::nth_element(mesh.order.begin() + begin, mesh.order.begin() + mid, mesh.order.begin() + end, [&](int a, int b) {
-    return lo[a][axis] + hi[a][axis] < lo[b][axis] + hi[b][axis];
-  });
-  const int left = build(mesh, lo, hi, begin, mid);
-  const int right = build(mesh, lo, hi, mid, end);
-  mesh.nodes[id].left = left;
-  mesh.nodes[id].right = right;
-  return id;
-}
-
 }  // namespace
-
-void MeshTriangles::query(const Vec3& lo, const Vec3& hi, std::vector<int>& out) const {
-  if (nodes.empty()) return;
-  int stack[128];
-  int top = 0;
-  stack[top++] = 0;
-  while (top > 0) {
-    const Node& node = nodes[stack[--top]];
-    if ((node.lo.array() > hi.array()).any() || (lo.array() > node.hi.array()).any()) continue;
-    if (node.left < 0) {
-      for (int i = node.begin; i < node.end; ++i) out.push_back(order[i]);
-    } else if (top + 2 <= 128) {
-      stack[top++] = node.left;
-      stack[top++] = node.right;
-    }
-  }
-}
 
 bool MeshTriangles::ghostContact(int f, const Vec3& p, const Vec3& n) const {
   const Vec3& nf = normals[f];
@@ -143,10 +97,7 @@ CollisionShape makeTriangleMesh(const double* points, int n, const int* faces, i
   }
   std::vector<Vec3> lo(nf), hi(nf);
   for (int f = 0; f < nf; ++f) faceBox(*mesh, f, lo[f], hi[f]);
-  mesh->order.resize(nf);
-  for (int f = 0; f < nf; ++f) mesh->order[f] = f;
-  mesh->nodes.reserve(2 * nf / 4 + 2);
-  build(*mesh, lo, hi, 0, nf);
+  mesh->tree.build(lo.data(), hi.data(), nf);
   CollisionShape s = makeConvexMesh(hull, h);
   s.type = ShapeType::TriangleMesh;
   s.triangles = mesh;

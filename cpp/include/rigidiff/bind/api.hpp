@@ -107,10 +107,13 @@ void centerOfMassVelocityDerivatives(const Model& m, Data& d, const double* q, c
 // ---- collision (api_collision.cpp)
 /// Signed distance of two shapes: each described by a type code (collision/shape.hpp), 3 numbers of
 /// parameters (sphere: r; capsule, cylinder: r, length; box: size; plane: normal) plus offset (planes),
-/// mesh vertices (n x 3) for convex meshes, and a pose (12 numbers as placement). out: distance,
-/// point_a (3), point_b (3), normal (3).
-void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a, const double* pose_a,
-                   int type_b, const double* params_b, const double* vertices_b, int nvert_b, const double* pose_b,
+/// mesh vertices (n x 3) for convex meshes and the convex hull of a triangle mesh (type 7), whose
+/// points (n_points x 3), faces (n_faces x 3) and prism thickness follow, and a pose (12 numbers as
+/// placement). out: distance, point_a (3), point_b (3), normal (3).
+void shapeDistance(int type_a, const double* params_a, const double* vertices_a, int nvert_a, const double* points_a,
+                   int npoints_a, const int* faces_a, int nfaces_a, double thickness_a, const double* pose_a,
+                   int type_b, const double* params_b, const double* vertices_b, int nvert_b, const double* points_b,
+                   int npoints_b, const int* faces_b, int nfaces_b, double thickness_b, const double* pose_b,
                    double* out);
 
 // ---- feature-contact derivatives, for tests (api_feature_derivatives.cpp; collision/feature_derivatives.hpp)
@@ -127,8 +130,11 @@ void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double
                         const double* side_n, double* value, double* dpoint, double* dnormal, double* ddistance);
 
 // ---- collision model and contact queries (api_collision_model.cpp)
-/// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance).
-CollisionShape readShape(int type, const double* params, const double* vertices, int nvert);
+/// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance);
+/// a triangle mesh (type 7) also from its points, faces and prism thickness.
+CollisionShape readShape(int type, const double* params, const double* vertices, int nvert,
+                         const double* mesh_points = nullptr, int n_points = 0, const int* mesh_faces = nullptr,
+                         int n_faces = 0, double thickness = 0.0);
 /// Changes the contact coefficients of geometry g (friction >= 0, restitution in [0, 1]).
 void setGeometryCoefficients(CollisionModel& cmodel, int g, double friction, double restitution);
 /// Attaches a shape to frame `frame` of `model` (placement: 12 numbers); returns the geometry index.

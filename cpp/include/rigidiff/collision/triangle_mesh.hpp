@@ -1,12 +1,13 @@
 // Triangle meshes that need not be convex (static terrain, robot links): each triangle collides as a
 // thin prism that extends a fixed thickness into the solid behind it, so contacts are one-sided (their
-// normals point out of the mesh) and any convex routine handles them. A bounding-volume hierarchy of
-// the triangles' boxes finds the candidates of a query.
+// normals point out of the mesh). The box tree of the triangles (collision/bvh.hpp) finds the
+// candidates of a query.
 #pragma once
 
 #include <array>
 #include <vector>
 
+#include "rigidiff/collision/bvh.hpp"
 #include "rigidiff/collision/shape.hpp"
 
 namespace rigidiff {
@@ -20,18 +21,12 @@ struct MeshTriangles {
   /// behind it) or a boundary edge? false for flat and valley edges, inside the surface
   std::vector<std::array<bool, 3>> ridge;
 
-  struct Node {
-    Vec3 lo, hi;        ///< box of the node's triangles (prisms included)
-    int left = -1;      ///< children (internal nodes) or -1
-    int right = -1;
-    int begin = 0;      ///< leaves: their triangles are order[begin:end]
-    int end = 0;
-  };
-  std::vector<Node> nodes;  ///< nodes[0] is the root
-  std::vector<int> order;   ///< face indices, grouped by leaf
+  Bvh tree;  ///< box tree over the faces' prism boxes (shape frame), built once: moving meshes query it in their frame
 
-  /// Appends to out the faces whose prism boxes overlap the box [lo, hi] (shape frame).
-  void query(const Vec3& lo, const Vec3& hi, std::vector<int>& out) const;
+  /// out = the faces whose prism boxes overlap the box [lo, hi] (shape frame), sorted.
+  void query(const Vec3& lo, const Vec3& hi, std::vector<int>& out) const { tree.queryBox(lo, hi, 0.0, out); }
+  /// Size of the mesh: 1 + the diagonal of its box (a scale for tolerances).
+  double size() const { return 1.0 + (tree.nodes[0].hi - tree.nodes[0].lo).norm(); }
   /// The prism of face f: the triangle and its copy moved `thickness` against the normal (6 vertices).
   CollisionShape prism(int f) const;
   /// Is a contact of face f's prism at point p (shape frame) whose outward normal n (shape frame)

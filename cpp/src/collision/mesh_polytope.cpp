@@ -1,0 +1,332 @@
+// A triangle mesh against a box or another triangle mesh, triangle by triangle (mesh_polytope.hpp):
+// vertex-face, face-vertex and edge-edge features, each a local minimum of the distance between the
+// two surfaces, so the contact derivatives of those features apply unchanged.
+#include "mesh_polytope.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <tuple>
+
+#include "contact_patches.hpp"  // kPatchAngleDegrees
+#include "rigidiff/collision/triangle_mesh.hpp"
+
+namespace rigidiff {
+namespace narrowphase {
+
+namespace {
+
+using Tri = std::array<int, 3>;
+using EdgeId = std::pair<int, int>;  // vertex indices, increasing
+
+EdgeId edgeOf(const Tri& F, int k) { return {std::min(F[k], F[(k + 1) % 3]), std::max(F[k], F[(k + 1) % 3])}; }
+
+// the twelve outward triangles of a box with the given half extents
+struct BoxSurface {
+  std::vector<Vec3> points, normals;
+  std::vector<Tri> faces;
+  explicit BoxSurface(const Vec3& h) {
+    for (int i = 0; i < 8; ++i)
+      points.emplace_back((i & 4) ? h.x() : -h.x(), (i & 2) ? h.y() : -h.y(), (i & 1) ? h.z() : -h.z());
+    for (int axis = 0; axis < 3; ++axis)
+      for (int side = 0; side < 2; ++side) {
+        const int bit = 4 >> axis, u = 4 >> ((axis + 1) % 3), v = 4 >> ((axis + 2) % 3);
+        const int base = side ? bit : 0;
+        std::array<int, 4> q{base, base | u, base | u | v, base | v};
+        const Vec3 out = (side ? 1.0 : -1.0) * Vec3::Unit(axis);
+        if ((points[q[1]] - points[q[0]]).cross(points[q[2]] - points[q[0]]).dot(out) < 0.0) std::swap(q[1], q[3]);
+        faces.push_back({q[0], q[1], q[2]});
+        faces.push_back({q[0], q[2], q[3]});
+        normals.push_back(out);
+        normals.push_back(out);
+      }
+  }
+};
+
+// one side of the pair: its surface (own frame), placement and the world data of its candidate faces
+struct Side {
+  const std::vector<Vec3>* points = nullptr;
+  const std::vector<Tri>* faces = nullptr;
+  const std::vector<Vec3>* normals = nullptr;
+  SE3 M;
+  int geom = -1;
+  double depth = 0.0;                            // how far behind a face a contact may lie
+  std::vector<Vec3> x;                           // world vertices (of the candidate faces)
+  std::vector<Vec3> n;                           // world face normals (of the candidate faces)
+  std::vector<std::pair<int, int>> vertexFaces;  // (vertex, candidate face), sorted
+  std::vector<std::tuple<int, int, int>> edgeFaces;  // (edge's vertices, candidate face), sorted
+  std::vector<std::array<bool, 3>> ridges;       // per candidate face and edge: a ridge?
+  // per vertex: do its candidate faces bend there? (a flat vertex touches only through its faces)
+  std::vector<bool> corner;
+
+  void prepare(std::vector<int> cand) {
+    std::sort(cand.begin(), cand.end());
+    cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+    x.assign(points->size(), Vec3::Zero());
+    n.assign(faces->size(), Vec3::Zero());
+    for (int f : cand) {
+      const Tri& F = (*faces)[f];
+      n[f] = M.R * (*normals)[f];
+      for (int k = 0; k < 3; ++k) {
+        x[F[k]] = M.actPoint((*points)[F[k]]);
+        vertexFaces.emplace_back(F[k], f);
+        const int i = F[k], j = F[(k + 1) % 3];
+        edgeFaces.emplace_back(std::min(i, j), std::max(i, j), f);
+      }
+    }
+    std::sort(vertexFaces.begin(), vertexFaces.end());
+    std::sort(edgeFaces.begin(), edgeFaces.end());
+    corner.assign(points->size(), false);
+    for (std::size_t i = 0, j = 0; i < vertexFaces.size(); i = j) {
+      for (j = i; j < vertexFaces.size() && vertexFaces[j].first == vertexFaces[i].first; ++j)
+        if (n[vertexFaces[j].second].dot(n[vertexFaces[i].second]) < 1.0 - 1e-12) corner[vertexFaces[i].first] = true;
+    }
+    ridges.assign(faces->size(), {false, false, false});
+    Vec3 n1, n2;
+    for (int f : cand)
+      for (int k = 0; k < 3; ++k) ridges[f][k] = ridge(edgeOf((*faces)[f], k), n1, n2);
+  }
+
+  // Is vertex v the lowest of its neighbours along direction d, within an angle whose sine is slack?
+  bool lowestAlong(int v, const Vec3& d, double slack) const {
+    auto it = std::lower_bound(vertexFaces.begin(), vertexFaces.end(), std::make_pair(v, -1));
+    for (; it != vertexFaces.end() && it->first == v; ++it)
+      for (int u : (*faces)[it->second]) {
+        const Vec3 e = x[u] - x[v];
+        if (d.dot(e) < -slack * e.norm()) return false;
+      }
+    return true;
+  }
+
+  // the outward normals of the two faces of a ridge edge; false for flat, valley and boundary edges
+  bool ridge(const EdgeId& e, Vec3& n1, Vec3& n2) const {
+    auto lo = std::lower_bound(edgeFaces.begin(), edgeFaces.end(), std::make_tuple(e.first, e.second, -1));
+    auto hi = std::lower_bound(edgeFaces.begin(), edgeFaces.end(), std::make_tuple(e.first, e.second + 1, -1));
+    if (hi - lo != 2) return false;
+    const int f = std::get<2>(*lo), g = std::get<2>(*(lo + 1));
+    n1 = n[f];
+    n2 = n[g];
+    int far = (*faces)[g][0];
+    for (int k : (*faces)[g])
+      if (k != e.first && k != e.second) far = k;
+    const double len = (x[e.second] - x[e.first]).norm();
+    return n1.dot(x[far] - x[e.first]) < -1e-9 * len;  // g falls away behind f
+  }
+};
+
+// a resting face keeps its corners while tilted by up to the patch angle
+const double kRestingSlack = std::sin(kPatchAngleDegrees * M_PI / 180.0);
+// a vertex touching an edge or a vertex must be a strict local minimum (up to rounding)
+constexpr double kStrictSlack = 1e-9;
+
+// is d (orthogonal to the edge) in the cone spanned by the edge's face normals n1, n2?
+bool inNormalCone(const Vec3& d, const Vec3& n1, const Vec3& n2) {
+  const Vec3 w = n1.cross(n2);
+  const double w2 = w.squaredNorm();
+  return (d.cross(n2)).dot(w) >= -1e-9 * w2 && (n1.cross(d)).dot(w) >= -1e-9 * w2;
+}
+
+// Vertices of `vs` over faces of `fs` (fs is A when faceIsA), for the face pairs (face of fs, face of vs).
+// A vertex behind several faces keeps those within half the face depth of its shallowest touch (it
+// entered through those; the deeper ones lie across the solid, as the far side of a block from a peg
+// pressed into the floor of its hole).
+void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& facePairs,
+                        bool faceIsA, double margin, std::vector<Contact>& out) {
+  std::vector<std::pair<int, int>> cand;  // (face of fs, vertex of vs)
+  for (const auto& [f, g] : facePairs)
+    for (int v : (*vs.faces)[g]) cand.emplace_back(f, v);
+  std::sort(cand.begin(), cand.end());
+  cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  struct Hit {
+    int f, v;
+    double h;
+  };
+  std::vector<Hit> hits;
+  for (const auto& [f, v] : cand) {
+    const Tri& F = (*fs.faces)[f];
+    const Vec3& nf = fs.n[f];
+    const Vec3 a = fs.x[F[0]], e1 = fs.x[F[1]] - a, e2 = fs.x[F[2]] - a, d = vs.x[v] - a;
+    const double h = nf.dot(d);
+    if (h >= margin || h <= -fs.depth) continue;
+    const double d11 = e1.dot(e1), d12 = e1.dot(e2), d22 = e2.dot(e2), den = d11 * d22 - d12 * d12;
+    const double u = (d22 * e1.dot(d) - d12 * e2.dot(d)) / den, w = (d11 * e2.dot(d) - d12 * e1.dot(d)) / den;
+    const double tol = -1e-9;  // a projection onto a shared edge counts for both faces (duplicates go later)
+    if (u < tol || w < tol || 1.0 - u - w < tol || !vs.lowestAlong(v, nf, kRestingSlack)) continue;
+    hits.push_back({f, v, h});
+  }
+  std::vector<std::pair<int, double>> shallowest;  // (vertex, its least depth), sorted
+  for (const Hit& hit : hits) shallowest.emplace_back(hit.v, std::max(0.0, -hit.h));
+  std::sort(shallowest.begin(), shallowest.end());  // a vertex's least depth comes first
+  for (const Hit& hit : hits) {
+    const auto least = std::lower_bound(shallowest.begin(), shallowest.end(), std::make_pair(hit.v, -1.0));
+    if (-hit.h > least->second + 0.5 * fs.depth) continue;
+    Feature face, point;
+    face.kind = FeatureKind::Face;
+    face.p = (*fs.points)[(*fs.faces)[hit.f][0]];
+    face.d = (*fs.normals)[hit.f];
+    point.p = (*vs.points)[hit.v];
+    if (faceIsA)
+      addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -fs.n[hit.f]);
+    else
+      addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, fs.n[hit.f]);
+  }
+}
+
+// ridge edges of A crossing ridge edges of B
+void edgeEdgeContacts(const Side& A, const Side& B, const std::vector<std::pair<int, int>>& facePairs, double margin,
+                      std::vector<Contact>& out) {
+  std::vector<std::pair<EdgeId, EdgeId>> cand;
+  for (const auto& [f, g] : facePairs)
+    for (int k = 0; k < 3; ++k)
+      for (int l = 0; l < 3; ++l)
+        if (A.ridges[f][k] && B.ridges[g][l]) cand.emplace_back(edgeOf((*A.faces)[f], k), edgeOf((*B.faces)[g], l));
+  std::sort(cand.begin(), cand.end());
+  cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  const double deepest = std::min(A.depth, B.depth);
+  for (const auto& [ea, eb] : cand) {
+    Vec3 a1, a2, b1, b2;
+    if (!A.ridge(ea, a1, a2) || !B.ridge(eb, b1, b2)) continue;
+    const Vec3 pa = A.x[ea.first], ua = A.x[ea.second] - pa, pb = B.x[eb.first], ub = B.x[eb.second] - pb;
+    const Vec3 w0 = pa - pb;
+    const double aa = ua.dot(ua), ab = ua.dot(ub), bb = ub.dot(ub), d = ua.dot(w0), e = ub.dot(w0);
+    const double den = aa * bb - ab * ab;
+    if (den <= 1e-12 * aa * bb) continue;  // parallel: the faces beside them carry the touch
+    const double s = (ab * e - bb * d) / den, t = (aa * e - ab * d) / den;
+    if (s <= 1e-9 || s >= 1.0 - 1e-9 || t <= 1e-9 || t >= 1.0 - 1e-9) continue;
+    const Vec3 axis = ua.cross(ub).normalized();
+    Vec3 normal;  // from B to A: A's outward normals face -normal, B's face +normal
+    if (inNormalCone(-axis, a1, a2) && inNormalCone(axis, b1, b2))
+      normal = axis;
+    else if (inNormalCone(axis, a1, a2) && inNormalCone(-axis, b1, b2))
+      normal = -axis;
+    else
+      continue;
+    const double dist = normal.dot(pa + s * ua - pb - t * ub);
+    if (dist >= margin || dist <= -deepest) continue;
+    Feature fa, fb;
+    fa.kind = fb.kind = FeatureKind::Segment;
+    fa.p = (*A.points)[ea.first];
+    fa.d = ((*A.points)[ea.second] - fa.p).normalized();
+    fb.p = (*B.points)[eb.first];
+    fb.d = ((*B.points)[eb.second] - fb.p).normalized();
+    addContact(out, A.geom, B.geom, fa, A.M, fb, B.M, normal);
+  }
+}
+
+// Vertices of `vs` in front of the ridge edges of `es` (es is A when edgeIsA), where the direction from
+// the edge to the vertex is in the edge's normal cone and the vertex is the lowest of its neighbours
+// along it: the touches of a vertex on an edge, apart (inside, the faces and edges carry the contact).
+void vertexEdgeContacts(const Side& es, const Side& vs, const std::vector<std::pair<int, int>>& facePairs,
+                        bool edgeIsA, double margin, std::vector<Contact>& out) {
+  std::vector<std::pair<EdgeId, int>> cand;
+  for (const auto& [f, g] : facePairs)
+    for (int k = 0; k < 3; ++k)
+      if (es.ridges[f][k])
+        for (int v : (*vs.faces)[g])
+          if (vs.corner[v]) cand.emplace_back(edgeOf((*es.faces)[f], k), v);
+  std::sort(cand.begin(), cand.end());
+  cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  for (const auto& [e, v] : cand) {
+    Vec3 n1, n2;
+    const Vec3 p = es.x[e.first], u = es.x[e.second] - p;
+    const double t = u.dot(vs.x[v] - p) / u.squaredNorm();
+    if (t <= 1e-9 || t >= 1.0 - 1e-9) continue;
+    const Vec3 gap = vs.x[v] - p - t * u;
+    const double dist = gap.norm();
+    if (dist >= margin || dist <= 1e-12 * u.norm() || !es.ridge(e, n1, n2)) continue;
+    const Vec3 d = gap / dist;  // from the edge to the vertex
+    if (!inNormalCone(d, n1, n2) || !vs.lowestAlong(v, d, kStrictSlack)) continue;
+    Feature segment, point;
+    segment.kind = FeatureKind::Segment;
+    segment.p = (*es.points)[e.first];
+    segment.d = ((*es.points)[e.second] - segment.p).normalized();
+    point.p = (*vs.points)[v];
+    if (edgeIsA)
+      addContact(out, es.geom, vs.geom, segment, es.M, point, vs.M, -d);
+    else
+      addContact(out, vs.geom, es.geom, point, vs.M, segment, es.M, d);
+  }
+}
+
+// two vertices apart, each the lowest of its neighbours along the line to the other
+void vertexVertexContacts(const Side& A, const Side& B, const std::vector<std::pair<int, int>>& facePairs,
+                          double margin, std::vector<Contact>& out) {
+  std::vector<std::pair<int, int>> cand;
+  for (const auto& [f, g] : facePairs)
+    for (int va : (*A.faces)[f])
+      for (int vb : (*B.faces)[g])
+        if (A.corner[va] && B.corner[vb]) cand.emplace_back(va, vb);
+  std::sort(cand.begin(), cand.end());
+  cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  for (const auto& [va, vb] : cand) {
+    const Vec3 gap = B.x[vb] - A.x[va];
+    const double dist = gap.norm();
+    if (dist >= margin || dist <= 0.0) continue;
+    const Vec3 d = gap / dist;  // from A's vertex to B's
+    if (!A.lowestAlong(va, -d, kStrictSlack) || !B.lowestAlong(vb, d, kStrictSlack)) continue;
+    Feature pa, pb;
+    pa.p = (*A.points)[va];
+    pb.p = (*B.points)[vb];
+    addContact(out, A.geom, B.geom, pa, A.M, pb, B.M, -d);
+  }
+}
+
+}  // namespace
+
+void meshPolytopePairs(const CollisionShape& a, const SE3& Ma, const CollisionShape& b, const SE3& Mb,
+                       const std::vector<int>& faces, double margin, std::vector<std::pair<int, int>>& pairs) {
+  pairs.clear();
+  if (b.type == ShapeType::TriangleMesh) {
+    bvhPairs(a.triangles->tree, b.triangles->tree, Ma.actInv(Mb), margin, pairs);
+    return;
+  }
+  for (int f : faces)
+    for (int g = 0; g < 12; ++g) pairs.emplace_back(f, g);
+}
+
+void meshPolytope(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
+                  const std::vector<std::pair<int, int>>& pairs, double margin, std::vector<Contact>& out) {
+  if (pairs.empty()) return;
+  const MeshTriangles& ma = *a.triangles;
+  Side A, B;
+  A.points = &ma.points;
+  A.faces = &ma.faces;
+  A.normals = &ma.normals;
+  A.M = Ma;
+  A.geom = ga;
+  A.depth = ma.thickness;
+  const BoxSurface box(b.type == ShapeType::Box ? b.half_extents : Vec3::Zero());
+  if (b.type == ShapeType::TriangleMesh) {
+    const MeshTriangles& mb = *b.triangles;
+    B.points = &mb.points;
+    B.faces = &mb.faces;
+    B.normals = &mb.normals;
+    B.depth = mb.thickness;
+  } else {
+    B.points = &box.points;
+    B.faces = &box.faces;
+    B.normals = &box.normals;
+    B.depth = b.half_extents.minCoeff();
+  }
+  B.M = Mb;
+  B.geom = gb;
+  std::vector<int> fa, fb;
+  for (const auto& [f, g] : pairs) {
+    fa.push_back(f);
+    fb.push_back(g);
+  }
+  A.prepare(fa);
+  B.prepare(fb);
+  std::vector<std::pair<int, int>> swapped;  // (face of B, face of A)
+  for (const auto& [f, g] : pairs) swapped.emplace_back(g, f);
+  std::sort(swapped.begin(), swapped.end());
+  vertexFaceContacts(A, B, pairs, true, margin, out);
+  vertexFaceContacts(B, A, swapped, false, margin, out);
+  edgeEdgeContacts(A, B, pairs, margin, out);
+  vertexEdgeContacts(A, B, pairs, true, margin, out);
+  vertexEdgeContacts(B, A, swapped, false, margin, out);
+  vertexVertexContacts(A, B, pairs, margin, out);
+}
+
+}  // namespace narrowphase
+}  // namespace rigidiff

@@ -75,6 +75,7 @@ void minverseSweeps(const Model& model, Data& data, const std::vector<int>* tree
       continue;
     }
     if (p == 0) {
+      if (nc == n) continue;  // a tree of one joint: its force columns feed no child
       A.setZero();
     } else {
       const auto Ap = data.Fcol[p].middleCols(c0, w);

@@ -15,7 +15,7 @@ constexpr double kNewtonStep = 1e-9;
 // Jinv: the inverse of the Jacobian J of the equation at the solution (then dy/dw = J^-1 Ig)
 Vec3 midpointRate(const Mat3& Ig, const Vec3& w, double dt, Mat3* Jinv) {
   const Vec3 h = Ig * w;
-  Vec3 y = w - (0.5 * dt) * Ig.ldlt().solve(w.cross(h));
+  Vec3 y = w - (0.5 * dt) * (Ig.inverse() * w.cross(h));  // Ig: symmetric positive definite, 3 x 3
   Mat3 J;
   auto residual = [&]() {  // exp3(th) Ig y - h, and J: d(exp3(th) a)/d th = -exp3(th) [a]x Jr3(th)
     const Vec3 th = 0.5 * dt * y, Igy = Ig * y;

@@ -50,36 +50,99 @@ double singularScaleAt(const Cols& S, const Mat6& Ia, const Vec3& p) {
   return singularScale(s2, Ip);
 }
 
-// D^-1 of a small SPD matrix (n <= 6) by an explicit Cholesky factorisation D = L L^T and
-// D^-1 = L^-T L^-1: plain loops, no blocked solver. Returns false unless D is positive definite.
-inline bool invertSmallSpd(const MatJJ& D, Mat6& Dinv) {
-  const int n = static_cast<int>(D.rows());
-  double L[6][6] = {}, Li[6][6] = {};
-  for (int j = 0; j < n; ++j) {
+// D^-1 of an N x N SPD matrix (N <= 6, read from the top-left corner of D) by an explicit Cholesky
+// factorisation D = L L^T and D^-1 = L^-T L^-1: plain loops over a size known at compile time. Returns false
+// unless D is positive definite.
+template <int N, typename Derived>
+bool invertSpdFixed(const Eigen::MatrixBase<Derived>& D, Mat6& Dinv) {
+  double L[N][N] = {}, Li[N][N] = {};
+  for (int j = 0; j < N; ++j) {
     double d = D(j, j);
     for (int k = 0; k < j; ++k) d -= L[j][k] * L[j][k];
     if (!(d > 0.0)) return false;
     L[j][j] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
+    for (int i = j + 1; i < N; ++i) {
       double s = D(i, j);
       for (int k = 0; k < j; ++k) s -= L[i][k] * L[j][k];
       L[i][j] = s / L[j][j];
     }
   }
-  for (int j = 0; j < n; ++j) {  // Li = L^-1, lower triangular
+  for (int j = 0; j < N; ++j) {  // Li = L^-1, lower triangular
     Li[j][j] = 1.0 / L[j][j];
-    for (int i = j + 1; i < n; ++i) {
+    for (int i = j + 1; i < N; ++i) {
       double s = 0.0;
       for (int k = j; k < i; ++k) s -= L[i][k] * Li[k][j];
       Li[i][j] = s / L[i][i];
     }
   }
-  for (int i = 0; i < n; ++i)
+  for (int i = 0; i < N; ++i)
     for (int j = 0; j <= i; ++j) {
       double s = 0.0;
-      for (int k = i; k < n; ++k) s += Li[k][i] * Li[k][j];
+      for (int k = i; k < N; ++k) s += Li[k][i] * Li[k][j];
       Dinv(i, j) = Dinv(j, i) = s;
     }
+  return true;
+}
+
+// D^-1 of a small SPD matrix (n <= 6) of a size known at run time: dispatched to invertSpdFixed
+template <typename Derived>
+bool invertSmallSpd(const Eigen::MatrixBase<Derived>& D, Mat6& Dinv) {
+  switch (D.rows()) {
+    case 1: return invertSpdFixed<1>(D, Dinv);
+    case 2: return invertSpdFixed<2>(D, Dinv);
+    case 3: return invertSpdFixed<3>(D, Dinv);
+    case 4: return invertSpdFixed<4>(D, Dinv);
+    case 5: return invertSpdFixed<5>(D, Dinv);
+    case 6: return invertSpdFixed<6>(D, Dinv);
+    default: return false;
+  }
+}
+
+// D = S^T Yaba S + diag(armature + extra) of a joint of N dofs with U = Yaba S written into U, inverted into
+// Dinv: fixed-size products (free and ball joints)
+template <int N>
+bool jointInertiaFixed(const Model& model, const Mat6& Yaba, const Mat6X& Sall, int c0, const double* extra_diag,
+                       Mat6X& Uall, Mat6& Dinv) {
+  using Cols = Eigen::Matrix<double, 6, N>;
+  const Cols S = Sall.middleCols<N>(c0);
+  Cols U;
+  U.noalias() = Yaba * S;
+  Uall.middleCols<N>(c0) = U;
+  Eigen::Matrix<double, N, N> D;
+  D.noalias() = S.transpose() * U;
+  D.diagonal() += model.armature.segment<N>(c0);
+  if (extra_diag) D.diagonal() += Eigen::Map<const Eigen::Matrix<double, N, 1>>(extra_diag + c0);
+  return invertSpdFixed<N>(D, Dinv);
+}
+
+// D^-1 of a free joint that carries one body and nothing below it, without armature or implicit terms:
+// there S = Ad(oMi) and Yaba = Ad^-T I Ad^-1, so D is the body's spatial inertia I in its own frame, whose
+// inverse is T^-1 diag(I3 / m, Ic^-1) T^-T (T moves the origin's twist to the centre of mass, C = [c]x):
+// [[I3 / m - C K C, C K], [-K C, K]] with K = Ic^-1. No square root and one 3 x 3 inverse instead of a
+// 6 x 6 factorisation. False when m or Ic is not positive definite.
+inline bool invertLeafFreeInertia(const Inertia& I, Mat6& Dinv) {
+  const Mat3& Ic = I.Ic;
+  const double m00 = Ic(0, 0), minor2 = Ic(0, 0) * Ic(1, 1) - Ic(0, 1) * Ic(1, 0);
+  const double det = Ic.determinant();
+  if (!(I.mass > 0.0) || !(m00 > 0.0) || !(minor2 > 0.0) || !(det > 0.0)) return false;  // Sylvester
+  Mat3 K = Ic.inverse();
+  K = 0.5 * (K + K.transpose());
+  const Mat3 C = skew(I.com);
+  const Mat3 CK = C * K;
+  Dinv.topLeftCorner<3, 3>().noalias() = -CK * C;
+  Dinv.topLeftCorner<3, 3>().diagonal().array() += 1.0 / I.mass;
+  Dinv.topRightCorner<3, 3>() = CK;
+  Dinv.bottomLeftCorner<3, 3>() = CK.transpose();
+  Dinv.bottomRightCorner<3, 3>() = K;
+  return true;
+}
+
+// A free joint with one body below it and nothing added to its diagonal (invertLeafFreeInertia applies)
+inline bool isLeafFreeJoint(const Model& model, int i, const double* extra_diag) {
+  const JointModel& jm = model.joints[i];
+  if (jm.type != JointType::Free || model.subtree_nv[i] != 6) return false;
+  for (int k = jm.idx_v; k < jm.idx_v + 6; ++k)
+    if (model.armature[k] != 0.0 || (extra_diag && extra_diag[k] != 0.0)) return false;
   return true;
 }
 
@@ -92,13 +155,22 @@ inline bool invertJointInertia(const Model& model, Data& data, const Mat6X& Sall
   const JointModel& jm = model.joints[i];
   const int n = jm.nv;
   const auto S = Sall.middleCols(jm.idx_v, n);
-  auto U = data.U.middleCols(jm.idx_v, n);
-  U.noalias() = data.Yaba[i] * S;
-  MatJJ D(n, n);
-  D.noalias() = S.transpose() * U;
-  D.diagonal() += model.armature.segment(jm.idx_v, n);
-  if (extra_diag) D.diagonal() += Eigen::Map<const VecX>(extra_diag + jm.idx_v, n);
-  if (!invertSmallSpd(D, data.Dinv[i])) return false;
+  bool spd;
+  if (isLeafFreeJoint(model, i, extra_diag)) {
+    data.U.middleCols<6>(jm.idx_v).noalias() = data.Yaba[i] * S;
+    spd = invertLeafFreeInertia(model.inertias[i], data.Dinv[i]);
+  } else if (n == 6) {
+    spd = jointInertiaFixed<6>(model, data.Yaba[i], Sall, jm.idx_v, extra_diag, data.U, data.Dinv[i]);
+  } else {
+    auto U = data.U.middleCols(jm.idx_v, n);
+    U.noalias() = data.Yaba[i] * S;
+    MatJJ D(n, n);
+    D.noalias() = S.transpose() * U;
+    D.diagonal() += model.armature.segment(jm.idx_v, n);
+    if (extra_diag) D.diagonal() += Eigen::Map<const VecX>(extra_diag + jm.idx_v, n);
+    spd = invertSmallSpd(D, data.Dinv[i]);
+  }
+  if (!spd) return false;
   const double trace = data.Dinv[i].topLeftCorner(n, n).trace();
   const double scale = singularScale(S.colwise().squaredNorm().maxCoeff(), data.Yaba[i]);
   if (kSingularTolerance * scale * trace < 1.0) return true;

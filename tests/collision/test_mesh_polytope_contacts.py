@@ -84,6 +84,20 @@ def test_a_peg_pressed_into_a_corner_of_a_hole_touches_the_floor_and_two_walls(p
         assert np.sum(np.abs(c.normals @ n) > 0.99) <= 8
 
 
+def test_a_peg_corner_pressed_where_the_floor_meets_a_wall_touches_both():
+    """The box peg's bottom corners at x = +0.0505 lie behind the floor and the wall x = 0.05, past the valley
+    edge where they meet, so neither face's projection holds them: each touches both planes (normals +z and
+    -x), at the depths of each, as the union of the two half-spaces says."""
+    world = world_of(rd.Mesh(BLOCK), rd.Box((0.098, 0.098, 0.3)))
+    c = world.collide(np.array([0.0015, 0.0015, 0.05 + 0.15 - 0.001, 0, 0, 0, 1.0]))
+    low = c.points[:, 2] < 0.06
+    corner = low & (c.points[:, 0] > 0.05) & (c.points[:, 1] < 0.0)  # the corner (0.0505, -0.0475)
+    normals = {tuple(np.round(n, 9) + 0.0) for n in c.normals[corner]}
+    assert normals == {(0.0, 0.0, 1.0), (-1.0, 0.0, 0.0)}
+    np.testing.assert_allclose(c.distances[corner & (c.normals[:, 2] > 0.5)], -0.001, atol=1e-12)
+    np.testing.assert_allclose(c.distances[corner & (c.normals[:, 0] < -0.5)], -0.0005, atol=1e-12)
+
+
 @pytest.mark.parametrize("peg", ["box", "mesh"])
 def test_a_peg_dropped_into_the_hole_settles_on_its_floor(peg):
     shape = rd.Box((0.098, 0.098, 0.3)) if peg == "box" else rd.Mesh(PEG)

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "contact_patches.hpp"  // kPatchAngleDegrees
+#include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/collision/triangle_mesh.hpp"
 
 namespace rigidiff {
@@ -87,6 +88,20 @@ struct Side {
       for (int k = 0; k < 3; ++k) ridges[f][k] = ridge(edgeOf((*faces)[f], k), n1, n2);
   }
 
+  // the outward normal (world) at vertex i: the mean of its candidate faces' normals weighted by their angles there
+  Vec3 vertexNormal(int i) const {
+    Vec3 sum = Vec3::Zero();
+    auto it = std::lower_bound(vertexFaces.begin(), vertexFaces.end(), std::make_pair(i, -1));
+    for (; it != vertexFaces.end() && it->first == i; ++it) {
+      const Tri& F = (*faces)[it->second];
+      const int k = F[0] == i ? 0 : (F[1] == i ? 1 : 2);
+      const Vec3 e1 = x[F[(k + 1) % 3]] - x[i], e2 = x[F[(k + 2) % 3]] - x[i];
+      sum += std::atan2(e1.cross(e2).norm(), e1.dot(e2)) * n[it->second];
+    }
+    const double len = sum.norm();
+    return len > 0.0 ? Vec3(sum / len) : sum;
+  }
+
   // Is vertex v the lowest of its neighbours along direction d, within an angle whose sine is slack?
   bool lowestAlong(int v, const Vec3& d, double slack) const {
     auto it = std::lower_bound(vertexFaces.begin(), vertexFaces.end(), std::make_pair(v, -1));
@@ -130,6 +145,10 @@ bool inNormalCone(const Vec3& d, const Vec3& n1, const Vec3& n2) {
 // A vertex behind several faces keeps those within half the face depth of its shallowest touch (it
 // entered through those; the deeper ones lie across the solid, as the far side of a block from a peg
 // pressed into the floor of its hole).
+void innerCornerContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& cand,
+                         const std::vector<int>& suspects, const std::vector<int>& held, bool faceIsA,
+                         std::vector<Contact>& out);
+
 void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& facePairs,
                         bool faceIsA, double margin, std::vector<Contact>& out) {
   std::vector<std::pair<int, int>> cand;  // (face of fs, vertex of vs)
@@ -142,6 +161,7 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
     double h;
   };
   std::vector<Hit> hits;
+  std::vector<int> suspects;  // corners behind a face's plane, shallow, that this face does not hold
   for (const auto& [f, v] : cand) {
     const Tri& F = (*fs.faces)[f];
     const Vec3& nf = fs.n[f];
@@ -151,12 +171,20 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
     const double d11 = e1.dot(e1), d12 = e1.dot(e2), d22 = e2.dot(e2), den = d11 * d22 - d12 * d12;
     const double u = (d22 * e1.dot(d) - d12 * e2.dot(d)) / den, w = (d11 * e2.dot(d) - d12 * e1.dot(d)) / den;
     const double tol = -1e-9;  // a projection onto a shared edge counts for both faces (duplicates go later)
-    if (u < tol || w < tol || 1.0 - u - w < tol || !vs.lowestAlong(v, nf, kRestingSlack)) continue;
+    if (u < tol || w < tol || 1.0 - u - w < tol || !vs.lowestAlong(v, nf, kRestingSlack)) {
+      if (h < 0.0 && h > -0.5 * fs.depth && vs.corner[v]) suspects.push_back(v);
+      continue;
+    }
     hits.push_back({f, v, h});
   }
   std::vector<std::pair<int, double>> shallowest;  // (vertex, its least depth), sorted
   for (const Hit& hit : hits) shallowest.emplace_back(hit.v, std::max(0.0, -hit.h));
   std::sort(shallowest.begin(), shallowest.end());  // a vertex's least depth comes first
+  std::vector<int> held;  // vertices some face holds
+  for (const auto& entry : shallowest)
+    if (held.empty() || held.back() != entry.first) held.push_back(entry.first);
+  innerCornerContacts(fs, vs, cand, suspects, held, faceIsA, out);
+
   for (const Hit& hit : hits) {
     const auto least = std::lower_bound(shallowest.begin(), shallowest.end(), std::make_pair(hit.v, -1.0));
     if (-hit.h > least->second + 0.5 * fs.depth) continue;
@@ -169,6 +197,114 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
       addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -fs.n[hit.f]);
     else
       addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, fs.n[hit.f]);
+  }
+}
+
+// Corners of `vs` inside the solid of `fs` that no face of fs holds (`held`: the vertices vertex-face
+// contacts found, sorted): behind a valley edge, or a concave or saddle vertex, the projection onto every
+// face misses them (a peg's corner pressed into the floor and a wall of a hole, where the two meet; a
+// convex corner pressed onto the apex of the inner arc of a ring of the same tessellation: two rings
+// hanging from each other rest so). Such a corner, less than half the face depth from its nearest point of
+// fs, which lies on an edge that is not a ridge or on a vertex, touches the planes of the faces at that
+// edge or vertex that it is behind and along whose normal it is the lowest of its neighbours: point-face
+// contacts, each a face's plane extended past the valley (the solid there is the union of the faces'
+// half-spaces). A saddle tilts those planes against the corner's neighbours; if none qualifies, the corner
+// touches the plane through the nearest vertex (an edge's nearer end) with the surface's normal there.
+void innerCornerContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& cand,
+                         const std::vector<int>& suspects, const std::vector<int>& held, bool faceIsA,
+                         std::vector<Contact>& out) {
+  if (suspects.empty()) return;
+  std::vector<char> look(vs.points->size(), 0);  // the suspects no face holds
+  for (const int v : suspects) look[v] = !std::binary_search(held.begin(), held.end(), v);
+  std::vector<std::pair<int, int>> byVertex;  // (such a vertex of vs, its candidate face of fs)
+  for (const auto& [f, v] : cand)
+    if (look[v]) byVertex.emplace_back(v, f);
+  std::sort(byVertex.begin(), byVertex.end());
+  const double near = 0.5 * fs.depth;
+  std::vector<int> planes;  // faces of fs at the nearest edge or vertex
+  for (std::size_t k = 0, end = 0; k < byVertex.size(); k = end) {
+    const int v = byVertex[k].first;
+    for (end = k; end < byVertex.size() && byVertex[end].first == v; ++end) {
+    }
+    const Vec3& p = vs.x[v];
+    double best = near * near;
+    int bi = -1, bj = -1;  // the nearest feature of fs: edge (bi, bj), or vertex bi (bj < 0)
+    int bf = -1;           // or the inside of face bf (bi, bj: its two corners nearest p)
+    bool onFace = false;
+    for (std::size_t q = k; q < end; ++q) {
+      const Tri& F = (*fs.faces)[byVertex[q].second];
+      const Vec3 &t0 = fs.x[F[0]], &t1 = fs.x[F[1]], &t2 = fs.x[F[2]];
+      const double plane = fs.n[byVertex[q].second].dot(p - t0);
+      if (!(plane * plane < best)) continue;  // the face is no nearer than its plane
+      const int type = static_cast<int>(pointTriangleDistanceType(p, t0, t1, t2));
+      const double d2 = pointTriangleDistance(p, t0, t1, t2, static_cast<PointTriangleDistanceType>(type));
+      if (!(d2 < best)) continue;
+      best = d2;
+      onFace = type == static_cast<int>(PointTriangleDistanceType::P_T);
+      bf = byVertex[q].second;
+      if (onFace) {
+        std::array<int, 3> c = F;
+        std::sort(c.begin(), c.end(), [&](int a, int b) { return (p - fs.x[a]).squaredNorm() < (p - fs.x[b]).squaredNorm(); });
+        bi = c[0];
+        bj = c[1];
+      } else {
+        bi = type < 3 ? F[type] : F[(type - 3) % 3];
+        bj = type < 3 ? -1 : F[(type - 2) % 3];
+      }
+    }
+    if (bi < 0) continue;
+    Vec3 n1, n2;
+    if (!onFace && bj >= 0 && fs.ridge({std::min(bi, bj), std::max(bi, bj)}, n1, n2)) continue;  // its faces hold
+    planes.clear();
+    if (onFace) {
+      planes.push_back(bf);
+    } else if (bj >= 0) {
+      auto it = std::lower_bound(fs.edgeFaces.begin(), fs.edgeFaces.end(),
+                                 std::make_tuple(std::min(bi, bj), std::max(bi, bj), -1));
+      for (; it != fs.edgeFaces.end() && std::get<0>(*it) == std::min(bi, bj) && std::get<1>(*it) == std::max(bi, bj);
+           ++it)
+        planes.push_back(std::get<2>(*it));
+    } else {
+      auto it = std::lower_bound(fs.vertexFaces.begin(), fs.vertexFaces.end(), std::make_pair(bi, -1));
+      for (; it != fs.vertexFaces.end() && it->first == bi; ++it) planes.push_back(it->second);
+    }
+    // inside fs: behind the surface's normal at the nearest point (the face's, the mean of an edge's two faces',
+    // the angle-weighted mean at a vertex), which holds for the nearest point of a closed surface
+    Vec3 pseudo = Vec3::Zero(), nearestPoint = fs.x[bi];
+    if (onFace) {
+      pseudo = fs.n[bf];
+    } else if (bj >= 0) {
+      for (const int f : planes) pseudo += fs.n[f];
+      const Vec3 e = fs.x[bj] - fs.x[bi];
+      nearestPoint += (e.dot(p - fs.x[bi]) / e.squaredNorm()) * e;
+    } else {
+      pseudo = fs.vertexNormal(bi);
+    }
+    if (!(pseudo.dot(p - nearestPoint) < 0.0)) continue;
+    // a plane through the point o of fs with outward normal nf (world; body frame: ob, nb)
+    auto touch = [&](const Vec3& o, const Vec3& nf, const Vec3& ob, const Vec3& nb) {
+      const double h = nf.dot(p - o);
+      if (!(h < 0.0 && h > -near) || !vs.lowestAlong(v, nf, kRestingSlack)) return false;
+      Feature face, point;
+      face.kind = FeatureKind::Face;
+      face.p = ob;
+      face.d = nb;
+      point.p = (*vs.points)[v];
+      if (faceIsA)
+        addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -nf);
+      else
+        addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, nf);
+      return true;
+    };
+    bool touched = false;
+    for (const int f : planes) {
+      const int corner = (*fs.faces)[f][0];
+      touched = touch(fs.x[corner], fs.n[f], (*fs.points)[corner], (*fs.normals)[f]) || touched;
+    }
+    if (touched) continue;
+    if (bj >= 0 && (p - fs.x[bj]).squaredNorm() < (p - fs.x[bi]).squaredNorm()) bi = bj;
+    const Vec3 N = fs.vertexNormal(bi);
+    if (N.squaredNorm() > 0.0) touch(fs.x[bi], N, (*fs.points)[bi], fs.M.R.transpose() * N);
   }
 }
 

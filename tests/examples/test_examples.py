@@ -268,7 +268,19 @@ def check_affine_bodies(report: str, out: Path):
     check_pngs(out, ["affine_bodies_fall.png"], report)
 
 
+def check_rings_and_gripper(report: str, out: Path):
+    assert 2.0 < number(report, rf"dropped {NUM} mm onto the rim") < 2.1  # its gap, and the rest depth
+    assert number(report, rf"drift over the last [\d.]+ s: {NUM} mm") < 0.01
+    assert number(report, rf"deepest {NUM} mm") < 0.1
+    assert number(report, rf"hanging ring step Jacobians against finite differences: {NUM}") < 1e-7
+    assert number(report, rf"then {NUM} mm in the last") < 0.01  # held by friction
+    assert number(report, rf"the torus fell {NUM} mm in the last") > 100  # below the friction limit it slips
+    assert number(report, rf"held torus step Jacobians against finite differences: {NUM}") < 1e-7
+    check_pngs(out, ["rings_and_gripper.png", "rings_and_gripper_grip.png"], report)
+
+
 CHECKS = {
+    "rings_and_gripper.py": check_rings_and_gripper,
     "affine_bodies_fall.py": check_affine_bodies,
     "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,

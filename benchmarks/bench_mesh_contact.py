@@ -7,7 +7,8 @@ rigidiff's contact query (world.collide: box trees traversed together, triangle 
 patch) against coal's collide on the same pair and pose (OBBRSS trees, enable_contact, every contact
 kept: the intersecting triangle pairs, not reduced), and one step of each world. MuJoCo cannot represent
 the hole (it replaces every mesh by its convex hull), so its mj_step runs a mug standing on a box shelf,
-the mug as its convex hull, next to rigidiff's step of the same mug as its triangles.
+the mug as its convex hull, next to rigidiff's step of the same mug as its triangles. And the step
+Jacobians of the peg in the hole against central differences of its step (rigidiff.testing).
 
     python benchmarks/bench_mesh_contact.py [--repeat 15] [--cells 12]
 """
@@ -22,6 +23,7 @@ import numpy as np
 from _common import interleaved_medians
 
 import rigidiff as rd
+import rigidiff.testing as rdt
 
 # the test meshes (grids of cells, watertight) are the benchmark's scenes too
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "collision"))
@@ -109,6 +111,9 @@ def main():
         "rigidiff peg collide": (lambda: peg_world.collide(PEG_POSE), None),
         "rigidiff peg step": (lambda: peg_world.step(PEG_POSE, zero, zero), None),
         "rigidiff mug step": (lambda: mug_world.step(mug_q, mug_v, zero), None),
+        "rigidiff peg step_jacobians": (lambda: peg_world.step_jacobians(PEG_POSE, zero, zero), None),
+        "central differences of the peg step": (
+            lambda: rdt.finite_difference_jacobians(peg_world, PEG_POSE, zero, zero, method="central"), None),
     }
     coal_fn, mj_fn = coal_collide(block, peg, PEG_POSE), mujoco_mug_step(cup)
     if coal_fn is not None:
@@ -127,6 +132,9 @@ def main():
     else:
         print("coal: not installed")
     print(f"rigidiff step, peg in hole: {ms['rigidiff peg step']:.2f} ms")
+    print(f"rigidiff step_jacobians, peg in hole: {ms['rigidiff peg step_jacobians']:.2f} ms; central differences "
+          f"of the step (q, v, tau: {6 * peg_world.nv} steps): {ms['central differences of the peg step']:.1f} ms; "
+          f"speed-up {times['central differences of the peg step'] / times['rigidiff peg step_jacobians']:.0f}x")
     print(f"rigidiff step, mug on shelf (its triangles): {ms['rigidiff mug step']:.3f} ms")
     if mj_fn is not None:
         print(f"mujoco mj_step, mug on shelf (its convex hull: MuJoCo cannot represent the cavity or the hole): "

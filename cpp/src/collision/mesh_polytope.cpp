@@ -416,8 +416,35 @@ void meshPolytopePairs(const CollisionShape& a, const SE3& Ma, const CollisionSh
     bvhPairs(a.triangles->tree, b.triangles->tree, Ma.actInv(Mb), margin, pairs);
     return;
   }
-  for (int f : faces)
-    for (int g = 0; g < 12; ++g) pairs.emplace_back(f, g);
+  // a face and a box triangle pair up when their prisms' boxes (the box's triangles reach its smallest half
+  // extent inside) meet within the margin, in the box's frame: a mug on a shelf pairs its floor with the
+  // shelf's top, not with its twelve triangles
+  const BoxSurface box(b.half_extents);
+  const double depth = b.half_extents.minCoeff();
+  std::array<Vec3, 12> glo, ghi;
+  for (int g = 0; g < 12; ++g) {
+    glo[g] = ghi[g] = box.points[box.faces[g][0]];
+    for (int k = 0; k < 3; ++k)
+      for (const Vec3& x : {box.points[box.faces[g][k]], Vec3(box.points[box.faces[g][k]] - depth * box.normals[g])}) {
+        glo[g] = glo[g].cwiseMin(x);
+        ghi[g] = ghi[g].cwiseMax(x);
+      }
+  }
+  const MeshTriangles& ma = *a.triangles;
+  const SE3 M = Mb.actInv(Ma);  // the mesh's frame -> the box's
+  for (int f : faces) {
+    const Vec3 back = -ma.thickness * (M.R * ma.normals[f]);
+    Vec3 lo = Vec3::Constant(INFINITY), hi = Vec3::Constant(-INFINITY);
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 x = M.actPoint(ma.points[ma.faces[f][k]]);
+      lo = lo.cwiseMin(x).cwiseMin(x + back);
+      hi = hi.cwiseMax(x).cwiseMax(x + back);
+    }
+    lo.array() -= margin;
+    hi.array() += margin;
+    for (int g = 0; g < 12; ++g)
+      if ((lo.array() <= ghi[g].array()).all() && (glo[g].array() <= hi.array()).all()) pairs.emplace_back(f, g);
+  }
 }
 
 void meshPolytope(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,

@@ -285,22 +285,38 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
   }
   for (int k = 0; k < mi; ++k)  // a friction row and its normal share their trees, hence their island
     if (cd.findex[rows[k]] >= 0) cd.findexi[k] = cd.localRow[cd.findex[rows[k]]];
-  // warm start: the previous step's classes, when every row of the island existed then
+  // warm start: the previous step's classes for the rows that existed then. A row new in this step (a body
+  // touching a pile) is guessed from its own velocity: a normal or limit row that approaches clamps, one
+  // that separates does not, a friction row sticks when its normal clamps, joint friction sticks. A wrong
+  // guess fails the validity check and the solve goes on cold, as it would have without the guess.
   const contact::LcpClass* guess = nullptr;
   if (cd.warmStart && options.warmStart && !cd.warmClasses.empty()) {
     cd.guess.assign(mi, contact::LcpClass::Separating);
     int found = 0;
+    std::vector<int> fresh;  // rows with no previous class
     for (int k = 0; k < mi; ++k) {
       // the first previous row with this key (prevOrder: (key, row) sorted)
       const auto it = std::lower_bound(cd.prevOrder.begin(), cd.prevOrder.end(),
                                        std::make_pair(cd.warmKeys[rows[k]], 0));
       if (it == cd.prevOrder.end() || it->first != cd.warmKeys[rows[k]] ||
-          it->second >= static_cast<int>(cd.warmClasses.size()))
+          it->second >= static_cast<int>(cd.warmClasses.size())) {
+        fresh.push_back(k);
         continue;
+      }
       cd.guess[k] = cd.warmClasses[it->second];
       ++found;
     }
-    if (found == mi) guess = cd.guess.data();
+    // in a large island, a few new rows only: when many are new (an impact) the guess is poor, and a failed
+    // warm start there costs a factorisation of its clamping system before the cold solve
+    if (found > 0 && (mi < contact::kSparseFactorRows || 8 * static_cast<int>(fresh.size()) <= mi)) {
+      for (const int k : fresh)  // normals and limits first: friction rows follow their normal's guess
+        if (cd.findexi[k] < 0)
+          cd.guess[k] = (std::isfinite(cd.hii[k]) || cd.bi[k] < 0.0) ? contact::LcpClass::Clamping
+                                                                     : contact::LcpClass::Separating;
+      for (const int k : fresh)
+        if (cd.findexi[k] >= 0) cd.guess[k] = cd.guess[cd.findexi[k]];
+      guess = cd.guess.data();
+    }
   }
   if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
   contact::BoxedLcpWorkspace& ws = cd.lcps[slot];

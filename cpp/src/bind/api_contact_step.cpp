@@ -8,7 +8,10 @@
 namespace rigidiff {
 namespace bind {
 
-void clearWarmStart(ContactStepData& cd) { cd.warmClasses.clear(); }
+void clearWarmStart(ContactStepData& cd) {
+  cd.warmClasses.clear();
+  cd.warmImpulses.clear();
+}
 
 int warmStartSize(const ContactStepData& cd) {
   // a step leaves its rows' keys and classes; an emptied cache keeps the keys but no classes
@@ -28,6 +31,7 @@ void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* cl
   for (int r = 0; r < n; ++r)
     RD_CHECK_ARG(classes[r] >= 0 && classes[r] <= 3, "warm start class [" << r << "] must be 0..3, got " << classes[r]);
   cd.warmKeys.assign(keys, keys + n);
+  cd.warmImpulses.clear();  // a restored warm start holds classes only
   cd.warmClasses.resize(n);
   for (int r = 0; r < n; ++r) cd.warmClasses[r] = static_cast<contact::LcpClass>(classes[r]);
 }

@@ -131,10 +131,32 @@ bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptio
   return false;
 }
 
+// After solveClampingSystem(lcp, classes, ws): the solution of that clamping system nearest the impulses x0,
+// x0 + d with d the least-squares solution of Q d = r - Q x0 (x0 on the clamped rows, the friction rows
+// bound to them following), into ws.x and ws.w. Where the clamped rows outnumber the bodies' dofs (a robot
+// collapsed on the ground) the minimum-norm solution may push some normal the wrong way while the previous
+// step's impulses, moved within the solutions, stay valid. False if the solve fails.
+bool solveNearImpulses(const BoxedLcp& lcp, const LcpClass* classes, const double* x0, BoxedLcpWorkspace& ws,
+                       const BoxedLcpOptions& options) {
+  VecX start = VecX::Zero(lcp.n);
+  for (const int i : ws.clamped) start[i] = x0[i];
+  for (std::size_t u = 0; u < ws.bounded.size(); ++u)
+    if (ws.coupling[u] >= 0) start[ws.bounded[u]] = ws.factor[static_cast<int>(u)] * start[ws.clamped[ws.coupling[u]]];
+  VecX shiftedB(lcp.n);
+  delassusVelocity(lcp, ws, start, shiftedB);  // b + A x0: the system for d
+  BoxedLcp shifted(lcp.n, lcp.A.data(), shiftedB.data(), lcp.lo.data(), lcp.hi.data(), lcp.findex);
+  shifted.factors = lcp.factors;
+  shifted.root = lcp.root;
+  shifted.lazyA = lcp.lazyA;
+  if (!solveClampingSystem(shifted, classes, ws, options)) return false;
+  ws.x += start;  // ws.w = A d + b + A x0 already
+  return ws.x.allFinite();
+}
+
 }  // namespace
 
 BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
-                             const LcpClass* warmClasses) {
+                             const LcpClass* warmClasses, const double* warmX) {
   ws.resize(lcp.n);
   ws.systemValid = false;
   ws.denseReady = ws.columnsReady = false;
@@ -148,12 +170,25 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
     return result;
   }
 
-  // warm start: one clamping-system solve with the guessed classes
-  if (warmClasses && solveClampingSystem(lcp, warmClasses, ws, options) && isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
-    result.solver = LcpSolver::WarmStart;
-    result.success = true;
-    result.standardised = standardise(lcp, ws, options, false, warmClasses);
-    return result;
+  // warm start: one clamping-system solve with the guessed classes, then its solution nearest the previous
+  // impulses if the minimum-norm one is not valid
+  if (warmClasses && solveClampingSystem(lcp, warmClasses, ws, options)) {
+    if (isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
+      result.solver = LcpSolver::WarmStart;
+      result.success = true;
+      result.standardised = standardise(lcp, ws, options, false, warmClasses);
+      return result;
+    }
+    // only for a symmetric system (no friction row at a bound): its solutions differ by impulses that move
+    // no body (A d = 0 gives J^T d = 0), so the step's velocities are those of any other of its solutions
+    if (warmX && ws.bounded.empty() && solveNearImpulses(lcp, warmClasses, warmX, ws, options) &&
+        isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
+      result.solver = LcpSolver::WarmStart;
+      result.success = true;
+      classifyBoxedLcp(lcp, ws, options, false);
+      ws.systemValid = false;  // not the minimum-norm solution, as a pivoting answer that is not standardised
+      return result;
+    }
   }
 
   // the later stages read A's columns

@@ -90,12 +90,15 @@ void contactRolloutBackward(const Model& m, const CollisionModel& cm, const Cont
     if (!recorded) {
       cd.warmKeys = keys[t];
       cd.warmClasses = classes[t];
+      cd.warmImpulses.clear();  // recorded modes carry no impulses
     } else if (t > 0) {
       cd.warmKeys = keys[t - 1];
       cd.warmClasses = classes[t - 1];
+      cd.warmImpulses.clear();
     } else {
       cd.warmKeys.clear();
       cd.warmClasses.clear();
+      cd.warmImpulses.clear();
     }
     contactStepCotangents(m, d, cm, cd, o, Q + o_q, V + o_v, taus + o_v, dt, nullptr, groups, explore, cq.data(),
                           cv.data(), qn.data(), vn.data(), jac, pjac, pq.data(), pv.data(), g_taus + o_v, g_params);

@@ -292,6 +292,8 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
   const contact::LcpClass* guess = nullptr;
   if (cd.warmStart && options.warmStart && !cd.warmClasses.empty()) {
     cd.guess.assign(mi, contact::LcpClass::Separating);
+    const bool withImpulses = cd.warmImpulses.size() == cd.warmClasses.size();
+    cd.guessX.assign(withImpulses ? mi : 0, 0.0);
     int found = 0;
     std::vector<int> fresh;  // rows with no previous class
     for (int k = 0; k < mi; ++k) {
@@ -304,6 +306,7 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
         continue;
       }
       cd.guess[k] = cd.warmClasses[it->second];
+      if (withImpulses) cd.guessX[k] = cd.warmImpulses[it->second];
       ++found;
     }
     // in a large island, a few new rows only: when many are new (an impact) the guess is poor, and a failed
@@ -339,7 +342,8 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
   root.index = cd.factorIndex.data();
   root.G = cd.rootG.data();
   if (rooted) lcp.root = &root;
-  const contact::BoxedLcpResult res = contact::solveBoxedLcp(lcp, ws, options.lcp, guess);
+  const contact::BoxedLcpResult res =
+      contact::solveBoxedLcp(lcp, ws, options.lcp, guess, guess && !cd.guessX.empty() ? cd.guessX.data() : nullptr);
   // the step reports the latest stage any island needed
   cd.result.success = cd.result.success && res.success;
   cd.result.frictionDropped = cd.result.frictionDropped || res.frictionDropped;
@@ -426,6 +430,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     cd.segStart.assign(1, 0);
     Eigen::Map<VecX>(v_out, nv) = cd.vfree;
     cd.warmClasses.clear();
+    cd.warmImpulses.clear();
     cd.result = contact::BoxedLcpResult();
     cd.result.success = true;
     finishStep(model, data, q, dt, q_out, v_out);
@@ -565,6 +570,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     begin = end;
   }
   cd.warmClasses = cd.classes;
+  cd.warmImpulses.assign(cd.x.data(), cd.x.data() + m);
 
   Eigen::Map<VecX> vn(v_out, nv);
   vn = cd.vfree;

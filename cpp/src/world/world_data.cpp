@@ -29,7 +29,10 @@ void WorldData::continueFrom(const Model& model, const double* q, const double* 
   const bool continues = warm_known && warm_end.size() == nq + nv &&
                          std::memcmp(q, warm_end.data(), nq * sizeof(double)) == 0 &&
                          std::memcmp(v, warm_end.data() + nq, nv * sizeof(double)) == 0;
-  if (!continues) contact.warmClasses.clear();
+  if (!continues) {
+    contact.warmClasses.clear();
+    contact.warmImpulses.clear();
+  }
   warm_known = false;  // until the step succeeds and endAt records its end
 }
 

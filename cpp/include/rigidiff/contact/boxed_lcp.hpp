@@ -221,9 +221,12 @@ bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<co
 
 /// Solves the boxed LCP; the answer is in ws.x, ws.w and ws.classes (resized to lcp.n).
 /// warmClasses (dim n, or null): a guessed classification tried first with one clamping-system solve.
+/// warmX (dim n, or null; with warmClasses): the previous impulses. When the guessed clamping system has
+/// many solutions and its minimum-norm one is not valid, the solution nearest warmX is tried (valid, it is
+/// the answer, not standardised).
 /// Never throws on a hard problem and never returns NaN: the result reports which stage succeeded.
 BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options = {},
-                             const LcpClass* warmClasses = nullptr);
+                             const LcpClass* warmClasses = nullptr, const double* warmX = nullptr);
 
 }  // namespace contact
 }  // namespace rigidiff

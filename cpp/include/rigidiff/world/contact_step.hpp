@@ -170,6 +170,10 @@ struct ContactStepData {
   std::vector<double> target;        ///< (m) velocity target of each row: w = J v' - target
   std::vector<TargetKind> targetKind;  ///< (m) the term that set each target
   std::vector<contact::LcpClass> warmClasses;
+  /// the impulses of the previous step's rows (as warmClasses), kept only along a chain of this world's own
+  /// steps: the warm start of a clamping system with many solutions takes the one nearest them
+  std::vector<double> warmImpulses;
+  std::vector<double> guessX;  ///< scratch: this step's rows' previous impulses (0 for new rows)
   std::vector<contact::LcpClass> guess;  ///< scratch: this step's warm-start guess
   bool warmStart = true;             ///< use the previous step's classes as a guess
   ConstraintDerivativeBuffers deriv;  ///< of contactStepDerivatives

@@ -19,7 +19,9 @@ $RIGIDIFF_CROCODDYL_PYTHON), through `_crocoddyl_mpc_timer.py`; install it in it
 `pip install crocoddyl==3.2.1 pin==4.0.0 example-robot-data` (that wheel crashes with pin 4.1).
 
 Prints, per robot and horizon, the median and largest replan time in ms and the ratio rigidiff /
-Crocoddyl (below 1: rigidiff is faster), and the tracking result of rigidiff's loop.
+Crocoddyl (below 1: rigidiff is faster), the tracking result of rigidiff's loop, and where rigidiff's
+replan spends its time (medians: the rollouts with their step Jacobians, the rest of the C++ solve, the
+Python around it).
 """
 
 from __future__ import annotations
@@ -99,14 +101,19 @@ def rigidiff_mpc(world, q0, v0, setup, horizon: int, replans: int):
                      rebuild=False)
     q, v = q0.copy(), v0.copy()
     q, v = world.step(q, v, mpc(q, v))  # the first call solves in full
-    times = []
+    times, split = [], []
     for _ in range(replans):
         t0 = time.perf_counter()
         tau = mpc(q, v)
         times.append(time.perf_counter() - t0)
+        timings = mpc.last_result.timings
+        split.append((timings["dynamics"], timings["total"]))
         q, v = world.step(q, v, tau)
     times = np.array(times)
-    return float(np.median(times)), float(times.max()), q, v, mpc.last_result
+    dynamics, solve = np.median(split, axis=0)
+    where = {"dynamics_ms": 1e3 * dynamics, "solver_ms": 1e3 * (solve - dynamics),
+             "python_ms": 1e3 * (np.median(times) - solve)}
+    return float(np.median(times)), float(times.max()), q, v, where
 
 
 def bench_panda(root: Path, horizons, replans: int, res: dict) -> dict:
@@ -122,9 +129,10 @@ def bench_panda(root: Path, horizons, replans: int, res: dict) -> dict:
         prob.add_control_cost(WEIGHTS["control"], tau_target=g0)
 
     for h in horizons:
-        med, worst, q, v, _ = rigidiff_mpc(world, q0, v0, setup, h, replans)
+        med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans)
         err = float(np.linalg.norm(world.body_pose(q, HAND)[:3, 3] - target))
-        res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst, "tracking": f"hand {1e3 * err:.1f} mm from target"}
+        res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst, "tracking": f"hand {1e3 * err:.1f} mm from target",
+                  **where}
     return {"robot": "panda", "dt": DT, "horizons": list(horizons), "iterations": 1, "replans": replans,
             "q0": PANDA_Q0.tolist(), "target": target.tolist(), "weights": WEIGHTS}
 
@@ -139,10 +147,10 @@ def bench_solo12(root: Path, horizons, replans: int, res: dict) -> dict:
         prob.set_initial_guess(tau0)  # the first solve; later replans start from the previous plan
 
     for h in horizons:
-        med, worst, q, v, last = rigidiff_mpc(world, q0, v0, setup, h, replans)
+        med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans)
         drift = float(np.linalg.norm(world.difference(q0, q)))
         res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
-                  "tracking": f"posture error {drift:.1e}, {len(world.collide(q))} foot contacts"}
+                  "tracking": f"posture error {drift:.1e}, {len(world.collide(q))} foot contacts", **where}
     return {"robot": "solo12", "dt": DT, "horizons": list(horizons), "iterations": 1, "replans": replans,
             "q0": q0.tolist(), "target": q0.tolist(), "weights": WEIGHTS}
 
@@ -195,12 +203,13 @@ def bench_talos(root: Path, horizons, replans: int, res: dict) -> dict:
         prob.set_initial_guess(tau0)
 
     for h in horizons:
-        med, worst, q, v, _ = rigidiff_mpc(world, q0, v0, setup, h, replans)
+        med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans)
         drift = float(np.linalg.norm(world.difference(q0, q)))
         contacts = world.collide(q)
         feet = sorted({b for b in contacts.body_a if b != "ground"} | {b for b in contacts.body_b if b != "ground"})
         res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
-                  "tracking": f"posture error {drift:.1e}, {len(contacts)} sole contacts on {', '.join(feet)}"}
+                  "tracking": f"posture error {drift:.1e}, {len(contacts)} sole contacts on {', '.join(feet)}",
+                  **where}
     return {}
 
 
@@ -243,6 +252,10 @@ def main(argv=None) -> int:
             peer = f"{t['median_ms']:8.2f} ({t['max_ms']:6.2f})" if t else f"{'-':>19}"
             ratio = f"{o['median_ms'] / t['median_ms']:7.2f}" if t else f"{'-':>7}"
             print(f"{robot:8} {h:4d} {o['median_ms']:9.2f} ({o['max_ms']:6.2f}) {peer} {ratio}  {o['tracking']}")
+        for h in horizons:
+            o = ours[h]
+            print(f"{'':8} {h:4d}   where rigidiff's time goes (ms): rollouts and step Jacobians "
+                  f"{o['dynamics_ms']:.3f}, costs + Riccati + line search {o['solver_ms']:.3f}, Python {o['python_ms']:.3f}")
         if "error" in theirs:
             print(f"  crocoddyl: {theirs['error'].strip().splitlines()[-1]}")
         for note in theirs.get("notes", []):

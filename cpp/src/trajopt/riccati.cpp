@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "rigidiff/linalg/dense_product.hpp"
+
 namespace rigidiff {
 
 namespace {
@@ -78,13 +80,13 @@ bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, d
   using MapM = Eigen::Map<const RowMatrix>;
   using MapV = Eigen::Map<const Eigen::VectorXd>;
   Eigen::VectorXd Vx = MapV(p.lx + static_cast<long>(p.T) * nx, nx);
-  RowMatrix Vxx = MapM(p.lxx + static_cast<long>(p.T) * nx * nx, nx, nx);
+  MatX Vxx = MapM(p.lxx + static_cast<long>(p.T) * nx * nx, nx, nx);
   // every buffer made once: the loop allocates nothing on its common path. The step's model is taken
-  // as one block F = [A B], so that Q = l + F^T V F comes from two products (its lower triangle only)
+  // as one block F = [A B], so that Q = l + F^T V F comes from two products, and the products of nx^3
+  // and nx^2 nu take linalg's dense kernel (AVX2 where the CPU has it)
   Eigen::VectorXd g(nz), kt(nu), lo(nu), hi(nu), Quk(nu);
-  RowMatrix F(nx, nz), VF(nx, nz), H(nz, nz), Quu(nu, nu), Qux(nu, nx), Quu_reg(nu, nu), rhs(nu, nx + 1),
-      sol(nu, nx + 1), Kt(nu, nx), M(nu, nx), N(nx, nx);
-  H.setZero();
+  MatX F(nx, nz), VF(nx, nz), H(nz, nz), Kt(nu, nx), M(nu, nx), N(nx, nx);
+  RowMatrix Quu(nu, nu), Qux(nu, nx), Quu_reg(nu, nu), rhs(nu, nx + 1), sol(nu, nx + 1);
   Eigen::LLT<RowMatrix> llt(nu);
   Mask free(nu);
   dV[0] = dV[1] = 0.0;
@@ -94,14 +96,13 @@ bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, d
     g.head(nx) = MapV(p.lx + static_cast<long>(t) * nx, nx);
     g.tail(nu) = MapV(p.lu + static_cast<long>(t) * nu, nu);
     g.noalias() += F.transpose() * Vx;  // (Q_x, Q_u)
-    VF.noalias() = Vxx * F;
-    H.triangularView<Eigen::Lower>() = F.transpose() * VF;  // lower triangle of [[Qxx, Qxu], [Qux, Quu]] - l
-    H.topLeftCorner(nx, nx).triangularView<Eigen::Lower>() += MapM(p.lxx + static_cast<long>(t) * nx * nx, nx, nx);
-    H.bottomRightCorner(nu, nu).triangularView<Eigen::Lower>() +=
-        MapM(p.luu + static_cast<long>(t) * nu * nu, nu, nu);
+    denseProduct(Vxx, F, Ref<MatX>(VF));
+    denseProductTransposedA(F, VF, H);  // [[Qxx, Qxu], [Qux, Quu]] - l
+    H.topLeftCorner(nx, nx) += MapM(p.lxx + static_cast<long>(t) * nx * nx, nx, nx);
+    H.bottomRightCorner(nu, nu) += MapM(p.luu + static_cast<long>(t) * nu * nu, nu, nu);
     const auto Qx = g.head(nx);
     const auto Qu = g.tail(nu);
-    Quu = H.bottomRightCorner(nu, nu).selfadjointView<Eigen::Lower>();
+    Quu = H.bottomRightCorner(nu, nu);
     Qux = H.bottomLeftCorner(nu, nx);
     Quu_reg = Quu;
     Quu_reg.diagonal().array() += mu;
@@ -147,8 +148,8 @@ bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, d
     // V_xx = Q_xx + K^T Q_uu K + K^T Q_ux + Q_ux^T K = Q_xx + N + N^T with N = K^T (Q_uu K / 2 + Q_ux)
     M = Qux;
     M.noalias() += 0.5 * Quu * Kt;
-    N.noalias() = Kt.transpose() * M;
-    Vxx = H.topLeftCorner(nx, nx).selfadjointView<Eigen::Lower>();
+    denseProductTransposedA(Kt, M, N);
+    Vxx = 0.5 * (H.topLeftCorner(nx, nx) + H.topLeftCorner(nx, nx).transpose());
     Vxx += N + N.transpose();
   }
   return true;

@@ -27,6 +27,10 @@ def as_array(x, shape: tuple, name: str, *, finite: bool = True) -> np.ndarray:
 
     A ``-1`` entry in ``shape`` matches any length on that axis.
     """
+    if type(x) is np.ndarray and x.dtype == np.float64 and x.shape == shape:  # the common case, without formatting
+        if finite and not np.isfinite(x).all():
+            raise ValueError(f"{name} must be finite, got {x}")
+        return x
     arr = real_array(x, name, _fmt(shape))
     if arr.ndim != len(shape) or any(s != -1 and s != n for s, n in zip(shape, arr.shape)):
         raise ValueError(f"{name} must have shape {_fmt(shape)}, got {arr.shape}")

@@ -1,11 +1,11 @@
 """Model-predictive control: a receding-horizon trajectory optimiser behind a ``controller(q, v) -> tau``.
 
-    def setup(prob):                          # the objective, rebuilt at every replan
+    def setup(prob):                          # the objective, built once (rebuild=False)
         prob.add_state_cost(q_target=[0, 0], v_target=[0, 0], q_weight=[1, 10], v_weight=0.1)
         prob.add_control_cost(1e-3)
         prob.set_control_bounds(-20, 20)
 
-    mpc = rd.mpc.MPC(world, horizon=30, setup=setup, method="ilqr", iterations=2)
+    mpc = rd.mpc.MPC(world, horizon=30, setup=setup, method="ilqr", iterations=2, rebuild=False)
     for _ in range(steps):
         tau = mpc(q, v)                       # replans, warm-started from the previous plan
         q, v = plant.step(q, v, tau)
@@ -19,6 +19,7 @@ import numpy as np
 
 from ._validate import as_array
 from .trajopt import Problem
+from .trajopt.ilqr import solve_ilqr
 from .trajopt.problem import check_method_options
 
 __all__ = ["MPC"]
@@ -31,23 +32,28 @@ class MPC:
         world: the model the controller plans with (its dt is the control period).
         horizon: steps planned ahead at every replan.
         setup: ``setup(problem)`` adds the costs, bounds and actuation to a fresh
-            ``rd.trajopt.Problem(world, horizon, q, v)``; it may read ``problem.q0``, ``problem.v0``
-            and ``mpc.time`` (seconds since reset) to build time-varying targets. A first guess it
-            sets (``problem.set_initial_guess``) seeds the first solve; later replans start from the
-            previous plan instead.
+            ``rd.trajopt.Problem(world, horizon, q, v)``; with ``rebuild`` it may read ``problem.q0``,
+            ``problem.v0`` and ``mpc.time`` (seconds since reset) to build time-varying targets. A first
+            guess it sets (``problem.set_initial_guess``) seeds the first solve; later replans start
+            from the previous plan instead.
         method: the trajopt method of every replan ("ilqr" by default; any of trajopt.METHODS).
         iterations: solver iterations per replan (a few: the warm start carries the rest).
         replan_every: control steps between replans; in between, the controller plays the plan
             (with iLQR, plus its feedback gains on the state error). 1 replans at every call.
         first_iterations: iterations of the first solve (default 10 x iterations).
+        rebuild: call ``setup`` on a new Problem at every replan (True, the default: for objectives
+            that move with time or state). False builds the problem once, at the first replan; later
+            replans only move its initial state, shift the warm start and iterate, and with iLQR on
+            the built-in costs nothing runs per knot in Python.
         **options: passed to ``Problem.solve`` (e.g. ``shot_length``).
 
     ``mpc(q, v)`` returns the torques (nv,) for this control step. ``replan_times`` holds the seconds
-    of every replan, ``last_result`` the last trajopt Result, ``plan`` its torques.
+    of every replan (building the problem when it does, warm start and solve), ``last_result`` the
+    last trajopt Result, ``plan`` its torques.
     """
 
     def __init__(self, world, horizon: int, setup, method: str = "ilqr", iterations: int = 2,
-                 replan_every: int = 1, first_iterations: int | None = None, **options):
+                 replan_every: int = 1, first_iterations: int | None = None, rebuild: bool = True, **options):
         from rigidiff.world import World
 
         if not isinstance(world, World):
@@ -70,6 +76,9 @@ class MPC:
         self.iterations = int(iterations)
         self.first_iterations = 10 * self.iterations if first_iterations is None else int(first_iterations)
         self.replan_every = int(replan_every)
+        if not isinstance(rebuild, (bool, np.bool_)):
+            raise TypeError(f"rebuild must be True or False, got {rebuild!r}")
+        self.rebuild = bool(rebuild)
         self.options = options
         self.reset()
 
@@ -81,6 +90,7 @@ class MPC:
         self.time = 0.0
         self._index = 0
         self._gains = None
+        self._problem = None
 
     def __call__(self, q, v) -> np.ndarray:
         return self.controller(q, v)
@@ -104,18 +114,30 @@ class MPC:
         return tau
 
     def _replan(self, q, v) -> None:
-        prob = Problem(self.world, self.horizon, q, v)
-        self.setup(prob)
+        t0 = time.perf_counter()
+        prob = self._problem
+        if prob is None or self.rebuild:
+            prob = Problem(self.world, self.horizon, q, v)
+            self.setup(prob)
+            self._problem = prob
+        else:  # the same problem from the new state (q, v were checked by controller)
+            prob.q0[:] = q
+            prob.v0[:] = v
         if self.plan is not None:
             # warm start: the rest of the previous plan, then its last torques held
             rest = self.plan[self._index:]
             guess = np.concatenate([rest, np.repeat(self.plan[-1:], self.horizon - len(rest), axis=0)])
-            prob.set_initial_guess(guess)
+            if self.rebuild:
+                prob.set_initial_guess(guess)
+            else:
+                prob._tau_guess = guess  # finite and of its shape: the previous plan's torques
             iters = self.iterations
         else:
             iters = self.first_iterations
-        t0 = time.perf_counter()
-        res = prob.solve(method=self.method, max_iters=iters, verbose=False, **self.options)
+        if self.plan is not None and not self.rebuild and self.method == "ilqr":
+            res = solve_ilqr(prob, iters, 1e-6, False, **self.options)  # checked by the first solve
+        else:
+            res = prob.solve(method=self.method, max_iters=iters, verbose=False, **self.options)
         self.replan_times.append(time.perf_counter() - t0)
         self.last_result = res
         self.plan = res.tau

@@ -298,3 +298,32 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
     double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian) except +
     void barrierStiffness(double bbox_diagonal, double dhat, double average_mass, double grad_dot, double grad_sq,
                           double* out) except +
+
+
+cdef extern from "rigidiff/trajopt/ilqr_solver.hpp" namespace "rigidiff" nogil:
+    cdef cppclass TrajectoryCosts:
+        void addState(const int* knots, int n, const double* q_target, const double* v_target, const double* Wq,
+                      const double* Wv) except +
+        void addControl(const double* target, const double* W) except +
+        void addBody(int f, const int* knots, int n, const double* point, const double* position, const double* W,
+                     const double* R, const double* Wr) except +
+        double evaluate(const Model&, Data&, const double* Q, const double* V, const double* TAU, double* gq,
+                        double* gv, double* gtau, double* hxx, double* huu) except +
+    cdef enum class IlqrStep(int):
+        Accepted
+        Converged
+        NoDecrease
+        Failed
+    cdef cppclass IlqrSolver:
+        IlqrSolver(int T, int nq, int nv, const double* S, int nu, const double* lo, const double* hi) except +
+        TrajectoryCosts costs
+        bool start(const WorldModel&, WorldData&, const double* q0, const double* v0, const double* guess,
+                   double mu) except +
+        IlqrStep iterate(const WorldModel&, WorldData&, double tol) except +
+        double cost()
+        double dynamicsSeconds()
+        bool hasGains()
+        const vector[double]& Q()
+        const vector[double]& V()
+        const vector[double]& U()
+        const vector[double]& K()

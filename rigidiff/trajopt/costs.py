@@ -3,6 +3,10 @@
 Every term sees the states q_t (coordinates), v_t for t = 0..T and the torques tau_t for t = 0..T-1.
 Gradients with respect to q are tangent-space cotangents (nv per knot), as everywhere in rigidiff;
 the Gauss-Newton Hessians (J^T W J of each residual) feed iLQR.
+
+Each built-in term also hands itself to C++ (``to_native``; cpp/include/rigidiff/trajopt/cost_terms.hpp),
+where a Problem evaluates all of them along the trajectory in one call; ``add`` stays the definition the
+C++ terms are tested against, and runs when a problem has a cost written in Python.
 """
 
 from __future__ import annotations
@@ -91,6 +95,8 @@ def _check_configurations(world, Q, name: str) -> None:
 class StateCost:
     """0.5 |difference(q_target_t, q_t)|^2_Wq + 0.5 |v_t - v_target_t|^2_Wv at the chosen knots."""
 
+    native = True  # to_native hands it to C++ (trajopt/cost_terms.hpp), which evaluates it as add does
+
     def __init__(self, world, T, q_target, v_target, q_weight, v_weight, final_only):
         nq, nv = world.nq, world.nv
         self.knots = np.array([T]) if final_only else np.arange(T + 1)
@@ -109,6 +115,9 @@ class StateCost:
         self._world = world
         # joints whose coordinates add (difference = subtraction, its Jacobian the identity): vectorised
         self.additive = nq == nv and all(body.joint.type in ADDITIVE for _, body, _, _ in world._joint_table)
+
+    def to_native(self, core) -> None:
+        core.add_state(self.knots, self.q_target, self.v_target, self.Wq, self.Wv)
 
     def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
         world, nv = self._world, self._world.nv
@@ -149,10 +158,15 @@ class StateCost:
 class ControlCost:
     """0.5 |tau_t - tau_target_t|^2_W summed over t = 0..T-1."""
 
+    native = True
+
     def __init__(self, world, T, weight, tau_target):
         nv = world.nv
         self.W = weight_matrix(weight, nv, "weight")
         self.target = np.zeros((T, nv)) if tau_target is None else _per_knot(tau_target, T, nv, "tau_target")
+
+    def to_native(self, core) -> None:
+        core.add_control(self.target, self.W)
 
     def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
         R = TAU - self.target
@@ -185,6 +199,8 @@ class BodyTarget:
     """0.5 |p_t - position|^2_W for a point fixed in a body, and optionally
     0.5 |log(R_target^T R_t)|^2_Wr for the body's orientation, at the chosen knots."""
 
+    native = True
+
     def __init__(self, world, T, body, position, weight, time, point, orientation, orientation_weight):
         self.body = world.body_index(body)
         self.knots = time_indices(time, T + 1)
@@ -199,6 +215,9 @@ class BodyTarget:
         if self.position is None and self.orientation is None:
             raise ValueError("a body target needs a position, an orientation or both")
         self._world = world
+
+    def to_native(self, core) -> None:
+        core.add_body(self.body, self.knots, self.point, self.position, self.W, self.orientation, self.Wr)
 
     def add(self, acc: CostDerivatives, Q, V, TAU, derivatives: bool) -> None:
         nv, k = self._world.nv, self.knots
@@ -234,6 +253,8 @@ class UserCost:
     the tangent space here), dV (T+1, nv), dTAU (T, nv); any of them may be None (zero). iLQR uses
     its gradient only (no Hessian), plus its own regularisation.
     """
+
+    native = False  # Python: a problem with one runs its costs (and iLQR) in Python
 
     def __init__(self, world, T, fn):
         if not callable(fn):

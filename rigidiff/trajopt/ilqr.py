@@ -16,6 +16,7 @@ from .result import Result
 
 __all__ = ["solve_ilqr", "box_qp"]
 
+# the schedule ilqr_solver.cpp follows too
 MU_MIN, MU_MAX, MU_FACTOR = 1e-8, 1e10, 4.0
 MAX_RAISES = 8  # per iteration: mu grows at most 4^8 = 65536 times before the solve stops
 ALPHAS = 0.5 ** np.arange(12)
@@ -103,13 +104,57 @@ class _Ilqr:
         return _core._riccati_backward(A, B, lx, lxx, lu, luu, lo, hi, k_start, mu)
 
 
+NO_DECREASE = "no further decrease: converged"
+NO_STEP = ("no step accepted at any regularisation tried (a change of contact mode, or a cost the local model "
+           "misses)")
+FIRST_ROLLOUT = "the rollout of the initial guess failed (diverged or invalid); start from other torques"
+
+
 def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6):
-    """iLQR from the problem's initial guess; stops when the relative cost decrease is below tol."""
+    """iLQR from the problem's initial guess; stops when the relative cost decrease is below tol.
+
+    Runs in C++ (trajopt/ilqr_solver.hpp: rollouts, step Jacobians, costs, backward pass and line
+    search) unless a cost is written in Python, then in _solve_python (the same algorithm)."""
+    native = prob._native_core()
+    if native is None:
+        return _solve_python(prob, max_iters, tol, verbose, mu)
+    t_start = time.perf_counter()
+    world = prob.world
+    if not native.start(world, prob.q0, prob.v0, prob._tau_guess, float(mu)):
+        raise RuntimeError(FIRST_ROLLOUT)
+    cost = native.cost
+    history = [cost]
+    progress = Progress(verbose, max_iters, "ilqr")
+    converged, message, iterations = False, "iteration limit reached", 0
+    for iterations in range(1, max_iters + 1):
+        status = native.iterate(world, tol)
+        if status >= 2:  # no step accepted
+            converged = status == 2
+            message = NO_DECREASE if converged else NO_STEP
+            break
+        cost = native.cost
+        history.append(cost)
+        progress.update(iterations, cost)
+        if status == 1:
+            converged, message = True, "relative cost decrease below tol"
+            break
+    progress.close(message)
+    Q, V, U = native.trajectory()
+    total = time.perf_counter() - t_start
+    return Result(q=Q, v=V, tau=prob.torques(U), parameters={}, cost=cost, cost_history=history,
+                  constraint_violation=0.0, converged=converged, iterations=iterations, message=message,
+                  method="ilqr", timings={"total": total, "dynamics": native.dynamics_seconds,
+                                          "per_iteration": total / max(iterations, 1)},
+                  feedback=native.gains())
+
+
+def _solve_python(prob, max_iters: int, tol: float, verbose: bool, mu: float):
+    """solve_ilqr with the costs evaluated in Python (a problem with a cost of add_cost)."""
     t_start = time.perf_counter()
     solver = _Ilqr(prob)
     first = solver.rollout(prob.initial_controls())
     if first is None:
-        raise RuntimeError("the rollout of the initial guess failed (diverged or invalid); start from other torques")
+        raise RuntimeError(FIRST_ROLLOUT)
     Q, V, U, cost = first
     history = [float(cost)]
     progress = Progress(verbose, max_iters, "ilqr")
@@ -148,9 +193,7 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
                 break
         if not accepted:
             converged = mu <= MU_MAX and raises <= MAX_RAISES
-            message = "no further decrease: converged" if converged else \
-                "no step accepted at any regularisation tried (a change of contact mode, or a cost the " \
-                "local model misses)"
+            message = NO_DECREASE if converged else NO_STEP
             break
         decrease = cost - trial[3]
         gains_kept = K

@@ -8,6 +8,7 @@ import os
 import numpy as np
 from threadpoolctl import ThreadpoolController
 
+from .. import _core
 from .._validate import as_array, as_scalar, real_array
 from .costs import BodyTarget, ControlCost, CostDerivatives, StateCost, UserCost
 from .ilqr import solve_ilqr
@@ -119,6 +120,7 @@ class Problem:
         self.param_lower = self.param_upper = np.zeros(0)
         self.opt_q0 = self.opt_v0 = False
         self._tau_guess = np.zeros((self.T, self.nv))
+        self._native = None  # the C++ twin of the costs and bounds (_native_core), made on first use
 
     # ------------------------------------------------------------------ objective
     def add_state_cost(self, q_target=None, v_target=None, q_weight=1.0, v_weight=1.0, final_only: bool = False):
@@ -131,12 +133,14 @@ class Problem:
         """
         if q_target is None and v_target is None:
             raise ValueError("add_state_cost needs q_target, v_target or both")
+        self._native = None
         self._costs.append(StateCost(self.world, self.T, q_target, v_target, q_weight, v_weight, final_only))
         return self
 
     def add_control_cost(self, weight=1.0, tau_target=None):
         """0.5 |tau_t - tau_target|^2_weight summed over the T steps (tau_target: (nv,), (T, nv) or None
         for zero; weight: scalar, (nv,) or (nv, nv))."""
+        self._native = None
         self._costs.append(ControlCost(self.world, self.T, weight, tau_target))
         return self
 
@@ -152,6 +156,7 @@ class Problem:
             orientation: a (3, 3) rotation matrix or an (x, y, z, w) quaternion; the error is the
                 rotation vector of R_target^T R_t. orientation_weight: scalar, (3,) or (3, 3).
         """
+        self._native = None
         self._costs.append(BodyTarget(self.world, self.T, body, position, weight, time, point, orientation,
                                       orientation_weight))
         return self
@@ -160,6 +165,7 @@ class Problem:
         """A cost of your own: ``fn(Q, V, TAU) -> (value, dQ, dV, dTAU)`` with Q (T+1, nq), V (T+1, nv),
         TAU (T, nv), and the gradients of value with respect to them (dQ in q's coordinates; None for
         zero). iLQR uses its gradient with no Hessian."""
+        self._native = None
         self._costs.append(UserCost(self.world, self.T, fn))
         return self
 
@@ -172,6 +178,7 @@ class Problem:
             raise ValueError("control bounds: lower must be <= upper")
         if np.any(lo == np.inf) or np.any(hi == -np.inf):
             raise ValueError("control bounds: lower cannot be +inf nor upper -inf (no torque would fit)")
+        self._native = None
         self._u_lower, self._u_upper = lo, hi
         return self
 
@@ -206,6 +213,7 @@ class Problem:
                 raise ValueError(f"actuated dofs must be joint names or dof indices in [0, {self.nv}), got {d!r}")
         if not chosen:
             raise ValueError("set_actuated needs at least one dof")
+        self._native = None
         self.actuated = np.array(sorted(set(chosen)))
         self.S = np.eye(self.nv)[:, self.actuated]
         return self
@@ -323,9 +331,30 @@ class Problem:
 
     def costs(self, Q, V, TAU, derivatives: bool = True, hessians: bool = False) -> CostDerivatives:
         acc = CostDerivatives(self.T, self.nv, hessians)
-        for term in self._costs:
-            term.add(acc, Q, V, TAU, derivatives)
+        native = self._native_core()
+        if native is None:
+            for term in self._costs:
+                term.add(acc, Q, V, TAU, derivatives)
+            return acc
+        value, gq, gv, gtau, hxx, huu = native.costs(self.world, Q, V, TAU, derivatives, hessians)
+        acc.value = value
+        if derivatives:
+            acc.gq, acc.gv, acc.gtau = gq, gv, gtau
+            if hessians:
+                acc.hxx, acc.huu = hxx, huu
         return acc
+
+    def _native_core(self):
+        """The costs, actuation and control bounds in C++ (one call evaluates every term along the
+        trajectory; iLQR runs on it), made once; None when a cost is written in Python (add_cost)."""
+        if self._native is None:
+            if any(not term.native for term in self._costs):
+                return None
+            core = _core.IlqrCore(self.T, self.nq, self.nv, self.S, self.u_lower, self.u_upper)
+            for term in self._costs:
+                term.to_native(core)
+            self._native = core
+        return self._native
 
     def set_parameter_values(self, p) -> None:
         if self.param_names:

@@ -207,6 +207,20 @@ def check_catapult(report: str, out: Path):
     check_pngs(out, ["catapult.png", "catapult_frames.png"], report)
 
 
+def check_solo12_push(report: str, out: Path):
+    if "example-robot-data is not installed" in report:
+        return  # the script explains itself and exits 0
+    assert "at 100 Hz" in report
+    moved = number(report, rf"largest move along y {NUM} mm")
+    assert 0.5 < moved < 20.0  # the push moves the base, the stance takes it
+    assert number(report, rf"largest tilt {NUM} deg") < 2.0
+    assert number(report, rf"posture error at the end: {NUM}") < 1e-2
+    assert number(report, rf"feet on the ground: at least {NUM} in every step") == 4
+    median, worst = number(report, rf"replans: .*?median {NUM} ms"), number(report, rf"replans: .*?, max {NUM} ms")
+    assert 0.0 < median <= worst < 5000.0  # a timing on a shared machine: only its sanity is checked
+    check_pngs(out, ["solo12_push.png"], report)
+
+
 def check_solo12_mpc(report: str, out: Path):
     if "example-robot-data is not installed" in report:
         return  # the script explains itself and exits 0
@@ -294,6 +308,7 @@ CHECKS = {
     "jump_worm.py": check_jump_worm,
     "catapult.py": check_catapult,
     "solo12_mpc_stand_up.py": check_solo12_mpc,
+    "solo12_mpc_push.py": check_solo12_push,
     "panda_reach_and_push.py": check_reach_and_push,
 }
 

@@ -79,3 +79,45 @@ def test_riccati_pass_is_the_lqr_solution():
         _core._riccati_backward(A, B, np.full_like(lx, np.nan), lxx, lu, luu, None, None, np.zeros((1, nu)), 0.0)
     with pytest.raises(ValueError, match="shape"):
         _core._riccati_backward(A[:, :3], B, lx, lxx, lu, luu, None, None, np.zeros((1, nu)), 0.0)
+
+
+def riccati_reference(A, B, lx, lxx, lu, luu, mu):
+    """The unbounded backward pass, written out with numpy."""
+    T, nu = len(A), B.shape[2]
+    Vx, Vxx = lx[T], lxx[T]
+    k, K, dV = np.zeros((T, nu)), np.zeros((T, nu, A.shape[1])), np.zeros(2)
+    for t in reversed(range(T)):
+        Qx, Qu = lx[t] + A[t].T @ Vx, lu[t] + B[t].T @ Vx
+        Qxx, Qux = lxx[t] + A[t].T @ Vxx @ A[t], B[t].T @ Vxx @ A[t]
+        Quu = luu[t] + B[t].T @ Vxx @ B[t]
+        R = Quu + mu * np.eye(nu)
+        k[t], K[t] = -np.linalg.solve(R, Qu), -np.linalg.solve(R, Qux)
+        dV += [k[t] @ Qu, 0.5 * k[t] @ Quu @ k[t]]
+        Vx = Qx + K[t].T @ Quu @ k[t] + K[t].T @ Qu + Qux.T @ k[t]
+        Vxx = Qxx + K[t].T @ Quu @ K[t] + K[t].T @ Qux + Qux.T @ K[t]
+        Vxx = 0.5 * (Vxx + Vxx.T)
+    return k, K, dV
+
+
+@pytest.mark.parametrize("nx, nu", [(8, 3), (64, 20), (76, 32)])  # from 64 states the pass takes the dense kernel
+def test_riccati_pass_of_every_size_is_the_recursion(nx, nu):
+    rng = np.random.default_rng(nx)
+    T = 5
+    A = np.eye(nx) + 0.1 * rng.normal(size=(T, nx, nx))
+    B = rng.normal(size=(T, nx, nu)) / np.sqrt(nx)
+    M = rng.normal(size=(T + 1, nx, nx)) / np.sqrt(nx)
+    lxx, lx = M @ M.transpose(0, 2, 1), rng.normal(size=(T + 1, nx))
+    lu, luu = rng.normal(size=(T, nu)), np.broadcast_to(np.eye(nu), (T, nu, nu)).copy()
+    ref = riccati_reference(A, B, lx, lxx, lu, luu, 1e-3)
+    ours = _core._riccati_backward(A, B, lx, lxx, lu, luu, None, None, np.zeros((T, nu)), 1e-3)
+    for a, b in zip(ours, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * np.abs(b).max())
+    # bounds that hold nothing leave the pass as it is; bounds that hold some controls keep k inside them
+    wide = _core._riccati_backward(A, B, lx, lxx, lu, luu, -1e6, 1e6, np.zeros((T, nu)), 1e-3)
+    for a, b in zip(wide, ours):
+        np.testing.assert_array_equal(a, b)
+    bound = 0.5 * np.abs(ours[0]).max()
+    k, K, _ = _core._riccati_backward(A, B, lx, lxx, lu, luu, -bound, bound, np.zeros((T, nu)), 1e-3)
+    assert np.all(np.abs(k) <= bound + 1e-12) and np.any(np.abs(k) == bound)
+    held = np.abs(k) == bound
+    assert not np.any(K[held])  # a control held at its bound has no feedback

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include "rigidiff/linalg/dense_product.hpp"
+
 namespace rigidiff {
 
 namespace {
@@ -31,6 +33,25 @@ RowMatrix block(const RowMatrix& H, const std::vector<int>& rows, const std::vec
 Mask freeSet(const Eigen::VectorXd& x, const Eigen::VectorXd& grad, const Eigen::VectorXd& lo,
              const Eigen::VectorXd& hi) {
   return !(((x.array() <= lo.array()) && (grad.array() > 0)) || ((x.array() >= hi.array()) && (grad.array() < 0)));
+}
+
+// K = -Quu_reg^-1 Qux on the controls the box QP left free (zero rows for those held at a bound); false
+// if their block of Quu_reg is not positive definite
+bool boundedGains(const RowMatrix& Quu_reg, const RowMatrix& Qux, const Mask& free, RowMatrix& Kt) {
+  const long nx = Qux.cols();
+  Kt.setZero();
+  if (free.all()) {
+    Kt = -Quu_reg.llt().solve(Qux);
+  } else if (free.any()) {
+    const std::vector<int> f = indices(free);
+    std::vector<int> all(nx);
+    for (int i = 0; i < nx; ++i) all[i] = i;
+    Eigen::LLT<RowMatrix> sub(block(Quu_reg, f, f));
+    if (sub.info() != Eigen::Success) return false;
+    const RowMatrix Kf = -sub.solve(block(Qux, f, all));
+    for (size_t i = 0; i < f.size(); ++i) Kt.row(f[i]) = Kf.row(i);
+  }
+  return true;
 }
 
 }  // namespace
@@ -73,7 +94,10 @@ bool boxQP(const RowMatrix& H, const Eigen::VectorXd& g, const Eigen::VectorXd& 
   return true;
 }
 
-bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, double* dV) {
+namespace {
+
+// The pass with Eigen's products, in the order of every earlier release (see riccatiBackward).
+bool riccatiBackwardEigen(const RiccatiProblem& p, double mu, double* k, double* K, double* dV) {
   const int nx = p.nx, nu = p.nu;
   using MapM = Eigen::Map<const RowMatrix>;
   using MapV = Eigen::Map<const Eigen::VectorXd>;
@@ -103,18 +127,7 @@ bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, d
       hi.setConstant(INFINITY);
     }
     if (!boxQP(Quu_reg, Qu, lo, hi, k_out, kt, free)) return false;
-    Kt.setZero();
-    if (free.all()) {
-      Kt = -Quu_reg.llt().solve(Qux);
-    } else if (free.any()) {
-      const std::vector<int> f = indices(free);
-      std::vector<int> all(nx);
-      for (int i = 0; i < nx; ++i) all[i] = i;
-      Eigen::LLT<RowMatrix> sub(block(Quu_reg, f, f));
-      if (sub.info() != Eigen::Success) return false;
-      const RowMatrix Kf = -sub.solve(block(Qux, f, all));
-      for (size_t i = 0; i < f.size(); ++i) Kt.row(f[i]) = Kf.row(i);
-    }
+    if (!boundedGains(Quu_reg, Qux, free, Kt)) return false;
     k_out = kt;
     Eigen::Map<RowMatrix>(K + static_cast<long>(t) * nu * nx, nu, nx) = Kt;
     dV[0] += kt.dot(Qu);
@@ -124,6 +137,88 @@ bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, d
     Vxx = 0.5 * (Vxx + Vxx.transpose()).eval();
   }
   return true;
+}
+
+// The pass for large models: one block F = [A B] so that Q = l + F^T V F comes from two products, and
+// the products of nx^3 and nx^2 nu on linalg's dense kernel (AVX2 where the CPU has it), with no
+// allocation in the loop.
+bool riccatiBackwardDense(const RiccatiProblem& p, double mu, double* k, double* K, double* dV) {
+  const int nx = p.nx, nu = p.nu, nz = nx + nu;
+  using MapM = Eigen::Map<const RowMatrix>;
+  using MapV = Eigen::Map<const Eigen::VectorXd>;
+  Eigen::VectorXd Vx = MapV(p.lx + static_cast<long>(p.T) * nx, nx);
+  MatX Vxx = MapM(p.lxx + static_cast<long>(p.T) * nx * nx, nx, nx);
+  // every buffer made once: the loop allocates nothing on its common path. The step's model is taken
+  // as one block F = [A B], so that Q = l + F^T V F comes from two products, and the products of nx^3
+  // and nx^2 nu take linalg's dense kernel (AVX2 where the CPU has it)
+  Eigen::VectorXd g(nz), kt(nu), lo(nu), hi(nu), Quk(nu);
+  MatX F(nx, nz), VF(nx, nz), H(nz, nz), N(nx, nx);
+  RowMatrix Quu(nu, nu), Qux(nu, nx), Quu_reg(nu, nu), rhs(nu, nx + 1), sol(nu, nx + 1), Kt(nu, nx), M(nu, nx);
+  Eigen::LLT<RowMatrix> llt(nu);
+  Mask free(nu);
+  dV[0] = dV[1] = 0.0;
+  for (int t = p.T - 1; t >= 0; --t) {
+    F.leftCols(nx) = MapM(p.A + static_cast<long>(t) * nx * nx, nx, nx);
+    F.rightCols(nu) = MapM(p.B + static_cast<long>(t) * nx * nu, nx, nu);
+    g.head(nx) = MapV(p.lx + static_cast<long>(t) * nx, nx);
+    g.tail(nu) = MapV(p.lu + static_cast<long>(t) * nu, nu);
+    g.noalias() += F.transpose() * Vx;  // (Q_x, Q_u)
+    denseProduct(Vxx, F, Ref<MatX>(VF));
+    denseProductTransposedA(F, VF, H);  // [[Qxx, Qxu], [Qux, Quu]] - l
+    H.topLeftCorner(nx, nx) += MapM(p.lxx + static_cast<long>(t) * nx * nx, nx, nx);
+    H.bottomRightCorner(nu, nu) += MapM(p.luu + static_cast<long>(t) * nu * nu, nu, nu);
+    const auto Qx = g.head(nx);
+    const auto Qu = g.tail(nu);
+    Quu = H.bottomRightCorner(nu, nu);
+    Qux = H.bottomLeftCorner(nu, nx);
+    Quu_reg = Quu;
+    Quu_reg.diagonal().array() += mu;
+    Eigen::Map<Eigen::VectorXd> k_out(k + static_cast<long>(t) * nu, nu);
+    llt.compute(Quu_reg);
+    if (llt.info() != Eigen::Success) return false;
+    rhs.col(0) = Qu;
+    rhs.rightCols(nx) = Qux;
+    sol.noalias() = llt.solve(rhs);  // the unconstrained k and K in one solve
+    kt = -sol.col(0);
+    bool inside = true;  // the unconstrained minimum within the bounds: every control free
+    if (p.lo) {
+      lo = MapV(p.lo + static_cast<long>(t) * nu, nu);
+      hi = MapV(p.hi + static_cast<long>(t) * nu, nu);
+      inside = (kt.array() >= lo.array()).all() && (kt.array() <= hi.array()).all();
+    }
+    if (inside) {
+      Kt = -sol.rightCols(nx);
+    } else {
+      if (!boxQP(Quu_reg, Qu, lo, hi, k_out, kt, free)) return false;
+      if (!boundedGains(Quu_reg, Qux, free, Kt)) return false;
+    }
+    k_out = kt;
+    Eigen::Map<RowMatrix>(K + static_cast<long>(t) * nu * nx, nu, nx) = Kt;
+    Quk.noalias() = Quu * kt;
+    dV[0] += kt.dot(Qu);
+    dV[1] += 0.5 * kt.dot(Quk);
+    // V_x = Q_x + K^T Q_uu k + K^T Q_u + Q_ux^T k
+    Vx = Qx;
+    Vx.noalias() += Kt.transpose() * (Quk + Qu);
+    Vx.noalias() += Qux.transpose() * kt;
+    // V_xx = Q_xx + K^T Q_uu K + K^T Q_ux + Q_ux^T K = Q_xx + N + N^T with N = K^T (Q_uu K / 2 + Q_ux)
+    M = Qux;
+    M.noalias() += 0.5 * Quu * Kt;
+    denseProductTransposedA(Kt, M, N);
+    Vxx = 0.5 * (H.topLeftCorner(nx, nx) + H.topLeftCorner(nx, nx).transpose());
+    Vxx += N + N.transpose();
+  }
+  return true;
+}
+
+}  // namespace
+
+bool riccatiBackward(const RiccatiProblem& p, double mu, double* k, double* K, double* dV) {
+  // Below kDenseStates the pass keeps Eigen's products in their earlier order: its round-off is the one
+  // iLQR always had, which a solve through contact can amplify into another local optimum
+  // (examples/catapult.py). Above, the dense kernel's pass is several times faster (talos, nx = 76).
+  constexpr int kDenseStates = 64;
+  return p.nx >= kDenseStates ? riccatiBackwardDense(p, mu, k, K, dV) : riccatiBackwardEigen(p, mu, k, K, dV);
 }
 
 }  // namespace rigidiff

@@ -124,7 +124,7 @@ cdef class BarrierWorldCore:
         return q_out, v_out, gq, gv, gt
 
     def _bw_stats(self):
-        cdef cnp.ndarray out = _empty1(5)
+        cdef cnp.ndarray out = _empty1(14)
         self._bw.get().stats(_ptr(out))
         return out
 

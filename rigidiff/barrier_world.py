@@ -398,10 +398,17 @@ class BarrierWorld(_core.BarrierWorldCore):
     @property
     def last_step(self) -> dict:
         """What the last step did: newton_iterations, kappa (barrier stiffness), min_distance (smallest surface
-        distance within dhat at the end, inf if none), residual (last Newton move / (l dt)), active_pairs."""
+        distance within dhat at the end, inf if none), residual (last Newton move / (l dt)), active_pairs,
+        candidates (primitive pairs of the last broad phase), symbolic_factorisations (sparsity patterns
+        analysed: the pattern is kept while the same bodies touch), line_search_evaluations, and times: the
+        step's wall-clock seconds in the broad phase ("candidates"), the barrier and friction terms
+        ("barrier"), the sparse matrix ("assembly"), its LDL^T factorisation and solve ("factorisation"), the
+        CCD ("ccd") and in all ("total")."""
         s = self._bw_stats()
+        times = dict(zip(("candidates", "barrier", "assembly", "factorisation", "ccd", "total"), map(float, s[8:14])))
         return {"newton_iterations": int(s[0]), "kappa": float(s[1]), "min_distance": float(s[2]),
-                "residual": float(s[3]), "active_pairs": int(s[4])}
+                "residual": float(s[3]), "active_pairs": int(s[4]), "candidates": int(s[5]),
+                "symbolic_factorisations": int(s[6]), "line_search_evaluations": int(s[7]), "times": times}
 
     def advance(self, tau=None, n_steps: int = 1) -> None:
         """Step the stored state (world.q, world.v) n_steps times under tau."""

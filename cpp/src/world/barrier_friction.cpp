@@ -149,7 +149,7 @@ void buildFrictionPairs(const BarrierWorldModel& model, BarrierWorldData& data, 
 }
 
 double frictionPotential(const BarrierWorldModel& model, const BarrierWorldData& data, const double* q,
-                         const double* q_n, double* grad, std::vector<Eigen::Triplet<double>>* triplets) {
+                         const double* q_n, double* grad, BlockHessian* hessian) {
   const double eps = model.options.friction_velocity * model.dt;
   double total = 0.0;
   for (const FrictionPair& f : data.friction) {
@@ -161,8 +161,13 @@ double frictionPotential(const BarrierWorldModel& model, const BarrierWorldData&
       if (bodies[s] >= 0)
         for (int r = 0; r < 12; ++r) dq[12 * s + r] = q[12 * bodies[s] + r] - q_n[12 * bodies[s] + r];
     for (int k = 0; k < f.npts; ++k) {
-      const int slot = f.body[k] == bodies[0] ? 0 : 1;
-      G.block<2, 12>(0, 12 * slot) += f.weight[k] * f.basis.transpose() * affineJacobian(f.xbar[k]);
+      // T^T J(xbar) without forming J: column p_i is T's row i, column a_i's entry m is that times xbar_m
+      const int at = f.body[k] == bodies[0] ? 0 : 12;
+      for (int i = 0; i < 3; ++i) {
+        const Eigen::Vector2d t = f.weight[k] * f.basis.row(i).transpose();
+        G.col(at + i) += t;
+        for (int m = 0; m < 3; ++m) G.col(at + 3 + 3 * i + m) += t * f.xbar[k][m];
+      }
     }
     const Eigen::Vector2d u = G * dq;
     const double y = u.norm();
@@ -183,23 +188,15 @@ double frictionPotential(const BarrierWorldModel& model, const BarrierWorldData&
         if (bodies[s] >= 0)
           for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += g[12 * s + r];
     }
-    if (triplets) {
+    if (hessian) {
       // d2f0/du2 = f1/y (I - uu^T/y^2) + f1' uu^T/y^2: eigenvalues f1/y and f1' >= 0, already PSD
       Eigen::Matrix2d inner = f1_over_y * Eigen::Matrix2d::Identity();
       if (y > 0.0) {
         const Eigen::Vector2d uh = u / y;
         inner += (f1_prime - f1_over_y) * uh * uh.transpose();
       }
-      const Eigen::Matrix<double, 24, 24> Hq = f.normal_force * G.transpose() * inner * G;
-      for (int s = 0; s < 2; ++s)
-        for (int t = 0; t < 2; ++t) {
-          if (bodies[s] < 0 || bodies[t] < 0) continue;
-          for (int r = 0; r < 12; ++r)
-            for (int c = 0; c < 12; ++c) {
-              const double h = Hq(12 * s + r, 12 * t + c);
-              if (h != 0.0) triplets->emplace_back(12 * bodies[s] + r, 12 * bodies[t] + c, h);
-            }
-        }
+      const Mat24 Hq = f.normal_force * G.transpose() * inner * G;
+      hessian->addPair(bodies[0], bodies[1], Hq);
     }
   }
   return total;

@@ -46,7 +46,9 @@ class BarrierWorld {
   /// The step and the cotangents (gq, gv, gtau) pulled back from (gq_next, gv_next).
   void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next, const double* gv_next,
                double* q_out, double* v_out, double* gq, double* gv, double* gtau);
-  /// out (5) = Newton iterations, kappa, minimum distance, residual, active pairs of the last step.
+  /// out (14) = Newton iterations, kappa, minimum distance, residual, active pairs, candidates, symbolic
+  /// factorisations, line search evaluations of the last step, then its seconds in candidates, barrier,
+  /// assembly, factorisation, CCD and in all (BarrierStepStats).
   void stats(double* out) const;
   /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
   /// kappa; grad (nq).

@@ -383,6 +383,20 @@ class BarrierWorld(_core.BarrierWorldCore):
         A, p = self.affine_map(q, name)
         return rest @ A.T + p, faces
 
+    def surfaces(self, q) -> tuple:
+        """(vertices (N, 3), faces (M, 3)) of every body's surface at q, stacked in state order: the faces index
+        the stacked vertices (for an independent check with another library, or drawing the whole scene)."""
+        q = as_array(q, (self.nq,), "q")
+        verts, faces, offset = [], [], 0
+        for name in self._names:
+            V, F = self.surface(q, name)
+            verts.append(V)
+            faces.append(F + offset)
+            offset += len(V)
+        if not verts:
+            return np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64)
+        return np.vstack(verts), np.vstack(faces)
+
     def check_state(self, q) -> None:
         """ValueError naming the pair if two bodies, or a body and a ground plane, intersect or touch at q."""
         self._bw_check_state(as_array(q, (self.nq,), "q"))

@@ -4,8 +4,10 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <thread>
 
 #include "rigidiff/collision/ccd/edge_edge.hpp"
 #include "rigidiff/collision/ccd/point_triangle.hpp"
@@ -175,16 +177,23 @@ Mat12 projectToPsd(const Mat12& H) {
   int live[12], m = 0;
   for (int r = 0; r < 12; ++r)
     if (!H.row(r).isZero(0.0)) live[m++] = r;
+  // H minus its negative part sum_{lambda < 0} lambda v v^T: the same as rebuilding V max(Lambda, 0) V^T, but
+  // a rank-k update for the usual one or two negative eigenvalues (eigenvalues ascend)
+  auto clamp = [](auto& A, const auto& eig) {
+    for (Eigen::Index k = 0; k < A.rows() && eig.eigenvalues()[k] < 0.0; ++k)
+      A.noalias() -= eig.eigenvalues()[k] * eig.eigenvectors().col(k) * eig.eigenvectors().col(k).transpose();
+  };
   if (m == 12) {
-    Eigen::SelfAdjointEigenSolver<Mat12> eig(H);
-    return eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * eig.eigenvectors().transpose();
+    Mat12 out = H;
+    clamp(out, Eigen::SelfAdjointEigenSolver<Mat12>(H));
+    return out;
   }
   using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 12, 12>;
   Small S(m, m);
   for (int r = 0; r < m; ++r)
     for (int c = 0; c < m; ++c) S(r, c) = H(live[r], live[c]);
-  Eigen::SelfAdjointEigenSolver<Small> eig(S);
-  const Small P = eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * eig.eigenvectors().transpose();
+  Small P = S;
+  clamp(P, Eigen::SelfAdjointEigenSolver<Small>(S));
   Mat12 out = Mat12::Zero();
   for (int r = 0; r < m; ++r)
     for (int c = 0; c < m; ++c) out(live[r], live[c]) = P(r, c);
@@ -262,101 +271,142 @@ void addPointHessian(const Mat12& H, const Vec3* xbar, const int* slot, int npts
   }
 }
 
-double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
-                        BlockHessian* hessian, bool project) {
+namespace {
+
+// the terms of pair p at d.x; the Hessian (projected to PSD when project) only when need_hessian
+void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const BarrierPair& p, bool need_hessian,
+               bool project, BarrierPairTerms& out) {
   const double shat = model.options.dhat * model.options.dhat;
-  double total = 0.0;
-  Mat24 Hq;
-  for (const BarrierPair& p : d.pairs) {
-    const AffineBody& A = model.bodies[p.body_a];
-    const auto& xa = d.x[p.body_a];
-    Vec12 g = Vec12::Zero();
-    Mat12 H = Mat12::Zero();
-    Vec3 xbar[4];
-    int slot[4] = {0, 0, 0, 0}, npts = 4;
-    double value;
-    bool projected = false;
-    if (p.kind == BarrierPair::PointPlane) {
-      const Vec3& n = model.planes[p.body_b].normal;
-      const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
-      const double s = gap > 0.0 ? gap * gap : 0.0;
-      const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
-      value = barrier(s, shat);
-      g.head<3>() = b1 * 2.0 * gap * n;
-      // (b'' ds ds^T + b' dds) = (4 gap^2 b'' + 2 b') n n^T: rank one, its projection in closed form
-      const double c = 4.0 * gap * gap * b2 + 2.0 * b1;
-      H.topLeftCorner<3, 3>() = ((project ? std::max(c, 0.0) : c) * n) * n.transpose();
-      projected = true;
-      xbar[0] = A.rest[p.a];
-      npts = 1;
+  const AffineBody& A = model.bodies[p.body_a];
+  const auto& xa = d.x[p.body_a];
+  Vec12& g = out.gradient;
+  Mat12& H = out.hessian;
+  Vec3* xbar = out.xbar;
+  int* slot = out.slot;
+  int& npts = out.npts;
+  double& value = out.value;
+  g.setZero();
+  H.setZero();
+  npts = 4;
+  for (int k = 0; k < 4; ++k) slot[k] = 0;
+  if (p.kind == BarrierPair::PointPlane) {
+    const Vec3& n = model.planes[p.body_b].normal;
+    const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
+    const double s = gap > 0.0 ? gap * gap : 0.0;
+    const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    value = barrier(s, shat);
+    g.head<3>() = b1 * 2.0 * gap * n;
+    // (b'' ds ds^T + b' dds) = (4 gap^2 b'' + 2 b') n n^T: rank one, its projection in closed form
+    const double c = 4.0 * gap * gap * b2 + 2.0 * b1;
+    H.topLeftCorner<3, 3>() = ((project ? std::max(c, 0.0) : c) * n) * n.transpose();
+    xbar[0] = A.rest[p.a];
+    npts = 1;
+  } else {
+    const AffineBody& B = model.bodies[p.body_b];
+    const auto& xb = d.x[p.body_b];
+    Vec3 pts[4];
+    if (p.kind == BarrierPair::PointTriangle) {
+      const auto& f = B.faces[p.b];
+      const int idx[4] = {p.a, f[0], f[1], f[2]};
+      for (int k = 0; k < 4; ++k) {
+        slot[k] = k == 0 ? 0 : 1;
+        pts[k] = k == 0 ? xa[idx[k]] : xb[idx[k]];
+        xbar[k] = k == 0 ? A.rest[idx[k]] : B.rest[idx[k]];
+      }
     } else {
-      const AffineBody& B = model.bodies[p.body_b];
-      const auto& xb = d.x[p.body_b];
-      Vec3 pts[4];
-      if (p.kind == BarrierPair::PointTriangle) {
-        const auto& f = B.faces[p.b];
-        const int idx[4] = {p.a, f[0], f[1], f[2]};
-        for (int k = 0; k < 4; ++k) {
-          slot[k] = k == 0 ? 0 : 1;
-          pts[k] = k == 0 ? xa[idx[k]] : xb[idx[k]];
-          xbar[k] = k == 0 ? A.rest[idx[k]] : B.rest[idx[k]];
-        }
-      } else {
-        const auto &ea = A.edges[p.a], &eb = B.edges[p.b];
-        const int idx[4] = {ea[0], ea[1], eb[0], eb[1]};
-        for (int k = 0; k < 4; ++k) {
-          slot[k] = k < 2 ? 0 : 1;
-          pts[k] = k < 2 ? xa[idx[k]] : xb[idx[k]];
-          xbar[k] = k < 2 ? A.rest[idx[k]] : B.rest[idx[k]];
-        }
-      }
-      const bool need_hessian = hessian != nullptr;
-      Vec12 ds;
-      Mat12 dds = Mat12::Zero();
-      double s;
-      if (p.kind == BarrierPair::PointTriangle) {
-        s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3]);
-        ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
-        if (need_hessian) dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
-      } else {
-        s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3]);
-        ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
-        if (need_hessian) dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
-      }
-      const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
-      if (p.kind == BarrierPair::PointTriangle) {
-        value = b0;
-        g = b1 * ds;
-        if (need_hessian) H = b2 * ds * ds.transpose() + b1 * dds;
-      } else {
-        // edges nearly parallel: IPC's mollifier m fades the pair out smoothly (eps_x from the rest lengths)
-        const double eps = edgeEdgeMollifierThreshold(xbar[0], xbar[1], xbar[2], xbar[3]);
-        const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
-        const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
-        value = m * b0;
-        g = b0 * dm + m * b1 * ds;
-        if (need_hessian) {
-          const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
-          H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
-        }
+      const auto &ea = A.edges[p.a], &eb = B.edges[p.b];
+      const int idx[4] = {ea[0], ea[1], eb[0], eb[1]};
+      for (int k = 0; k < 4; ++k) {
+        slot[k] = k < 2 ? 0 : 1;
+        pts[k] = k < 2 ? xa[idx[k]] : xb[idx[k]];
+        xbar[k] = k < 2 ? A.rest[idx[k]] : B.rest[idx[k]];
       }
     }
-    total += value;
+    Vec12 ds;
+    Mat12 dds = Mat12::Zero();
+    double s;
+    if (p.kind == BarrierPair::PointTriangle) {
+      s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3]);
+      ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
+      if (need_hessian) dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+    } else {
+      s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3]);
+      ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
+      if (need_hessian) dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+    }
+    const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    if (p.kind == BarrierPair::PointTriangle) {
+      value = b0;
+      g = b1 * ds;
+      if (need_hessian) H = b2 * ds * ds.transpose() + b1 * dds;
+    } else {
+      // edges nearly parallel: IPC's mollifier m fades the pair out smoothly (eps_x from the rest lengths)
+      const double eps = edgeEdgeMollifierThreshold(xbar[0], xbar[1], xbar[2], xbar[3]);
+      const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
+      const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
+      value = m * b0;
+      g = b0 * dm + m * b1 * ds;
+      if (need_hessian) {
+        const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
+        H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
+      }
+    }
+    if (need_hessian && project) H = projectToPsd(H);
+  }
+}
+
+// d.terms[i] = pairTerms of d.pairs[i] for the chunks of pairs taken from next until none is left
+void pairTermsChunks(const BarrierWorldModel& model, BarrierWorldData& d, std::atomic<size_t>& next, bool need_hessian,
+                     bool project) {
+  constexpr size_t kChunk = 32;
+  const size_t n = d.pairs.size();
+  for (size_t begin = next.fetch_add(kChunk); begin < n; begin = next.fetch_add(kChunk))
+    for (size_t i = begin; i < std::min(n, begin + kChunk); ++i)
+      pairTerms(model, d, d.pairs[i], need_hessian, project, d.terms[i]);
+}
+
+// pairs enough to share between two threads (a thread's start costs about as much as 20 pairs' Hessians)
+constexpr size_t kParallelPairs = 256;
+
+}  // namespace
+
+double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
+                        BlockHessian* hessian, bool project) {
+  const size_t n = d.pairs.size();
+  d.terms.resize(n);
+  const bool need_hessian = hessian != nullptr;
+  // the pairs' terms are independent: two threads share them when there are many, then one thread adds
+  // them up in the pairs' order (the same sums whatever the threads). Both threads take chunks as they go, so
+  // a helper that a busy machine schedules late leaves its share to the calling thread instead of stalling it
+  std::atomic<size_t> next{0};
+  if (n >= kParallelPairs && std::thread::hardware_concurrency() > 1) {
+    std::thread helper(pairTermsChunks, std::cref(model), std::ref(d), std::ref(next), need_hessian, project);
+    pairTermsChunks(model, d, next, need_hessian, project);
+    helper.join();
+  } else {
+    pairTermsChunks(model, d, next, need_hessian, project);
+  }
+  double total = 0.0;
+  Mat24 Hq;
+  for (size_t i = 0; i < n; ++i) {
+    const BarrierPair& p = d.pairs[i];
+    const BarrierPairTerms& t = d.terms[i];
+    total += t.value;
     const int bodies[2] = {p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b};
     if (grad) {
       // J_k^T g_k: p_i gets g_i, a_i gets g_i xbar_k
-      for (int k = 0; k < npts; ++k) {
-        double* out = grad + 12 * bodies[slot[k]];
-        for (int i = 0; i < 3; ++i) {
-          const double gi = weight * g[3 * k + i];
-          out[i] += gi;
-          for (int m = 0; m < 3; ++m) out[3 + 3 * i + m] += gi * xbar[k][m];
+      for (int k = 0; k < t.npts; ++k) {
+        double* out = grad + 12 * bodies[t.slot[k]];
+        for (int r = 0; r < 3; ++r) {
+          const double gr = weight * t.gradient[3 * k + r];
+          out[r] += gr;
+          for (int m = 0; m < 3; ++m) out[3 + 3 * r + m] += gr * t.xbar[k][m];
         }
       }
     }
     if (hessian) {
       Hq.setZero();
-      addPointHessian(project && !projected ? projectToPsd(H) : H, xbar, slot, npts, weight, Hq);
+      addPointHessian(t.hessian, t.xbar, t.slot, t.npts, weight, Hq);
       hessian->addPair(bodies[0], bodies[1], Hq);
     }
   }

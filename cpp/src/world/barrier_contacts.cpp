@@ -4,10 +4,8 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <limits>
-#include <thread>
 
 #include "rigidiff/collision/ccd/edge_edge.hpp"
 #include "rigidiff/collision/ccd/point_triangle.hpp"
@@ -16,6 +14,7 @@
 #include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
 
@@ -273,22 +272,18 @@ void addPointHessian(const Mat12& H, const Vec3* xbar, const int* slot, int npts
 
 namespace {
 
-// the terms of pair p at d.x; the Hessian (projected to PSD when project) only when need_hessian
-void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const BarrierPair& p, bool need_hessian,
-               bool project, BarrierPairTerms& out) {
+// the barrier of pair p at d.x and weight * its derivatives in the bodies' coordinates: the gradient when need_gradient, the Hessian
+// (projected to PSD in the points' coordinates when project) when need_hessian
+void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const BarrierPair& p, double weight,
+               bool need_gradient, bool need_hessian, bool project, BodyPairTerms& out) {
   const double shat = model.options.dhat * model.options.dhat;
   const AffineBody& A = model.bodies[p.body_a];
   const auto& xa = d.x[p.body_a];
-  Vec12& g = out.gradient;
-  Mat12& H = out.hessian;
-  Vec3* xbar = out.xbar;
-  int* slot = out.slot;
-  int& npts = out.npts;
-  double& value = out.value;
-  g.setZero();
-  H.setZero();
-  npts = 4;
-  for (int k = 0; k < 4; ++k) slot[k] = 0;
+  Vec12 g = Vec12::Zero();
+  Mat12 H = Mat12::Zero();
+  Vec3 xbar[4];
+  int slot[4] = {0, 0, 0, 0}, npts = 4;
+  double value;
   if (p.kind == BarrierPair::PointPlane) {
     const Vec3& n = model.planes[p.body_b].normal;
     const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
@@ -353,20 +348,24 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
     }
     if (need_hessian && project) H = projectToPsd(H);
   }
+  out.value = value;
+  if (need_gradient) {
+    // J_k^T g_k: p_i gets g_i, a_i gets g_i xbar_k
+    out.gradient.setZero();
+    for (int k = 0; k < npts; ++k) {
+      double* to = out.gradient.data() + 12 * slot[k];
+      for (int r = 0; r < 3; ++r) {
+        const double gr = weight * g[3 * k + r];
+        to[r] += gr;
+        for (int m = 0; m < 3; ++m) to[3 + 3 * r + m] += gr * xbar[k][m];
+      }
+    }
+  }
+  if (need_hessian) {
+    out.hessian.setZero();
+    addPointHessian(H, xbar, slot, npts, weight, out.hessian);
+  }
 }
-
-// d.terms[i] = pairTerms of d.pairs[i] for the chunks of pairs taken from next until none is left
-void pairTermsChunks(const BarrierWorldModel& model, BarrierWorldData& d, std::atomic<size_t>& next, bool need_hessian,
-                     bool project) {
-  constexpr size_t kChunk = 32;
-  const size_t n = d.pairs.size();
-  for (size_t begin = next.fetch_add(kChunk); begin < n; begin = next.fetch_add(kChunk))
-    for (size_t i = begin; i < std::min(n, begin + kChunk); ++i)
-      pairTerms(model, d, d.pairs[i], need_hessian, project, d.terms[i]);
-}
-
-// pairs enough to share between two threads (a thread's start costs about as much as 20 pairs' Hessians)
-constexpr size_t kParallelPairs = 256;
 
 }  // namespace
 
@@ -374,41 +373,22 @@ double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, dou
                         BlockHessian* hessian, bool project) {
   const size_t n = d.pairs.size();
   d.terms.resize(n);
-  const bool need_hessian = hessian != nullptr;
   // the pairs' terms are independent: two threads share them when there are many, then one thread adds
-  // them up in the pairs' order (the same sums whatever the threads). Both threads take chunks as they go, so
-  // a helper that a busy machine schedules late leaves its share to the calling thread instead of stalling it
-  std::atomic<size_t> next{0};
-  if (n >= kParallelPairs && std::thread::hardware_concurrency() > 1) {
-    std::thread helper(pairTermsChunks, std::cref(model), std::ref(d), std::ref(next), need_hessian, project);
-    pairTermsChunks(model, d, next, need_hessian, project);
-    helper.join();
-  } else {
-    pairTermsChunks(model, d, next, need_hessian, project);
-  }
+  // them up in the pairs' order (the same sums whatever the threads)
+  parallelChunks(n, [&](size_t i) {
+    pairTerms(model, d, d.pairs[i], weight, grad != nullptr, hessian != nullptr, project, d.terms[i]);
+  });
   double total = 0.0;
-  Mat24 Hq;
   for (size_t i = 0; i < n; ++i) {
     const BarrierPair& p = d.pairs[i];
-    const BarrierPairTerms& t = d.terms[i];
+    const BodyPairTerms& t = d.terms[i];
     total += t.value;
     const int bodies[2] = {p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b};
-    if (grad) {
-      // J_k^T g_k: p_i gets g_i, a_i gets g_i xbar_k
-      for (int k = 0; k < t.npts; ++k) {
-        double* out = grad + 12 * bodies[t.slot[k]];
-        for (int r = 0; r < 3; ++r) {
-          const double gr = weight * t.gradient[3 * k + r];
-          out[r] += gr;
-          for (int m = 0; m < 3; ++m) out[3 + 3 * r + m] += gr * t.xbar[k][m];
-        }
-      }
-    }
-    if (hessian) {
-      Hq.setZero();
-      addPointHessian(t.hessian, t.xbar, t.slot, t.npts, weight, Hq);
-      hessian->addPair(bodies[0], bodies[1], Hq);
-    }
+    if (grad)
+      for (int s = 0; s < 2; ++s)
+        if (bodies[s] >= 0)
+          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += t.gradient[12 * s + r];
+    if (hessian) hessian->addPair(bodies[0], bodies[1], t.hessian);
   }
   return total;
 }

@@ -81,15 +81,13 @@ struct FrictionPair {
   double normal_force = 0.0;           ///< mu lambda
 };
 
-/// One barrier pair's terms in its points' coordinates (barrier_contacts.cpp): the value, gradient and
-/// (projected) Hessian, and where its points sit on the bodies.
-struct BarrierPairTerms {
+/// One contact term (a barrier pair, or a friction pair) mapped to the coordinates of its one or two bodies
+/// (the first body's 12, then the second's): its value, gradient and (projected) Hessian, computed for every
+/// pair in parallel before they are added up in order.
+struct BodyPairTerms {
   double value = 0.0;
-  Vec12 gradient;
-  Mat12 hessian;
-  Vec3 xbar[4];
-  int slot[4] = {0, 0, 0, 0};  ///< 0: the pair's first body, 1: its second
-  int npts = 4;
+  Eigen::Matrix<double, 24, 1> gradient;
+  Mat24 hessian;
 };
 
 /// Scratch of the barrier step and its contact queries: sized by the step, reused between steps.
@@ -103,7 +101,7 @@ struct BarrierWorldData {
   std::vector<std::pair<int, int>> body_pairs; ///< body pairs whose boxes overlap
   std::vector<BarrierPair> candidates;  ///< primitive pairs that may be within dhat along the current move
   std::vector<BarrierPair> pairs;
-  std::vector<BarrierPairTerms, Eigen::aligned_allocator<BarrierPairTerms>> terms;  ///< of each of pairs
+  std::vector<BodyPairTerms, Eigen::aligned_allocator<BodyPairTerms>> terms;  ///< of each of pairs (or friction)
   std::vector<FrictionPair> friction;  ///< the step's frozen friction pairs (empty without friction)
   BlockHessian hessian;
   Eigen::SparseMatrix<double> matrix;  ///< the lower triangle of the Newton matrix, its pattern kept

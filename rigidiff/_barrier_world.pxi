@@ -46,6 +46,9 @@ cdef class BarrierWorldCore:
     def _bw_pop_body(self):
         self._bw.get().popBody()
 
+    def _bw_set_fixed(self, int body, bint fixed):
+        self._bw.get().setFixed(body, fixed)
+
     def _bw_add_plane(self, normal, double offset):
         cdef cnp.ndarray N = _vec(normal, 3, "normal")
         self._bw.get().addPlane(_ptr(N), offset)

@@ -269,6 +269,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         int addAffineBody(const string& name, const double* points, int n, const int* faces, int m, double density,
                           double stiffness) except +
         void popBody()
+        void setFixed(int body, bint fixed) except +
         void addPlane(const double* normal, double offset) except +
         void popPlane()
         int bodyCount()

@@ -69,6 +69,11 @@ void BarrierWorld::popBody() {
   if (!model_.bodies.empty()) model_.bodies.pop_back();
 }
 
+void BarrierWorld::setFixed(int body, bool fixed) {
+  checkBody(model_, body);
+  model_.bodies[body].fixed = fixed;
+}
+
 void BarrierWorld::addPlane(const double* normal, double offset) {
   model_.addPlane(Vec3(normal[0], normal[1], normal[2]), offset);
 }

@@ -105,6 +105,7 @@ void overlappingBodies(const BarrierWorldModel& model, BarrierWorldData& d, bool
     for (int w = u + 1; w < nb; ++w) {
       const int j = d.body_order[w];
       if (d.body_lo[j].x() > d.body_hi[i].x() + margin) break;  // sorted: no later body reaches i either
+      if (model.bodies[i].fixed && model.bodies[j].fixed) continue;  // static meshes never meet each other
       if (overlap(Box{d.body_lo[i], d.body_hi[i]}, Box{d.body_lo[j], d.body_hi[j]}, margin))
         d.body_pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
@@ -128,6 +129,12 @@ void forCandidates(const BarrierWorldModel& model, BarrierWorldData& d, bool swe
 }
 
 double planeGap(const GroundPlane& g, const Vec3& x) { return g.normal.dot(x) - g.offset; }
+
+}  // namespace
+
+int movingBody(const BarrierWorldModel& model, int body) { return model.bodies[body].fixed ? -1 : body; }
+
+namespace {
 
 double pairDistance(const BarrierWorldModel& model, const std::vector<std::vector<Vec3>>& x, const BarrierPair& p) {
   const AffineBody &A = model.bodies[p.body_a];
@@ -215,6 +222,7 @@ void barrierCandidates(const BarrierWorldModel& model, BarrierWorldData& d, bool
   });
   // a vertex's gap to a plane is linear along the move: its smallest value is at one end
   for (size_t a = 0; a < model.bodies.size(); ++a) {
+    if (model.bodies[a].fixed) continue;
     for (size_t g = 0; g < model.planes.size(); ++g) {
       for (size_t i = 0; i < d.x[a].size(); ++i) {
         double gap = planeGap(model.planes[g], d.x[a][i]);
@@ -383,7 +391,8 @@ double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, dou
     const BarrierPair& p = d.pairs[i];
     const BodyPairTerms& t = d.terms[i];
     total += t.value;
-    const int bodies[2] = {p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b};
+    const int bodies[2] = {movingBody(model, p.body_a),
+                           p.kind == BarrierPair::PointPlane ? -1 : movingBody(model, p.body_b)};
     if (grad)
       for (int s = 0; s < 2; ++s)
         if (bodies[s] >= 0)
@@ -429,6 +438,7 @@ double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorl
   }
   // a vertex approaching a plane keeps at least (1 - 0.9) of its gap, as the additive CCD does
   for (size_t a = 0; a < model.bodies.size(); ++a) {
+    if (model.bodies[a].fixed) continue;  // static: it does not move
     for (const GroundPlane& g : model.planes) {
       for (size_t i = 0; i < d.x[a].size(); ++i) {
         const double g0 = planeGap(g, d.x[a][i]), g1 = planeGap(g, d.x_end[a][i]);
@@ -452,6 +462,7 @@ double collisionFreeStep(const BarrierWorldModel& model, BarrierWorldData& d, co
 void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, const double* q) {
   barrierPositions(model, q, d.x);
   for (size_t a = 0; a < model.bodies.size(); ++a) {
+    if (model.bodies[a].fixed) continue;  // a static mesh may rest on (or reach through) a ground plane
     for (size_t g = 0; g < model.planes.size(); ++g)
       for (const Vec3& p : d.x[a])
         RD_CHECK_ARG(planeGap(model.planes[g], p) > 0.0, "body '" << model.bodies[a].name << "' touches or crosses "

@@ -7,6 +7,7 @@
 #include "rigidiff/collision/distance/edge_edge.hpp"
 #include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/contact/barrier.hpp"
+#include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
@@ -209,7 +210,7 @@ double frictionPotential(const BarrierWorldModel& model, BarrierWorldData& data,
   for (size_t i = 0; i < n; ++i) {
     const FrictionPair& f = data.friction[i];
     const BodyPairTerms& t = data.terms[i];
-    const int bodies[2] = {f.body[0], f.npts == 4 ? f.body[3] : -1};
+    const int bodies[2] = {movingBody(model, f.body[0]), f.npts == 4 ? movingBody(model, f.body[3]) : -1};
     total += t.value;
     if (grad)
       for (int s = 0; s < 2; ++s)

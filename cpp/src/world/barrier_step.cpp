@@ -59,6 +59,10 @@ double incrementalPotential(const BarrierWorldModel& model, BarrierWorldData& da
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     const AffineBody& body = model.bodies[i];
     const int at = 12 * static_cast<int>(i);
+    if (body.fixed) {  // static: not an unknown, its own terms are constant
+      if (grad) Eigen::Map<Vec12>(grad + at).setZero();
+      continue;
+    }
     Vec12 dq, f;
     for (int r = 0; r < 12; ++r) {
       dq[r] = q[at + r] - q_n[at + r] - h * v_n[at + r];
@@ -105,7 +109,10 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   // derivatives hold kappa fixed exactly. IPC's balance -g_B.g_E/|g_B|^2 is left out: for pairs just inside
   // dhat g_B is tiny, the balance lands on kappa_max and the Newton solve turns stiff
   double average_mass = 0.0;
-  for (const AffineBody& b : model.bodies) average_mass += b.mass / model.bodies.size();
+  int moving = 0;
+  for (const AffineBody& b : model.bodies)
+    if (!b.fixed) average_mass += b.mass, ++moving;
+  average_mass = moving > 0 ? average_mass / moving : 1.0;
   const BarrierStiffness stiffness = initialBarrierStiffness(l, shat, average_mass, 0.0, 0.0);
   double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
@@ -128,8 +135,11 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
     for (size_t i = 0; i < model.bodies.size(); ++i) {
       const AffineBody& body = model.bodies[i];
       const int at = 12 * static_cast<int>(i);
-      data.hessian.addDiagonal(static_cast<int>(i), body.mass_matrix + h * h * projectToPsd(orthogonalityHessian(
-                                                        qk.data() + at, body.stiffness * body.integrals.volume)));
+      // a static body's block is its mass matrix alone: with no coupling and a zero gradient it does not move
+      data.hessian.addDiagonal(static_cast<int>(i),
+                               body.fixed ? body.mass_matrix
+                                          : Mat12(body.mass_matrix + h * h * projectToPsd(orthogonalityHessian(
+                                                qk.data() + at, body.stiffness * body.integrals.volume))));
     }
     data.stats.time_assembly += lap(t);
     barrierPotential(model, data, kappa, nullptr, &data.hessian);

@@ -17,6 +17,9 @@ void stepAndFactor(const BarrierWorldModel& model, BarrierWorldData& data, const
                    const double* tau, double* q_out, double* v_out) {
   RD_CHECK_ARG(model.options.friction == 0.0, "step derivatives of barrier worlds with friction are not "
                                               "implemented yet (friction must be 0)");
+  for (const AffineBody& b : model.bodies)
+    RD_CHECK_ARG(!b.fixed, "step derivatives of barrier worlds with static meshes are not implemented yet ('"
+                               << b.name << "' is static)");
   barrierStep(model, data, q, v, tau, q_out, v_out);
   const double h = model.dt;
   data.hessian.reset(static_cast<int>(model.bodies.size()));

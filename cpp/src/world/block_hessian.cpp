@@ -39,6 +39,10 @@ Mat12& BlockHessian::lowerBlock(int row, int col) {
 }
 
 void BlockHessian::addPair(int a, int b, const Mat24& h) {
+  if (a < 0) {
+    if (b >= 0) diagonal_[b] += h.bottomRightCorner<12, 12>();
+    return;
+  }
   diagonal_[a] += h.topLeftCorner<12, 12>();
   if (b < 0) return;
   if (a == b) {

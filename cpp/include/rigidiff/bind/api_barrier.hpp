@@ -26,6 +26,8 @@ class BarrierWorld {
                     double stiffness);
   /// Removes the last body (undoes an add whose start state turned out to intersect).
   void popBody();
+  /// Makes the body static (a Static participant: steps keep its coordinates) or moving again.
+  void setFixed(int body, bool fixed);
   void addPlane(const double* normal, double offset);
   /// Removes the last plane (undoes an add that a body already crosses).
   void popPlane();

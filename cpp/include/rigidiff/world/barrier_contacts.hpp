@@ -11,6 +11,9 @@ namespace rigidiff {
 /// projected Newton step.
 Mat12 projectToPsd(const Mat12& H);
 
+/// The body's index, or -1 when it is a static participant (its coordinates are not unknowns of the step).
+int movingBody(const BarrierWorldModel& model, int body);
+
 /// data.x[i] = the world positions of body i's vertices at q (size model.nq()).
 void barrierPositions(const BarrierWorldModel& model, const double* q, std::vector<std::vector<Vec3>>& x);
 

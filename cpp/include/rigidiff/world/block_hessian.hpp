@@ -24,8 +24,8 @@ class BlockHessian {
   void reset(int n);
   /// H[i, i] += block.
   void addDiagonal(int i, const Mat12& block);
-  /// The element Hessian h (24 x 24) of bodies a (rows and columns 0..11) and b (12..23) added to H;
-  /// b < 0 adds only h's first 12 x 12 block to body a.
+  /// The element Hessian h (24 x 24) of bodies a (rows and columns 0..11) and b (12..23) added to H; a
+  /// negative index (no body, or a static one) leaves that body's rows and columns out.
   void addPair(int a, int b, const Mat24& h);
   /// The lower triangle of H written into `out` (n * 12 square). Returns whether the pattern of `out`
   /// changed (a block came or went since the last call; the first call always changes it).

@@ -117,13 +117,15 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
   VecX grad = VecX::Zero(n);
-  incrementalPotential(model, data, q, q, v, tau, kappa, nullptr);  // the pairs at the start state
-  buildFrictionPairs(model, data, kappa);                           // frozen there (data.pairs, data.x)
+  // E and its gradient at the start state, whose pairs the friction freezes (data.pairs, data.x); there the
+  // slip is zero, so the friction adds its constant mu lambda eps / 3 per pair to E and nothing to the gradient
+  double energy = incrementalPotential(model, data, q, q, v, tau, kappa, grad.data());
+  buildFrictionPairs(model, data, kappa);
+  if (!data.friction.empty()) energy += frictionPotential(model, data, q, q, nullptr, nullptr);
 
   VecX qk = Eigen::Map<const VecX>(q, n), trial(n), grad_trial(n), dir(n), free_step(n), neg_grad(n), q_end(n);
   std::vector<Eigen::LDLT<Mat12>> mass_factors;
   for (const AffineBody& b : model.bodies) mass_factors.emplace_back(b.mass_matrix);
-  double energy = incrementalPotential(model, data, qk.data(), q, v, tau, kappa, grad.data(), true);
   double prev_min_s = data.stats.min_distance;
   const double tolerance = model.options.newton_tolerance * l * h;
   double residual = std::numeric_limits<double>::infinity();

@@ -296,6 +296,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         double collisionFreeStep(const double* q, const double* dq) except +
 
     void barrierValues(const double* s, int n, double shat, double* out) except +
+    void parallelChunkVisits(int n, int bad, int* visits) except +
     double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian) except +
     void barrierStiffness(double bbox_diagonal, double dhat, double average_mass, double grad_dot, double grad_sq,
                           double* out) except +

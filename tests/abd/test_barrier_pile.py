@@ -142,3 +142,16 @@ def test_surfaces_stack_every_body():
     with pytest.raises(ValueError, match="q"):
         world.surfaces(np.zeros(5))
     assert rd.World(solver="barrier").surfaces(np.zeros(0))[0].shape == (0, 3)
+
+
+def test_parallel_chunks_visit_each_pair_once_and_pass_errors_on():
+    """The pairs' terms are shared between two threads in chunks: each element exactly once, and an error on
+    either thread comes back as a ValueError instead of ending the process."""
+    from rigidiff import _testing
+
+    for n in (0, 10, 255, 256, 5000):  # below and above the two-thread threshold
+        visits = _testing.parallel_chunk_visits(n)
+        assert visits.shape == (n,) and np.all(visits == 1)
+    for n, bad in ((10, 3), (5000, 4990), (5000, 7)):
+        with pytest.raises(ValueError, match=f"element {bad} failed"):
+            _testing.parallel_chunk_visits(n, bad)

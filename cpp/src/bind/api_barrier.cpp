@@ -10,6 +10,7 @@
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
 #include "rigidiff/world/barrier_step_derivatives.hpp"
+#include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -191,6 +192,14 @@ double BarrierWorld::barrierPotential(const double* q, double* grad, double* hes
 
 double BarrierWorld::collisionFreeStep(const double* q, const double* dq) {
   return rigidiff::collisionFreeStep(model_, data_, q, dq);
+}
+
+void parallelChunkVisits(int n, int bad, int* visits) {
+  RD_CHECK_ARG(n >= 0, "n must be >= 0, got " << n);
+  parallelChunks(static_cast<size_t>(n), [&](size_t i) {
+    if (static_cast<int>(i) == bad) RD_THROW(std::invalid_argument, "element " << i << " failed");
+    ++visits[i];
+  });
 }
 
 void barrierValues(const double* s, int n, double shat, double* out) {

@@ -70,6 +70,9 @@ class BarrierWorld {
 
 /// Barrier b(s; shat) and its first two derivatives at n squared distances: out (n x 3).
 void barrierValues(const double* s, int n, double shat, double* out);
+/// Tests only: visits[i] += 1 for every i in [0, n) through the barrier world's two-thread chunks
+/// (world/parallel_chunks.hpp), throwing invalid_argument at element bad (none when bad < 0).
+void parallelChunkVisits(int n, int bad, int* visits);
 /// The orthogonality energy of q (12) with weight w, its gradient (12) and Hessian (12 x 12).
 double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian);
 /// The initial barrier stiffness: out (3) = kappa, kappa_min, kappa_max.

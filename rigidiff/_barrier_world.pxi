@@ -46,6 +46,9 @@ cdef class BarrierWorldCore:
     def _bw_pop_body(self):
         self._bw.get().popBody()
 
+    def _bw_set_fixed(self, int body, bint fixed):
+        self._bw.get().setFixed(body, fixed)
+
     def _bw_add_plane(self, normal, double offset):
         cdef cnp.ndarray N = _vec(normal, 3, "normal")
         self._bw.get().addPlane(_ptr(N), offset)
@@ -124,7 +127,7 @@ cdef class BarrierWorldCore:
         return q_out, v_out, gq, gv, gt
 
     def _bw_stats(self):
-        cdef cnp.ndarray out = _empty1(5)
+        cdef cnp.ndarray out = _empty1(14)
         self._bw.get().stats(_ptr(out))
         return out
 

@@ -245,3 +245,12 @@ cdef BvhMesh _named_mesh(verts, tris, str suffix, double inflate=0.0):
     """BvhMesh(verts, tris) whose errors name the arguments verts<suffix> and tris<suffix>."""
     _mesh(verts, tris, "verts" + suffix, "tris" + suffix)
     return BvhMesh(verts, tris, inflate)
+
+
+def parallel_chunk_visits(int n, int bad=-1):
+    """How often the barrier world's two-thread chunks (world/parallel_chunks.hpp) visit each of n elements
+    (an int array); ValueError from element bad when bad >= 0, raised on either thread."""
+    cdef cnp.ndarray visits = np.zeros(max(n, 0), dtype=np.intc)
+    api.parallelChunkVisits(n, bad, <int*>cnp.PyArray_DATA(visits))
+    return visits
+

@@ -113,6 +113,7 @@ class BarrierWorld(_core.BarrierWorldCore):
                              self._iterations(max_newton_iterations), as_scalar(friction, "friction", minimum=0.0),
                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
+        self._static: set[str] = set()
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
         self.time = 0.0
@@ -217,9 +218,33 @@ class BarrierWorld(_core.BarrierWorldCore):
         name, or a body that intersects (or touches) another body or a ground plane at its initial pose
         (naming the pair): IPC cannot start from an intersecting state.
         """
-        vertices, faces = _mesh_of(shape_or_mesh)
         density = as_scalar(density, "density", minimum=0.0, strict=True)
         stiffness = as_scalar(stiffness, "stiffness", minimum=0.0, strict=True)
+        return self._add_body(shape_or_mesh, density, stiffness, pose, velocity, name, static=False)
+
+    def add_static_mesh(self, shape_or_mesh, pose=None, name: str | None = None):
+        """Add static geometry (a Static participant: a ramp, a bowl, a table) and return its Layout (kind
+        "static").
+
+        The mesh is a barrier participant like an affine body's surface, but the steps keep it where it is: its
+        12 coordinates sit in q (its pose, as for a body) with zero velocity, and no force moves them. Setting
+        world.q there moves it between steps (its motion then takes no part in friction or CCD).
+
+        Args:
+            shape_or_mesh: a rigidiff shape, a ``trimesh.Trimesh`` or (vertices (n, 3), faces (m, 3)): a closed,
+                consistently oriented surface (a bowl or a ramp as a solid with some thickness), so that "inside"
+                is defined for the intersection test.
+            pose: its rd.Transform; identity if None.
+            name: a new name; "body<i>" if None.
+
+        ValueError for an open, inconsistently wound or inverted mesh, a used name, or a mesh that touches or
+        crosses a body (naming the pair). Static meshes may touch each other and the ground planes. Step
+        derivatives (step_jacobians, step_vjp) of worlds with static meshes raise ValueError for now.
+        """
+        return self._add_body(shape_or_mesh, 1.0, DEFAULT_STIFFNESS, pose, None, name, static=True)
+
+    def _add_body(self, shape_or_mesh, density, stiffness, pose, velocity, name, static: bool):
+        vertices, faces = _mesh_of(shape_or_mesh)
         name = f"body{len(self._names)}" if name is None else as_name(name, "affine body")
         if name in self._names:
             raise ValueError(f"name {name!r} is already used")
@@ -230,12 +255,16 @@ class BarrierWorld(_core.BarrierWorldCore):
         A, p = pose.rotation, pose.translation
         q_body = np.concatenate([p, A.ravel()])
         v_body = np.zeros(12) if velocity is None else _affine_velocity(velocity, A, p)
-        self._bw_add_body(name, vertices, faces, density, stiffness)
+        index = self._bw_add_body(name, vertices, faces, density, stiffness)
+        if static:
+            self._bw_set_fixed(index, True)
+            self._static.add(name)
         q0 = np.concatenate([self._q0, q_body])
         try:
             self._bw_check_state(q0)
         except ValueError:
             self._bw_pop_body()
+            self._static.discard(name)
             raise
         self._names.append(name)
         self._q0, self._v0 = q0, np.concatenate([self._v0, v_body])
@@ -329,11 +358,13 @@ class BarrierWorld(_core.BarrierWorldCore):
             raise UnknownNameError(f"no affine body named {name!r}; bodies: {self._names}") from None
 
     def layout(self, name):
-        """The Layout (kind "affine") of the body called name: q[layout.q] = (p, a1, a2, a3), v[layout.v] its rate."""
+        """The Layout of the body called name (kind "affine", or "static" for a static mesh): q[layout.q] = (p, a1,
+        a2, a3), v[layout.v] its rate."""
         from rigidiff.world import Layout
 
         i = self._index(name)
-        return Layout(name, "affine", slice(12 * i, 12 * i + 12), slice(12 * i, 12 * i + 12))
+        kind = "static" if name in self._static else "affine"
+        return Layout(name, kind, slice(12 * i, 12 * i + 12), slice(12 * i, 12 * i + 12))
 
     @property
     def q(self) -> np.ndarray:
@@ -383,6 +414,20 @@ class BarrierWorld(_core.BarrierWorldCore):
         A, p = self.affine_map(q, name)
         return rest @ A.T + p, faces
 
+    def surfaces(self, q) -> tuple:
+        """(vertices (N, 3), faces (M, 3)) of every body's surface at q, stacked in state order: the faces index
+        the stacked vertices (for an independent check with another library, or drawing the whole scene)."""
+        q = as_array(q, (self.nq,), "q")
+        verts, faces, offset = [], [], 0
+        for name in self._names:
+            V, F = self.surface(q, name)
+            verts.append(V)
+            faces.append(F + offset)
+            offset += len(V)
+        if not verts:
+            return np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64)
+        return np.vstack(verts), np.vstack(faces)
+
     def check_state(self, q) -> None:
         """ValueError naming the pair if two bodies, or a body and a ground plane, intersect or touch at q."""
         self._bw_check_state(as_array(q, (self.nq,), "q"))
@@ -398,10 +443,17 @@ class BarrierWorld(_core.BarrierWorldCore):
     @property
     def last_step(self) -> dict:
         """What the last step did: newton_iterations, kappa (barrier stiffness), min_distance (smallest surface
-        distance within dhat at the end, inf if none), residual (last Newton move / (l dt)), active_pairs."""
+        distance within dhat at the end, inf if none), residual (last Newton move / (l dt)), active_pairs,
+        candidates (primitive pairs of the last broad phase), symbolic_factorisations (sparsity patterns
+        analysed: the pattern is kept while the same bodies touch), line_search_evaluations, and times: the
+        step's wall-clock seconds in the broad phase ("candidates"), the barrier and friction terms
+        ("barrier"), the sparse matrix ("assembly"), its LDL^T factorisation and solve ("factorisation"), the
+        CCD ("ccd") and in all ("total")."""
         s = self._bw_stats()
+        times = dict(zip(("candidates", "barrier", "assembly", "factorisation", "ccd", "total"), map(float, s[8:14])))
         return {"newton_iterations": int(s[0]), "kappa": float(s[1]), "min_distance": float(s[2]),
-                "residual": float(s[3]), "active_pairs": int(s[4])}
+                "residual": float(s[3]), "active_pairs": int(s[4]), "candidates": int(s[5]),
+                "symbolic_factorisations": int(s[6]), "line_search_evaluations": int(s[7]), "times": times}
 
     def advance(self, tau=None, n_steps: int = 1) -> None:
         """Step the stored state (world.q, world.v) n_steps times under tau."""

@@ -269,6 +269,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         int addAffineBody(const string& name, const double* points, int n, const int* faces, int m, double density,
                           double stiffness) except +
         void popBody()
+        void setFixed(int body, bint fixed) except +
         void addPlane(const double* normal, double offset) except +
         void popPlane()
         int bodyCount()
@@ -295,6 +296,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         double collisionFreeStep(const double* q, const double* dq) except +
 
     void barrierValues(const double* s, int n, double shat, double* out) except +
+    void parallelChunkVisits(int n, int bad, int* visits) except +
     double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian) except +
     void barrierStiffness(double bbox_diagonal, double dhat, double average_mass, double grad_dot, double grad_sq,
                           double* out) except +

@@ -16,17 +16,9 @@ def _orthogonality_error(world, q, name):
 
 
 def _ipc_mesh(world, q):
-    """(CollisionMesh, vertices) of every body's surface at q, and the ground as a large quad below them."""
-    verts, faces, offset = [], [], 0
-    for name in world.body_names:
-        V, F = world.surface(q, name)
-        verts.append(V)
-        faces.append(F + offset)
-        offset += len(V)
-    V = np.vstack(verts)
-    F = np.vstack(faces)
-    E = ipctk.edges(F)
-    return ipctk.CollisionMesh(V, E, F), V
+    """(CollisionMesh, vertices) of every body's surface at q."""
+    V, F = world.surfaces(q)
+    return ipctk.CollisionMesh(V, ipctk.edges(F), F), V
 
 
 def _check_intersection_free(world, q, dhat):

@@ -273,16 +273,16 @@ def brute_force_pairs(start_a, end_a, start_b, end_b, margin):
 
 @pytest.mark.parametrize("ka, kb", [(1, 3), (2, 2), (3, 1)])
 @pytest.mark.parametrize("margin", [0.0, 0.1])
-def test_swept_pairs_match_brute_force(ka, kb, margin):
+@pytest.mark.parametrize("na, nb, spread", [(300, 250, 10.0), (20, 30, 2.0)])  # box trees; pair by pair
+def test_swept_pairs_match_brute_force(ka, kb, margin, na, nb, spread):
     rng = np.random.default_rng(5)
-    na, nb = 300, 250
-    start_a = rng.uniform(0, 10, size=(na, 1, 3)) + rng.normal(scale=0.3, size=(na, ka, 3))
-    start_b = rng.uniform(0, 10, size=(nb, 1, 3)) + rng.normal(scale=0.3, size=(nb, kb, 3))
+    start_a = rng.uniform(0, spread, size=(na, 1, 3)) + rng.normal(scale=0.3, size=(na, ka, 3))
+    start_b = rng.uniform(0, spread, size=(nb, 1, 3)) + rng.normal(scale=0.3, size=(nb, kb, 3))
     end_a = start_a + rng.normal(scale=0.5, size=(na, 1, 3))
     end_b = start_b + rng.normal(scale=0.5, size=(nb, 1, 3))
     pairs = rc.swept_pairs(start_a, end_a, start_b, end_b, min_distance=margin)
     expected = brute_force_pairs(start_a, end_a, start_b, end_b, margin)
-    assert 0 < len(expected) < na * nb / 10
+    assert 0 < len(expected) < na * nb / 3
     np.testing.assert_array_equal(pairs, expected)
 
 

@@ -10,6 +10,7 @@
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
 #include "rigidiff/world/barrier_step_derivatives.hpp"
+#include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
 namespace bind {
@@ -67,6 +68,11 @@ int BarrierWorld::addAffineBody(const std::string& name, const double* points, i
 
 void BarrierWorld::popBody() {
   if (!model_.bodies.empty()) model_.bodies.pop_back();
+}
+
+void BarrierWorld::setFixed(int body, bool fixed) {
+  checkBody(model_, body);
+  model_.bodies[body].fixed = fixed;
 }
 
 void BarrierWorld::addPlane(const double* normal, double offset) {
@@ -147,6 +153,15 @@ void BarrierWorld::stats(double* out) const {
   out[2] = s.min_distance;
   out[3] = s.residual;
   out[4] = s.active_pairs;
+  out[5] = s.candidates;
+  out[6] = s.symbolic_factorisations;
+  out[7] = s.line_search_evaluations;
+  out[8] = s.time_candidates;
+  out[9] = s.time_barrier;
+  out[10] = s.time_assembly;
+  out[11] = s.time_factorisation;
+  out[12] = s.time_ccd;
+  out[13] = s.time_total;
 }
 
 double BarrierWorld::incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
@@ -168,16 +183,23 @@ double BarrierWorld::barrierPotential(const double* q, double* grad, double* hes
   barrierPositions(model_, q, data_.x);
   collectBarrierPairs(model_, data_);
   for (int i = 0; i < n; ++i) grad[i] = 0.0;
-  std::vector<Eigen::Triplet<double>> triplets;
-  const double value = rigidiff::barrierPotential(model_, data_, 1.0, grad, &triplets);
-  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> H(hessian, n, n);
-  H.setZero();
-  for (const auto& t : triplets) H(t.row(), t.col()) += t.value();
+  data_.hessian.reset(static_cast<int>(model_.bodies.size()));
+  const double value = rigidiff::barrierPotential(model_, data_, 1.0, grad, &data_.hessian);
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(hessian, n, n) =
+      data_.hessian.dense();
   return value;
 }
 
 double BarrierWorld::collisionFreeStep(const double* q, const double* dq) {
   return rigidiff::collisionFreeStep(model_, data_, q, dq);
+}
+
+void parallelChunkVisits(int n, int bad, int* visits) {
+  RD_CHECK_ARG(n >= 0, "n must be >= 0, got " << n);
+  parallelChunks(static_cast<size_t>(n), [&](size_t i) {
+    if (static_cast<int>(i) == bad) RD_THROW(std::invalid_argument, "element " << i << " failed");
+    ++visits[i];
+  });
 }
 
 void barrierValues(const double* s, int n, double shat, double* out) {

@@ -14,15 +14,14 @@
 #include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-using Mat24 = Eigen::Matrix<double, 24, 24>;
-using Vec24 = Eigen::Matrix<double, 24, 1>;
-using Jac12x24 = Eigen::Matrix<double, 12, 24>;
+using Mat4 = Eigen::Matrix4d;
 
 struct Box {
   Vec3 lo, hi;
@@ -81,34 +80,61 @@ void sweptCandidates(const BarrierWorldModel& model, BarrierWorldData& d, int a,
              d.swept, d.prim_pairs);
 }
 
+// d.body_lo/hi = each body's box at d.x (and d.x_end when swept); d.body_pairs = the pairs (a < b) whose
+// boxes, grown by margin, overlap, by a sweep and prune along x
+void overlappingBodies(const BarrierWorldModel& model, BarrierWorldData& d, bool swept, double margin) {
+  const int nb = static_cast<int>(model.bodies.size());
+  d.body_lo.resize(nb);
+  d.body_hi.resize(nb);
+  for (int i = 0; i < nb; ++i) {
+    Box box = boxOf(d.x[i]);
+    if (swept) {
+      const Box e = boxOf(d.x_end[i]);
+      box.lo = box.lo.cwiseMin(e.lo);
+      box.hi = box.hi.cwiseMax(e.hi);
+    }
+    d.body_lo[i] = box.lo;
+    d.body_hi[i] = box.hi;
+  }
+  d.body_order.resize(nb);
+  for (int i = 0; i < nb; ++i) d.body_order[i] = i;
+  std::sort(d.body_order.begin(), d.body_order.end(), [&](int i, int j) { return d.body_lo[i].x() < d.body_lo[j].x(); });
+  d.body_pairs.clear();
+  for (int u = 0; u < nb; ++u) {
+    const int i = d.body_order[u];
+    for (int w = u + 1; w < nb; ++w) {
+      const int j = d.body_order[w];
+      if (d.body_lo[j].x() > d.body_hi[i].x() + margin) break;  // sorted: no later body reaches i either
+      if (model.bodies[i].fixed && model.bodies[j].fixed) continue;  // static meshes never meet each other
+      if (overlap(Box{d.body_lo[i], d.body_hi[i]}, Box{d.body_lo[j], d.body_hi[j]}, margin))
+        d.body_pairs.emplace_back(std::min(i, j), std::max(i, j));
+    }
+  }
+  std::sort(d.body_pairs.begin(), d.body_pairs.end());
+}
+
 // visits every candidate primitive pair of different bodies: f(kind, a, b, i, j)
 template <class F>
 void forCandidates(const BarrierWorldModel& model, BarrierWorldData& d, bool swept, double margin, F&& f) {
-  const int nb = static_cast<int>(model.bodies.size());
-  std::vector<Box> boxes(nb);
-  for (int i = 0; i < nb; ++i) {
-    boxes[i] = boxOf(d.x[i]);
-    if (swept) {
-      const Box e = boxOf(d.x_end[i]);
-      boxes[i].lo = boxes[i].lo.cwiseMin(e.lo);
-      boxes[i].hi = boxes[i].hi.cwiseMax(e.hi);
+  overlappingBodies(model, d, swept, margin);
+  for (const auto& [a, b] : d.body_pairs) {
+    const int order[2][2] = {{a, b}, {b, a}};
+    for (const auto& ab : order) {
+      sweptCandidates(model, d, ab[0], ab[1], BarrierPair::PointTriangle, swept, margin);
+      for (const auto& [i, j] : d.prim_pairs) f(BarrierPair::PointTriangle, ab[0], ab[1], i, j);
     }
-  }
-  for (int a = 0; a < nb; ++a) {
-    for (int b = a + 1; b < nb; ++b) {
-      if (!overlap(boxes[a], boxes[b], margin)) continue;
-      const int order[2][2] = {{a, b}, {b, a}};
-      for (const auto& ab : order) {
-        sweptCandidates(model, d, ab[0], ab[1], BarrierPair::PointTriangle, swept, margin);
-        for (const auto& [i, j] : d.prim_pairs) f(BarrierPair::PointTriangle, ab[0], ab[1], i, j);
-      }
-      sweptCandidates(model, d, a, b, BarrierPair::EdgeEdge, swept, margin);
-      for (const auto& [i, j] : d.prim_pairs) f(BarrierPair::EdgeEdge, a, b, i, j);
-    }
+    sweptCandidates(model, d, a, b, BarrierPair::EdgeEdge, swept, margin);
+    for (const auto& [i, j] : d.prim_pairs) f(BarrierPair::EdgeEdge, a, b, i, j);
   }
 }
 
 double planeGap(const GroundPlane& g, const Vec3& x) { return g.normal.dot(x) - g.offset; }
+
+}  // namespace
+
+int movingBody(const BarrierWorldModel& model, int body) { return model.bodies[body].fixed ? -1 : body; }
+
+namespace {
 
 double pairDistance(const BarrierWorldModel& model, const std::vector<std::vector<Vec3>>& x, const BarrierPair& p) {
   const AffineBody &A = model.bodies[p.body_a];
@@ -152,8 +178,32 @@ double windingNumber(const AffineBody& body, const std::vector<Vec3>& x, const V
 }  // namespace
 
 Mat12 projectToPsd(const Mat12& H) {
-  Eigen::SelfAdjointEigenSolver<Mat12> eig(H);
-  return eig.eigenvectors() * eig.eigenvalues().cwiseMax(0.0).asDiagonal() * eig.eigenvectors().transpose();
+  // rows and columns that are zero (the points a distance type leaves out: a point–point pair has 6 live
+  // coordinates, a point–edge pair 9) stay zero: decompose only the live part
+  int live[12], m = 0;
+  for (int r = 0; r < 12; ++r)
+    if (!H.row(r).isZero(0.0)) live[m++] = r;
+  // H minus its negative part sum_{lambda < 0} lambda v v^T: the same as rebuilding V max(Lambda, 0) V^T, but
+  // a rank-k update for the usual one or two negative eigenvalues (eigenvalues ascend)
+  auto clamp = [](auto& A, const auto& eig) {
+    for (Eigen::Index k = 0; k < A.rows() && eig.eigenvalues()[k] < 0.0; ++k)
+      A.noalias() -= eig.eigenvalues()[k] * eig.eigenvectors().col(k) * eig.eigenvectors().col(k).transpose();
+  };
+  if (m == 12) {
+    Mat12 out = H;
+    clamp(out, Eigen::SelfAdjointEigenSolver<Mat12>(H));
+    return out;
+  }
+  using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 12, 12>;
+  Small S(m, m);
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < m; ++c) S(r, c) = H(live[r], live[c]);
+  Small P = S;
+  clamp(P, Eigen::SelfAdjointEigenSolver<Small>(S));
+  Mat12 out = Mat12::Zero();
+  for (int r = 0; r < m; ++r)
+    for (int c = 0; c < m; ++c) out(live[r], live[c]) = P(r, c);
+  return out;
 }
 
 void barrierPositions(const BarrierWorldModel& model, const double* q, std::vector<std::vector<Vec3>>& x) {
@@ -165,158 +215,230 @@ void barrierPositions(const BarrierWorldModel& model, const double* q, std::vect
   }
 }
 
-double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& d) {
+void barrierCandidates(const BarrierWorldModel& model, BarrierWorldData& d, bool swept, double margin) {
+  d.candidates.clear();
+  forCandidates(model, d, swept, margin, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
+    d.candidates.push_back(BarrierPair{kind, a, b, i, j});
+  });
+  // a vertex's gap to a plane is linear along the move: its smallest value is at one end
+  for (size_t a = 0; a < model.bodies.size(); ++a) {
+    if (model.bodies[a].fixed) continue;
+    for (size_t g = 0; g < model.planes.size(); ++g) {
+      for (size_t i = 0; i < d.x[a].size(); ++i) {
+        double gap = planeGap(model.planes[g], d.x[a][i]);
+        if (swept) gap = std::min(gap, planeGap(model.planes[g], d.x_end[a][i]));
+        if (gap < margin)
+          d.candidates.push_back(
+              BarrierPair{BarrierPair::PointPlane, static_cast<int>(a), static_cast<int>(g), static_cast<int>(i), 0});
+      }
+    }
+  }
+  d.stats.candidates = static_cast<int>(d.candidates.size());
+}
+
+double pairsFromCandidates(const BarrierWorldModel& model, BarrierWorldData& d) {
   const double dhat = model.options.dhat, shat = dhat * dhat;
   d.pairs.clear();
   double min_s = kInf;
-  forCandidates(model, d, false, dhat, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
-    const BarrierPair p{kind, a, b, i, j};
+  for (const BarrierPair& p : d.candidates) {
     const double s = pairDistance(model, d.x, p);
-    if (s < shat) {
+    const bool within = p.kind == BarrierPair::PointPlane ? planeGap(model.planes[p.body_b], d.x[p.body_a][p.a]) < dhat
+                                                          : s < shat;
+    if (within) {
       d.pairs.push_back(p);
       min_s = std::min(min_s, s);
-    }
-  });
-  for (size_t a = 0; a < model.bodies.size(); ++a) {
-    for (size_t g = 0; g < model.planes.size(); ++g) {
-      for (size_t i = 0; i < d.x[a].size(); ++i) {
-        const BarrierPair p{BarrierPair::PointPlane, static_cast<int>(a), static_cast<int>(g), static_cast<int>(i), 0};
-        const double s = pairDistance(model, d.x, p);
-        if (planeGap(model.planes[g], d.x[a][i]) < dhat) {
-          d.pairs.push_back(p);
-          min_s = std::min(min_s, s);
-        }
-      }
     }
   }
   return min_s;
 }
 
-double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
-                        std::vector<Eigen::Triplet<double>>* triplets, bool project) {
-  const double shat = model.options.dhat * model.options.dhat;
-  double total = 0.0;
-  for (const BarrierPair& p : d.pairs) {
-    const AffineBody& A = model.bodies[p.body_a];
-    const auto& xa = d.x[p.body_a];
-    Vec12 g = Vec12::Zero();
-    Mat12 H = Mat12::Zero();
-    Vec3 xbar[4];
-    int slot[4] = {0, 0, 0, 0}, npts = 4;
-    double value;
-    if (p.kind == BarrierPair::PointPlane) {
-      const Vec3& n = model.planes[p.body_b].normal;
-      const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
-      const double s = gap > 0.0 ? gap * gap : 0.0;
-      const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
-      value = barrier(s, shat);
-      const Vec3 ds = 2.0 * gap * n;
-      g.head<3>() = b1 * ds;
-      H.topLeftCorner<3, 3>() = b2 * ds * ds.transpose() + b1 * 2.0 * n * n.transpose();
-      xbar[0] = A.rest[p.a];
-      npts = 1;
-    } else {
-      const AffineBody& B = model.bodies[p.body_b];
-      const auto& xb = d.x[p.body_b];
-      Vec3 pts[4];
-      if (p.kind == BarrierPair::PointTriangle) {
-        const auto& f = B.faces[p.b];
-        const int idx[4] = {p.a, f[0], f[1], f[2]};
-        for (int k = 0; k < 4; ++k) {
-          slot[k] = k == 0 ? 0 : 1;
-          pts[k] = k == 0 ? xa[idx[k]] : xb[idx[k]];
-          xbar[k] = k == 0 ? A.rest[idx[k]] : B.rest[idx[k]];
-        }
-      } else {
-        const auto &ea = A.edges[p.a], &eb = B.edges[p.b];
-        const int idx[4] = {ea[0], ea[1], eb[0], eb[1]};
-        for (int k = 0; k < 4; ++k) {
-          slot[k] = k < 2 ? 0 : 1;
-          pts[k] = k < 2 ? xa[idx[k]] : xb[idx[k]];
-          xbar[k] = k < 2 ? A.rest[idx[k]] : B.rest[idx[k]];
-        }
-      }
-      Vec12 ds;
-      Mat12 dds;
-      double s;
-      if (p.kind == BarrierPair::PointTriangle) {
-        s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3]);
-        ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
-        dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
-      } else {
-        s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3]);
-        ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
-        dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
-      }
-      const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
-      if (p.kind == BarrierPair::PointTriangle) {
-        value = b0;
-        g = b1 * ds;
-        H = b2 * ds * ds.transpose() + b1 * dds;
-      } else {
-        // edges nearly parallel: IPC's mollifier m fades the pair out smoothly (eps_x from the rest lengths)
-        const double eps = edgeEdgeMollifierThreshold(xbar[0], xbar[1], xbar[2], xbar[3]);
-        const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
-        const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
-        const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
-        value = m * b0;
-        g = b0 * dm + m * b1 * ds;
-        H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
-      }
-    }
-    total += value;
-    if (!grad && !triplets) continue;
-    // the points' coordinates -> the (one or two) bodies' coordinates: J is 12 x 24, body_a in slot 0
-    Jac12x24 J = Jac12x24::Zero();
-    for (int k = 0; k < npts; ++k) J.block<3, 12>(3 * k, 12 * slot[k]) = affineJacobian(xbar[k]);
-    const int bodies[2] = {p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b};
-    if (grad) {
-      const Vec24 gq = J.transpose() * g;
-      for (int s = 0; s < 2; ++s)
-        if (bodies[s] >= 0)
-          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += weight * gq[12 * s + r];
-    }
-    if (triplets) {
-      const Mat24 Hq = J.transpose() * (project ? projectToPsd(H) : H) * J;
-      for (int s = 0; s < 2; ++s) {
-        for (int t = 0; t < 2; ++t) {
-          if (bodies[s] < 0 || bodies[t] < 0) continue;
-          for (int r = 0; r < 12; ++r)
-            for (int c = 0; c < 12; ++c) {
-              const double h = weight * Hq(12 * s + r, 12 * t + c);
-              if (h != 0.0) triplets->emplace_back(12 * bodies[s] + r, 12 * bodies[t] + c, h);
-            }
+double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& d) {
+  barrierCandidates(model, d, false, model.options.dhat);
+  return pairsFromCandidates(model, d);
+}
+
+void addPointHessian(const Mat12& H, const Vec3* xbar, const int* slot, int npts, double weight, Mat24& h) {
+  // coordinate m of row i of the map (m = 0: p_i, m = 1..3: a_i's entries) has weight u_m = (1, xbar)_m
+  auto index = [](int i, int m) { return m == 0 ? i : 3 + 3 * i + m - 1; };
+  Vec4 u[4];
+  for (int k = 0; k < npts; ++k) u[k] = Vec4(1.0, xbar[k][0], xbar[k][1], xbar[k][2]);
+  for (int k = 0; k < npts; ++k) {
+    for (int l = 0; l < npts; ++l) {
+      const Mat4 uu = weight * u[k] * u[l].transpose();
+      const int rk = 12 * slot[k], cl = 12 * slot[l];
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+          const double hij = H(3 * k + i, 3 * l + j);
+          if (hij == 0.0) continue;
+          for (int m = 0; m < 4; ++m)
+            for (int n = 0; n < 4; ++n) h(rk + index(i, m), cl + index(j, n)) += hij * uu(m, n);
         }
       }
     }
   }
+}
+
+namespace {
+
+// the barrier of pair p at d.x and weight * its derivatives in the bodies' coordinates: the gradient when need_gradient, the Hessian
+// (projected to PSD in the points' coordinates when project) when need_hessian
+void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const BarrierPair& p, double weight,
+               bool need_gradient, bool need_hessian, bool project, BodyPairTerms& out) {
+  const double shat = model.options.dhat * model.options.dhat;
+  const AffineBody& A = model.bodies[p.body_a];
+  const auto& xa = d.x[p.body_a];
+  Vec12 g = Vec12::Zero();
+  Mat12 H = Mat12::Zero();
+  Vec3 xbar[4];
+  int slot[4] = {0, 0, 0, 0}, npts = 4;
+  double value;
+  if (p.kind == BarrierPair::PointPlane) {
+    const Vec3& n = model.planes[p.body_b].normal;
+    const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
+    const double s = gap > 0.0 ? gap * gap : 0.0;
+    const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    value = barrier(s, shat);
+    g.head<3>() = b1 * 2.0 * gap * n;
+    // (b'' ds ds^T + b' dds) = (4 gap^2 b'' + 2 b') n n^T: rank one, its projection in closed form
+    const double c = 4.0 * gap * gap * b2 + 2.0 * b1;
+    H.topLeftCorner<3, 3>() = ((project ? std::max(c, 0.0) : c) * n) * n.transpose();
+    xbar[0] = A.rest[p.a];
+    npts = 1;
+  } else {
+    const AffineBody& B = model.bodies[p.body_b];
+    const auto& xb = d.x[p.body_b];
+    Vec3 pts[4];
+    if (p.kind == BarrierPair::PointTriangle) {
+      const auto& f = B.faces[p.b];
+      const int idx[4] = {p.a, f[0], f[1], f[2]};
+      for (int k = 0; k < 4; ++k) {
+        slot[k] = k == 0 ? 0 : 1;
+        pts[k] = k == 0 ? xa[idx[k]] : xb[idx[k]];
+        xbar[k] = k == 0 ? A.rest[idx[k]] : B.rest[idx[k]];
+      }
+    } else {
+      const auto &ea = A.edges[p.a], &eb = B.edges[p.b];
+      const int idx[4] = {ea[0], ea[1], eb[0], eb[1]};
+      for (int k = 0; k < 4; ++k) {
+        slot[k] = k < 2 ? 0 : 1;
+        pts[k] = k < 2 ? xa[idx[k]] : xb[idx[k]];
+        xbar[k] = k < 2 ? A.rest[idx[k]] : B.rest[idx[k]];
+      }
+    }
+    Vec12 ds;
+    Mat12 dds = Mat12::Zero();
+    double s;
+    if (p.kind == BarrierPair::PointTriangle) {
+      s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3]);
+      ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
+      if (need_hessian) dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+    } else {
+      s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3]);
+      ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
+      if (need_hessian) dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+    }
+    const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    if (p.kind == BarrierPair::PointTriangle) {
+      value = b0;
+      g = b1 * ds;
+      if (need_hessian) H = b2 * ds * ds.transpose() + b1 * dds;
+    } else {
+      // edges nearly parallel: IPC's mollifier m fades the pair out smoothly (eps_x from the rest lengths)
+      const double eps = edgeEdgeMollifierThreshold(xbar[0], xbar[1], xbar[2], xbar[3]);
+      const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
+      const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
+      value = m * b0;
+      g = b0 * dm + m * b1 * ds;
+      if (need_hessian) {
+        const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
+        H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
+      }
+    }
+    if (need_hessian && project) H = projectToPsd(H);
+  }
+  out.value = value;
+  if (need_gradient) {
+    // J_k^T g_k: p_i gets g_i, a_i gets g_i xbar_k
+    out.gradient.setZero();
+    for (int k = 0; k < npts; ++k) {
+      double* to = out.gradient.data() + 12 * slot[k];
+      for (int r = 0; r < 3; ++r) {
+        const double gr = weight * g[3 * k + r];
+        to[r] += gr;
+        for (int m = 0; m < 3; ++m) to[3 + 3 * r + m] += gr * xbar[k][m];
+      }
+    }
+  }
+  if (need_hessian) {
+    out.hessian.setZero();
+    addPointHessian(H, xbar, slot, npts, weight, out.hessian);
+  }
+}
+
+}  // namespace
+
+double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
+                        BlockHessian* hessian, bool project) {
+  const size_t n = d.pairs.size();
+  d.terms.resize(n);
+  // the pairs' terms are independent: two threads share them when there are many, then one thread adds
+  // them up in the pairs' order (the same sums whatever the threads)
+  parallelChunks(n, [&](size_t i) {
+    pairTerms(model, d, d.pairs[i], weight, grad != nullptr, hessian != nullptr, project, d.terms[i]);
+  });
+  double total = 0.0;
+  for (size_t i = 0; i < n; ++i) {
+    const BarrierPair& p = d.pairs[i];
+    const BodyPairTerms& t = d.terms[i];
+    total += t.value;
+    const int bodies[2] = {movingBody(model, p.body_a),
+                           p.kind == BarrierPair::PointPlane ? -1 : movingBody(model, p.body_b)};
+    if (grad)
+      for (int s = 0; s < 2; ++s)
+        if (bodies[s] >= 0)
+          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += t.gradient[12 * s + r];
+    if (hessian) hessian->addPair(bodies[0], bodies[1], t.hessian);
+  }
   return total;
 }
 
-double collisionFreeStep(const BarrierWorldModel& model, BarrierWorldData& d, const double* q, const double* dq) {
-  const int n = model.nq();
-  VecX q_end(n);
-  for (int i = 0; i < n; ++i) q_end[i] = q[i] + dq[i];
-  barrierPositions(model, q, d.x);
-  barrierPositions(model, q_end.data(), d.x_end);
+double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorldData& d) {
   double alpha = 1.0;
   CcdOptions options;
-  forCandidates(model, d, true, 0.0, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
-    options.t_max = alpha;
+  Vec3 s[4], e[4];  // a candidate's points at the start and end of the move
+  for (const BarrierPair& p : d.candidates) {
+    if (p.kind == BarrierPair::PointPlane) continue;  // the planes below, vertex by vertex
+    const int a = p.body_a, b = p.body_b;
     const auto &x0a = d.x[a], &x1a = d.x_end[a], &x0b = d.x[b], &x1b = d.x_end[b];
-    CcdResult r;
-    if (kind == BarrierPair::PointTriangle) {
-      const auto& f = model.bodies[b].faces[j];
-      r = pointTriangleCcd(x0a[i], x0b[f[0]], x0b[f[1]], x0b[f[2]], x1a[i], x1b[f[0]], x1b[f[1]], x1b[f[2]], options);
+    if (p.kind == BarrierPair::PointTriangle) {
+      const auto& f = model.bodies[b].faces[p.b];
+      s[0] = x0a[p.a], e[0] = x1a[p.a];
+      for (int k = 0; k < 3; ++k) s[k + 1] = x0b[f[k]], e[k + 1] = x1b[f[k]];
     } else {
-      const auto &ea = model.bodies[a].edges[i], &eb = model.bodies[b].edges[j];
-      r = edgeEdgeCcd(x0a[ea[0]], x0a[ea[1]], x0b[eb[0]], x0b[eb[1]], x1a[ea[0]], x1a[ea[1]], x1b[eb[0]], x1b[eb[1]],
-                      options);
+      const auto &ea = model.bodies[a].edges[p.a], &eb = model.bodies[b].edges[p.b];
+      for (int k = 0; k < 2; ++k) {
+        s[k] = x0a[ea[k]], e[k] = x1a[ea[k]];
+        s[k + 2] = x0b[eb[k]], e[k + 2] = x1b[eb[k]];
+      }
     }
+    // the candidates may carry a margin: test only those whose swept boxes themselves overlap
+    const int first = p.kind == BarrierPair::PointTriangle ? 1 : 2;
+    Box ba{Vec3::Constant(kInf), Vec3::Constant(-kInf)}, bb = ba;
+    for (int k = 0; k < 4; ++k) {
+      Box& box = k < first ? ba : bb;
+      box.lo = box.lo.cwiseMin(s[k]).cwiseMin(e[k]);
+      box.hi = box.hi.cwiseMax(s[k]).cwiseMax(e[k]);
+    }
+    if (!overlap(ba, bb, 0.0)) continue;
+    options.t_max = alpha;  // a later hit than the step so far changes nothing: stop there
+    const CcdResult r = p.kind == BarrierPair::PointTriangle
+                            ? pointTriangleCcd(s[0], s[1], s[2], s[3], e[0], e[1], e[2], e[3], options)
+                            : edgeEdgeCcd(s[0], s[1], s[2], s[3], e[0], e[1], e[2], e[3], options);
     if (r.hit) alpha = std::min(alpha, r.toi);
-  });
+  }
   // a vertex approaching a plane keeps at least (1 - 0.9) of its gap, as the additive CCD does
   for (size_t a = 0; a < model.bodies.size(); ++a) {
+    if (model.bodies[a].fixed) continue;  // static: it does not move
     for (const GroundPlane& g : model.planes) {
       for (size_t i = 0; i < d.x[a].size(); ++i) {
         const double g0 = planeGap(g, d.x[a][i]), g1 = planeGap(g, d.x_end[a][i]);
@@ -327,9 +449,20 @@ double collisionFreeStep(const BarrierWorldModel& model, BarrierWorldData& d, co
   return alpha;
 }
 
+double collisionFreeStep(const BarrierWorldModel& model, BarrierWorldData& d, const double* q, const double* dq) {
+  const int n = model.nq();
+  VecX q_end(n);
+  for (int i = 0; i < n; ++i) q_end[i] = q[i] + dq[i];
+  barrierPositions(model, q, d.x);
+  barrierPositions(model, q_end.data(), d.x_end);
+  barrierCandidates(model, d, true, 0.0);
+  return collisionFreeStepOfCandidates(model, d);
+}
+
 void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, const double* q) {
   barrierPositions(model, q, d.x);
   for (size_t a = 0; a < model.bodies.size(); ++a) {
+    if (model.bodies[a].fixed) continue;  // a static mesh may rest on (or reach through) a ground plane
     for (size_t g = 0; g < model.planes.size(); ++g)
       for (const Vec3& p : d.x[a])
         RD_CHECK_ARG(planeGap(model.planes[g], p) > 0.0, "body '" << model.bodies[a].name << "' touches or crosses "
@@ -343,13 +476,11 @@ void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, 
   forCandidates(model, d, false, 0.0, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
     if (pairDistance(model, d.x, BarrierPair{kind, a, b, i, j}) <= 0.0) fail(a, b);
   });
-  // an edge of one body through a face of the other, or one body wholly inside the other
-  const int nb = static_cast<int>(model.bodies.size());
-  for (int a = 0; a < nb; ++a) {
-    for (int b = 0; b < nb; ++b) {
-      if (a == b) continue;
-      const Box ba = boxOf(d.x[a]), bb = boxOf(d.x[b]);
-      if (!overlap(ba, bb, 0.0)) continue;
+  // an edge of one body through a face of the other, or one body wholly inside the other (d.body_pairs: the
+  // touching boxes of the candidates above)
+  for (const auto& [u, w] : d.body_pairs) {
+    const int ordered[2][2] = {{u, w}, {w, u}};
+    for (const auto& [a, b] : ordered) {
       const auto &xa = d.x[a], &xb = d.x[b];
       const AffineBody &A = model.bodies[a], &B = model.bodies[b];
       // edges of a against faces of b whose boxes overlap (the box tree of the swept broad phase, unmoving)

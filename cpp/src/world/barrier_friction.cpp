@@ -7,6 +7,8 @@
 #include "rigidiff/collision/distance/edge_edge.hpp"
 #include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/contact/barrier.hpp"
+#include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
 
@@ -148,59 +150,73 @@ void buildFrictionPairs(const BarrierWorldModel& model, BarrierWorldData& data, 
   }
 }
 
-double frictionPotential(const BarrierWorldModel& model, const BarrierWorldData& data, const double* q,
-                         const double* q_n, double* grad, std::vector<Eigen::Triplet<double>>* triplets) {
+namespace {
+
+// the friction potential of pair f at q and its derivatives in the coordinates of its one or two bodies
+void frictionTerms(const BarrierWorldModel& model, const FrictionPair& f, const double* q, const double* q_n,
+                   bool need_gradient, bool need_hessian, BodyPairTerms& out) {
   const double eps = model.options.friction_velocity * model.dt;
+  const int bodies[2] = {f.body[0], f.npts == 4 ? f.body[3] : -1};
+  // slip u = T^T sum_k c_k J_k (q - q_n); G (2 x 24) maps the one or two bodies' coordinates to it
+  Eigen::Matrix<double, 2, 24> G = Eigen::Matrix<double, 2, 24>::Zero();
+  Eigen::Matrix<double, 24, 1> dq = Eigen::Matrix<double, 24, 1>::Zero();
+  for (int s = 0; s < 2; ++s)
+    if (bodies[s] >= 0)
+      for (int r = 0; r < 12; ++r) dq[12 * s + r] = q[12 * bodies[s] + r] - q_n[12 * bodies[s] + r];
+  for (int k = 0; k < f.npts; ++k) {
+    // T^T J(xbar) without forming J: column p_i is T's row i, column a_i's entry m is that times xbar_m
+    const int at = f.body[k] == bodies[0] ? 0 : 12;
+    for (int i = 0; i < 3; ++i) {
+      const Eigen::Vector2d t = f.weight[k] * f.basis.row(i).transpose();
+      G.col(at + i) += t;
+      for (int m = 0; m < 3; ++m) G.col(at + 3 + 3 * i + m) += t * f.xbar[k][m];
+    }
+  }
+  const Eigen::Vector2d u = G * dq;
+  const double y = u.norm();
+  double f0, f1_over_y, f1_prime;
+  if (y < eps) {
+    f0 = -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0;
+    f1_over_y = 2.0 / eps - y / (eps * eps);
+    f1_prime = 2.0 / eps - 2.0 * y / (eps * eps);
+  } else {
+    f0 = y;
+    f1_over_y = 1.0 / y;
+    f1_prime = 0.0;
+  }
+  out.value = f.normal_force * f0;
+  if (need_gradient) out.gradient = f.normal_force * f1_over_y * G.transpose() * u;
+  if (need_hessian) {
+    // d2f0/du2 = f1/y (I - uu^T/y^2) + f1' uu^T/y^2: eigenvalues f1/y and f1' >= 0, already PSD
+    Eigen::Matrix2d inner = f1_over_y * Eigen::Matrix2d::Identity();
+    if (y > 0.0) {
+      const Eigen::Vector2d uh = u / y;
+      inner += (f1_prime - f1_over_y) * uh * uh.transpose();
+    }
+    out.hessian.noalias() = f.normal_force * G.transpose() * inner * G;
+  }
+}
+
+}  // namespace
+
+double frictionPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* q_n,
+                         double* grad, BlockHessian* hessian) {
+  const size_t n = data.friction.size();
+  data.terms.resize(n);
+  parallelChunks(n, [&](size_t i) {
+    frictionTerms(model, data.friction[i], q, q_n, grad != nullptr, hessian != nullptr, data.terms[i]);
+  });
   double total = 0.0;
-  for (const FrictionPair& f : data.friction) {
-    // slip u = T^T sum_k c_k J_k (q - q_n); G (2 x 24) maps the one or two bodies' coordinates to it
-    Eigen::Matrix<double, 2, 24> G = Eigen::Matrix<double, 2, 24>::Zero();
-    const int bodies[2] = {f.body[0], f.npts == 4 ? f.body[3] : -1};
-    Eigen::Matrix<double, 24, 1> dq = Eigen::Matrix<double, 24, 1>::Zero();
-    for (int s = 0; s < 2; ++s)
-      if (bodies[s] >= 0)
-        for (int r = 0; r < 12; ++r) dq[12 * s + r] = q[12 * bodies[s] + r] - q_n[12 * bodies[s] + r];
-    for (int k = 0; k < f.npts; ++k) {
-      const int slot = f.body[k] == bodies[0] ? 0 : 1;
-      G.block<2, 12>(0, 12 * slot) += f.weight[k] * f.basis.transpose() * affineJacobian(f.xbar[k]);
-    }
-    const Eigen::Vector2d u = G * dq;
-    const double y = u.norm();
-    double f0, f1_over_y, f1_prime;
-    if (y < eps) {
-      f0 = -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0;
-      f1_over_y = 2.0 / eps - y / (eps * eps);
-      f1_prime = 2.0 / eps - 2.0 * y / (eps * eps);
-    } else {
-      f0 = y;
-      f1_over_y = 1.0 / y;
-      f1_prime = 0.0;
-    }
-    total += f.normal_force * f0;
-    if (grad) {
-      const Eigen::Matrix<double, 24, 1> g = f.normal_force * f1_over_y * G.transpose() * u;
+  for (size_t i = 0; i < n; ++i) {
+    const FrictionPair& f = data.friction[i];
+    const BodyPairTerms& t = data.terms[i];
+    const int bodies[2] = {movingBody(model, f.body[0]), f.npts == 4 ? movingBody(model, f.body[3]) : -1};
+    total += t.value;
+    if (grad)
       for (int s = 0; s < 2; ++s)
         if (bodies[s] >= 0)
-          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += g[12 * s + r];
-    }
-    if (triplets) {
-      // d2f0/du2 = f1/y (I - uu^T/y^2) + f1' uu^T/y^2: eigenvalues f1/y and f1' >= 0, already PSD
-      Eigen::Matrix2d inner = f1_over_y * Eigen::Matrix2d::Identity();
-      if (y > 0.0) {
-        const Eigen::Vector2d uh = u / y;
-        inner += (f1_prime - f1_over_y) * uh * uh.transpose();
-      }
-      const Eigen::Matrix<double, 24, 24> Hq = f.normal_force * G.transpose() * inner * G;
-      for (int s = 0; s < 2; ++s)
-        for (int t = 0; t < 2; ++t) {
-          if (bodies[s] < 0 || bodies[t] < 0) continue;
-          for (int r = 0; r < 12; ++r)
-            for (int c = 0; c < 12; ++c) {
-              const double h = Hq(12 * s + r, 12 * t + c);
-              if (h != 0.0) triplets->emplace_back(12 * bodies[s] + r, 12 * bodies[t] + c, h);
-            }
-        }
-    }
+          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += t.gradient[12 * s + r];
+    if (hessian) hessian->addPair(bodies[0], bodies[1], t.hessian);
   }
   return total;
 }

@@ -17,25 +17,23 @@ void stepAndFactor(const BarrierWorldModel& model, BarrierWorldData& data, const
                    const double* tau, double* q_out, double* v_out) {
   RD_CHECK_ARG(model.options.friction == 0.0, "step derivatives of barrier worlds with friction are not "
                                               "implemented yet (friction must be 0)");
+  for (const AffineBody& b : model.bodies)
+    RD_CHECK_ARG(!b.fixed, "step derivatives of barrier worlds with static meshes are not implemented yet ('"
+                               << b.name << "' is static)");
   barrierStep(model, data, q, v, tau, q_out, v_out);
-  const int n = model.nq();
   const double h = model.dt;
-  data.triplets.clear();
+  data.hessian.reset(static_cast<int>(model.bodies.size()));
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     const AffineBody& body = model.bodies[i];
     const int at = 12 * static_cast<int>(i);
-    const Mat12 block =
-        body.mass_matrix + h * h * orthogonalityHessian(q_out + at, body.stiffness * body.integrals.volume);
-    for (int r = 0; r < 12; ++r)
-      for (int c = 0; c < 12; ++c)
-        if (block(r, c) != 0.0) data.triplets.emplace_back(at + r, at + c, block(r, c));
+    data.hessian.addDiagonal(static_cast<int>(i), body.mass_matrix + h * h * orthogonalityHessian(
+                                                      q_out + at, body.stiffness * body.integrals.volume));
   }
   barrierPositions(model, q_out, data.x);
   collectBarrierPairs(model, data);
-  barrierPotential(model, data, data.stats.kappa, nullptr, &data.triplets, false);
-  Eigen::SparseMatrix<double> H(n, n);
-  H.setFromTriplets(data.triplets.begin(), data.triplets.end());
-  data.ldlt.compute(H);
+  barrierPotential(model, data, data.stats.kappa, nullptr, &data.hessian, false);
+  if (data.hessian.writeLower(data.matrix)) data.ldlt.analyzePattern(data.matrix);
+  data.ldlt.factorize(data.matrix);
   if (data.ldlt.info() != Eigen::Success)
     RD_THROW(std::runtime_error, "barrier step derivatives: the Hessian at the solution is singular");
 }

@@ -44,6 +44,7 @@ struct AffineBody {
   VolumeIntegrals integrals;               ///< at unit density
   double mass = 0.0;                       ///< density * volume
   Mat12 mass_matrix = Mat12::Zero();       ///< int rho J^T J dV
+  bool fixed = false;                      ///< a static participant: steps keep its coordinates where they are
 };
 
 /// The body of the closed mesh (points n x 3, faces m x 3, row-major) with the given density and

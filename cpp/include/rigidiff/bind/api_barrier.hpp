@@ -26,6 +26,8 @@ class BarrierWorld {
                     double stiffness);
   /// Removes the last body (undoes an add whose start state turned out to intersect).
   void popBody();
+  /// Makes the body static (a Static participant: steps keep its coordinates) or moving again.
+  void setFixed(int body, bool fixed);
   void addPlane(const double* normal, double offset);
   /// Removes the last plane (undoes an add that a body already crosses).
   void popPlane();
@@ -46,7 +48,9 @@ class BarrierWorld {
   /// The step and the cotangents (gq, gv, gtau) pulled back from (gq_next, gv_next).
   void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next, const double* gv_next,
                double* q_out, double* v_out, double* gq, double* gv, double* gtau);
-  /// out (5) = Newton iterations, kappa, minimum distance, residual, active pairs of the last step.
+  /// out (14) = Newton iterations, kappa, minimum distance, residual, active pairs, candidates, symbolic
+  /// factorisations, line search evaluations of the last step, then its seconds in candidates, barrier,
+  /// assembly, factorisation, CCD and in all (BarrierStepStats).
   void stats(double* out) const;
   /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
   /// kappa; grad (nq).
@@ -66,6 +70,9 @@ class BarrierWorld {
 
 /// Barrier b(s; shat) and its first two derivatives at n squared distances: out (n x 3).
 void barrierValues(const double* s, int n, double shat, double* out);
+/// Tests only: visits[i] += 1 for every i in [0, n) through the barrier world's two-thread chunks
+/// (world/parallel_chunks.hpp), throwing invalid_argument at element bad (none when bad < 0).
+void parallelChunkVisits(int n, int bad, int* visits);
 /// The orthogonality energy of q (12) with weight w, its gradient (12) and Hessian (12 x 12).
 double orthogonalityTerms(const double* q, double weight, double* grad, double* hessian);
 /// The initial barrier stiffness: out (3) = kappa, kappa_min, kappa_max.

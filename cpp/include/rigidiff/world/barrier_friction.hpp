@@ -17,9 +17,8 @@ namespace rigidiff {
 void buildFrictionPairs(const BarrierWorldModel& model, BarrierWorldData& data, double kappa);
 
 /// The friction potential of data.friction at q (start state q_n); adds its gradient to grad (model.nq())
-/// and appends its Hessian (each pair's 2 x 2 tangent block projected to PSD in closed form) to triplets, when
-/// given.
-double frictionPotential(const BarrierWorldModel& model, const BarrierWorldData& data, const double* q,
-                         const double* q_n, double* grad, std::vector<Eigen::Triplet<double>>* triplets);
+/// and adds its Hessian (each pair's 2 x 2 tangent block PSD as it stands) to hessian, when given.
+double frictionPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q,
+                         const double* q_n, double* grad, BlockHessian* hessian);
 
 }  // namespace rigidiff

@@ -18,8 +18,11 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
                  const double* tau, double* q_out, double* v_out);
 
 /// E(q) of the step from (q_n, v_n, tau) with the barrier stiffness kappa, and the friction pairs in
-/// data.friction (none: frictionless); grad (model.nq()) = dE/dq when given.
+/// data.friction (none: frictionless); grad (model.nq()) = dE/dq when given. The barrier pairs come from
+/// data.candidates when reuse_candidates (they must hold every pair within dhat at q), else from a broad
+/// phase at q.
 double incrementalPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* q_n,
-                            const double* v_n, const double* tau, double kappa, double* grad);
+                            const double* v_n, const double* tau, double kappa, double* grad,
+                            bool reuse_candidates = false);
 
 }  // namespace rigidiff

@@ -10,6 +10,7 @@
 
 #include "rigidiff/abd/affine_body.hpp"
 #include "rigidiff/collision/ccd/swept_pairs.hpp"
+#include "rigidiff/world/block_hessian.hpp"
 
 namespace rigidiff {
 
@@ -50,6 +51,16 @@ struct BarrierStepStats {
   double min_distance = 0.0;          ///< the smallest surface distance at the end (inf if none within dhat)
   double residual = 0.0;              ///< the last Newton step's largest vertex move / (l dt)
   int active_pairs = 0;               ///< pairs within dhat at the end
+  int candidates = 0;                 ///< primitive pairs of the last broad phase
+  int symbolic_factorisations = 0;    ///< sparsity patterns analysed (the pattern is kept while it holds)
+  int line_search_evaluations = 0;    ///< energy evaluations of the line searches
+  // wall-clock seconds spent in each part of the step, summed over its Newton iterations
+  double time_candidates = 0.0;       ///< broad phase: body pairs and primitive pairs
+  double time_barrier = 0.0;          ///< pairs within dhat, barrier (and friction) energy, gradient, Hessian
+  double time_assembly = 0.0;         ///< body blocks and the sparse matrix
+  double time_factorisation = 0.0;    ///< sparse LDL^T (symbolic when the pattern changed, numeric) and solve
+  double time_ccd = 0.0;              ///< the collision-free step size
+  double time_total = 0.0;            ///< the whole step
 };
 
 /// One pair within reach of the barrier: point–triangle, edge–edge or point–plane. Points are (body,
@@ -70,15 +81,30 @@ struct FrictionPair {
   double normal_force = 0.0;           ///< mu lambda
 };
 
+/// One contact term (a barrier pair, or a friction pair) mapped to the coordinates of its one or two bodies
+/// (the first body's 12, then the second's): its value, gradient and (projected) Hessian, computed for every
+/// pair in parallel before they are added up in order.
+struct BodyPairTerms {
+  double value = 0.0;
+  Eigen::Matrix<double, 24, 1> gradient;
+  Mat24 hessian;
+};
+
 /// Scratch of the barrier step and its contact queries: sized by the step, reused between steps.
 struct BarrierWorldData {
   std::vector<std::vector<Vec3>> x, x_end;  ///< world positions of each body's vertices (start, end of a move)
   std::vector<Vec3> pa_start, pa_end, pb_start, pb_end;  ///< primitive points for the swept broad phase
   SweptPairsScratch swept;
   std::vector<std::pair<int, int>> prim_pairs;
+  std::vector<Vec3> body_lo, body_hi;          ///< each body's (swept) box
+  std::vector<int> body_order;                 ///< bodies sorted by body_lo.x (sweep and prune)
+  std::vector<std::pair<int, int>> body_pairs; ///< body pairs whose boxes overlap
+  std::vector<BarrierPair> candidates;  ///< primitive pairs that may be within dhat along the current move
   std::vector<BarrierPair> pairs;
+  std::vector<BodyPairTerms, Eigen::aligned_allocator<BodyPairTerms>> terms;  ///< of each of pairs (or friction)
   std::vector<FrictionPair> friction;  ///< the step's frozen friction pairs (empty without friction)
-  std::vector<Eigen::Triplet<double>> triplets;
+  BlockHessian hessian;
+  Eigen::SparseMatrix<double> matrix;  ///< the lower triangle of the Newton matrix, its pattern kept
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt;
   BarrierStepStats stats;
 };

@@ -7,6 +7,11 @@
 
 namespace rigidiff {
 
+namespace {
+// at most this many primitive pairs are tested one by one rather than through the box trees
+constexpr long kBruteForcePairs = 1024;
+}  // namespace
+
 void sweptBoxes(const Vec3* start, const Vec3* end, int n, int k, Vec3* lo, Vec3* hi) {
   RD_CHECK_ARG(k >= 1, "a primitive needs >= 1 point, got " << k);
   for (int i = 0; i < n; ++i) {
@@ -32,6 +37,16 @@ void sweptPairs(const Vec3* start_a, const Vec3* end_a, int na, int ka, const Ve
   s.hi_b.resize(nb);
   sweptBoxes(start_a, end_a, na, ka, s.lo_a.data(), s.hi_a.data());
   sweptBoxes(start_b, end_b, nb, kb, s.lo_b.data(), s.hi_b.data());
+  if (static_cast<long>(na) * nb <= kBruteForcePairs) {
+    // few primitives (a box's 8 vertices and 12 faces): testing every pair beats building two trees
+    out.clear();
+    for (int i = 0; i < na; ++i)
+      for (int j = 0; j < nb; ++j)
+        if ((s.lo_a[i].array() <= s.hi_b[j].array() + min_distance).all() &&
+            (s.lo_b[j].array() <= s.hi_a[i].array() + min_distance).all())
+          out.emplace_back(i, j);
+    return;
+  }
   s.tree_a.build(s.lo_a.data(), s.hi_a.data(), na);
   s.tree_b.build(s.lo_b.data(), s.hi_b.data(), nb);
   // both trees are in the same frame: the oriented-box test of bvhPairs is then the axis-aligned one

@@ -1,7 +1,8 @@
 // Broad phase of continuous collision: which primitives of two moving sets may come within min_distance
 // of each other while their points move linearly from start to end. Each primitive is k points (1 for
 // vertices, 2 for edges, 3 for triangles); its swept box holds all of them at both ends of the motion,
-// hence the whole linear sweep. Pairs are found with the box tree (bvh.hpp), not by testing all of them.
+// hence the whole linear sweep. Pairs are found with the box tree (bvh.hpp), not by testing all of them,
+// except in small sets (at most 1024 pairs), where testing them one by one is cheaper than two trees.
 #pragma once
 
 #include <utility>

@@ -1,0 +1,83 @@
+// The adjoint of a Projective Dynamics step (pd_step.hpp). At the solution x, grad g(x; y, q_fixed) = 0, so
+// with H = M / dt^2 + hess E(x) on the free vertices and b = dL/dx' (x' = x, v' = (x - q) / dt):
+//   H z = b_free,  dL/dy = M z / dt^2,  dL/dq_fixed = b_fixed - (hess E z)_fixed,
+// and y = q + dt v + dt^2 (gravity + M^-1 f) passes dL/dy on to q, v and f. The adjoint is solved by the
+// step's quasi-Newton iteration on z^T H z / 2 - b^T z, with the same prefactorised PD matrix.
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_step.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const Points& gv_next, Points& gq,
+               Points& gv, Points& gf, VecX& gE) {
+  if (data.x.rows() != model.n) throw std::logic_error("step_vjp needs a step first");
+  if (!gq_next.allFinite() || !gv_next.allFinite())
+    throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
+  const double h = model.dt, h2 = h * h;
+  const int nf = model.free_count;
+  std::vector<PdSampleCache> cache;
+  pdHessianCache(model, data.x, cache);
+  const Points b = gq_next + gv_next / h;
+  Points Z = Points::Zero(model.n, 3), HZ;
+  auto quadratic = [&](const VecX& zf, VecX& g) {
+    pdScatterFree(model, zf, Z);
+    pdEnergyHessianProduct(model, data.x, cache, Z, HZ);
+    g.resize(3 * nf);
+    double value = 0.0;
+    for (int i = 0; i < model.n; ++i) {
+      const int r = model.free_index[i];
+      if (r < 0) continue;
+      for (int c = 0; c < 3; ++c) {
+        const double hz = model.mass[i] / h2 * Z(i, c) + HZ(i, c);
+        value += 0.5 * Z(i, c) * hz - b(i, c) * Z(i, c);
+        g[c * nf + r] = hz - b(i, c);
+      }
+    }
+    return value;
+  };
+  auto inverse = [&](const VecX& g) { return pdSolve(model, data, g); };
+  VecX zf = VecX::Zero(3 * nf);
+  double b_norm = 0.0;
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0) b_norm += b.row(i).squaredNorm();
+  b_norm = std::sqrt(b_norm);
+  if (b_norm > 0.0) {
+    const LbfgsResult r =
+        lbfgs(quadratic, inverse, zf, model.options.tolerance * b_norm, model.options.max_iterations,
+              model.options.history);
+    if (!r.converged)
+      throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " +
+                               sci(r.gradient_norm) + " is " + sci(r.gradient_norm / b_norm) +
+                               " of |b| after " + std::to_string(r.iterations) + " iterations");
+  }
+  pdScatterFree(model, zf, Z);
+  pdEnergyHessianProduct(model, data.x, cache, Z, HZ);
+  gq = -gv_next / h;
+  gv.setZero(model.n, 3);
+  gf.setZero(model.n, 3);
+  for (int i = 0; i < model.n; ++i) {
+    if (model.free_index[i] < 0) {
+      gq.row(i) += b.row(i) - HZ.row(i);
+      continue;
+    }
+    const Eigen::RowVector3d dy = model.mass[i] / h2 * Z.row(i);
+    gq.row(i) += dy;
+    gv.row(i) = h * dy;
+    gf.row(i) = Z.row(i);
+  }
+  // each body's elastic weights are proportional to its Young's modulus: d grad g / dE = grad E_body / E
+  gE.setZero(static_cast<int>(model.bodies.size()));
+  Points grad;
+  for (int k = 0; k < static_cast<int>(model.bodies.size()); ++k) {
+    pdEnergy(model, data.x, &grad, k);
+    gE[k] = -(Z.array() * grad.array()).sum() / model.bodies[k].youngs_modulus;
+  }
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

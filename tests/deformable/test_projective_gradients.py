@@ -1,0 +1,126 @@
+"""Derivatives of the projective world against central differences of our own step at a tight tolerance:
+the energy's gradient and Hessian products (the projections' Jacobians), step_vjp with respect to q, v, f
+and Young's modulus, and the dense step Jacobians."""
+
+import numpy as np
+import pytest
+
+import rigidiff as rd
+
+KINDS = ["corotated", "volume", ("corotated", "volume")]
+
+
+def _beam(kind=("corotated", "volume"), tet=False, E=2e4, ground=False):
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-13, max_iterations=5000)
+    mesh = rd.HexMesh.box((0.2, 0.05, 0.05), (4, 1, 1))
+    if tet:  # each cube cut into 6 tetrahedra around its main diagonal
+        cubes = mesh.elements
+        split = [[0, 1, 3, 7], [0, 1, 7, 5], [0, 5, 7, 4], [0, 3, 2, 7], [0, 2, 6, 7], [0, 6, 4, 7]]
+        tets = np.concatenate([cubes[:, s] for s in split])
+        vol = rd.TetMesh.__new__(rd.TetMesh)
+        vol.vertices, vol.elements = mesh.vertices, tets
+        flip = vol.element_volumes() < 0
+        tets[flip] = tets[flip][:, [0, 2, 1, 3]]
+        mesh = rd.TetMesh(mesh.vertices, tets)
+    fixed = np.flatnonzero(mesh.vertices[:, 0] == 0.0)
+    if ground:
+        world.add_ground(height=-0.01)
+    world.add_deformable(mesh, rd.ProjectiveMaterial(E, 0.3, 1000.0, kind=kind), name="beam", fixed=fixed)
+    return world
+
+
+def _state(world, seed=1, spread=1e-3):
+    rng = np.random.default_rng(seed)
+    q = world.q + spread * rng.standard_normal(world.nq)
+    return q, 0.1 * rng.standard_normal(world.nv), 0.01 * rng.standard_normal(world.nv), rng
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_energy_gradient_and_hessian(kind):
+    world = _beam(kind)
+    q, _, _, rng = _state(world, spread=1e-2)
+    E, g = world.energy(q)
+    eps = 1e-6
+    fd = np.array([(world.energy(q + eps * e)[0] - world.energy(q - eps * e)[0]) / (2 * eps)
+                   for e in np.eye(world.nq)])
+    np.testing.assert_allclose(g, fd, atol=1e-7 * np.abs(g).max())
+    z = rng.standard_normal(world.nq)
+    hz = world._pw_hessian_product(q, z)
+    fd_h = (world.energy(q + eps * z)[1] - world.energy(q - eps * z)[1]) / (2 * eps)
+    np.testing.assert_allclose(hz, fd_h, atol=1e-6 * np.abs(hz).max())
+    assert not np.array_equal(hz, fd_h)
+
+
+def _fd(world, L, fun, x, eps=1e-6):
+    out = np.empty(len(x))
+    for i in range(len(x)):
+        e = np.zeros(len(x))
+        e[i] = eps
+        out[i] = (L(*fun(x + e)) - L(*fun(x - e))) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("kind, tet", [("corotated", False), (("corotated", "volume"), False)] + [(("corotated", "volume"), True)])
+def test_step_vjp_matches_central_differences(kind, tet):
+    # ("volume" alone has no shear stiffness: a beam of it is a mechanism, its step ill-conditioned)
+    world = _beam(kind, tet=tet)
+    q, v, f, rng = _state(world)
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+
+    def L(qn, vn):
+        return a @ qn + b @ vn
+
+    G = world.step_vjp(q, v, f, a, b)
+    qn, vn = world.step(q, v, f)
+    np.testing.assert_array_equal(G.q_next, qn)
+    for g, fun, x in [(G.q, lambda x: world.step(x, v, f), q), (G.v, lambda x: world.step(q, x, f), v),
+                      (G.tau, lambda x: world.step(q, v, x), f)]:
+        d = _fd(world, L, fun, x)
+        assert np.abs(d).max() > 0
+        assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()
+
+
+def test_youngs_modulus_gradient():
+    world = _beam()
+    q, v, f, rng = _state(world)
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+    assert G.parameter_names == ("youngs_modulus:beam",)
+    E0, h = 2e4, 1e-6
+
+    def loss(E):
+        world.set_material("beam", rd.ProjectiveMaterial(E, 0.3, 1000.0, kind=("corotated", "volume")))
+        qn, vn = world.step(q, v, f)
+        return a @ qn + b @ vn
+
+    fd = (loss(E0 * (1 + h)) - loss(E0 * (1 - h))) / (2 * h * E0)
+    assert G.parameter("youngs_modulus:beam") == pytest.approx(fd, rel=1e-6)
+
+
+def test_gradient_in_contact_with_the_ground():
+    # the beam's free end pressed 5 mm into the ground: the penalty's Hessian (n n^T where penetrating) counts
+    world = _beam(ground=True)
+    q, v, f, rng = _state(world, spread=1e-4)
+    x = q.reshape(-1, 3)
+    x[x[:, 0] > 0.1, 2] -= 0.015
+    q = x.ravel()
+    world.step(q, v, f)
+    assert world.last_step["contacts"] > 0
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+    d = _fd(world, lambda qn, vn: a @ qn + b @ vn, lambda y: world.step(y, v, f), q)
+    assert np.abs(G.q - d).max() <= 1e-6 * np.abs(d).max()
+
+
+def test_dense_jacobians_agree_with_vjp():
+    world = _beam(tet=True)
+    q, v, f, rng = _state(world)
+    J = world.step_jacobians(q, v, f)
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+    np.testing.assert_allclose(a @ J.dq_dq + b @ J.dv_dq, G.q, rtol=1e-9, atol=1e-9 * np.abs(G.q).max())
+    np.testing.assert_allclose(a @ J.dq_dtau + b @ J.dv_dtau, G.tau, rtol=1e-9, atol=1e-12)
+    # fixed vertices do not move: their rows of dq_dq are unit rows
+    fixed = world.fixed_vertices("beam")
+    rows = (3 * fixed[:, None] + np.arange(3)).ravel()
+    np.testing.assert_allclose(J.dq_dq[rows], np.eye(world.nq)[rows], atol=1e-12)

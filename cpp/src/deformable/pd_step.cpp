@@ -9,14 +9,13 @@
 namespace rigidiff {
 namespace deformable {
 
-void pdFactorise(const PdModel& model, PdData& data) {
+void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& contacts) {
   const double h2 = model.dt * model.dt;
   std::vector<Eigen::Triplet<double>> entries;
   for (int i = 0; i < model.n; ++i) {
     const int r = model.free_index[i];
     if (r < 0) continue;
-    const double contact = model.surface[i] ? model.contact_stiffness * static_cast<double>(model.planes.size()) : 0.0;
-    entries.emplace_back(r, r, model.mass[i] / h2 + contact);
+    entries.emplace_back(r, r, model.mass[i] / h2 + model.contact_stiffness * contacts[i]);
   }
   for (const PdSample& s : model.samples) {
     const double w = s.w_corotated + s.w_volume;
@@ -36,6 +35,7 @@ void pdFactorise(const PdModel& model, PdData& data) {
     throw std::runtime_error("the projective dynamics matrix could not be factorised (not positive definite)");
   data.factor_valid = true;
   data.factor_dt = model.dt;
+  data.factor_contacts = contacts;
 }
 
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
@@ -49,6 +49,23 @@ void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) X(i, c) = xf[c * nf + model.free_index[i]];
+}
+
+VecX pdHessianFree(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache, const VecX& zf,
+                   Points& Z) {
+  const int nf = model.free_count;
+  const double h2 = model.dt * model.dt;
+  Z.setZero(model.n, 3);
+  pdScatterFree(model, zf, Z);
+  Points HZ;
+  pdEnergyHessianProduct(model, x, cache, Z, HZ);
+  VecX out(3 * nf);
+  for (int i = 0; i < model.n; ++i) {
+    const int r = model.free_index[i];
+    if (r < 0) continue;
+    for (int c = 0; c < 3; ++c) out[c * nf + r] = model.mass[i] / h2 * Z(i, c) + HZ(i, c);
+  }
+  return out;
 }
 
 namespace {
@@ -65,13 +82,22 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   checkFinite(q, "q");
   checkFinite(v, "v");
   checkFinite(f, "f");
-  if (!data.factor_valid || data.factor_dt != model.dt) pdFactorise(model, data);
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
   data.q = q;
   data.y.resize(model.n, 3);
   for (int i = 0; i < model.n; ++i)
     data.y.row(i) = q.row(i) + h * v.row(i) + h2 * (model.gravity.transpose() + f.row(i) / model.mass[i]);
+  // the matrix holds the penalty stiffness of the surface vertices below a plane at q or at the inertial target
+  // y (the ones likely to touch during the step): elsewhere it would only slow the iteration down; the solution
+  // does not depend on it
+  std::vector<char> contacts(model.n, 0);
+  for (int i = 0; i < model.n; ++i)
+    if (model.surface[i])
+      for (const PdPlane& p : model.planes)
+        contacts[i] += p.normal.dot(q.row(i).transpose()) < p.offset || p.normal.dot(data.y.row(i).transpose()) < p.offset;
+  if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
+    pdFactorise(model, data, contacts);
   Points X = q;
   Points grad;
   // the incremental potential on the free vertices, column c of a vertex at c * nf + its free row
@@ -103,9 +129,22 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     internal += grad.row(i).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
-  const LbfgsResult r = lbfgs(potential, inverse, xf, model.options.tolerance * data.force_scale,
-                              model.options.max_iterations, model.options.history);
+  const double threshold = model.options.tolerance * data.force_scale;
+  LbfgsResult r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history);
   data.iterations = r.iterations;
+  if (!r.converged && data.iterations < model.options.max_iterations) {
+    // L-BFGS stalled (A^-1 far from the true inverse Hessian): finish with Newton steps, conjugate gradients on
+    // the true Hessian preconditioned by A^-1
+    std::vector<PdSampleCache> cache;
+    Points X_h = X, Z;
+    auto hessian = [&](const VecX& at) {
+      pdScatterFree(model, at, X_h);
+      pdHessianCache(model, X_h, cache);
+      return std::function<VecX(const VecX&)>([&](const VecX& z) { return pdHessianFree(model, X_h, cache, z, Z); });
+    };
+    r = newtonCg(potential, hessian, inverse, xf, threshold, model.options.max_iterations - data.iterations);
+    data.iterations += r.iterations;
+  }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
   if (!r.converged)
     throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) +

@@ -25,17 +25,14 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   const Points b = gq_next + gv_next / h;
   Points Z = Points::Zero(model.n, 3), HZ;
   auto quadratic = [&](const VecX& zf, VecX& g) {
-    pdScatterFree(model, zf, Z);
-    pdEnergyHessianProduct(model, data.x, cache, Z, HZ);
-    g.resize(3 * nf);
-    double value = 0.0;
+    g = pdHessianFree(model, data.x, cache, zf, Z);
+    double value = 0.5 * zf.dot(g);
     for (int i = 0; i < model.n; ++i) {
       const int r = model.free_index[i];
       if (r < 0) continue;
       for (int c = 0; c < 3; ++c) {
-        const double hz = model.mass[i] / h2 * Z(i, c) + HZ(i, c);
-        value += 0.5 * Z(i, c) * hz - b(i, c) * Z(i, c);
-        g[c * nf + r] = hz - b(i, c);
+        value -= b(i, c) * zf[c * nf + r];
+        g[c * nf + r] -= b(i, c);
       }
     }
     return value;
@@ -47,13 +44,23 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     if (model.free_index[i] >= 0) b_norm += b.row(i).squaredNorm();
   b_norm = std::sqrt(b_norm);
   if (b_norm > 0.0) {
-    const LbfgsResult r =
-        lbfgs(quadratic, inverse, zf, model.options.tolerance * b_norm, model.options.max_iterations,
-              model.options.history);
-    if (!r.converged)
-      throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " +
-                               sci(r.gradient_norm) + " is " + sci(r.gradient_norm / b_norm) +
-                               " of |b| after " + std::to_string(r.iterations) + " iterations");
+    LbfgsResult r = lbfgs(quadratic, inverse, zf, model.options.tolerance * b_norm, model.options.max_iterations,
+                          model.options.history);
+    if (!r.converged) {
+      // L-BFGS stalled: conjugate gradients on H z = b, preconditioned by A^-1, from scratch
+      VecX bf(3 * nf), grad;
+      for (int i = 0; i < model.n; ++i)
+        if (model.free_index[i] >= 0)
+          for (int c = 0; c < 3; ++c) bf[c * nf + model.free_index[i]] = b(i, c);
+      r.iterations += preconditionedCg([&](const VecX& z) { return pdHessianFree(model, data.x, cache, z, Z); },
+                                       inverse, bf, zf, model.options.tolerance, model.options.max_iterations);
+      quadratic(zf, grad);
+      r.gradient_norm = grad.norm();
+      if (!(r.gradient_norm <= model.options.tolerance * b_norm))
+        throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " + sci(r.gradient_norm) +
+                                 " is " + sci(r.gradient_norm / b_norm) + " of |b| after " +
+                                 std::to_string(r.iterations) + " iterations");
+    }
   }
   pdScatterFree(model, zf, Z);
   pdEnergyHessianProduct(model, data.x, cache, Z, HZ);

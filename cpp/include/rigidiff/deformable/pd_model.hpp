@@ -79,6 +79,7 @@ struct PdData {
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> factor;
   bool factor_valid = false;
   double factor_dt = 0.0;
+  std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
   Points x, q, y;                  ///< the step's solution, start and inertial target
   int iterations = 0;
   double residual = 0.0;           ///< final ||grad g|| / force_scale

@@ -29,14 +29,19 @@ void pdHessianCache(const PdModel& model, const Points& x, std::vector<PdSampleC
 void pdEnergyHessianProduct(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache,
                             const Points& z, Points& out);
 
-/// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + contact weights.
-void pdFactorise(const PdModel& model, PdData& data);
+/// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + the contact stiffness of
+/// each vertex marked in contacts (n; per plane it may touch).
+void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& contacts);
 
 /// A^-1 g for g on the free vertices stacked by coordinate (3 free_count: x of every free vertex, then y, z).
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g);
 
 /// Writes xf (stacked as in pdSolve) into the free rows of X (n x 3).
 void pdScatterFree(const PdModel& model, const VecX& xf, Points& X);
+
+/// (M / dt^2 + hess E(x)) z on the free vertices, z and the result stacked as in pdSolve (Z: n x 3 scratch).
+VecX pdHessianFree(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache, const VecX& zf,
+                   Points& Z);
 
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.

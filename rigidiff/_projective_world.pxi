@@ -27,13 +27,14 @@ cdef class ProjectiveWorldCore:
         self._pw.get().gravity(_ptr(out))
         return out
 
-    def _pw_set_options(self, double tolerance, int max_iterations, int history, double contact_stiffness):
-        self._pw.get().setOptions(tolerance, max_iterations, history, contact_stiffness)
+    def _pw_set_options(self, double tolerance, int max_iterations, int history, double contact_stiffness,
+                        bint newton):
+        self._pw.get().setOptions(tolerance, max_iterations, history, contact_stiffness, newton)
 
     def _pw_options(self):
-        cdef cnp.ndarray out = _empty1(4)
+        cdef cnp.ndarray out = _empty1(5)
         self._pw.get().options(_ptr(out))
-        return float(out[0]), int(out[1]), int(out[2]), float(out[3])
+        return float(out[0]), int(out[1]), int(out[2]), float(out[3]), bool(out[4])
 
     def _pw_add_body(self, str name, points, elements, double youngs_modulus, double poisson_ratio,
                      double density, bint corotated, bint volume):

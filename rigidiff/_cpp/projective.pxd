@@ -10,7 +10,8 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         double timeStep()
         void setGravity(const double* g) except +
         void gravity(double* out)
-        void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness) except +
+        void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
+                        bool newton) except +
         void options(double* out)
         int addBody(const string& name, const double* points, int n, const int* elements, int m, int nodes,
                     double youngs_modulus, double poisson_ratio, double density, bool corotated,

@@ -38,6 +38,9 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
             naming the residual.
         contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex.
         history: the L-BFGS history length.
+        method: "pd" (the default): L-BFGS with the prefactorised PD matrix as its initial inverse Hessian,
+            finished by Newton-CG if it stalls; "newton": Newton-CG from the start (conjugate gradients on the
+            true Hessian, preconditioned by the PD matrix, with the same line search), a baseline.
 
     Example::
 
@@ -49,12 +52,13 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
     """
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
-                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10):
+                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd"):
         self.dt = dt
         self.gravity = gravity
         self._pw_set_options(as_scalar(tolerance, "tolerance", minimum=0.0, strict=True),
                              _count(max_iterations, "max_iterations"), _count(history, "history"),
-                             as_scalar(contact_stiffness, "contact_stiffness", minimum=0.0, strict=True))
+                             as_scalar(contact_stiffness, "contact_stiffness", minimum=0.0, strict=True),
+                             _method(method))
         self._names: list[str] = []
         self._meshes: list = []
         self._materials: list[ProjectiveMaterial] = []
@@ -108,6 +112,23 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
     @max_iterations.setter
     def max_iterations(self, value):
         self._set_option(1, _count(value, "max_iterations"))
+
+    def solver_options(self, method: str | None = None, tolerance: float | None = None,
+                       max_iterations: int | None = None, history: int | None = None) -> dict:
+        """Set the given solver options (see ProjectiveWorld) and return them all: method, tolerance,
+        max_iterations and history."""
+        current = list(self._pw_options())
+        if tolerance is not None:
+            current[0] = as_scalar(tolerance, "tolerance", minimum=0.0, strict=True)
+        if max_iterations is not None:
+            current[1] = _count(max_iterations, "max_iterations")
+        if history is not None:
+            current[2] = _count(history, "history")
+        if method is not None:
+            current[4] = _method(method)
+        self._pw_set_options(*current)
+        return {"method": "newton" if current[4] else "pd", "tolerance": current[0], "max_iterations": current[1],
+                "history": current[2]}
 
     @property
     def contact_stiffness(self) -> float:
@@ -358,6 +379,13 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
 
     def __repr__(self) -> str:
         return f"World(dt={self.dt}, solver='projective', bodies={self._names})"
+
+
+def _method(method) -> bool:
+    """Whether method asks for the Newton baseline ("newton") rather than PD ("pd")."""
+    if method not in ("pd", "newton"):
+        raise ValueError(f'method must be "pd" or "newton", got {method!r}')
+    return method == "newton"
 
 
 def _count(n, name: str) -> int:

@@ -129,3 +129,18 @@ def test_advance_and_rollout_agree():
     world.advance(n_steps=3)
     np.testing.assert_allclose(world.q, Q[-1])
     assert world.time == pytest.approx(0.03)
+
+
+def test_newton_baseline_agrees_with_pd():
+    results = {}
+    for method in ("pd", "newton"):
+        world = rd.World(dt=1e-2, solver="projective", tolerance=1e-11, method=method)
+        world.add_ground()
+        _block(world, origin=(0, 0, 0.002), velocity=(0.3, 0.0, -0.5))
+        assert world.solver_options()["method"] == method
+        Q, _ = world.rollout(world.q, world.v, np.zeros((10, world.nv)))
+        results[method] = Q[-1]
+    scale = np.abs(results["pd"] - Q[0]).max()
+    assert np.abs(results["pd"] - results["newton"]).max() < 1e-8 * scale
+    with pytest.raises(ValueError, match="method"):
+        world.solver_options(method="cholesky")

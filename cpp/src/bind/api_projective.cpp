@@ -29,7 +29,8 @@ void ProjectiveWorld::gravity(double* out) const {
   for (int i = 0; i < 3; ++i) out[i] = model_.gravity[i];
 }
 
-void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int history, double contact_stiffness) {
+void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
+                                 bool newton) {
   if (!(tolerance > 0.0)) throw std::invalid_argument("tolerance must be > 0");
   if (max_iterations < 1) throw std::invalid_argument("max_iterations must be >= 1");
   if (history < 1) throw std::invalid_argument("history must be >= 1");
@@ -40,6 +41,7 @@ void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int histo
   model_.options.max_iterations = max_iterations;
   model_.options.history = history;
   model_.contact_stiffness = contact_stiffness;
+  model_.options.newton = newton;
 }
 
 void ProjectiveWorld::options(double* out) const {
@@ -47,6 +49,7 @@ void ProjectiveWorld::options(double* out) const {
   out[1] = model_.options.max_iterations;
   out[2] = model_.options.history;
   out[3] = model_.contact_stiffness;
+  out[4] = model_.options.newton;
 }
 
 int ProjectiveWorld::addBody(const std::string& name, const double* p, int n, const int* elements, int m, int nodes,

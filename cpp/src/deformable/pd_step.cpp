@@ -130,11 +130,16 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
   const double threshold = model.options.tolerance * data.force_scale;
-  LbfgsResult r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history);
-  data.iterations = r.iterations;
+  LbfgsResult r;
+  if (!model.options.newton) {
+    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history);
+    data.iterations = r.iterations;
+  } else {
+    data.iterations = 0;
+  }
   if (!r.converged && data.iterations < model.options.max_iterations) {
-    // L-BFGS stalled (A^-1 far from the true inverse Hessian): finish with Newton steps, conjugate gradients on
-    // the true Hessian preconditioned by A^-1
+    // the Newton baseline, or L-BFGS stalled (A^-1 far from the true inverse Hessian): Newton steps, conjugate
+    // gradients on the true Hessian preconditioned by A^-1
     std::vector<PdSampleCache> cache;
     Points X_h = X, Z;
     auto hessian = [&](const VecX& at) {

@@ -15,9 +15,10 @@ class ProjectiveWorld {
   double timeStep() const { return model_.dt; }
   void setGravity(const double* g);
   void gravity(double* out) const;
-  /// tolerance > 0, max_iterations >= 1, history >= 1, contact_stiffness > 0 (invalid_argument otherwise).
-  void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness);
-  /// out (4) = tolerance, max_iterations, history, contact_stiffness
+  /// tolerance > 0, max_iterations >= 1, history >= 1, contact_stiffness > 0 (invalid_argument otherwise);
+  /// newton: Newton-CG steps instead of L-BFGS.
+  void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness, bool newton);
+  /// out (5) = tolerance, max_iterations, history, contact_stiffness, newton
   void options(double* out) const;
   /// Rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8); returns the body's index.
   int addBody(const std::string& name, const double* points, int n, const int* elements, int m, int nodes,

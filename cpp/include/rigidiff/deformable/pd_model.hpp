@@ -48,6 +48,7 @@ struct PdOptions {
   double tolerance = 1e-8;
   int max_iterations = 1000;  ///< quasi-Newton iterations of a step or an adjoint solve; more raise
   int history = 10;           ///< L-BFGS history length
+  bool newton = false;        ///< solve steps by Newton-CG (preconditioned by A^-1) instead of L-BFGS: a baseline
 };
 
 struct PdModel {

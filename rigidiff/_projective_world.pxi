@@ -36,6 +36,12 @@ cdef class ProjectiveWorldCore:
         self._pw.get().options(_ptr(out))
         return float(out[0]), int(out[1]), int(out[2]), float(out[3]), bool(out[4])
 
+    def _pw_set_friction(self, double friction, double friction_velocity):
+        self._pw.get().setFriction(friction, friction_velocity)
+
+    def _pw_friction(self):
+        return self._pw.get().friction(), self._pw.get().frictionVelocity()
+
     def _pw_add_body(self, str name, points, elements, double youngs_modulus, double poisson_ratio,
                      double density, bint corotated, bint volume):
         cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")

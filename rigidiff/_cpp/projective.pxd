@@ -13,6 +13,9 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
                         bool newton) except +
         void options(double* out)
+        void setFriction(double friction, double friction_velocity) except +
+        double friction()
+        double frictionVelocity()
         int addBody(const string& name, const double* points, int n, const int* elements, int m, int nodes,
                     double youngs_modulus, double poisson_ratio, double density, bool corotated,
                     bool volume) except +

@@ -41,6 +41,11 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         method: "pd" (the default): L-BFGS with the prefactorised PD matrix as its initial inverse Hessian,
             finished by Newton-CG if it stalls; "newton": Newton-CG from the start (conjugate gradients on the
             true Hessian, preconditioned by the PD matrix, with the same line search), a baseline.
+        friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,
+            is frictionless): IPC's lagged smoothed friction, its normal forces (the penalty's, k times the
+            depth) and tangent planes frozen at the start of each step, so a vertex that only reaches a plane
+            during a step rubs on it from the next step on.
+        friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
 
     Example::
 
@@ -52,13 +57,16 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
     """
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
-                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd"):
+                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd",
+                 friction: float = 0.0, friction_velocity: float = 1e-3):
         self.dt = dt
         self.gravity = gravity
         self._pw_set_options(as_scalar(tolerance, "tolerance", minimum=0.0, strict=True),
                              _count(max_iterations, "max_iterations"), _count(history, "history"),
                              as_scalar(contact_stiffness, "contact_stiffness", minimum=0.0, strict=True),
                              _method(method))
+        self._pw_set_friction(as_scalar(friction, "friction", minimum=0.0),
+                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
         self._meshes: list = []
         self._materials: list[ProjectiveMaterial] = []
@@ -138,6 +146,25 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
     @contact_stiffness.setter
     def contact_stiffness(self, value):
         self._set_option(3, as_scalar(value, "contact_stiffness", minimum=0.0, strict=True))
+
+    @property
+    def friction(self) -> float:
+        """Coulomb's coefficient between surface vertices and ground planes (0: frictionless); settable."""
+        return self._pw_friction()[0]
+
+    @friction.setter
+    def friction(self, value):
+        self._pw_set_friction(as_scalar(value, "friction", minimum=0.0), self._pw_friction()[1])
+
+    @property
+    def friction_velocity(self) -> float:
+        """eps_v (m/s) of the smoothed friction; settable."""
+        return self._pw_friction()[1]
+
+    @friction_velocity.setter
+    def friction_velocity(self, value):
+        self._pw_set_friction(self._pw_friction()[0],
+                              as_scalar(value, "friction_velocity", minimum=0.0, strict=True))
 
     # ------------------------------------------------------------------ building
     def add_deformable(self, mesh, material: ProjectiveMaterial, name: str | None = None, fixed=None, pose=None,

@@ -124,3 +124,28 @@ def test_dense_jacobians_agree_with_vjp():
     fixed = world.fixed_vertices("beam")
     rows = (3 * fixed[:, None] + np.arange(3)).ravel()
     np.testing.assert_allclose(J.dq_dq[rows], np.eye(world.nq)[rows], atol=1e-12)
+
+
+@pytest.mark.parametrize("speed", [0.5, 1e-4], ids=["sliding", "sticking"])
+def test_gradient_with_friction(speed):
+    # a block pressed 2 mm into the ground: its bottom vertices rub (lagged normal forces, reference point q)
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=5000, friction=0.4,
+                     friction_velocity=1e-3)
+    world.add_ground()
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (1, 1, 1), origin=(0, 0, -0.002))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(2e4, 0.3, 1000.0, kind=("corotated", "volume")), name="b")
+    rng = np.random.default_rng(5)
+    q = world.q + 1e-4 * rng.standard_normal(world.nq)
+    v = np.tile([speed, 0.3 * speed, 0.0], world.nv // 3)
+    f = np.zeros(world.nv)
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 4
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+
+    def L(qn, vn):
+        return a @ qn + b @ vn
+
+    for g, fun, x in [(G.q, lambda y: world.step(y, v, f), q), (G.v, lambda y: world.step(q, y, f), v)]:
+        d = _fd(world, L, fun, x, eps=1e-6)
+        assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()

@@ -114,3 +114,24 @@ def test_step_matches_an_independent_minimisation():
     moved = np.abs(expected - world.q).max()
     assert moved > 1e-3
     assert np.abs(q - expected).max() < 1e-7 * moved
+
+
+def test_sliding_block_decelerates_at_mu_g_and_stops_after_v0_squared_over_2_mu_g():
+    mu, v0 = 0.3, 1.0
+    world = rd.World(dt=5e-3, solver="projective", tolerance=1e-9, friction=mu)
+    world.add_ground()
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (2, 2, 2))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0, kind=("corotated", "volume")), name="b")
+    world.advance(n_steps=100)  # settle onto the ground first
+    m = world.masses("b")
+    q, v = world.q, world.v + np.tile([v0, 0.0, 0.0], world.nv // 3)
+    x0 = m @ world.positions(q, "b")[:, 0] / m.sum()
+    speeds = []
+    for _ in range(120):
+        q, v = world.step(q, v)
+        speeds.append(m @ v.reshape(-1, 3)[:, 0] / m.sum())
+    deceleration = (speeds[5] - speeds[15]) / (10 * world.dt)
+    assert deceleration == pytest.approx(mu * 9.81, rel=0.01)
+    assert abs(speeds[-1]) < 0.01  # stopped (the mollifier leaves a slow creep below eps_v)
+    travelled = m @ world.positions(q, "b")[:, 0] / m.sum() - x0
+    assert travelled == pytest.approx(v0**2 / (2 * mu * 9.81), rel=0.03)

@@ -44,6 +44,14 @@ void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int histo
   model_.options.newton = newton;
 }
 
+void ProjectiveWorld::setFriction(double friction, double friction_velocity) {
+  if (!(friction >= 0.0) || !std::isfinite(friction)) throw std::invalid_argument("friction must be finite and >= 0");
+  if (!(friction_velocity > 0.0) || !std::isfinite(friction_velocity))
+    throw std::invalid_argument("friction_velocity must be finite and > 0");
+  model_.friction = friction;
+  model_.friction_velocity = friction_velocity;
+}
+
 void ProjectiveWorld::options(double* out) const {
   out[0] = model_.options.tolerance;
   out[1] = model_.options.max_iterations;

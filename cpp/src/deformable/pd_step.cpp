@@ -51,14 +51,15 @@ void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {
       for (int c = 0; c < 3; ++c) X(i, c) = xf[c * nf + model.free_index[i]];
 }
 
-VecX pdHessianFree(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache, const VecX& zf,
-                   Points& Z) {
+VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, const std::vector<PdSampleCache>& cache,
+                   const VecX& zf, Points& Z) {
   const int nf = model.free_count;
   const double h2 = model.dt * model.dt;
   Z.setZero(model.n, 3);
   pdScatterFree(model, zf, Z);
   Points HZ;
   pdEnergyHessianProduct(model, x, cache, Z, HZ);
+  pdFrictionHessianProduct(model, data, x, Z, HZ);
   VecX out(3 * nf);
   for (int i = 0; i < model.n; ++i) {
     const int r = model.free_index[i];
@@ -98,12 +99,13 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
         contacts[i] += p.normal.dot(q.row(i).transpose()) < p.offset || p.normal.dot(data.y.row(i).transpose()) < p.offset;
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
+  pdFrictionContacts(model, data);
   Points X = q;
   Points grad;
   // the incremental potential on the free vertices, column c of a vertex at c * nf + its free row
   auto potential = [&](const VecX& xf, VecX& g) {
     pdScatterFree(model, xf, X);
-    double value = pdEnergy(model, X, &grad);
+    double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
     g.resize(3 * nf);
     for (int i = 0; i < model.n; ++i) {
       const int r = model.free_index[i];
@@ -145,7 +147,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     auto hessian = [&](const VecX& at) {
       pdScatterFree(model, at, X_h);
       pdHessianCache(model, X_h, cache);
-      return std::function<VecX(const VecX&)>([&](const VecX& z) { return pdHessianFree(model, X_h, cache, z, Z); });
+      return std::function<VecX(const VecX&)>([&](const VecX& z) { return pdHessianFree(model, data, X_h, cache, z, Z); });
     };
     r = newtonCg(potential, hessian, inverse, xf, threshold, model.options.max_iterations - data.iterations);
     data.iterations += r.iterations;

@@ -25,7 +25,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   const Points b = gq_next + gv_next / h;
   Points Z = Points::Zero(model.n, 3), HZ;
   auto quadratic = [&](const VecX& zf, VecX& g) {
-    g = pdHessianFree(model, data.x, cache, zf, Z);
+    g = pdHessianFree(model, data, data.x, cache, zf, Z);
     double value = 0.5 * zf.dot(g);
     for (int i = 0; i < model.n; ++i) {
       const int r = model.free_index[i];
@@ -52,7 +52,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
       for (int i = 0; i < model.n; ++i)
         if (model.free_index[i] >= 0)
           for (int c = 0; c < 3; ++c) bf[c * nf + model.free_index[i]] = b(i, c);
-      r.iterations += preconditionedCg([&](const VecX& z) { return pdHessianFree(model, data.x, cache, z, Z); },
+      r.iterations += preconditionedCg([&](const VecX& z) { return pdHessianFree(model, data, data.x, cache, z, Z); },
                                        inverse, bf, zf, model.options.tolerance, model.options.max_iterations);
       quadratic(zf, grad);
       r.gradient_norm = grad.norm();
@@ -63,7 +63,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     }
   }
   pdScatterFree(model, zf, Z);
-  pdEnergyHessianProduct(model, data.x, cache, Z, HZ);
+  pdEnergyHessianProduct(model, data.x, cache, Z, HZ);  // elastic and penalty only: friction is added below
   gq = -gv_next / h;
   gv.setZero(model.n, 3);
   gf.setZero(model.n, 3);
@@ -77,6 +77,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     gv.row(i) = h * dy;
     gf.row(i) = Z.row(i);
   }
+  pdFrictionCotangent(model, data, Z, gq);
   // each body's elastic weights are proportional to its Young's modulus: d grad g / dE = grad E_body / E
   gE.setZero(static_cast<int>(model.bodies.size()));
   Points grad;

@@ -20,6 +20,10 @@ class ProjectiveWorld {
   void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness, bool newton);
   /// out (5) = tolerance, max_iterations, history, contact_stiffness, newton
   void options(double* out) const;
+  /// friction >= 0 (Coulomb's mu of the planes), friction_velocity > 0 (eps_v, m/s).
+  void setFriction(double friction, double friction_velocity);
+  double friction() const { return model_.friction; }
+  double frictionVelocity() const { return model_.friction_velocity; }
   /// Rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8); returns the body's index.
   int addBody(const std::string& name, const double* points, int n, const int* elements, int m, int nodes,
               double youngs_modulus, double poisson_ratio, double density, bool corotated, bool volume);

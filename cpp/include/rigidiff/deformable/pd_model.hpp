@@ -55,6 +55,8 @@ struct PdModel {
   double dt = 1e-2;
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   double contact_stiffness = 1e4;  ///< penalty weight of a surface vertex below a plane, N/m
+  double friction = 0.0;           ///< Coulomb coefficient mu of the planes (0: frictionless)
+  double friction_velocity = 1e-3; ///< eps_v, m/s: slip slower than this is smoothly static
   PdOptions options;
   int n = 0;                       ///< vertices of every body
   std::vector<PdBody> bodies;
@@ -75,8 +77,17 @@ struct PdModel {
   void updateFreeIndex();
 };
 
+/// The friction of a step, lagged: each surface vertex below a plane at the step's start q rubs on it with the
+/// normal force lambda = k * depth(q), in the plane's tangent directions, relative to where it started.
+struct PdFriction {
+  std::vector<int> vertex;
+  std::vector<Vec3> normal;
+  std::vector<double> lambda;
+};
+
 /// Caches of a step at its solution x (for the adjoint) and the factorised global matrix.
 struct PdData {
+  PdFriction friction;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> factor;
   bool factor_valid = false;
   double factor_dt = 0.0;

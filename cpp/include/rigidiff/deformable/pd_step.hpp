@@ -39,9 +39,25 @@ VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g);
 /// Writes xf (stacked as in pdSolve) into the free rows of X (n x 3).
 void pdScatterFree(const PdModel& model, const VecX& xf, Points& X);
 
-/// (M / dt^2 + hess E(x)) z on the free vertices, z and the result stacked as in pdSolve (Z: n x 3 scratch).
-VecX pdHessianFree(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache, const VecX& zf,
-                   Points& Z);
+/// IPC's lagged smoothed friction D(x) = sum mu lambda f0(|P (x - q)|) of the step's contacts (data.friction,
+/// from q = data.q; P the plane's tangent projector, f0 the C1 mollifier of |.| below eps_v dt) and its
+/// gradient, added to grad (n x 3) if not null.
+double pdFrictionEnergy(const PdModel& model, const PdData& data, const Points& x, Points* grad);
+
+/// Adds hess D(x) z to out (n x 3).
+void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Points& x, const Points& z, Points& out);
+
+/// Adds to gq (n x 3) the cotangent of the step's start q through the friction's reference point and normal
+/// forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x.
+void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq);
+
+/// Finds the step's friction contacts from data.q (see PdFriction).
+void pdFrictionContacts(const PdModel& model, PdData& data);
+
+/// (M / dt^2 + hess E(x) + hess D(x)) z on the free vertices, z and the result stacked as in pdSolve (Z: n x 3
+/// scratch).
+VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, const std::vector<PdSampleCache>& cache,
+                   const VecX& zf, Points& Z);
 
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.

@@ -109,13 +109,14 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray gv = _empty1(n)
         cdef cnp.ndarray gf = _empty1(n)
         cdef cnp.ndarray gE = _empty1(self._pw.get().bodyCount())
+        cdef cnp.ndarray gnu = _empty1(self._pw.get().bodyCount())
         cdef _ProjectiveWorld* w = self._pw.get()
-        cdef double* p[11]
+        cdef double* p[12]
         p[:] = [_ptr(Q), _ptr(V), _ptr(F), _ptr(A), _ptr(B), _ptr(q_out), _ptr(v_out), _ptr(gq), _ptr(gv), _ptr(gf),
-                _ptr(gE)]
+                _ptr(gE), _ptr(gnu)]
         with nogil:
-            w.stepVjp(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10])
-        return q_out, v_out, gq, gv, gf, gE
+            w.stepVjp(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
+        return q_out, v_out, gq, gv, gf, gE, gnu
 
     def _pw_stats(self):
         cdef cnp.ndarray out = _empty1(4)

@@ -31,7 +31,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void step(const double* q, const double* v, const double* f, double* q_out, double* v_out) except +
         void stepVjp(const double* q, const double* v, const double* f, const double* gq_next,
                      const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,
-                     double* gE) except +
+                     double* gE, double* gnu) except +
         void stats(double* out)
         double energy(const double* x, double* grad) except +
         void hessianProduct(const double* x, const double* z, double* out) except +

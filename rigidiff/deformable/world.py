@@ -348,15 +348,16 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         return self._pw_step(q, v, self._forces(f))
 
     def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next):
-        """Gradients of a loss L(q', v') of one step with respect to q, v, f and each body's Young's modulus
-        (parameter_names "youngs_modulus:<name>") from the cotangents of q' and v': the adjoint of the step,
+        """Gradients of a loss L(q', v') of one step with respect to q, v, f and each body's Young's modulus and
+        Poisson's ratio (parameter_names "youngs_modulus:<name>", then "poisson_ratio:<name>") from the cotangents
+        of q' and v': the adjoint of the step,
         solved with the step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters,
         parameter_names, q_next, v_next)."""
         from rigidiff.jacobians import Gradients
 
-        qn, vn, gq, gv, gf, gE = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
-        names = tuple(f"youngs_modulus:{n}" for n in self._names)
-        return Gradients(gq, gv, gf, gE, names, qn, vn)
+        qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
+        names = tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
+        return Gradients(gq, gv, gf, np.concatenate([gE, gnu]), names, qn, vn)
 
     def step_jacobians(self, q, v, f=None):
         """The step and its dense Jacobians (each (nv, nv)), one adjoint per row: for small meshes only.
@@ -371,7 +372,7 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         for i in range(2 * n):
             e = np.zeros(n)
             e[i % n] = 1.0
-            qn, vn, gq, gv, gf, _ = self._pw_step_vjp(q, v, f, e if i < n else zero, zero if i < n else e)
+            qn, vn, gq, gv, gf, _, _ = self._pw_step_vjp(q, v, f, e if i < n else zero, zero if i < n else e)
             rows[i] = gq, gv, gf
         return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
 

@@ -80,21 +80,25 @@ def test_step_vjp_matches_central_differences(kind, tet):
         assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()
 
 
-def test_youngs_modulus_gradient():
-    world = _beam()
+@pytest.mark.parametrize("kind", ["corotated", ("corotated", "volume")])
+def test_material_gradients(kind):
+    world = _beam(kind)
     q, v, f, rng = _state(world)
     a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
     G = world.step_vjp(q, v, f, a, b)
-    assert G.parameter_names == ("youngs_modulus:beam",)
-    E0, h = 2e4, 1e-6
+    assert G.parameter_names == ("youngs_modulus:beam", "poisson_ratio:beam")
+    h = 1e-6
 
-    def loss(E):
-        world.set_material("beam", rd.ProjectiveMaterial(E, 0.3, 1000.0, kind=("corotated", "volume")))
+    def loss(E, nu):
+        world.set_material("beam", rd.ProjectiveMaterial(E, nu, 1000.0, kind=kind))
         qn, vn = world.step(q, v, f)
         return a @ qn + b @ vn
 
-    fd = (loss(E0 * (1 + h)) - loss(E0 * (1 - h))) / (2 * h * E0)
-    assert G.parameter("youngs_modulus:beam") == pytest.approx(fd, rel=1e-6)
+    fd_E = (loss(2e4 * (1 + h), 0.3) - loss(2e4 * (1 - h), 0.3)) / (2 * h * 2e4)
+    fd_nu = (loss(2e4, 0.3 + h) - loss(2e4, 0.3 - h)) / (2 * h)
+    assert G.parameter("youngs_modulus:beam") == pytest.approx(fd_E, rel=1e-6)
+    assert G.parameter("poisson_ratio:beam") == pytest.approx(fd_nu, rel=1e-6)
+    assert fd_nu != 0.0
 
 
 def test_gradient_in_contact_with_the_ground():

@@ -124,16 +124,17 @@ void ProjectiveWorld::step(const double* q, const double* v, const double* f, do
 
 void ProjectiveWorld::stepVjp(const double* q, const double* v, const double* f, const double* gq_next,
                               const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,
-                              double* gE) {
+                              double* gE, double* gnu) {
   const int n = model_.n;
   step(q, v, f, q_out, v_out);
   Points a, b, c;
-  VecX e;
-  deformable::pdStepVjp(model_, data_, points(gq_next, n), points(gv_next, n), a, b, c, e);
+  VecX e, nu;
+  deformable::pdStepVjp(model_, data_, points(gq_next, n), points(gv_next, n), a, b, c, e, nu);
   Eigen::Map<Points>(gq, n, 3) = a;
   Eigen::Map<Points>(gv, n, 3) = b;
   Eigen::Map<Points>(gf, n, 3) = c;
   Eigen::Map<VecX>(gE, e.size()) = e;
+  Eigen::Map<VecX>(gnu, nu.size()) = nu;
 }
 
 void ProjectiveWorld::stats(double* out) const {

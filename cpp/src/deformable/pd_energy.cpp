@@ -56,6 +56,22 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
   return energy;
 }
 
+void pdElasticWeightGradients(const PdModel& model, const Points& x, int body, Points& corotated, Points& volume) {
+  corotated.setZero(x.rows(), 3);
+  volume.setZero(x.rows(), 3);
+  const PdBody& b = model.bodies.at(body);
+  for (int i = b.first_sample; i < b.first_sample + b.sample_count; ++i) {
+    const PdSample& s = model.samples[i];
+    const Mat3 F = deformationGradient(s, x);
+    const Svd3 svd = svd3(F);
+    if (b.corotated) scatter(s, s.volume * (F - svd.U * svd.V.transpose()), corotated);
+    if (b.volume) {
+      const Vec3 t = volumeProjection(svd.sigma, nullptr);
+      scatter(s, s.volume * (F - svd.U * t.asDiagonal() * svd.V.transpose()), volume);
+    }
+  }
+}
+
 void pdHessianCache(const PdModel& model, const Points& x, std::vector<PdSampleCache>& cache) {
   cache.resize(model.samples.size());
   for (std::size_t i = 0; i < model.samples.size(); ++i) {

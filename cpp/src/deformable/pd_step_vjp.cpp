@@ -14,7 +14,7 @@ namespace rigidiff {
 namespace deformable {
 
 void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const Points& gv_next, Points& gq,
-               Points& gv, Points& gf, VecX& gE) {
+               Points& gv, Points& gf, VecX& gE, VecX& gnu) {
   if (data.x.rows() != model.n) throw std::logic_error("step_vjp needs a step first");
   if (!gq_next.allFinite() || !gv_next.allFinite())
     throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
@@ -78,12 +78,19 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     gf.row(i) = Z.row(i);
   }
   pdFrictionCotangent(model, data, Z, gq);
-  // each body's elastic weights are proportional to its Young's modulus: d grad g / dE = grad E_body / E
-  gE.setZero(static_cast<int>(model.bodies.size()));
-  Points grad;
-  for (int k = 0; k < static_cast<int>(model.bodies.size()); ++k) {
-    pdEnergy(model, data.x, &grad, k);
-    gE[k] = -(Z.array() * grad.array()).sum() / model.bodies[k].youngs_modulus;
+  // each body's weights are 2 mu V (corotated) and lambda V (volume): chain their stiffness factors to (E, nu)
+  const int bodies = static_cast<int>(model.bodies.size());
+  gE.setZero(bodies);
+  gnu.setZero(bodies);
+  Points unit_corotated, unit_volume;
+  for (int k = 0; k < bodies; ++k) {
+    const PdBody& body = model.bodies[k];
+    pdElasticWeightGradients(model, data.x, k, unit_corotated, unit_volume);
+    const double zc = -(Z.array() * unit_corotated.array()).sum(), zv = -(Z.array() * unit_volume.array()).sum();
+    const double E = body.youngs_modulus, nu = body.poisson_ratio, d = (1.0 + nu) * (1.0 - 2.0 * nu);
+    // 2 mu = E / (1 + nu), lambda = E nu / ((1 + nu)(1 - 2 nu))
+    gE[k] = zc / (1.0 + nu) + zv * nu / d;
+    gnu[k] = -zc * E / ((1.0 + nu) * (1.0 + nu)) + zv * E * (1.0 + 2.0 * nu * nu) / (d * d);
   }
 }
 

@@ -39,9 +39,10 @@ class ProjectiveWorld {
   void surfaceMask(int* out) const;         ///< (n) 1 for surface vertices
   void fixedMask(int* out) const;           ///< (n) 1 for fixed vertices
   void step(const double* q, const double* v, const double* f, double* q_out, double* v_out);
-  /// The step and the cotangents of q, v, f (3n each) and of each body's Young's modulus (gE, one per body).
+  /// The step and the cotangents of q, v, f (3n each) and of each body's Young's modulus and Poisson's ratio
+  /// (gE, gnu: one per body).
   void stepVjp(const double* q, const double* v, const double* f, const double* gq_next, const double* gv_next,
-               double* q_out, double* v_out, double* gq, double* gv, double* gf, double* gE);
+               double* q_out, double* v_out, double* gq, double* gv, double* gf, double* gE, double* gnu);
   /// out (4) = iterations, residual (relative), surface vertices in contact, force scale of the last step.
   void stats(double* out) const;
   /// E(x) (elastic and contact) and its gradient (3n).

@@ -24,6 +24,11 @@ struct PdSampleCache {
 /// The per-sample caches of the Hessian of E at x.
 void pdHessianCache(const PdModel& model, const Points& x, std::vector<PdSampleCache>& cache);
 
+/// The derivatives of body b's elastic gradient with respect to the stiffness factors of its energies at x:
+/// corotated (n x 3) = sum V G^T (F - R) over its samples (the weight being 2 mu V), volume = sum V G^T (F - D)
+/// (the weight lambda V); zero for an energy the body does not have.
+void pdElasticWeightGradients(const PdModel& model, const Points& x, int body, Points& corotated, Points& volume);
+
 /// Hessian-vector product of E at x (cache from pdHessianCache): out = d(grad E)(x) [z] (n x 3), with the
 /// projections differentiated.
 void pdEnergyHessianProduct(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache,
@@ -64,10 +69,10 @@ VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, co
 void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,
             Points& v_next);
 
-/// Cotangents of (q, v, f) and of each body's Young's modulus (out_e, one per body) from those of (q', v'), for
-/// the step just taken by pdStep (data holds its solution).
+/// Cotangents of (q, v, f) and of each body's Young's modulus and Poisson's ratio (gE, gnu: one per body) from
+/// those of (q', v'), for the step just taken by pdStep (data holds its solution).
 void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const Points& gv_next, Points& gq,
-               Points& gv, Points& gf, VecX& gE);
+               Points& gv, Points& gf, VecX& gE, VecX& gnu);
 
 }  // namespace deformable
 }  // namespace rigidiff

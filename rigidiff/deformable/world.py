@@ -399,6 +399,29 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
             Q[t + 1], V[t + 1] = self.step(Q[t], V[t], f)
         return Q, V
 
+    def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV):
+        """Gradients of a loss L(Q, V) of a rollout (Q, V from rollout(q0, v0, forces)) from its cotangents
+        dL_dQ (T+1, nq) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp chained
+        backwards, each step solved again from its stored start. Returns Gradients with q and v of the initial
+        state, tau (T, nv) of the forces and the material parameters summed over the steps (parameter_names
+        as step_vjp's)."""
+        from rigidiff.jacobians import Gradients
+
+        T = len(forces)
+        forces = as_array(forces, (T, self.nv), "forces")
+        Q, V = as_array(Q, (T + 1, self.nq), "Q"), as_array(V, (T + 1, self.nv), "V")
+        dL_dQ, dL_dV = as_array(dL_dQ, (T + 1, self.nq), "dL_dQ"), as_array(dL_dV, (T + 1, self.nv), "dL_dV")
+        gq, gv = dL_dQ[T].copy(), dL_dV[T].copy()
+        gforces = np.zeros((T, self.nv))
+        parameters, names = np.zeros(2 * len(self._names)), ()
+        for t in range(T - 1, -1, -1):
+            g = self.step_vjp(Q[t], V[t], forces[t], gq, gv)
+            gforces[t] = g.tau
+            parameters += g.parameters
+            names = g.parameter_names
+            gq, gv = g.q + dL_dQ[t], g.v + dL_dV[t]
+        return Gradients(gq, gv, gforces, parameters, names)
+
     def advance(self, f=None, n_steps: int = 1) -> None:
         """Step the stored state (world.q, world.v) n_steps times under f."""
         for _ in range(_count(n_steps, "n_steps")):

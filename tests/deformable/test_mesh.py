@@ -142,3 +142,18 @@ def test_tetrahedralise_a_sphere():
     mesh = rd.TetMesh.from_surface(sphere, edge_length_fraction=0.2)
     assert np.all(mesh.element_volumes() > 0)
     assert mesh.volume() == pytest.approx(sphere.volume, rel=0.05)
+
+
+def test_tetrahedralise_without_pytetwild_says_how_to_get_it(monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_pytetwild(name, *args, **kwargs):
+        if name == "pytetwild":
+            raise ImportError("hidden by the test")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pytetwild)
+    with pytest.raises(ImportError, match="pip install pytetwild"):
+        rd.TetMesh.from_surface(trimesh.creation.icosphere(subdivisions=1))

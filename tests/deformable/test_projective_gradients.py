@@ -153,3 +153,33 @@ def test_gradient_with_friction(speed):
     for g, fun, x in [(G.q, lambda y: world.step(y, v, f), q), (G.v, lambda y: world.step(q, y, f), v)]:
         d = _fd(world, L, fun, x, eps=1e-6)
         assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()
+
+
+def test_rollout_backward_matches_central_differences():
+    world = _beam()
+    q0, v0, _, rng = _state(world)
+    forces = 0.01 * rng.standard_normal((3, world.nv))
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    dL_dQ, dL_dV = np.zeros((4, world.nq)), np.zeros((4, world.nv))
+    dL_dQ[-1], dL_dV[-1], dL_dQ[1] = a, b, b  # the final state and an intermediate one
+
+    def loss(q, v, fs):
+        Q, V = world.rollout(q, v, fs)
+        return a @ Q[-1] + b @ V[-1] + b @ Q[1]
+
+    Q, V = world.rollout(q0, v0, forces)
+    G = world.rollout_backward(Q, V, forces, dL_dQ, dL_dV)
+    eps = 1e-6
+    for i in rng.choice(world.nq, 6, replace=False):
+        e = np.zeros(world.nq)
+        e[i] = eps
+        assert G.q[i] == pytest.approx((loss(q0 + e, v0, forces) - loss(q0 - e, v0, forces)) / (2 * eps),
+                                       rel=1e-6, abs=1e-8)
+        assert G.v[i] == pytest.approx((loss(q0, v0 + e, forces) - loss(q0, v0 - e, forces)) / (2 * eps),
+                                       rel=1e-6, abs=1e-8)
+        df = np.zeros_like(forces)
+        df[1, i] = eps
+        assert G.tau[1, i] == pytest.approx((loss(q0, v0, forces + df) - loss(q0, v0, forces - df)) / (2 * eps),
+                                            rel=1e-6, abs=1e-8)
+    with pytest.raises(ValueError, match="dL_dQ"):
+        world.rollout_backward(Q, V, forces, dL_dQ[:2], dL_dV)

@@ -61,6 +61,10 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray N = _vec(normal, 3, "normal")
         self._pw.get().addPlane(_ptr(N), offset)
 
+    def _pw_add_sphere(self, centre, double radius):
+        cdef cnp.ndarray C = _vec(centre, 3, "centre")
+        self._pw.get().addSphere(_ptr(C), radius)
+
     def _pw_nq(self):
         return 3 * self._pw.get().vertexCount()
 

@@ -22,6 +22,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void setMaterial(int body, double youngs_modulus, double poisson_ratio) except +
         void setFixed(int body, const int* vertices, int count) except +
         void addPlane(const double* normal, double offset) except +
+        void addSphere(const double* centre, double radius) except +
         int bodyCount()
         int vertexCount()
         void bodyRange(int body, int* out) except +

@@ -249,6 +249,11 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
             raise ValueError("normal must be non-zero")
         self._pw_add_plane(n / np.linalg.norm(n), as_scalar(height, "height"))
 
+    def add_sphere(self, centre, radius: float) -> None:
+        """Add a static, frictionless ball of the given centre (3,) and radius (> 0): surface vertices that
+        enter it are pushed out along its normal by the penalty of stiffness contact_stiffness."""
+        self._pw_add_sphere(as_array(centre, (3,), "centre"), as_scalar(radius, "radius", minimum=0.0, strict=True))
+
     def add_skeleton(self, skeleton):
         """Refused: skeletons need an lcp world (the default)."""
         raise NotImplementedError("projective worlds do not support skeletons yet; use an lcp world (the default)")

@@ -183,3 +183,26 @@ def test_rollout_backward_matches_central_differences():
                                             rel=1e-6, abs=1e-8)
     with pytest.raises(ValueError, match="dL_dQ"):
         world.rollout_backward(Q, V, forces, dL_dQ[:2], dL_dV)
+
+
+def test_gradients_in_contact_with_a_sphere():
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=5000)
+    world.add_sphere((0.05, 0.05, -0.3), 0.3)
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.05), (2, 2, 1), origin=(0, 0, -0.004))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(2e4, 0.3, 1000.0, kind=("corotated", "volume")), name="b")
+    rng = np.random.default_rng(7)
+    q = world.q + 1e-4 * rng.standard_normal(world.nq)
+    v, f = 0.1 * rng.standard_normal(world.nv), np.zeros(world.nv)
+    E, g = world.energy(q)
+    eps = 1e-7
+    fd = np.array([(world.energy(q + eps * e)[0] - world.energy(q - eps * e)[0]) / (2 * eps) for e in np.eye(world.nq)])
+    np.testing.assert_allclose(g, fd, atol=1e-6 * np.abs(g).max())
+    z = rng.standard_normal(world.nq)
+    fd_h = (world.energy(q + eps * z)[1] - world.energy(q - eps * z)[1]) / (2 * eps)
+    np.testing.assert_allclose(world._pw_hessian_product(q, z), fd_h, atol=1e-5 * np.abs(fd_h).max())
+    world.step(q, v, f)
+    assert world.last_step["contacts"] > 0
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+    d = _fd(world, lambda qn, vn: a @ qn + b @ vn, lambda y: world.step(y, v, f), q)
+    assert np.abs(G.q - d).max() <= 1e-6 * np.abs(d).max()

@@ -135,3 +135,23 @@ def test_sliding_block_decelerates_at_mu_g_and_stops_after_v0_squared_over_2_mu_
     assert abs(speeds[-1]) < 0.01  # stopped (the mollifier leaves a slow creep below eps_v)
     travelled = m @ world.positions(q, "b")[:, 0] / m.sum() - x0
     assert travelled == pytest.approx(v0**2 / (2 * mu * 9.81), rel=0.03)
+
+
+def test_block_resting_on_a_sphere_is_held_by_its_normal_forces():
+    # a block centred on top of a frictionless ball: the penalty forces k |d| n of the vertices inside sum to
+    # the weight, their horizontal parts cancelling
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-10)
+    centre, radius = np.array([0.05, 0.05, -0.5]), 0.5
+    world.add_sphere(centre, radius)
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.05), (2, 2, 1), origin=(0, 0, 0.001))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0, kind=("corotated", "volume")), name="b")
+    world.advance(n_steps=300)
+    assert np.abs(world.v).max() < 1e-6
+    x = world.positions(world.q, "b")
+    r = x - centre
+    dist = np.linalg.norm(r, axis=1)
+    depth = np.clip(radius - dist, 0.0, None)
+    force = world.contact_stiffness * (depth[:, None] * r / dist[:, None]).sum(axis=0)
+    weight = world.masses("b").sum() * 9.81
+    np.testing.assert_allclose(force, [0.0, 0.0, weight], atol=1e-6 * weight)
+    assert world.last_step["contacts"] > 0

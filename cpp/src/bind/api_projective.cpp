@@ -98,6 +98,14 @@ void ProjectiveWorld::addPlane(const double* normal, double offset) {
   data_.factor_valid = false;
 }
 
+void ProjectiveWorld::addSphere(const double* centre, double radius) {
+  const Vec3 c(centre[0], centre[1], centre[2]);
+  if (!c.allFinite() || !(radius > 0.0) || !std::isfinite(radius))
+    throw std::invalid_argument("a sphere needs a finite centre and a finite radius > 0");
+  model_.spheres.push_back({c, radius});
+  data_.factor_valid = false;
+}
+
 void ProjectiveWorld::bodyRange(int body, int* out) const {
   const deformable::PdBody& b = model_.bodies.at(body);
   out[0] = b.first_vertex;

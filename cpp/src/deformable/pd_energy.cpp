@@ -46,11 +46,13 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
   if (body >= 0) return energy;
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i]) continue;
-    for (const PdPlane& p : model.planes) {
-      const double d = p.normal.dot(x.row(i).transpose()) - p.offset;
+    for (int o = 0; o < model.obstacleCount(); ++o) {
+      Vec3 n;
+      double curvature;
+      const double d = model.obstacleDistance(o, x.row(i).transpose(), &n, &curvature);
       if (d >= 0.0) continue;
       energy += 0.5 * model.contact_stiffness * d * d;
-      if (grad) grad->row(i) += model.contact_stiffness * d * p.normal.transpose();
+      if (grad) grad->row(i) += model.contact_stiffness * d * n.transpose();
     }
   }
   return energy;
@@ -96,9 +98,15 @@ void pdEnergyHessianProduct(const PdModel& model, const Points& x, const std::ve
   }
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i]) continue;
-    for (const PdPlane& p : model.planes) {
-      if (p.normal.dot(x.row(i).transpose()) - p.offset >= 0.0) continue;
-      out.row(i) += model.contact_stiffness * p.normal.dot(z.row(i).transpose()) * p.normal.transpose();
+    for (int o = 0; o < model.obstacleCount(); ++o) {
+      Vec3 n;
+      double curvature;
+      const double d = model.obstacleDistance(o, x.row(i).transpose(), &n, &curvature);
+      if (d >= 0.0) continue;
+      // k (n n^T + d hess(distance)) z, with hess(distance) = (I - n n^T) / |x - c| for a sphere
+      const Vec3 zi = z.row(i).transpose();
+      const Vec3 tangential = zi - n * n.dot(zi);
+      out.row(i) += model.contact_stiffness * (n * n.dot(zi) + d * curvature * tangential).transpose();
     }
   }
 }

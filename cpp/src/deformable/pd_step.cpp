@@ -95,8 +95,12 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   std::vector<char> contacts(model.n, 0);
   for (int i = 0; i < model.n; ++i)
     if (model.surface[i])
-      for (const PdPlane& p : model.planes)
-        contacts[i] += p.normal.dot(q.row(i).transpose()) < p.offset || p.normal.dot(data.y.row(i).transpose()) < p.offset;
+      for (int o = 0; o < model.obstacleCount(); ++o) {
+        Vec3 n;
+        double curvature;
+        contacts[i] += model.obstacleDistance(o, q.row(i).transpose(), &n, &curvature) < 0.0 ||
+                       model.obstacleDistance(o, data.y.row(i).transpose(), &n, &curvature) < 0.0;
+      }
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
   pdFrictionContacts(model, data);
@@ -164,8 +168,11 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   v_next = (X - q) / h;
   data.contacts = 0;
   for (int i = 0; i < model.n; ++i)
-    for (const PdPlane& p : model.planes)
-      if (model.surface[i] && p.normal.dot(X.row(i).transpose()) < p.offset) ++data.contacts;
+    for (int o = 0; o < model.obstacleCount(); ++o) {
+      Vec3 n;
+      double curvature;
+      if (model.surface[i] && model.obstacleDistance(o, X.row(i).transpose(), &n, &curvature) < 0.0) ++data.contacts;
+    }
 }
 
 }  // namespace deformable

@@ -31,6 +31,8 @@ class ProjectiveWorld {
   /// Holds the listed vertices (indices into the body's mesh) at their start position; replaces the body's set.
   void setFixed(int body, const int* vertices, int count);
   void addPlane(const double* normal, double offset);
+  /// A static frictionless ball (radius > 0).
+  void addSphere(const double* centre, double radius);
   int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
   int vertexCount() const { return model_.n; }
   /// out (2) = first vertex, vertex count of the body.

@@ -42,6 +42,12 @@ struct PdPlane {
   double offset = 0.0;
 };
 
+/// A static ball {x : |x - centre| <= radius}: its outside is free.
+struct PdSphere {
+  Vec3 centre = Vec3::Zero();
+  double radius = 1.0;
+};
+
 struct PdOptions {
   /// a step stops when ||grad g|| on the free vertices <= tolerance * (||M (q - y)|| / dt^2 + ||grad E(q)||),
   /// the scale of the inertial and internal forces at the start; the adjoint when ||H z - b|| <= tolerance ||b||
@@ -65,6 +71,7 @@ struct PdModel {
   std::vector<char> fixed;         ///< (n) vertices held at their start position
   std::vector<char> surface;       ///< (n) vertices that may touch a plane
   std::vector<PdPlane> planes;
+  std::vector<PdSphere> spheres;
   std::vector<int> free_index;     ///< (n) row of a vertex among the free ones, -1 if fixed
   int free_count = 0;
 
@@ -75,6 +82,24 @@ struct PdModel {
   /// Sets the material of body b (validated) and its samples' weights.
   void setMaterial(int b, double youngs_modulus, double poisson_ratio);
   void updateFreeIndex();
+
+  /// Static obstacles: the planes, then the spheres.
+  int obstacleCount() const { return static_cast<int>(planes.size() + spheres.size()); }
+  /// Signed distance of x to obstacle o (negative inside), the outward unit normal there, and the curvature
+  /// 1 / |x - centre| of a sphere's distance field (0 for a plane).
+  double obstacleDistance(int o, const Vec3& x, Vec3* normal, double* curvature) const {
+    if (o < static_cast<int>(planes.size())) {
+      *normal = planes[o].normal;
+      *curvature = 0.0;
+      return planes[o].normal.dot(x) - planes[o].offset;
+    }
+    const PdSphere& s = spheres[o - planes.size()];
+    const Vec3 r = x - s.centre;
+    const double len = r.norm();
+    *normal = len > 0.0 ? Vec3(r / len) : Vec3::UnitZ();
+    *curvature = len > 0.0 ? 1.0 / len : 0.0;
+    return len - s.radius;
+  }
 };
 
 /// The friction of a step, lagged: each surface vertex below a plane at the step's start q rubs on it with the

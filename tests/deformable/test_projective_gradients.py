@@ -35,20 +35,24 @@ def _state(world, seed=1, spread=1e-3):
     return q, 0.1 * rng.standard_normal(world.nv), 0.01 * rng.standard_normal(world.nv), rng
 
 
+def _check_energy_derivatives(world, q, rng, eps, tol_gradient, tol_hessian):
+    """The energy's gradient and a Hessian product at q against central differences (max-norm relative)."""
+    _, g = world.energy(q)
+    fd = np.array([(world.energy(q + eps * e)[0] - world.energy(q - eps * e)[0]) / (2 * eps)
+                   for e in np.eye(world.nq)])
+    np.testing.assert_allclose(g, fd, atol=tol_gradient * np.abs(g).max())
+    z = rng.standard_normal(world.nq)
+    hz = world._pw_hessian_product(q, z)
+    fd_h = (world.energy(q + eps * z)[1] - world.energy(q - eps * z)[1]) / (2 * eps)
+    np.testing.assert_allclose(hz, fd_h, atol=tol_hessian * np.abs(hz).max())
+    assert not np.array_equal(hz, fd_h)
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_energy_gradient_and_hessian(kind):
     world = _beam(kind)
     q, _, _, rng = _state(world, spread=1e-2)
-    E, g = world.energy(q)
-    eps = 1e-6
-    fd = np.array([(world.energy(q + eps * e)[0] - world.energy(q - eps * e)[0]) / (2 * eps)
-                   for e in np.eye(world.nq)])
-    np.testing.assert_allclose(g, fd, atol=1e-7 * np.abs(g).max())
-    z = rng.standard_normal(world.nq)
-    hz = world._pw_hessian_product(q, z)
-    fd_h = (world.energy(q + eps * z)[1] - world.energy(q - eps * z)[1]) / (2 * eps)
-    np.testing.assert_allclose(hz, fd_h, atol=1e-6 * np.abs(hz).max())
-    assert not np.array_equal(hz, fd_h)
+    _check_energy_derivatives(world, q, rng, eps=1e-6, tol_gradient=1e-7, tol_hessian=1e-6)
 
 
 def _fd(world, L, fun, x, eps=1e-6):
@@ -101,6 +105,16 @@ def test_material_gradients(kind):
     assert fd_nu != 0.0
 
 
+def _check_vjp_in_contact(world, q, v, f, rng):
+    """step_vjp with respect to q against central differences, in a step that ends in contact."""
+    world.step(q, v, f)
+    assert world.last_step["contacts"] > 0
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+    d = _fd(world, lambda qn, vn: a @ qn + b @ vn, lambda y: world.step(y, v, f), q)
+    assert np.abs(G.q - d).max() <= 1e-6 * np.abs(d).max()
+
+
 def test_gradient_in_contact_with_the_ground():
     # the beam's free end pressed 5 mm into the ground: the penalty's Hessian (n n^T where penetrating) counts
     world = _beam(ground=True)
@@ -108,12 +122,7 @@ def test_gradient_in_contact_with_the_ground():
     x = q.reshape(-1, 3)
     x[x[:, 0] > 0.1, 2] -= 0.015
     q = x.ravel()
-    world.step(q, v, f)
-    assert world.last_step["contacts"] > 0
-    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
-    G = world.step_vjp(q, v, f, a, b)
-    d = _fd(world, lambda qn, vn: a @ qn + b @ vn, lambda y: world.step(y, v, f), q)
-    assert np.abs(G.q - d).max() <= 1e-6 * np.abs(d).max()
+    _check_vjp_in_contact(world, q, v, f, rng)
 
 
 def test_dense_jacobians_agree_with_vjp():
@@ -193,16 +202,5 @@ def test_gradients_in_contact_with_a_sphere():
     rng = np.random.default_rng(7)
     q = world.q + 1e-4 * rng.standard_normal(world.nq)
     v, f = 0.1 * rng.standard_normal(world.nv), np.zeros(world.nv)
-    E, g = world.energy(q)
-    eps = 1e-7
-    fd = np.array([(world.energy(q + eps * e)[0] - world.energy(q - eps * e)[0]) / (2 * eps) for e in np.eye(world.nq)])
-    np.testing.assert_allclose(g, fd, atol=1e-6 * np.abs(g).max())
-    z = rng.standard_normal(world.nq)
-    fd_h = (world.energy(q + eps * z)[1] - world.energy(q - eps * z)[1]) / (2 * eps)
-    np.testing.assert_allclose(world._pw_hessian_product(q, z), fd_h, atol=1e-5 * np.abs(fd_h).max())
-    world.step(q, v, f)
-    assert world.last_step["contacts"] > 0
-    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
-    G = world.step_vjp(q, v, f, a, b)
-    d = _fd(world, lambda qn, vn: a @ qn + b @ vn, lambda y: world.step(y, v, f), q)
-    assert np.abs(G.q - d).max() <= 1e-6 * np.abs(d).max()
+    _check_energy_derivatives(world, q, rng, eps=1e-7, tol_gradient=1e-6, tol_hessian=1e-5)
+    _check_vjp_in_contact(world, q, v, f, rng)

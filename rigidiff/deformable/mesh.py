@@ -95,6 +95,11 @@ class TetMesh:
         """Total volume at positions (n, 3) (the rest vertices if None)."""
         return float(self.element_volumes(positions).sum())
 
+    def boundary_faces(self) -> np.ndarray:
+        """(k, 3) triangles of the faces that belong to a single tetrahedron, wound counter-clockwise seen from
+        outside: the surface to draw or to collide."""
+        return _boundary_triangles(self.elements, _TET_FACES)
+
     @classmethod
     def from_surface(cls, shape_or_mesh, edge_length_fraction: float = 0.05, **options) -> "TetMesh":
         """Tetrahedralise a closed surface (a rigidiff shape, a trimesh.Trimesh or (vertices, faces)) with fTetWild.
@@ -165,6 +170,11 @@ class HexMesh:
         """Total volume at positions (n, 3) (the rest vertices if None)."""
         return float(self.element_volumes(positions).sum())
 
+    def boundary_faces(self) -> np.ndarray:
+        """(k, 3) triangles (two per quadrilateral) of the faces that belong to a single hexahedron, wound
+        counter-clockwise seen from outside: the surface to draw or to collide."""
+        return _boundary_triangles(self.elements, _HEX_FACES)
+
     @classmethod
     def box(cls, size, cells, origin=(0.0, 0.0, 0.0)) -> "HexMesh":
         """A box of size (3,) metres cut into cells (3,) hexahedra per axis, its lowest corner at origin."""
@@ -230,6 +240,21 @@ def _winding_numbers(vertices: np.ndarray, faces: np.ndarray, points: np.ndarray
                + np.einsum("pfi,pfi->pf", b, c) * la)
         out[start:start + step] = np.arctan2(det, den).sum(axis=1) / (2.0 * np.pi)
     return out
+
+
+# each element face as vertex slots, wound counter-clockwise seen from outside a positively oriented element
+_TET_FACES = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+_HEX_FACES = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [0, 4, 6, 2], [1, 3, 7, 5]])
+
+
+def _boundary_triangles(elements: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Triangles (k, 3) of the element faces that belong to a single element, outward wound (quads split)."""
+    all_faces = elements[:, faces].reshape(-1, faces.shape[1])
+    _, index, counts = np.unique(np.sort(all_faces, axis=1), axis=0, return_index=True, return_counts=True)
+    outer = all_faces[np.sort(index[counts == 1])]
+    if faces.shape[1] == 3:
+        return outer
+    return np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
 
 
 def _check_used(mesh) -> None:

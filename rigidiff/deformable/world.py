@@ -304,6 +304,11 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         """(k, 3) positions of the body's vertices in q."""
         return as_array(q, (self.nq,), "q")[self.layout(name).q].reshape(-1, 3).copy()
 
+    def surface(self, q, name) -> tuple:
+        """(vertices (k, 3) at q, triangles (m, 3)) of the body's boundary, wound counter-clockwise seen from
+        outside (e.g. trimesh.Trimesh(*world.surface(q, name)) to draw or export it)."""
+        return self.positions(q, name), self.mesh(name).boundary_faces()
+
     def volume(self, q, name) -> float:
         """The body's volume at q."""
         return self.mesh(name).volume(self.positions(q, name))

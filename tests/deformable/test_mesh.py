@@ -157,3 +157,13 @@ def test_tetrahedralise_without_pytetwild_says_how_to_get_it(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", no_pytetwild)
     with pytest.raises(ImportError, match="pip install pytetwild"):
         rd.TetMesh.from_surface(trimesh.creation.icosphere(subdivisions=1))
+
+
+@pytest.mark.parametrize("make", [lambda: rd.HexMesh.box((0.3, 0.2, 0.1), (3, 2, 2)),
+                                  lambda: rd.HexMesh.from_surface(trimesh.creation.icosphere(2, 0.1), dx=0.04),
+                                  lambda: rd.TetMesh(*_two_tets())], ids=["box", "voxels", "tets"])
+def test_boundary_faces_close_the_volume(make):
+    mesh = make()
+    surface = trimesh.Trimesh(mesh.vertices, mesh.boundary_faces(), process=False)
+    assert surface.is_watertight and surface.is_winding_consistent
+    assert surface.volume == pytest.approx(mesh.volume(), rel=1e-12)  # positive: wound outwards

@@ -22,6 +22,8 @@ def test_dispatch_and_layout():
     assert world.nq == world.nv == 105 and world.body_names == ["a", "b"]
     np.testing.assert_allclose(world.positions(world.q, "b"), world.mesh("b").vertices)
     assert world.masses("a").sum() == pytest.approx(1.0)
+    points, triangles = world.surface(world.q, "b")
+    assert points.shape == (8, 3) and triangles.shape == (12, 3)
     assert len(world.surface_vertices("a")) == 26  # every vertex of a 3 x 3 x 3 grid but the centre
     with pytest.raises(rd.UnknownNameError, match="no deformable body named 'c'"):
         world.layout("c")

@@ -447,6 +447,10 @@ def render() -> str:
     out += ["## World", ""]
     out += render_class(rd.World, samples[rd.World], members=public_members(rd.World), groups=WORLD_GROUPS)
     out += render_class(rd.BarrierWorld, members=public_members(rd.BarrierWorld))
+    out += render_class(rd.ProjectiveWorld, members=public_members(rd.ProjectiveWorld))
+    out += render_class(rd.ProjectiveMaterial, members=public_members(rd.ProjectiveMaterial))
+    out += render_class(rd.TetMesh, members=public_members(rd.TetMesh))
+    out += render_class(rd.HexMesh, members=public_members(rd.HexMesh))
     out += render_class(rd.JointInfo)
     out += render_class(rd.Layout)
     out += render_class(rd.ParticleSet, samples[rd.ParticleSet], constructor=False)

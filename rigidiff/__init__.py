@@ -38,9 +38,14 @@ from rigidiff.particles import ParticleSet
 from rigidiff.warm_start import WarmStart
 from rigidiff.world import JointInfo, Layout, World
 from rigidiff.barrier_world import BarrierWorld
+from rigidiff.deformable import HexMesh, ProjectiveMaterial, ProjectiveWorld, TetMesh
 
 __all__ = [
     "BarrierWorld",
+    "HexMesh",
+    "ProjectiveMaterial",
+    "ProjectiveWorld",
+    "TetMesh",
     "__version__",
     "show_config",
     "UnknownNameError",

@@ -34,6 +34,7 @@ include "_batch_world.pxi"
 include "_trajopt.pxi"
 include "_linalg.pxi"
 include "_barrier_world.pxi"
+include "_projective_world.pxi"
 
 EIGEN_VERSION = RIGIDIFF_EIGEN_VERSION.decode()
 COMPILE_FLAGS = RIGIDIFF_COMPILE_FLAGS.decode()

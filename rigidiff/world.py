@@ -97,8 +97,9 @@ _WIDEST_SAMPLED_SPAN = 1e6
 
 #: World(integrator=...) values, in the order of the C++ codes (world_options.hpp)
 INTEGRATORS = ("semi_implicit", "rk4", "implicit")
-#: World(solver=...) values: "lcp" (this class) or "barrier" (rigidiff.barrier_world.BarrierWorld)
-SOLVERS = ("lcp", "barrier")
+#: World(solver=...) values: "lcp" (this class), "barrier" (rigidiff.barrier_world.BarrierWorld) or
+#: "projective" (rigidiff.deformable.ProjectiveWorld)
+SOLVERS = ("lcp", "barrier", "projective")
 #: World(gyroscopic=...) values, in the order of the C++ codes (world_options.hpp)
 GYROSCOPIC = ("explicit", "implicit")
 
@@ -149,7 +150,9 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
 
         solver: "lcp" (the default: this class, velocity-level LCP contact for skeletons and particles) or
             "barrier": returns a rigidiff.barrier_world.BarrierWorld instead, affine bodies with IPC's
-            intersection-free barrier contact (docs/affine.md); its other arguments are BarrierWorld's.
+            intersection-free barrier contact (docs/affine.md); its other arguments are BarrierWorld's. Or
+            "projective": returns a rigidiff.deformable.ProjectiveWorld, deformable solids under Projective
+            Dynamics (docs/deformable.md); its other arguments are ProjectiveWorld's.
 
     Example::
 
@@ -167,6 +170,10 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             from rigidiff.barrier_world import BarrierWorld
 
             return BarrierWorld(*args, **kwargs)
+        if solver == "projective":
+            from rigidiff.deformable import ProjectiveWorld
+
+            return ProjectiveWorld(*args, **kwargs)
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81), integrator: str = "semi_implicit",

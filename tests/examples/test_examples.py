@@ -293,8 +293,16 @@ def check_rings_and_gripper(report: str, out: Path):
     check_pngs(out, ["rings_and_gripper.png", "rings_and_gripper_grip.png"], report)
 
 
+def check_soft_ball(report: str, out: Path):
+    assert -2e-3 < number(report, rf"lowest vertex over the run: {NUM} m") < 0.0  # touched, barely sank
+    assert 0.03 < number(report, rf"final mean height: {NUM} m") < 0.2
+    assert number(report, rf"relative difference {NUM}") < 1e-4  # adjoint through the rollout vs central difference
+    check_pngs(out, ["soft_ball_drop.png"], report)
+
+
 CHECKS = {
     "rings_and_gripper.py": check_rings_and_gripper,
+    "soft_ball_drop.py": check_soft_ball,
     "affine_bodies_fall.py": check_affine_bodies,
     "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,

@@ -1,0 +1,61 @@
+// A Projective Dynamics world (deformable/pd_step.hpp) as the Python ProjectiveWorld sees it: plain pointers
+// and sizes. Positions, velocities and forces are flat (3 per vertex, bodies in insertion order).
+#pragma once
+
+#include <string>
+
+#include "rigidiff/deformable/pd_step.hpp"
+
+namespace rigidiff {
+namespace bind {
+
+class ProjectiveWorld {
+ public:
+  void setTimeStep(double dt);
+  double timeStep() const { return model_.dt; }
+  void setGravity(const double* g);
+  void gravity(double* out) const;
+  /// tolerance > 0, max_iterations >= 1, history >= 1, contact_stiffness > 0 (invalid_argument otherwise);
+  /// newton: Newton-CG steps instead of L-BFGS.
+  void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness, bool newton);
+  /// out (5) = tolerance, max_iterations, history, contact_stiffness, newton
+  void options(double* out) const;
+  /// friction >= 0 (Coulomb's mu of the planes), friction_velocity > 0 (eps_v, m/s).
+  void setFriction(double friction, double friction_velocity);
+  double friction() const { return model_.friction; }
+  double frictionVelocity() const { return model_.friction_velocity; }
+  /// Rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8); returns the body's index.
+  int addBody(const std::string& name, const double* points, int n, const int* elements, int m, int nodes,
+              double youngs_modulus, double poisson_ratio, double density, bool corotated, bool volume);
+  void setMaterial(int body, double youngs_modulus, double poisson_ratio);
+  /// Holds the listed vertices (indices into the body's mesh) at their start position; replaces the body's set.
+  void setFixed(int body, const int* vertices, int count);
+  void addPlane(const double* normal, double offset);
+  /// A static frictionless ball (radius > 0).
+  void addSphere(const double* centre, double radius);
+  int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
+  int vertexCount() const { return model_.n; }
+  /// out (2) = first vertex, vertex count of the body.
+  void bodyRange(int body, int* out) const;
+  void masses(double* out) const;           ///< (n) lumped vertex masses
+  void surfaceMask(int* out) const;         ///< (n) 1 for surface vertices
+  void fixedMask(int* out) const;           ///< (n) 1 for fixed vertices
+  void step(const double* q, const double* v, const double* f, double* q_out, double* v_out);
+  /// The step and the cotangents of q, v, f (3n each) and of each body's Young's modulus and Poisson's ratio
+  /// (gE, gnu: one per body).
+  void stepVjp(const double* q, const double* v, const double* f, const double* gq_next, const double* gv_next,
+               double* q_out, double* v_out, double* gq, double* gv, double* gf, double* gE, double* gnu);
+  /// out (4) = iterations, residual (relative), surface vertices in contact, force scale of the last step.
+  void stats(double* out) const;
+  /// E(x) (elastic and contact) and its gradient (3n).
+  double energy(const double* x, double* grad) const;
+  /// The product of the Hessian of E at x with z (3n).
+  void hessianProduct(const double* x, const double* z, double* out) const;
+
+ private:
+  deformable::PdModel model_;
+  deformable::PdData data_;
+};
+
+}  // namespace bind
+}  // namespace rigidiff

@@ -1,0 +1,47 @@
+// L-BFGS with a given initial inverse Hessian (the prefactorised PD matrix), the quasi-Newton iteration of
+// Projective Dynamics' forward step and of its adjoint (Liu et al. 2017; Du et al. 2021).
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "rigidiff/fwd.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+struct LbfgsResult {
+  int iterations = 0;
+  double gradient_norm = 0.0;
+  bool converged = false;
+};
+
+/// x in scientific notation, for the messages of solves that fail.
+inline std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3e", x);
+  return buf;
+}
+
+/// Minimises f from x (updated in place) until |grad f| <= threshold. f(x, grad) returns the value and writes
+/// the gradient; h0(g) applies the initial inverse Hessian. Armijo backtracking (c = 1e-4, halving). Stops
+/// early, unconverged, when 50 iterations fail to halve |grad f| (a stall the caller may hand to Newton).
+LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std::function<VecX(const VecX&)>& h0,
+                  VecX& x, double threshold, int max_iterations, int history);
+
+/// Solves H x = b by conjugate gradients preconditioned by p (both applied as functions) from x = 0, until
+/// |H x - b| <= tolerance |b| or max_iterations; stops at a direction of non-positive curvature. Returns the
+/// iterations taken.
+int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::function<VecX(const VecX&)>& p,
+                     const VecX& b, VecX& x, double tolerance, int max_iterations);
+
+/// Newton's method on f with directions from preconditionedCg (Hessian products from hessian(x), which may cache
+/// at x) and the line search of lbfgs, from x until |grad f| <= threshold.
+LbfgsResult newtonCg(const std::function<double(const VecX&, VecX&)>& f,
+                     const std::function<std::function<VecX(const VecX&)>(const VecX&)>& hessian,
+                     const std::function<VecX(const VecX&)>& precondition, VecX& x, double threshold,
+                     int max_iterations);
+
+}  // namespace deformable
+}  // namespace rigidiff

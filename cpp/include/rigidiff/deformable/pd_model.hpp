@@ -1,0 +1,134 @@
+// Deformable solids under Projective Dynamics (World(solver="projective")): the model (meshes turned into
+// quadrature samples, lumped masses, material weights, fixed vertices, ground planes) and the scratch data of
+// a step. Positions are n x 3 row-major (vertex i at row i), so the flat state is (x0, y0, z0, x1, ...).
+#pragma once
+
+#include <Eigen/Sparse>
+#include <Eigen/SparseCholesky>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "rigidiff/fwd.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+using Points = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>;
+
+/// One quadrature sample of one element: F = sum_k x_k grad_k^T over the element's nodes.
+struct PdSample {
+  std::array<int, 8> nodes{};            ///< global vertex indices (the first `count` are used)
+  int count = 0;                         ///< 4 (tetrahedron) or 8 (hexahedron)
+  int body = 0;                          ///< the deformable body it belongs to
+  Eigen::Matrix<double, 8, 3> grad;      ///< rows: d N_k / d X at the sample (rest coordinates)
+  double volume = 0.0;                   ///< its share of the element's rest volume (weight times |J|)
+  double w_corotated = 0.0;              ///< 2 mu volume (0 when the body has no corotated energy)
+  double w_volume = 0.0;                 ///< lambda volume (0 when the body has no volume energy)
+};
+
+/// A body's material and where its vertices and samples sit.
+struct PdBody {
+  std::string name;
+  int first_vertex = 0, vertex_count = 0;
+  int first_sample = 0, sample_count = 0;
+  double youngs_modulus = 0.0, poisson_ratio = 0.0, density = 0.0;
+  bool corotated = true, volume = false;
+};
+
+/// The static half space {x : normal . x >= offset} is free.
+struct PdPlane {
+  Vec3 normal = Vec3::UnitZ();
+  double offset = 0.0;
+};
+
+/// A static ball {x : |x - centre| <= radius}: its outside is free.
+struct PdSphere {
+  Vec3 centre = Vec3::Zero();
+  double radius = 1.0;
+};
+
+struct PdOptions {
+  /// a step stops when ||grad g|| on the free vertices <= tolerance * (||M (q - y)|| / dt^2 + ||grad E(q)||),
+  /// the scale of the inertial and internal forces at the start; the adjoint when ||H z - b|| <= tolerance ||b||
+  double tolerance = 1e-8;
+  int max_iterations = 1000;  ///< quasi-Newton iterations of a step or an adjoint solve; more raise
+  int history = 10;           ///< L-BFGS history length
+  bool newton = false;        ///< solve steps by Newton-CG (preconditioned by A^-1) instead of L-BFGS: a baseline
+};
+
+struct PdModel {
+  double dt = 1e-2;
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);
+  double contact_stiffness = 1e4;  ///< penalty weight of a surface vertex below a plane, N/m
+  double friction = 0.0;           ///< Coulomb coefficient mu of the planes (0: frictionless)
+  double friction_velocity = 1e-3; ///< eps_v, m/s: slip slower than this is smoothly static
+  PdOptions options;
+  int n = 0;                       ///< vertices of every body
+  std::vector<PdBody> bodies;
+  std::vector<PdSample> samples;
+  VecX mass;                       ///< (n) lumped from the exact element mass integrals
+  std::vector<char> fixed;         ///< (n) vertices held at their start position
+  std::vector<char> surface;       ///< (n) vertices that may touch a plane
+  std::vector<PdPlane> planes;
+  std::vector<PdSphere> spheres;
+  std::vector<int> free_index;     ///< (n) row of a vertex among the free ones, -1 if fixed
+  int free_count = 0;
+
+  /// Appends a body from rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8, see pd_mesh.cpp for the
+  /// hexahedron's node order). invalid_argument naming the element for an inverted or degenerate one.
+  int addBody(const std::string& name, const Points& rest, const Eigen::MatrixXi& elements, double youngs_modulus,
+              double poisson_ratio, double density, bool corotated, bool volume);
+  /// Sets the material of body b (validated) and its samples' weights.
+  void setMaterial(int b, double youngs_modulus, double poisson_ratio);
+  void updateFreeIndex();
+
+  /// Static obstacles: the planes, then the spheres.
+  int obstacleCount() const { return static_cast<int>(planes.size() + spheres.size()); }
+  /// Signed distance of x to obstacle o (negative inside), the outward unit normal there, and the curvature
+  /// 1 / |x - centre| of a sphere's distance field (0 for a plane).
+  double obstacleDistance(int o, const Vec3& x, Vec3* normal, double* curvature) const {
+    if (o < static_cast<int>(planes.size())) {
+      *normal = planes[o].normal;
+      *curvature = 0.0;
+      return planes[o].normal.dot(x) - planes[o].offset;
+    }
+    const PdSphere& s = spheres[o - planes.size()];
+    const Vec3 r = x - s.centre;
+    const double len = r.norm();
+    *normal = len > 0.0 ? Vec3(r / len) : Vec3::UnitZ();
+    *curvature = len > 0.0 ? 1.0 / len : 0.0;
+    return len - s.radius;
+  }
+};
+
+/// The friction of a step, lagged: each surface vertex below a plane at the step's start q rubs on it with the
+/// normal force lambda = k * depth(q), in the plane's tangent directions, relative to where it started.
+struct PdFriction {
+  std::vector<int> vertex;
+  std::vector<Vec3> normal;
+  std::vector<double> lambda;
+};
+
+/// Caches of a step at its solution x (for the adjoint) and the factorised global matrix.
+struct PdData {
+  PdFriction friction;
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> factor;
+  bool factor_valid = false;
+  double factor_dt = 0.0;
+  std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
+  Points x, q, y;                  ///< the step's solution, start and inertial target
+  int iterations = 0;
+  double residual = 0.0;           ///< final ||grad g|| / force_scale
+  double force_scale = 0.0;        ///< ||M (q - y)|| / dt^2 + ||grad E(q)|| on the free vertices
+  int contacts = 0;                ///< surface vertices below a plane at x
+};
+
+/// Lame parameters (mu, lambda) of (E, nu).
+inline void lame(double youngs_modulus, double poisson_ratio, double* mu, double* lambda) {
+  *mu = youngs_modulus / (2.0 * (1.0 + poisson_ratio));
+  *lambda = youngs_modulus * poisson_ratio / ((1.0 + poisson_ratio) * (1.0 - 2.0 * poisson_ratio));
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

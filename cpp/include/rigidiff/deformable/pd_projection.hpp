@@ -1,0 +1,28 @@
+// The local projections of Projective Dynamics and their directional derivatives: the corotated (ARAP)
+// projection onto SO(3) and the volume projection onto {D : det D = 1}, both isotropic functions
+// P(F) = U diag(s(sigma)) V^T of the rotation-variant SVD F = U diag(sigma) V^T (det U = det V = 1, the
+// smallest singular value carries the sign of det F).
+#pragma once
+
+#include "rigidiff/fwd.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+struct Svd3 {
+  Mat3 U, V;
+  Vec3 sigma;
+};
+
+/// Rotation-variant SVD of F.
+Svd3 svd3(const Mat3& F);
+
+/// The singular values s of the volume projection of sigma (the point of {prod s = 1} nearest to sigma) and
+/// ds/dsigma (3 x 3). runtime_error if the projection's Newton iteration does not converge (a degenerate F).
+Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian);
+
+/// dP of the isotropic function P = U diag(s) V^T for a change dF of F, with ds/dsigma = jacobian.
+Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, const Mat3& dF);
+
+}  // namespace deformable
+}  // namespace rigidiff

@@ -1,0 +1,78 @@
+// Implicit Euler for Projective Dynamics bodies (docs/deformable.md): x minimises the incremental potential
+// g(x) = |x - y|^2_M / (2 dt^2) + E(x), y = q + dt v + dt^2 (gravity + M^-1 f), by L-BFGS whose initial
+// inverse Hessian is the constant PD matrix A^-1 (prefactorised once, Cholesky); v' = (x - q) / dt. Fixed
+// vertices stay at q. The adjoint solves (A - dA) z = b with the same factors and the same quasi-Newton.
+#pragma once
+
+#include "rigidiff/deformable/pd_model.hpp"
+#include "rigidiff/deformable/pd_projection.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+/// Energy E(x) (elastic and contact penalty) and, if grad is not null, its gradient (n x 3). With body >= 0 only
+/// that body's elastic energy (no contact).
+double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body = -1);
+
+/// A sample's SVD at x and its volume projection's singular values and their derivative.
+struct PdSampleCache {
+  Svd3 svd;
+  Vec3 s = Vec3::Ones();
+  Mat3 ds = Mat3::Zero();
+};
+
+/// The per-sample caches of the Hessian of E at x.
+void pdHessianCache(const PdModel& model, const Points& x, std::vector<PdSampleCache>& cache);
+
+/// The derivatives of body b's elastic gradient with respect to the stiffness factors of its energies at x:
+/// corotated (n x 3) = sum V G^T (F - R) over its samples (the weight being 2 mu V), volume = sum V G^T (F - D)
+/// (the weight lambda V); zero for an energy the body does not have.
+void pdElasticWeightGradients(const PdModel& model, const Points& x, int body, Points& corotated, Points& volume);
+
+/// Hessian-vector product of E at x (cache from pdHessianCache): out = d(grad E)(x) [z] (n x 3), with the
+/// projections differentiated.
+void pdEnergyHessianProduct(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache,
+                            const Points& z, Points& out);
+
+/// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + the contact stiffness of
+/// each vertex marked in contacts (n; per plane it may touch).
+void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& contacts);
+
+/// A^-1 g for g on the free vertices stacked by coordinate (3 free_count: x of every free vertex, then y, z).
+VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g);
+
+/// Writes xf (stacked as in pdSolve) into the free rows of X (n x 3).
+void pdScatterFree(const PdModel& model, const VecX& xf, Points& X);
+
+/// IPC's lagged smoothed friction D(x) = sum mu lambda f0(|P (x - q)|) of the step's contacts (data.friction,
+/// from q = data.q; P the plane's tangent projector, f0 the C1 mollifier of |.| below eps_v dt) and its
+/// gradient, added to grad (n x 3) if not null.
+double pdFrictionEnergy(const PdModel& model, const PdData& data, const Points& x, Points* grad);
+
+/// Adds hess D(x) z to out (n x 3).
+void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Points& x, const Points& z, Points& out);
+
+/// Adds to gq (n x 3) the cotangent of the step's start q through the friction's reference point and normal
+/// forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x.
+void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq);
+
+/// Finds the step's friction contacts from data.q (see PdFriction).
+void pdFrictionContacts(const PdModel& model, PdData& data);
+
+/// (M / dt^2 + hess E(x) + hess D(x)) z on the free vertices, z and the result stacked as in pdSolve (Z: n x 3
+/// scratch).
+VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, const std::vector<PdSampleCache>& cache,
+                   const VecX& zf, Points& Z);
+
+/// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
+/// when the quasi-Newton iteration does not converge.
+void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,
+            Points& v_next);
+
+/// Cotangents of (q, v, f) and of each body's Young's modulus and Poisson's ratio (gE, gnu: one per body) from
+/// those of (q', v'), for the step just taken by pdStep (data holds its solution).
+void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const Points& gv_next, Points& gq,
+               Points& gv, Points& gf, VecX& gE, VecX& gnu);
+
+}  // namespace deformable
+}  // namespace rigidiff

@@ -1,0 +1,172 @@
+// The Projective Dynamics world behind rigidiff.ProjectiveWorld (bind/api_projective.hpp).
+#include "rigidiff/bind/api_projective.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace rigidiff {
+namespace bind {
+namespace {
+
+using deformable::Points;
+
+Eigen::Map<const Points> points(const double* p, int n) { return Eigen::Map<const Points>(p, n, 3); }
+
+}  // namespace
+
+void ProjectiveWorld::setTimeStep(double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw std::invalid_argument("dt must be finite and > 0");
+  model_.dt = dt;
+}
+
+void ProjectiveWorld::setGravity(const double* g) {
+  const Vec3 value(g[0], g[1], g[2]);
+  if (!value.allFinite()) throw std::invalid_argument("gravity must be finite");
+  model_.gravity = value;
+}
+
+void ProjectiveWorld::gravity(double* out) const {
+  for (int i = 0; i < 3; ++i) out[i] = model_.gravity[i];
+}
+
+void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
+                                 bool newton) {
+  if (!(tolerance > 0.0)) throw std::invalid_argument("tolerance must be > 0");
+  if (max_iterations < 1) throw std::invalid_argument("max_iterations must be >= 1");
+  if (history < 1) throw std::invalid_argument("history must be >= 1");
+  if (!(contact_stiffness > 0.0) || !std::isfinite(contact_stiffness))
+    throw std::invalid_argument("contact_stiffness must be finite and > 0");
+  if (contact_stiffness != model_.contact_stiffness) data_.factor_valid = false;
+  model_.options.tolerance = tolerance;
+  model_.options.max_iterations = max_iterations;
+  model_.options.history = history;
+  model_.contact_stiffness = contact_stiffness;
+  model_.options.newton = newton;
+}
+
+void ProjectiveWorld::setFriction(double friction, double friction_velocity) {
+  if (!(friction >= 0.0) || !std::isfinite(friction)) throw std::invalid_argument("friction must be finite and >= 0");
+  if (!(friction_velocity > 0.0) || !std::isfinite(friction_velocity))
+    throw std::invalid_argument("friction_velocity must be finite and > 0");
+  model_.friction = friction;
+  model_.friction_velocity = friction_velocity;
+}
+
+void ProjectiveWorld::options(double* out) const {
+  out[0] = model_.options.tolerance;
+  out[1] = model_.options.max_iterations;
+  out[2] = model_.options.history;
+  out[3] = model_.contact_stiffness;
+  out[4] = model_.options.newton;
+}
+
+int ProjectiveWorld::addBody(const std::string& name, const double* p, int n, const int* elements, int m, int nodes,
+                             double youngs_modulus, double poisson_ratio, double density, bool corotated,
+                             bool volume) {
+  const Eigen::MatrixXi E =
+      Eigen::Map<const Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(elements, m, nodes);
+  const int b = model_.addBody(name, points(p, n), E, youngs_modulus, poisson_ratio, density, corotated, volume);
+  data_.factor_valid = false;
+  return b;
+}
+
+void ProjectiveWorld::setMaterial(int body, double youngs_modulus, double poisson_ratio) {
+  if (body < 0 || body >= bodyCount()) throw std::out_of_range("no deformable body " + std::to_string(body));
+  model_.setMaterial(body, youngs_modulus, poisson_ratio);
+  data_.factor_valid = false;
+}
+
+void ProjectiveWorld::setFixed(int body, const int* vertices, int count) {
+  if (body < 0 || body >= bodyCount()) throw std::out_of_range("no deformable body " + std::to_string(body));
+  const deformable::PdBody& b = model_.bodies[body];
+  for (int i = 0; i < count; ++i)
+    if (vertices[i] < 0 || vertices[i] >= b.vertex_count)
+      throw std::invalid_argument("fixed vertex " + std::to_string(vertices[i]) + " is not a vertex of " + b.name +
+                                  " (" + std::to_string(b.vertex_count) + " vertices)");
+  for (int i = 0; i < b.vertex_count; ++i) model_.fixed[b.first_vertex + i] = 0;
+  for (int i = 0; i < count; ++i) model_.fixed[b.first_vertex + vertices[i]] = 1;
+  model_.updateFreeIndex();
+  data_.factor_valid = false;
+  if (model_.free_count == 0) throw std::invalid_argument("every vertex is fixed: nothing to simulate");
+}
+
+void ProjectiveWorld::addPlane(const double* normal, double offset) {
+  const Vec3 n(normal[0], normal[1], normal[2]);
+  if (!(n.norm() > 0.0) || !n.allFinite() || !std::isfinite(offset))
+    throw std::invalid_argument("a plane needs a finite non-zero normal and a finite offset");
+  model_.planes.push_back({n.normalized(), offset / n.norm()});
+  data_.factor_valid = false;
+}
+
+void ProjectiveWorld::addSphere(const double* centre, double radius) {
+  const Vec3 c(centre[0], centre[1], centre[2]);
+  if (!c.allFinite() || !(radius > 0.0) || !std::isfinite(radius))
+    throw std::invalid_argument("a sphere needs a finite centre and a finite radius > 0");
+  model_.spheres.push_back({c, radius});
+  data_.factor_valid = false;
+}
+
+void ProjectiveWorld::bodyRange(int body, int* out) const {
+  const deformable::PdBody& b = model_.bodies.at(body);
+  out[0] = b.first_vertex;
+  out[1] = b.vertex_count;
+}
+
+void ProjectiveWorld::masses(double* out) const { Eigen::Map<VecX>(out, model_.n) = model_.mass; }
+
+void ProjectiveWorld::surfaceMask(int* out) const {
+  for (int i = 0; i < model_.n; ++i) out[i] = model_.surface[i];
+}
+
+void ProjectiveWorld::fixedMask(int* out) const {
+  for (int i = 0; i < model_.n; ++i) out[i] = model_.fixed[i];
+}
+
+void ProjectiveWorld::step(const double* q, const double* v, const double* f, double* q_out, double* v_out) {
+  const int n = model_.n;
+  Points qn, vn;
+  deformable::pdStep(model_, data_, points(q, n), points(v, n), points(f, n), qn, vn);
+  Eigen::Map<Points>(q_out, n, 3) = qn;
+  Eigen::Map<Points>(v_out, n, 3) = vn;
+}
+
+void ProjectiveWorld::stepVjp(const double* q, const double* v, const double* f, const double* gq_next,
+                              const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,
+                              double* gE, double* gnu) {
+  const int n = model_.n;
+  step(q, v, f, q_out, v_out);
+  Points a, b, c;
+  VecX e, nu;
+  deformable::pdStepVjp(model_, data_, points(gq_next, n), points(gv_next, n), a, b, c, e, nu);
+  Eigen::Map<Points>(gq, n, 3) = a;
+  Eigen::Map<Points>(gv, n, 3) = b;
+  Eigen::Map<Points>(gf, n, 3) = c;
+  Eigen::Map<VecX>(gE, e.size()) = e;
+  Eigen::Map<VecX>(gnu, nu.size()) = nu;
+}
+
+void ProjectiveWorld::stats(double* out) const {
+  out[0] = data_.iterations;
+  out[1] = data_.residual;
+  out[2] = data_.contacts;
+  out[3] = data_.force_scale;
+}
+
+double ProjectiveWorld::energy(const double* x, double* grad) const {
+  Points g;
+  const double e = deformable::pdEnergy(model_, points(x, model_.n), &g);
+  Eigen::Map<Points>(grad, model_.n, 3) = g;
+  return e;
+}
+
+void ProjectiveWorld::hessianProduct(const double* x, const double* z, double* out) const {
+  std::vector<deformable::PdSampleCache> cache;
+  const Points X = points(x, model_.n);
+  deformable::pdHessianCache(model_, X, cache);
+  Points o;
+  deformable::pdEnergyHessianProduct(model_, X, cache, points(z, model_.n), o);
+  Eigen::Map<Points>(out, model_.n, 3) = o;
+}
+
+}  // namespace bind
+}  // namespace rigidiff

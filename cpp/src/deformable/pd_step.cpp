@@ -1,0 +1,179 @@
+// The forward step of a Projective Dynamics world (pd_step.hpp).
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_step.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& contacts) {
+  const double h2 = model.dt * model.dt;
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int i = 0; i < model.n; ++i) {
+    const int r = model.free_index[i];
+    if (r < 0) continue;
+    entries.emplace_back(r, r, model.mass[i] / h2 + model.contact_stiffness * contacts[i]);
+  }
+  for (const PdSample& s : model.samples) {
+    const double w = s.w_corotated + s.w_volume;
+    for (int a = 0; a < s.count; ++a) {
+      const int ra = model.free_index[s.nodes[a]];
+      if (ra < 0) continue;
+      for (int b = 0; b < s.count; ++b) {
+        const int rb = model.free_index[s.nodes[b]];
+        if (rb >= 0) entries.emplace_back(ra, rb, w * s.grad.row(a).dot(s.grad.row(b)));
+      }
+    }
+  }
+  Eigen::SparseMatrix<double> L(model.free_count, model.free_count);
+  L.setFromTriplets(entries.begin(), entries.end());
+  data.factor.compute(L);
+  if (data.factor.info() != Eigen::Success)
+    throw std::runtime_error("the projective dynamics matrix could not be factorised (not positive definite)");
+  data.factor_valid = true;
+  data.factor_dt = model.dt;
+  data.factor_contacts = contacts;
+}
+
+VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
+  const Eigen::MatrixXd rhs = Eigen::Map<const Eigen::MatrixXd>(g.data(), model.free_count, 3);
+  const Eigen::MatrixXd sol = data.factor.solve(rhs);
+  return Eigen::Map<const VecX>(sol.data(), sol.size());
+}
+
+void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {
+  const int nf = model.free_count;
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0)
+      for (int c = 0; c < 3; ++c) X(i, c) = xf[c * nf + model.free_index[i]];
+}
+
+VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, const std::vector<PdSampleCache>& cache,
+                   const VecX& zf, Points& Z) {
+  const int nf = model.free_count;
+  const double h2 = model.dt * model.dt;
+  Z.setZero(model.n, 3);
+  pdScatterFree(model, zf, Z);
+  Points HZ;
+  pdEnergyHessianProduct(model, x, cache, Z, HZ);
+  pdFrictionHessianProduct(model, data, x, Z, HZ);
+  VecX out(3 * nf);
+  for (int i = 0; i < model.n; ++i) {
+    const int r = model.free_index[i];
+    if (r < 0) continue;
+    for (int c = 0; c < 3; ++c) out[c * nf + r] = model.mass[i] / h2 * Z(i, c) + HZ(i, c);
+  }
+  return out;
+}
+
+namespace {
+
+void checkFinite(const Points& a, const char* name) {
+  if (!a.allFinite()) throw std::invalid_argument(std::string(name) + " must be finite");
+}
+
+}  // namespace
+
+void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,
+            Points& v_next) {
+  if (model.bodies.empty()) throw std::invalid_argument("the world has no deformable body");
+  checkFinite(q, "q");
+  checkFinite(v, "v");
+  checkFinite(f, "f");
+  const double h = model.dt, h2 = h * h;
+  const int nf = model.free_count;
+  data.q = q;
+  data.y.resize(model.n, 3);
+  for (int i = 0; i < model.n; ++i)
+    data.y.row(i) = q.row(i) + h * v.row(i) + h2 * (model.gravity.transpose() + f.row(i) / model.mass[i]);
+  // the matrix holds the penalty stiffness of the surface vertices below a plane at q or at the inertial target
+  // y (the ones likely to touch during the step): elsewhere it would only slow the iteration down; the solution
+  // does not depend on it
+  std::vector<char> contacts(model.n, 0);
+  for (int i = 0; i < model.n; ++i)
+    if (model.surface[i])
+      for (int o = 0; o < model.obstacleCount(); ++o) {
+        Vec3 n;
+        double curvature;
+        contacts[i] += model.obstacleDistance(o, q.row(i).transpose(), &n, &curvature) < 0.0 ||
+                       model.obstacleDistance(o, data.y.row(i).transpose(), &n, &curvature) < 0.0;
+      }
+  if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
+    pdFactorise(model, data, contacts);
+  pdFrictionContacts(model, data);
+  Points X = q;
+  Points grad;
+  // the incremental potential on the free vertices, column c of a vertex at c * nf + its free row
+  auto potential = [&](const VecX& xf, VecX& g) {
+    pdScatterFree(model, xf, X);
+    double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
+    g.resize(3 * nf);
+    for (int i = 0; i < model.n; ++i) {
+      const int r = model.free_index[i];
+      if (r < 0) continue;
+      const Eigen::RowVector3d dx = X.row(i) - data.y.row(i);
+      value += 0.5 * model.mass[i] / h2 * dx.squaredNorm();
+      for (int c = 0; c < 3; ++c) g[c * nf + r] = model.mass[i] / h2 * dx[c] + grad(i, c);
+    }
+    return value;
+  };
+  auto inverse = [&](const VecX& g) { return pdSolve(model, data, g); };
+  VecX xf(3 * nf), g0;
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0)
+      for (int c = 0; c < 3; ++c) xf[c * nf + model.free_index[i]] = q(i, c);
+  potential(xf, g0);
+  // the scale of the forces at play at the start: inertia (gravity, velocity) and elastic and contact forces,
+  // which cancel at an equilibrium while the scale does not
+  double inertia = 0.0, internal = 0.0;
+  for (int i = 0; i < model.n; ++i) {
+    if (model.free_index[i] < 0) continue;
+    inertia += (model.mass[i] / h2 * (q.row(i) - data.y.row(i))).squaredNorm();
+    internal += grad.row(i).squaredNorm();
+  }
+  data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
+  const double threshold = model.options.tolerance * data.force_scale;
+  LbfgsResult r;
+  if (!model.options.newton) {
+    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history);
+    data.iterations = r.iterations;
+  } else {
+    data.iterations = 0;
+  }
+  if (!r.converged && data.iterations < model.options.max_iterations) {
+    // the Newton baseline, or L-BFGS stalled (A^-1 far from the true inverse Hessian): Newton steps, conjugate
+    // gradients on the true Hessian preconditioned by A^-1
+    std::vector<PdSampleCache> cache;
+    Points X_h = X, Z;
+    auto hessian = [&](const VecX& at) {
+      pdScatterFree(model, at, X_h);
+      pdHessianCache(model, X_h, cache);
+      return std::function<VecX(const VecX&)>([&](const VecX& z) { return pdHessianFree(model, data, X_h, cache, z, Z); });
+    };
+    r = newtonCg(potential, hessian, inverse, xf, threshold, model.options.max_iterations - data.iterations);
+    data.iterations += r.iterations;
+  }
+  data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
+  if (!r.converged)
+    throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) +
+                             " is " + sci(data.residual) + " of the start's force scale after " +
+                             std::to_string(r.iterations) + " iterations (tolerance " +
+                             sci(model.options.tolerance) + ")");
+  pdScatterFree(model, xf, X);
+  data.x = X;
+  q_next = X;
+  v_next = (X - q) / h;
+  data.contacts = 0;
+  for (int i = 0; i < model.n; ++i)
+    for (int o = 0; o < model.obstacleCount(); ++o) {
+      Vec3 n;
+      double curvature;
+      if (model.surface[i] && model.obstacleDistance(o, X.row(i).transpose(), &n, &curvature) < 0.0) ++data.contacts;
+    }
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

@@ -1,0 +1,38 @@
+# Declarations of the C++ surface in cpp/include/rigidiff/bind/api_projective.hpp (no Eigen types here).
+from libcpp cimport bool
+from libcpp.string cimport string
+
+
+cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" nogil:
+    cdef cppclass ProjectiveWorld:
+        ProjectiveWorld() except +
+        void setTimeStep(double dt) except +
+        double timeStep()
+        void setGravity(const double* g) except +
+        void gravity(double* out)
+        void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
+                        bool newton) except +
+        void options(double* out)
+        void setFriction(double friction, double friction_velocity) except +
+        double friction()
+        double frictionVelocity()
+        int addBody(const string& name, const double* points, int n, const int* elements, int m, int nodes,
+                    double youngs_modulus, double poisson_ratio, double density, bool corotated,
+                    bool volume) except +
+        void setMaterial(int body, double youngs_modulus, double poisson_ratio) except +
+        void setFixed(int body, const int* vertices, int count) except +
+        void addPlane(const double* normal, double offset) except +
+        void addSphere(const double* centre, double radius) except +
+        int bodyCount()
+        int vertexCount()
+        void bodyRange(int body, int* out) except +
+        void masses(double* out)
+        void surfaceMask(int* out)
+        void fixedMask(int* out)
+        void step(const double* q, const double* v, const double* f, double* q_out, double* v_out) except +
+        void stepVjp(const double* q, const double* v, const double* f, const double* gq_next,
+                     const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,
+                     double* gE, double* gnu) except +
+        void stats(double* out)
+        double energy(const double* x, double* grad) except +
+        void hessianProduct(const double* x, const double* z, double* out) except +

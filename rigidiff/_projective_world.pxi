@@ -1,0 +1,143 @@
+# The Projective Dynamics world of the C++ core (bind/api_projective.hpp), for rigidiff.ProjectiveWorld.
+from rigidiff._cpp.projective cimport ProjectiveWorld as _ProjectiveWorld
+
+
+cdef class ProjectiveWorldCore:
+    """Compiled core of a projective world (see rigidiff.ProjectiveWorld, which adds names, meshes and
+    documentation). Steps release the GIL; one C++ scratch serves every call, so a world is not shared by
+    threads."""
+
+    cdef unique_ptr[_ProjectiveWorld] _pw
+
+    def __cinit__(self, *args, **kwargs):
+        self._pw.reset(new _ProjectiveWorld())
+
+    def _pw_set_dt(self, double dt):
+        self._pw.get().setTimeStep(dt)
+
+    def _pw_dt(self):
+        return self._pw.get().timeStep()
+
+    def _pw_set_gravity(self, g):
+        cdef cnp.ndarray G = _vec(g, 3, "gravity")
+        self._pw.get().setGravity(_ptr(G))
+
+    def _pw_gravity(self):
+        cdef cnp.ndarray out = _empty1(3)
+        self._pw.get().gravity(_ptr(out))
+        return out
+
+    def _pw_set_options(self, double tolerance, int max_iterations, int history, double contact_stiffness,
+                        bint newton):
+        self._pw.get().setOptions(tolerance, max_iterations, history, contact_stiffness, newton)
+
+    def _pw_options(self):
+        cdef cnp.ndarray out = _empty1(5)
+        self._pw.get().options(_ptr(out))
+        return float(out[0]), int(out[1]), int(out[2]), float(out[3]), bool(out[4])
+
+    def _pw_set_friction(self, double friction, double friction_velocity):
+        self._pw.get().setFriction(friction, friction_velocity)
+
+    def _pw_friction(self):
+        return self._pw.get().friction(), self._pw.get().frictionVelocity()
+
+    def _pw_add_body(self, str name, points, elements, double youngs_modulus, double poisson_ratio,
+                     double density, bint corotated, bint volume):
+        cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")
+        cdef cnp.ndarray E = np.ascontiguousarray(elements, dtype=np.intc)
+        return self._pw.get().addBody(name.encode(), _ptr(P), <int>cnp.PyArray_DIM(P, 0), <int*>cnp.PyArray_DATA(E),
+                                      <int>cnp.PyArray_DIM(E, 0), <int>cnp.PyArray_DIM(E, 1), youngs_modulus,
+                                      poisson_ratio, density, corotated, volume)
+
+    def _pw_set_material(self, int body, double youngs_modulus, double poisson_ratio):
+        self._pw.get().setMaterial(body, youngs_modulus, poisson_ratio)
+
+    def _pw_set_fixed(self, int body, vertices):
+        cdef cnp.ndarray V = np.ascontiguousarray(vertices, dtype=np.intc).reshape(-1)
+        self._pw.get().setFixed(body, <int*>cnp.PyArray_DATA(V), <int>cnp.PyArray_DIM(V, 0))
+
+    def _pw_add_plane(self, normal, double offset):
+        cdef cnp.ndarray N = _vec(normal, 3, "normal")
+        self._pw.get().addPlane(_ptr(N), offset)
+
+    def _pw_add_sphere(self, centre, double radius):
+        cdef cnp.ndarray C = _vec(centre, 3, "centre")
+        self._pw.get().addSphere(_ptr(C), radius)
+
+    def _pw_nq(self):
+        return 3 * self._pw.get().vertexCount()
+
+    def _pw_body_range(self, int body):
+        cdef cnp.ndarray out = np.empty(2, dtype=np.intc)
+        self._pw.get().bodyRange(body, <int*>cnp.PyArray_DATA(out))
+        return int(out[0]), int(out[1])
+
+    def _pw_masses(self):
+        cdef cnp.ndarray out = _empty1(self._pw.get().vertexCount())
+        self._pw.get().masses(_ptr(out))
+        return out
+
+    def _pw_masks(self):
+        cdef int n = self._pw.get().vertexCount()
+        cdef cnp.ndarray surface = np.empty(n, dtype=np.intc)
+        cdef cnp.ndarray fixed = np.empty(n, dtype=np.intc)
+        self._pw.get().surfaceMask(<int*>cnp.PyArray_DATA(surface))
+        self._pw.get().fixedMask(<int*>cnp.PyArray_DATA(fixed))
+        return surface.astype(bool), fixed.astype(bool)
+
+    def _pw_step(self, q, v, f):
+        cdef int n = 3 * self._pw.get().vertexCount()
+        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray V = _vec(v, n, "v")
+        cdef cnp.ndarray F = _vec(f, n, "f")
+        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray v_out = _empty1(n)
+        cdef _ProjectiveWorld* w = self._pw.get()
+        cdef double* p[5]
+        p[:] = [_ptr(Q), _ptr(V), _ptr(F), _ptr(q_out), _ptr(v_out)]
+        with nogil:
+            w.step(p[0], p[1], p[2], p[3], p[4])
+        return q_out, v_out
+
+    def _pw_step_vjp(self, q, v, f, gq_next, gv_next):
+        cdef int n = 3 * self._pw.get().vertexCount()
+        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray V = _vec(v, n, "v")
+        cdef cnp.ndarray F = _vec(f, n, "f")
+        cdef cnp.ndarray A = _vec(gq_next, n, "dL_dq_next")
+        cdef cnp.ndarray B = _vec(gv_next, n, "dL_dv_next")
+        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray v_out = _empty1(n)
+        cdef cnp.ndarray gq = _empty1(n)
+        cdef cnp.ndarray gv = _empty1(n)
+        cdef cnp.ndarray gf = _empty1(n)
+        cdef cnp.ndarray gE = _empty1(self._pw.get().bodyCount())
+        cdef cnp.ndarray gnu = _empty1(self._pw.get().bodyCount())
+        cdef _ProjectiveWorld* w = self._pw.get()
+        cdef double* p[12]
+        p[:] = [_ptr(Q), _ptr(V), _ptr(F), _ptr(A), _ptr(B), _ptr(q_out), _ptr(v_out), _ptr(gq), _ptr(gv), _ptr(gf),
+                _ptr(gE), _ptr(gnu)]
+        with nogil:
+            w.stepVjp(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
+        return q_out, v_out, gq, gv, gf, gE, gnu
+
+    def _pw_stats(self):
+        cdef cnp.ndarray out = _empty1(4)
+        self._pw.get().stats(_ptr(out))
+        return out
+
+    def _pw_energy(self, x):
+        cdef int n = 3 * self._pw.get().vertexCount()
+        cdef cnp.ndarray X = _vec(x, n, "x")
+        cdef cnp.ndarray grad = _empty1(n)
+        cdef double e = self._pw.get().energy(_ptr(X), _ptr(grad))
+        return e, grad
+
+    def _pw_hessian_product(self, x, z):
+        cdef int n = 3 * self._pw.get().vertexCount()
+        cdef cnp.ndarray X = _vec(x, n, "x")
+        cdef cnp.ndarray Z = _vec(z, n, "z")
+        cdef cnp.ndarray out = _empty1(n)
+        self._pw.get().hessianProduct(_ptr(X), _ptr(Z), _ptr(out))
+        return out

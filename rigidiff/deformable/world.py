@@ -1,0 +1,455 @@
+"""Projective Dynamics worlds: deformable solids (``rd.World(dt, solver="projective")``).
+
+Each deformable body is a tetrahedral or hexahedral mesh whose vertices (3 coordinates each) make up q, in
+insertion order; v = dq/dt. A step is implicit Euler, solved by L-BFGS on the incremental potential with
+the constant, prefactorised Projective Dynamics matrix as its initial inverse Hessian; its adjoint
+(step_vjp) reuses the factors. docs/deformable.md describes the energies, tolerances and gradients.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidiff import _core
+from rigidiff._validate import as_array, as_name, as_scalar
+from rigidiff.deformable.material import ProjectiveMaterial
+from rigidiff.deformable.mesh import HexMesh, TetMesh
+from rigidiff.errors import UnknownNameError
+from rigidiff.transform import Transform
+
+__all__ = ["ProjectiveWorld"]
+
+
+class ProjectiveWorld(_core.ProjectiveWorldCore):
+    """A world of deformable solids under Projective Dynamics, with static ground planes.
+
+    Made by ``rd.World(dt, solver="projective")``. No skeletons, particles or affine bodies (those calls raise
+    NotImplementedError).
+
+    Args:
+        dt: time step in seconds (> 0).
+        gravity: (3,) gravity acceleration in m/s^2 (z is up).
+        tolerance: a step stops when the gradient of the incremental potential g (the net force on the free
+            vertices, scaled by dt^2) is at most tolerance times the scale of the forces at the start,
+            |M (q - y)| / dt^2 + |grad E(q)| (inertial and internal forces, which cancel at an equilibrium while
+            their scale does not); the adjoint of step_vjp when |H z - b| <= tolerance |b|. 1e-8 by default; 1e-12 for derivatives checked against
+            finite differences.
+        max_iterations: L-BFGS iterations of a step or an adjoint; a solve needing more raises RuntimeError
+            naming the residual.
+        contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex.
+        history: the L-BFGS history length.
+        method: "pd" (the default): L-BFGS with the prefactorised PD matrix as its initial inverse Hessian,
+            finished by Newton-CG if it stalls; "newton": Newton-CG from the start (conjugate gradients on the
+            true Hessian, preconditioned by the PD matrix, with the same line search), a baseline.
+        friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,
+            is frictionless): IPC's lagged smoothed friction, its normal forces (the penalty's, k times the
+            depth) and tangent planes frozen at the start of each step, so a vertex that only reaches a plane
+            during a step rubs on it from the next step on.
+        friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
+
+    Example::
+
+        world = rd.World(dt=1e-2, solver="projective")
+        world.add_ground()
+        mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (2, 2, 2), origin=(0, 0, 0.05))
+        world.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
+        q, v = world.step(world.q, world.v)
+    """
+
+    def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
+                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd",
+                 friction: float = 0.0, friction_velocity: float = 1e-3):
+        self.dt = dt
+        self.gravity = gravity
+        self._pw_set_options(as_scalar(tolerance, "tolerance", minimum=0.0, strict=True),
+                             _count(max_iterations, "max_iterations"), _count(history, "history"),
+                             as_scalar(contact_stiffness, "contact_stiffness", minimum=0.0, strict=True),
+                             _method(method))
+        self._pw_set_friction(as_scalar(friction, "friction", minimum=0.0),
+                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
+        self._names: list[str] = []
+        self._meshes: list = []
+        self._materials: list[ProjectiveMaterial] = []
+        self._q0 = np.zeros(0)
+        self._v0 = np.zeros(0)
+        self.time = 0.0
+
+    # ------------------------------------------------------------------ settings
+    @property
+    def solver(self) -> str:
+        """The world's solver: "projective"."""
+        return "projective"
+
+    @property
+    def dt(self) -> float:
+        """Time step in seconds; settable (the PD matrix is refactorised at the next step)."""
+        return self._pw_dt()
+
+    @dt.setter
+    def dt(self, value):
+        self._pw_set_dt(as_scalar(value, "dt", minimum=0.0, strict=True))
+
+    @property
+    def gravity(self) -> np.ndarray:
+        """(3,) gravity acceleration in m/s^2; settable."""
+        return self._pw_gravity()
+
+    @gravity.setter
+    def gravity(self, value):
+        self._pw_set_gravity(as_array(value, (3,), "gravity"))
+
+    def _set_option(self, index: int, value) -> None:
+        options = list(self._pw_options())
+        options[index] = value
+        self._pw_set_options(*options)
+
+    @property
+    def tolerance(self) -> float:
+        """The relative tolerance of steps and adjoints (see ProjectiveWorld); settable."""
+        return self._pw_options()[0]
+
+    @tolerance.setter
+    def tolerance(self, value):
+        self._set_option(0, as_scalar(value, "tolerance", minimum=0.0, strict=True))
+
+    @property
+    def max_iterations(self) -> int:
+        """The cap on L-BFGS iterations of a step or an adjoint; settable."""
+        return self._pw_options()[1]
+
+    @max_iterations.setter
+    def max_iterations(self, value):
+        self._set_option(1, _count(value, "max_iterations"))
+
+    def solver_options(self, method: str | None = None, tolerance: float | None = None,
+                       max_iterations: int | None = None, history: int | None = None) -> dict:
+        """Set the given solver options (see ProjectiveWorld) and return them all: method, tolerance,
+        max_iterations and history."""
+        current = list(self._pw_options())
+        if tolerance is not None:
+            current[0] = as_scalar(tolerance, "tolerance", minimum=0.0, strict=True)
+        if max_iterations is not None:
+            current[1] = _count(max_iterations, "max_iterations")
+        if history is not None:
+            current[2] = _count(history, "history")
+        if method is not None:
+            current[4] = _method(method)
+        self._pw_set_options(*current)
+        return {"method": "newton" if current[4] else "pd", "tolerance": current[0], "max_iterations": current[1],
+                "history": current[2]}
+
+    @property
+    def contact_stiffness(self) -> float:
+        """The ground penalty's stiffness in N/m per surface vertex; settable."""
+        return self._pw_options()[3]
+
+    @contact_stiffness.setter
+    def contact_stiffness(self, value):
+        self._set_option(3, as_scalar(value, "contact_stiffness", minimum=0.0, strict=True))
+
+    @property
+    def friction(self) -> float:
+        """Coulomb's coefficient between surface vertices and ground planes (0: frictionless); settable."""
+        return self._pw_friction()[0]
+
+    @friction.setter
+    def friction(self, value):
+        self._pw_set_friction(as_scalar(value, "friction", minimum=0.0), self._pw_friction()[1])
+
+    @property
+    def friction_velocity(self) -> float:
+        """eps_v (m/s) of the smoothed friction; settable."""
+        return self._pw_friction()[1]
+
+    @friction_velocity.setter
+    def friction_velocity(self, value):
+        self._pw_set_friction(self._pw_friction()[0],
+                              as_scalar(value, "friction_velocity", minimum=0.0, strict=True))
+
+    # ------------------------------------------------------------------ building
+    def add_deformable(self, mesh, material: ProjectiveMaterial, name: str | None = None, fixed=None, pose=None,
+                       velocity=None):
+        """Add a deformable body and return its Layout (kind "deformable": q[layout.q].reshape(-1, 3) holds its
+        vertex positions).
+
+        Args:
+            mesh: an rd.TetMesh or rd.HexMesh; its vertices are the body's rest shape (and, moved by pose, its
+                initial positions).
+            material: an rd.ProjectiveMaterial.
+            name: a new name; "deformable<i>" if None.
+            fixed: indices of mesh vertices held where they start each step (attachment); none if None.
+            pose: an rd.Transform placing the mesh (the rest shape is unchanged); identity if None.
+            velocity: (3,) initial velocity of every vertex; zero if None.
+        """
+        if not isinstance(mesh, (TetMesh, HexMesh)):
+            raise TypeError(f"mesh must be an rd.TetMesh or rd.HexMesh, got {type(mesh).__name__}")
+        if not isinstance(material, ProjectiveMaterial):
+            raise TypeError(f"material must be an rd.ProjectiveMaterial, got {type(material).__name__}")
+        name = f"deformable{len(self._names)}" if name is None else as_name(name, "deformable body name")
+        if name in self._names:
+            raise ValueError(f"name {name!r} is already used")
+        if pose is None:
+            pose = Transform()
+        if not isinstance(pose, Transform):
+            raise TypeError(f"pose must be an rd.Transform, got {type(pose).__name__}")
+        vel = np.zeros(3) if velocity is None else as_array(velocity, (3,), "velocity")
+        fixed_idx = self._fixed_indices(fixed, len(mesh.vertices))
+        body = self._pw_add_body(name, mesh.vertices, mesh.elements, material.youngs_modulus, material.poisson_ratio,
+                                 material.density, "corotated" in material.energies, "volume" in material.energies)
+        if len(fixed_idx):
+            self._pw_set_fixed(body, fixed_idx)
+        self._names.append(name)
+        self._meshes.append(mesh)
+        self._materials.append(material)
+        start = mesh.vertices @ pose.rotation.T + pose.translation
+        self._q0 = np.concatenate([self._q0, start.ravel()])
+        self._v0 = np.concatenate([self._v0, np.tile(vel, len(mesh.vertices))])
+        return self.layout(name)
+
+    @staticmethod
+    def _fixed_indices(fixed, n: int) -> np.ndarray:
+        if fixed is None:
+            return np.zeros(0, dtype=np.int64)
+        idx = np.asarray(fixed)
+        if idx.size and (idx.dtype.kind not in "iu" or idx.ndim != 1):
+            raise ValueError(f"fixed must be a 1-D array of vertex indices, got {idx.dtype} {idx.shape}")
+        idx = idx.astype(np.int64).ravel()
+        if idx.size and (idx.min() < 0 or idx.max() >= n):
+            raise ValueError(f"fixed: vertex index {int(idx[(idx < 0) | (idx >= n)][0])} is not among the mesh's "
+                             f"{n} vertices")
+        return idx
+
+    def set_fixed(self, name: str, fixed) -> None:
+        """Replace the fixed (attached) vertices of a body by the mesh vertex indices ``fixed`` (None: none)."""
+        i = self._index(name)
+        self._pw_set_fixed(i, self._fixed_indices(fixed, len(self._meshes[i].vertices)))
+
+    def set_material(self, name: str, material: ProjectiveMaterial) -> None:
+        """Change the Young's modulus and Poisson's ratio of a body (its density and energies stay those it was
+        added with: ValueError if they differ)."""
+        i = self._index(name)
+        if not isinstance(material, ProjectiveMaterial):
+            raise TypeError(f"material must be an rd.ProjectiveMaterial, got {type(material).__name__}")
+        old = self._materials[i]
+        if material.density != old.density or material.energies != old.energies:
+            raise ValueError("set_material changes youngs_modulus and poisson_ratio only; density and kind stay "
+                             f"{old.density} and {old.energies}")
+        self._pw_set_material(i, material.youngs_modulus, material.poisson_ratio)
+        self._materials[i] = material
+
+    def material(self, name: str) -> ProjectiveMaterial:
+        """The body's material."""
+        return self._materials[self._index(name)]
+
+    def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
+        """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
+        the normal points away from are pushed back by the penalty of stiffness contact_stiffness."""
+        n = as_array(normal, (3,), "normal")
+        if not np.linalg.norm(n) > 0.0:
+            raise ValueError("normal must be non-zero")
+        self._pw_add_plane(n / np.linalg.norm(n), as_scalar(height, "height"))
+
+    def add_sphere(self, centre, radius: float) -> None:
+        """Add a static, frictionless ball of the given centre (3,) and radius (> 0): surface vertices that
+        enter it are pushed out along its normal by the penalty of stiffness contact_stiffness."""
+        self._pw_add_sphere(as_array(centre, (3,), "centre"), as_scalar(radius, "radius", minimum=0.0, strict=True))
+
+    def add_skeleton(self, skeleton):
+        """Refused: skeletons need an lcp world (the default)."""
+        raise NotImplementedError("projective worlds do not support skeletons yet; use an lcp world (the default)")
+
+    def add_particles(self, *args, **kwargs):
+        """Refused: particle sets need an lcp world (the default)."""
+        raise NotImplementedError("projective worlds do not support particle sets; use an lcp world (the default)")
+
+    def add_affine_body(self, *args, **kwargs):
+        """Refused: affine bodies need a barrier world, rd.World(dt, solver="barrier")."""
+        raise NotImplementedError('affine bodies need a barrier world: rd.World(dt, solver="barrier")')
+
+    # ------------------------------------------------------------------ layout
+    @property
+    def nq(self) -> int:
+        """Size of q: 3 per vertex."""
+        return self._pw_nq()
+
+    @property
+    def nv(self) -> int:
+        """Size of v (and of the forces f): 3 per vertex."""
+        return self._pw_nq()
+
+    @property
+    def body_names(self) -> list[str]:
+        """The deformable bodies' names in state order."""
+        return list(self._names)
+
+    def _index(self, name) -> int:
+        try:
+            return self._names.index(name)
+        except ValueError:
+            raise UnknownNameError(f"no deformable body named {name!r}; bodies: {self._names}") from None
+
+    def layout(self, name):
+        """The Layout (kind "deformable") of the body called name."""
+        from rigidiff.world import Layout
+
+        first, count = self._pw_body_range(self._index(name))
+        s = slice(3 * first, 3 * (first + count))
+        return Layout(name, "deformable", s, s)
+
+    def mesh(self, name):
+        """The body's TetMesh or HexMesh (its rest shape)."""
+        return self._meshes[self._index(name)]
+
+    def positions(self, q, name) -> np.ndarray:
+        """(k, 3) positions of the body's vertices in q."""
+        return as_array(q, (self.nq,), "q")[self.layout(name).q].reshape(-1, 3).copy()
+
+    def surface(self, q, name) -> tuple:
+        """(vertices (k, 3) at q, triangles (m, 3)) of the body's boundary, wound counter-clockwise seen from
+        outside (e.g. trimesh.Trimesh(*world.surface(q, name)) to draw or export it)."""
+        return self.positions(q, name), self.mesh(name).boundary_faces()
+
+    def volume(self, q, name) -> float:
+        """The body's volume at q."""
+        return self.mesh(name).volume(self.positions(q, name))
+
+    def masses(self, name) -> np.ndarray:
+        """(k,) lumped vertex masses of the body: the exact integrals of density times each shape function."""
+        first, count = self._pw_body_range(self._index(name))
+        return self._pw_masses()[first:first + count]
+
+    def surface_vertices(self, name) -> np.ndarray:
+        """Indices of the body's surface vertices (those on a face of a single element): the ones that touch
+        ground planes."""
+        first, count = self._pw_body_range(self._index(name))
+        return np.flatnonzero(self._pw_masks()[0][first:first + count])
+
+    def fixed_vertices(self, name) -> np.ndarray:
+        """Indices of the body's fixed (attached) vertices."""
+        first, count = self._pw_body_range(self._index(name))
+        return np.flatnonzero(self._pw_masks()[1][first:first + count])
+
+    @property
+    def q(self) -> np.ndarray:
+        """The current configuration (starts at the bodies' placed meshes); settable."""
+        return self._q0.copy()
+
+    @q.setter
+    def q(self, value):
+        self._q0 = as_array(value, (self.nq,), "q").copy()
+
+    @property
+    def v(self) -> np.ndarray:
+        """The current velocity; settable."""
+        return self._v0.copy()
+
+    @v.setter
+    def v(self, value):
+        self._v0 = as_array(value, (self.nv,), "v").copy()
+
+    # ------------------------------------------------------------------ stepping
+    def _forces(self, f) -> np.ndarray:
+        return np.zeros(self.nv) if f is None else as_array(f, (self.nv,), "f")
+
+    def step(self, q, v, f=None):
+        """One implicit Euler step: (q', v') from (q, v) under external vertex forces f (nv, in N, held over the
+        step; zero if None). Fixed vertices stay at q. RuntimeError naming the residual if the solve does not
+        converge within max_iterations."""
+        return self._pw_step(q, v, self._forces(f))
+
+    def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next):
+        """Gradients of a loss L(q', v') of one step with respect to q, v, f and each body's Young's modulus and
+        Poisson's ratio (parameter_names "youngs_modulus:<name>", then "poisson_ratio:<name>") from the cotangents
+        of q' and v': the adjoint of the step,
+        solved with the step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters,
+        parameter_names, q_next, v_next)."""
+        from rigidiff.jacobians import Gradients
+
+        qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
+        names = tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
+        return Gradients(gq, gv, gf, np.concatenate([gE, gnu]), names, qn, vn)
+
+    def step_jacobians(self, q, v, f=None):
+        """The step and its dense Jacobians (each (nv, nv)), one adjoint per row: for small meshes only.
+        Returns a StepJacobians (q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau), tau being f."""
+        from rigidiff.jacobians import StepJacobians
+
+        f = self._forces(f)
+        n = self.nv
+        rows = np.zeros((2 * n, 3, n))
+        zero = np.zeros(n)
+        qn = vn = None
+        for i in range(2 * n):
+            e = np.zeros(n)
+            e[i % n] = 1.0
+            qn, vn, gq, gv, gf, _, _ = self._pw_step_vjp(q, v, f, e if i < n else zero, zero if i < n else e)
+            rows[i] = gq, gv, gf
+        return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
+
+    def energy(self, q):
+        """(E, dE/dq): the elastic and ground-penalty energy at q and its gradient (nq)."""
+        return self._pw_energy(q)
+
+    @property
+    def last_step(self) -> dict:
+        """What the last step did: iterations (L-BFGS), residual (final |grad g| relative to force_scale),
+        contacts (surface vertices below a ground plane), force_scale (see ProjectiveWorld's tolerance)."""
+        s = self._pw_stats()
+        return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),
+                "force_scale": float(s[3])}
+
+    def rollout(self, q0, v0, forces):
+        """T steps from (q0, v0) under the vertex forces forces (T, nv): Q (T+1, nq) and V (T+1, nv)."""
+        forces = np.asarray(forces, dtype=np.float64)
+        if forces.ndim != 2 or forces.shape[1] != self.nv:
+            raise ValueError(f"forces must have shape (T, {self.nv}), got {forces.shape}")
+        Q, V = np.empty((len(forces) + 1, self.nq)), np.empty((len(forces) + 1, self.nv))
+        Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
+        for t, f in enumerate(forces):
+            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], f)
+        return Q, V
+
+    def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV):
+        """Gradients of a loss L(Q, V) of a rollout (Q, V from rollout(q0, v0, forces)) from its cotangents
+        dL_dQ (T+1, nq) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp chained
+        backwards, each step solved again from its stored start. Returns Gradients with q and v of the initial
+        state, tau (T, nv) of the forces and the material parameters summed over the steps (parameter_names
+        as step_vjp's)."""
+        from rigidiff.jacobians import Gradients
+
+        T = len(forces)
+        forces = as_array(forces, (T, self.nv), "forces")
+        Q, V = as_array(Q, (T + 1, self.nq), "Q"), as_array(V, (T + 1, self.nv), "V")
+        dL_dQ, dL_dV = as_array(dL_dQ, (T + 1, self.nq), "dL_dQ"), as_array(dL_dV, (T + 1, self.nv), "dL_dV")
+        gq, gv = dL_dQ[T].copy(), dL_dV[T].copy()
+        gforces = np.zeros((T, self.nv))
+        parameters, names = np.zeros(2 * len(self._names)), ()
+        for t in range(T - 1, -1, -1):
+            g = self.step_vjp(Q[t], V[t], forces[t], gq, gv)
+            gforces[t] = g.tau
+            parameters += g.parameters
+            names = g.parameter_names
+            gq, gv = g.q + dL_dQ[t], g.v + dL_dV[t]
+        return Gradients(gq, gv, gforces, parameters, names)
+
+    def advance(self, f=None, n_steps: int = 1) -> None:
+        """Step the stored state (world.q, world.v) n_steps times under f."""
+        for _ in range(_count(n_steps, "n_steps")):
+            self._q0, self._v0 = self.step(self._q0, self._v0, f)
+            self.time += self.dt
+
+    def __repr__(self) -> str:
+        return f"World(dt={self.dt}, solver='projective', bodies={self._names})"
+
+
+def _method(method) -> bool:
+    """Whether method asks for the Newton baseline ("newton") rather than PD ("pd")."""
+    if method not in ("pd", "newton"):
+        raise ValueError(f'method must be "pd" or "newton", got {method!r}')
+    return method == "newton"
+
+
+def _count(n, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {n!r}")
+    return int(n)

@@ -151,11 +151,22 @@ void innerCornerContacts(const Side& fs, const Side& vs, const std::vector<std::
 
 void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& facePairs,
                         bool faceIsA, double margin, std::vector<Contact>& out) {
-  std::vector<std::pair<int, int>> cand;  // (face of fs, vertex of vs)
-  for (const auto& [f, g] : facePairs)
-    for (int v : (*vs.faces)[g]) cand.emplace_back(f, v);
-  std::sort(cand.begin(), cand.end());
-  cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  // (face of fs, vertex of vs), sorted and unique: facePairs come sorted, so each face's vertices are
+  // gathered once (a stamp per vertex) and only sorted within the face
+  std::vector<std::pair<int, int>> cand;
+  cand.reserve(3 * facePairs.size());
+  std::vector<int> listedFor(vs.points->size(), -1);  // the face a vertex was last listed for
+  for (std::size_t p = 0; p < facePairs.size();) {
+    const int f = facePairs[p].first;
+    const std::size_t from = cand.size();
+    for (; p < facePairs.size() && facePairs[p].first == f; ++p)
+      for (int v : (*vs.faces)[facePairs[p].second])
+        if (listedFor[v] != f) {
+          listedFor[v] = f;
+          cand.emplace_back(f, v);
+        }
+    std::sort(cand.begin() + static_cast<std::ptrdiff_t>(from), cand.end());
+  }
   struct Hit {
     int f, v;
     double h;

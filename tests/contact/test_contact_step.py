@@ -168,9 +168,17 @@ def test_rollout_and_batch_match_the_step_loop():
         q, v = world.step(q, v, taus[t])
         np.testing.assert_allclose(Q[t + 1], q, atol=1e-12)
         np.testing.assert_allclose(V[t + 1], v, atol=1e-10)
+    # the batch solves every row cold, as a step that does not continue the step before it does
     Qn, Vn = world.step_batch(Q[:-1], V[:-1], taus, threads=2)
-    np.testing.assert_allclose(Qn, Q[1:], atol=1e-12)
-    np.testing.assert_allclose(Vn, V[1:], atol=1e-10)
+    for t in range(50):
+        world.clear_warm_start()
+        q, v = world.step(Q[t], V[t], taus[t])
+        np.testing.assert_allclose(Qn[t], q, atol=1e-12)
+        np.testing.assert_allclose(Vn[t], v, atol=1e-10)
+    # along the chain, the sliding box's four corners share their load in one of many valid ways: the
+    # warm start keeps the one nearest the step before, the cold solve pivots to another (docs/contact.md)
+    np.testing.assert_allclose(Qn, Q[1:], atol=1e-9)
+    np.testing.assert_allclose(Vn, V[1:], atol=1e-6)
 
 
 def test_friction_combination_rules():

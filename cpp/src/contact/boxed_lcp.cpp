@@ -179,9 +179,7 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
       result.standardised = standardise(lcp, ws, options, false, warmClasses);
       return result;
     }
-    // only for a symmetric system (no friction row at a bound): its solutions differ by impulses that move
-    // no body (A d = 0 gives J^T d = 0), so the step's velocities are those of any other of its solutions
-    if (warmX && ws.bounded.empty() && solveNearImpulses(lcp, warmClasses, warmX, ws, options) &&
+    if (warmX && solveNearImpulses(lcp, warmClasses, warmX, ws, options) &&
         isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
       result.solver = LcpSolver::WarmStart;
       result.success = true;

@@ -67,15 +67,17 @@ def panda_world(root: Path) -> rd.World:
 
 def solo12_world(root: Path):
     """solo12 standing on the ground (friction 1) at DT, settled, each foot's collision mesh replaced by a
-    16 mm sphere (one contact per foot, as Crocoddyl's; meshes touch at several points, which held
-    clamping weld the feet: docs/trajopt.md); (world, q, v, tau)."""
+    16 mm sphere and no other body colliding (one contact per foot, as Crocoddyl's; meshes touch at
+    several points, which held clamping weld the feet: docs/trajopt.md); (world, q, v, tau)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sk = rd.load_urdf(root / ROBOTS["solo12"][0], floating_base=True, package_dirs=[root])
-    for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
-        body = sk.body(foot)
+    # only the feet collide, as in Crocoddyl's model: the lower legs' meshes come within 7 mm of the ground,
+    # where at 10 ms steps the legs' free swing reaches them (16 speculative contacts that never touch)
+    for body in sk.bodies:
         body.shapes[:] = [s for s in body.shapes if not s.collide]
-        body.add_shape(rd.Sphere(0.016), friction=1.0, visual=False, name=f"{foot}/sole")
+    for foot in ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"):
+        sk.body(foot).add_shape(rd.Sphere(0.016), friction=1.0, visual=False, name=f"{foot}/sole")
     world = rd.World(dt=1e-3)  # settled at 1 ms: explicit PD on the light legs needs it
     world.add_skeleton(sk)
     world.add_ground(friction=1.0)

@@ -29,6 +29,15 @@ def test_test_oracles_are_in_the_test_extra_only():
         assert oracle in test
 
 
+def test_every_subpackage_is_installed():
+    """pyproject.toml lists its packages by name: a folder of rigidiff/ with an __init__.py that is not
+    listed is left out of the wheel, and an installed rigidiff fails to import it."""
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {"rigidiff"} | {"rigidiff." + ".".join(p.parent.relative_to(ROOT / "rigidiff").parts)
+                            for p in (ROOT / "rigidiff").rglob("__init__.py") if p.parent != ROOT / "rigidiff"}
+    assert found - listed == set(), f"packages missing from pyproject.toml: {sorted(found - listed)}"
+
+
 def test_every_module_imports_without_the_oracles_or_the_test_bindings():
     """Every rigidiff module imports with python-fcl, Pinocchio and MuJoCo unavailable, and none of them
     imports the test-only extension rigidiff._testing."""

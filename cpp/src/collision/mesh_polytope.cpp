@@ -88,6 +88,22 @@ struct Side {
       for (int k = 0; k < 3; ++k) ridges[f][k] = ridge(edgeOf((*faces)[f], k), n1, n2);
   }
 
+  // the candidate faces at edge (i, j), and at vertex i
+  std::vector<int> facesAtEdge(int i, int j) const {
+    std::vector<int> out;
+    const int a = std::min(i, j), b = std::max(i, j);
+    auto it = std::lower_bound(edgeFaces.begin(), edgeFaces.end(), std::make_tuple(a, b, -1));
+    for (; it != edgeFaces.end() && std::get<0>(*it) == a && std::get<1>(*it) == b; ++it)
+      out.push_back(std::get<2>(*it));
+    return out;
+  }
+  std::vector<int> facesAtVertex(int i) const {
+    std::vector<int> out;
+    auto it = std::lower_bound(vertexFaces.begin(), vertexFaces.end(), std::make_pair(i, -1));
+    for (; it != vertexFaces.end() && it->first == i; ++it) out.push_back(it->second);
+    return out;
+  }
+
   // the outward normal (world) at vertex i: the mean of its candidate faces' normals weighted by their angles there
   Vec3 vertexNormal(int i) const {
     Vec3 sum = Vec3::Zero();
@@ -221,6 +237,58 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
 // contacts, each a face's plane extended past the valley (the solid there is the union of the faces'
 // half-spaces). A saddle tilts those planes against the corner's neighbours; if none qualifies, the corner
 // touches the plane through the nearest vertex (an edge's nearer end) with the surface's normal there.
+// The nearest feature of fs to p among the faces `faces` (at most `reach` away): the inside of face `face`
+// (i, j its two corners nearest p), an edge (i, j), or a vertex i (j < 0); i < 0 if nothing is that near.
+struct NearestFeature {
+  int i = -1, j = -1, face = -1;
+  bool inside = false;
+  Vec3 point = Vec3::Zero();  // the nearest point
+  Vec3 normal = Vec3::Zero();  // the surface's outward normal there (a face's, an edge's faces' mean, a vertex's)
+};
+
+NearestFeature nearestFeature(const Side& fs, const Vec3& p, const std::pair<int, int>* faces, std::size_t n,
+                              double reach) {
+  NearestFeature best;
+  double best2 = reach * reach;
+  for (std::size_t q = 0; q < n; ++q) {
+    const int f = faces[q].second;
+    const Tri& F = (*fs.faces)[f];
+    const Vec3 &t0 = fs.x[F[0]], &t1 = fs.x[F[1]], &t2 = fs.x[F[2]];
+    const double plane = fs.n[f].dot(p - t0);
+    if (!(plane * plane < best2)) continue;  // the face is no nearer than its plane
+    const auto type = pointTriangleDistanceType(p, t0, t1, t2);
+    const double d2 = pointTriangleDistance(p, t0, t1, t2, type);
+    if (!(d2 < best2)) continue;
+    best2 = d2;
+    const int t = static_cast<int>(type);
+    best.face = f;
+    best.inside = type == PointTriangleDistanceType::P_T;
+    if (best.inside) {
+      std::array<int, 3> c = F;
+      std::sort(c.begin(), c.end(),
+                [&](int a, int b) { return (p - fs.x[a]).squaredNorm() < (p - fs.x[b]).squaredNorm(); });
+      best.i = c[0];
+      best.j = c[1];
+    } else {
+      best.i = t < 3 ? F[t] : F[(t - 3) % 3];
+      best.j = t < 3 ? -1 : F[(t - 2) % 3];
+    }
+  }
+  if (best.i < 0) return best;
+  if (best.inside) {
+    best.normal = fs.n[best.face];
+    best.point = p - best.normal.dot(p - fs.x[(*fs.faces)[best.face][0]]) * best.normal;
+  } else if (best.j >= 0) {
+    const Vec3 e = fs.x[best.j] - fs.x[best.i];
+    best.point = fs.x[best.i] + (e.dot(p - fs.x[best.i]) / e.squaredNorm()) * e;
+    for (const int f : fs.facesAtEdge(best.i, best.j)) best.normal += fs.n[f];
+  } else {
+    best.point = fs.x[best.i];
+    best.normal = fs.vertexNormal(best.i);
+  }
+  return best;
+}
+
 void innerCornerContacts(const Side& fs, const Side& vs, const std::vector<std::pair<int, int>>& cand,
                          const std::vector<int>& suspects, const std::vector<int>& held, bool faceIsA,
                          std::vector<Contact>& out) {
@@ -232,90 +300,45 @@ void innerCornerContacts(const Side& fs, const Side& vs, const std::vector<std::
     if (look[v]) byVertex.emplace_back(v, f);
   std::sort(byVertex.begin(), byVertex.end());
   const double near = 0.5 * fs.depth;
-  std::vector<int> planes;  // faces of fs at the nearest edge or vertex
-  for (std::size_t k = 0, end = 0; k < byVertex.size(); k = end) {
+  std::size_t end = 0;
+  for (std::size_t k = 0; k < byVertex.size(); k = end) {
     const int v = byVertex[k].first;
-    for (end = k; end < byVertex.size() && byVertex[end].first == v; ++end) {
-    }
+    end = k;
+    while (end < byVertex.size() && byVertex[end].first == v) ++end;
     const Vec3& p = vs.x[v];
-    double best = near * near;
-    int bi = -1, bj = -1;  // the nearest feature of fs: edge (bi, bj), or vertex bi (bj < 0)
-    int bf = -1;           // or the inside of face bf (bi, bj: its two corners nearest p)
-    bool onFace = false;
-    for (std::size_t q = k; q < end; ++q) {
-      const Tri& F = (*fs.faces)[byVertex[q].second];
-      const Vec3 &t0 = fs.x[F[0]], &t1 = fs.x[F[1]], &t2 = fs.x[F[2]];
-      const double plane = fs.n[byVertex[q].second].dot(p - t0);
-      if (!(plane * plane < best)) continue;  // the face is no nearer than its plane
-      const int type = static_cast<int>(pointTriangleDistanceType(p, t0, t1, t2));
-      const double d2 = pointTriangleDistance(p, t0, t1, t2, static_cast<PointTriangleDistanceType>(type));
-      if (!(d2 < best)) continue;
-      best = d2;
-      onFace = type == static_cast<int>(PointTriangleDistanceType::P_T);
-      bf = byVertex[q].second;
-      if (onFace) {
-        std::array<int, 3> c = F;
-        std::sort(c.begin(), c.end(), [&](int a, int b) { return (p - fs.x[a]).squaredNorm() < (p - fs.x[b]).squaredNorm(); });
-        bi = c[0];
-        bj = c[1];
-      } else {
-        bi = type < 3 ? F[type] : F[(type - 3) % 3];
-        bj = type < 3 ? -1 : F[(type - 2) % 3];
-      }
-    }
-    if (bi < 0) continue;
+    const NearestFeature nf = nearestFeature(fs, p, byVertex.data() + k, end - k, near);
+    if (nf.i < 0) continue;
     Vec3 n1, n2;
-    if (!onFace && bj >= 0 && fs.ridge({std::min(bi, bj), std::max(bi, bj)}, n1, n2)) continue;  // its faces hold
-    planes.clear();
-    if (onFace) {
-      planes.push_back(bf);
-    } else if (bj >= 0) {
-      auto it = std::lower_bound(fs.edgeFaces.begin(), fs.edgeFaces.end(),
-                                 std::make_tuple(std::min(bi, bj), std::max(bi, bj), -1));
-      for (; it != fs.edgeFaces.end() && std::get<0>(*it) == std::min(bi, bj) && std::get<1>(*it) == std::max(bi, bj);
-           ++it)
-        planes.push_back(std::get<2>(*it));
-    } else {
-      auto it = std::lower_bound(fs.vertexFaces.begin(), fs.vertexFaces.end(), std::make_pair(bi, -1));
-      for (; it != fs.vertexFaces.end() && it->first == bi; ++it) planes.push_back(it->second);
-    }
-    // inside fs: behind the surface's normal at the nearest point (the face's, the mean of an edge's two faces',
-    // the angle-weighted mean at a vertex), which holds for the nearest point of a closed surface
-    Vec3 pseudo = Vec3::Zero(), nearestPoint = fs.x[bi];
-    if (onFace) {
-      pseudo = fs.n[bf];
-    } else if (bj >= 0) {
-      for (const int f : planes) pseudo += fs.n[f];
-      const Vec3 e = fs.x[bj] - fs.x[bi];
-      nearestPoint += (e.dot(p - fs.x[bi]) / e.squaredNorm()) * e;
-    } else {
-      pseudo = fs.vertexNormal(bi);
-    }
-    if (!(pseudo.dot(p - nearestPoint) < 0.0)) continue;
-    // a plane through the point o of fs with outward normal nf (world; body frame: ob, nb)
-    auto touch = [&](const Vec3& o, const Vec3& nf, const Vec3& ob, const Vec3& nb) {
-      const double h = nf.dot(p - o);
-      if (!(h < 0.0 && h > -near) || !vs.lowestAlong(v, nf, kRestingSlack)) return false;
+    if (!nf.inside && nf.j >= 0 && fs.ridge({std::min(nf.i, nf.j), std::max(nf.i, nf.j)}, n1, n2)) continue;
+    // inside fs: behind the surface's normal at the nearest point, which holds for a closed surface
+    if (!(nf.normal.dot(p - nf.point) < 0.0)) continue;
+    // a plane through the point o of fs with outward normal n (world; body frame: ob, nb)
+    auto touch = [&](const Vec3& o, const Vec3& n, const Vec3& ob, const Vec3& nb) {
+      const double h = n.dot(p - o);
+      if (!(h < 0.0 && h > -near) || !vs.lowestAlong(v, n, kRestingSlack)) return false;
       Feature face, point;
       face.kind = FeatureKind::Face;
       face.p = ob;
       face.d = nb;
       point.p = (*vs.points)[v];
       if (faceIsA)
-        addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -nf);
+        addContact(out, fs.geom, vs.geom, face, fs.M, point, vs.M, -n);
       else
-        addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, nf);
+        addContact(out, vs.geom, fs.geom, point, vs.M, face, fs.M, n);
       return true;
     };
+    const std::vector<int> planes = nf.inside ? std::vector<int>{nf.face}
+                                    : nf.j >= 0 ? fs.facesAtEdge(nf.i, nf.j)
+                                                : fs.facesAtVertex(nf.i);
     bool touched = false;
     for (const int f : planes) {
       const int corner = (*fs.faces)[f][0];
       touched = touch(fs.x[corner], fs.n[f], (*fs.points)[corner], (*fs.normals)[f]) || touched;
     }
     if (touched) continue;
-    if (bj >= 0 && (p - fs.x[bj]).squaredNorm() < (p - fs.x[bi]).squaredNorm()) bi = bj;
-    const Vec3 N = fs.vertexNormal(bi);
-    if (N.squaredNorm() > 0.0) touch(fs.x[bi], N, (*fs.points)[bi], fs.M.R.transpose() * N);
+    const int at = nf.j >= 0 && (p - fs.x[nf.j]).squaredNorm() < (p - fs.x[nf.i]).squaredNorm() ? nf.j : nf.i;
+    const Vec3 N = fs.vertexNormal(at);
+    if (N.squaredNorm() > 0.0) touch(fs.x[at], N, (*fs.points)[at], fs.M.R.transpose() * N);
   }
 }
 

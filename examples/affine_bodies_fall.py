@@ -7,7 +7,8 @@ tilted, onto the ground beside them. The script reports the smallest surface dis
 zero), where the bodies come to rest (within the barrier's activation distance dhat of contact), how far the
 affine maps drift from rotations, and the cost of a step.
 
-Run ``python examples/affine_bodies_fall.py [--fast] [--out DIR]``; it writes ``affine_bodies_fall.png``.
+Run ``python examples/affine_bodies_fall.py [--fast] [--out DIR]``; it writes ``affine_bodies_fall.png`` (the
+heights) and ``affine_bodies_fall_frames.png`` (the bodies, drawn by ``rd.viz``).
 """
 
 from __future__ import annotations
@@ -45,10 +46,12 @@ def simulate(duration: float):
     steps = int(round(duration / world.dt))
     heights = np.zeros((steps + 1, len(world.body_names)))
     heights[0] = [world.body_pose(q, n)[2, 3] for n in world.body_names]
+    Q = [q]
     min_distance, iterations, worst_orthogonality = np.inf, [], 0.0
     start = time.perf_counter()
     for t in range(steps):
         q, v = world.step(q, v)
+        Q.append(q)
         stats = world.last_step
         iterations.append(stats["newton_iterations"])
         min_distance = min(min_distance, stats["min_distance"])
@@ -58,10 +61,10 @@ def simulate(duration: float):
         A, _ = world.affine_map(q, n)
         worst_orthogonality = max(worst_orthogonality, np.linalg.norm(A @ A.T - np.eye(3)))
     world.check_state(q)  # raises if any two surfaces cross or touch
-    return world, q, v, heights, min_distance, iterations, worst_orthogonality, elapsed / steps
+    return world, np.array(Q), v, heights, min_distance, iterations, worst_orthogonality, elapsed / steps
 
 
-def plot(out: Path, times, heights, names) -> list:
+def plot(out: Path, world, Q, times, heights, names) -> list:
     try:
         import matplotlib
 
@@ -80,12 +83,14 @@ def plot(out: Path, times, heights, names) -> list:
     path = out / "affine_bodies_fall.png"
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    return [path]
+    frames = rd.viz.frame_strip(world, Q, out / "affine_bodies_fall_frames.png", n_frames=4)  # the surfaces
+    return [path, frames]
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     duration = 1.5 if fast else 4.0
-    world, q, v, heights, min_distance, iterations, orth, per_step = simulate(duration)
+    world, Q, v, heights, min_distance, iterations, orth, per_step = simulate(duration)
+    q = Q[-1]
     V_base, _ = world.surface(q, "base")
     V_cube, _ = world.surface(q, "cube")
     V_ring, _ = world.surface(q, "ring")
@@ -103,7 +108,7 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     print(f"largest ||A A^T - I||: {orth:.3e}")
     print(f"Newton iterations per step: mean {np.mean(iterations):.2f}, max {max(iterations)}; "
           f"{1e3 * per_step:.2f} ms per step")
-    pngs = plot(Path(out), np.arange(len(heights)) * world.dt, heights, world.body_names)
+    pngs = plot(Path(out), world, Q, np.arange(len(heights)) * world.dt, heights, world.body_names)
     for p in pngs:
         print(f"wrote {p}")
     return {"min_distance": min_distance, "gaps": (base_gap, cube_gap, ring_gap), "orthogonality": orth, "pngs": pngs}

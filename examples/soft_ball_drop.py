@@ -7,7 +7,8 @@ L-BFGS around the prefactorised Projective Dynamics matrix. The script then pull
 final height back through the whole rollout with step_vjp (one adjoint per step, the same factors) and
 compares it with a central difference of two more rollouts.
 
-Run ``python examples/soft_ball_drop.py [--fast] [--out DIR]``; it writes ``soft_ball_drop.png``.
+Run ``python examples/soft_ball_drop.py [--fast] [--out DIR]``; it writes ``soft_ball_drop.png`` (the
+height) and ``soft_ball_drop_frames.png`` (the ball's surface, drawn by ``rd.viz``).
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ def height_gradient(world, Q, V) -> float:
     return grads.parameter("youngs_modulus:ball")
 
 
-def plot(out: Path, times, heights) -> list:
+def plot(out: Path, world, Q, times, heights) -> list:
     try:
         import matplotlib
 
@@ -73,7 +74,8 @@ def plot(out: Path, times, heights) -> list:
     path = out / "soft_ball_drop.png"
     fig.savefig(path, dpi=100)
     plt.close(fig)
-    return [path]
+    frames = rd.viz.frame_strip(world, Q, out / "soft_ball_drop_frames.png", n_frames=4)  # its surface
+    return [path, frames]
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
@@ -97,7 +99,7 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     rel = abs(analytic - fd) / abs(fd)
     print(f"d(final height)/dE: adjoint {analytic:.6e}, central difference {fd:.6e} m/Pa "
           f"(relative difference {rel:.2e}); backward {backward:.2f} s")
-    pngs = plot(Path(out), np.arange(len(Q)) * world.dt, heights)
+    pngs = plot(Path(out), world, Q, np.arange(len(Q)) * world.dt, heights)
     for p in pngs:
         print(f"wrote {p}")
     return {"heights": heights, "gradient": analytic, "fd": fd, "pngs": pngs}

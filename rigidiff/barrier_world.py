@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._surface_drawing import DrawnBySurfaces
 from rigidiff._validate import as_array, as_name, as_scalar
 from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
@@ -75,7 +76,7 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
     return R
 
 
-class BarrierWorld(_core.BarrierWorldCore):
+class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
     """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
 
     Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, recorded rollouts or parameter
@@ -114,6 +115,7 @@ class BarrierWorld(_core.BarrierWorldCore):
                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
         self._static: set[str] = set()
+        self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
         self.time = 0.0
@@ -283,6 +285,7 @@ class BarrierWorld(_core.BarrierWorldCore):
         except ValueError:
             self._bw_pop_plane()
             raise
+        self._planes.append((n / np.linalg.norm(n), height))
 
     def add_skeleton(self, skeleton):
         """Refused: articulated skeletons in barrier worlds are not supported yet."""
@@ -427,6 +430,18 @@ class BarrierWorld(_core.BarrierWorldCore):
         if not verts:
             return np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64)
         return np.vstack(verts), np.vstack(faces)
+
+    def _viz_surfaces(self, q) -> list:
+        """[(key, triangles (m, 3, 3))] of rigidiff.viz: each body's surface at q (static meshes share a key)."""
+        out = []
+        for name in self._names:
+            V, F = self.surface(q, name)
+            out.append(("static" if name in self._static else name, V[F]))
+        return out
+
+    def _viz_planes(self) -> list:
+        """[(normal, a point)] of the ground planes, for rigidiff.viz."""
+        return [(n, height * n) for n, height in self._planes]
 
     def check_state(self, q) -> None:
         """ValueError naming the pair if two bodies, or a body and a ground plane, intersect or touch at q."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._surface_drawing import DrawnBySurfaces
 from rigidiff._validate import as_array, as_name, as_scalar
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
@@ -20,7 +21,7 @@ from rigidiff.transform import Transform
 __all__ = ["ProjectiveWorld"]
 
 
-class ProjectiveWorld(_core.ProjectiveWorldCore):
+class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
     """A world of deformable solids under Projective Dynamics, with static ground planes.
 
     Made by ``rd.World(dt, solver="projective")``. No skeletons, particles or affine bodies (those calls raise
@@ -72,6 +73,8 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         self._materials: list[ProjectiveMaterial] = []
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
+        self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
+        self._balls: list = []  # (centre, radius) of the static balls, for rd.viz
         self.time = 0.0
 
     # ------------------------------------------------------------------ settings
@@ -247,12 +250,17 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         n = as_array(normal, (3,), "normal")
         if not np.linalg.norm(n) > 0.0:
             raise ValueError("normal must be non-zero")
-        self._pw_add_plane(n / np.linalg.norm(n), as_scalar(height, "height"))
+        height = as_scalar(height, "height")
+        self._pw_add_plane(n / np.linalg.norm(n), height)
+        self._planes.append((n / np.linalg.norm(n), height))
 
     def add_sphere(self, centre, radius: float) -> None:
         """Add a static, frictionless ball of the given centre (3,) and radius (> 0): surface vertices that
         enter it are pushed out along its normal by the penalty of stiffness contact_stiffness."""
-        self._pw_add_sphere(as_array(centre, (3,), "centre"), as_scalar(radius, "radius", minimum=0.0, strict=True))
+        centre = as_array(centre, (3,), "centre")
+        radius = as_scalar(radius, "radius", minimum=0.0, strict=True)
+        self._pw_add_sphere(centre, radius)
+        self._balls.append((centre.copy(), radius))
 
     def add_skeleton(self, skeleton):
         """Refused: skeletons need an lcp world (the default)."""
@@ -328,6 +336,26 @@ class ProjectiveWorld(_core.ProjectiveWorldCore):
         """Indices of the body's fixed (attached) vertices."""
         first, count = self._pw_body_range(self._index(name))
         return np.flatnonzero(self._pw_masks()[1][first:first + count])
+
+    # ------------------------------------------------------------------ drawing (rigidiff.viz)
+    def _viz_surfaces(self, q) -> list:
+        """[(key, triangles (m, 3, 3) in world coordinates)] of what rigidiff.viz draws at q beside rigid bodies:
+        each deformable body's boundary (key: its name) and each static ball (key: "obstacles")."""
+        from rigidiff.shapes import Sphere
+        from rigidiff.viz._scene import tessellate
+
+        out = []
+        for name in self._names:
+            x, faces = self.surface(q, name)
+            out.append((name, x[faces]))
+        for centre, radius in self._balls:
+            polys = tessellate(Sphere(radius)) + centre
+            out.append(("obstacles", polys))
+        return out
+
+    def _viz_planes(self) -> list:
+        """[(normal, a point)] in world coordinates of the ground planes rigidiff.viz draws."""
+        return [(n, height * n) for n, height in self._planes]
 
     @property
     def q(self) -> np.ndarray:

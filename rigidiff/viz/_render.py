@@ -65,7 +65,7 @@ def draw_state(world, q, ax=None, camera=None):
     elif getattr(ax, "name", None) != "3d":
         raise ValueError(f"ax must be a 3D matplotlib Axes (projection='3d'), got {type(ax).__name__}")
     drawing = Scene(world, q[None], cam).attach(ax)
-    drawing.show(world.body_poses(q))
+    drawing.show(world.body_poses(q), q)
     return ax
 
 
@@ -95,7 +95,7 @@ def frame_strip(world, Q, path, n_frames: int = 6, camera=None) -> Path:
     fig = new_figure((_PANEL_SIZE * len(rows), _PANEL_SIZE))
     for k, row in enumerate(rows):
         drawing = scene.attach(_axes3d(fig, (k / len(rows), 0.0, 1.0 / len(rows), 1.0)))
-        drawing.show(world.body_poses(Q[row]))
+        drawing.show(world.body_poses(Q[row]), Q[row])
         drawing.set_label(label(row * dt))
     fig.savefig(path, format=path.suffix[1:].lower() or "png", facecolor="white")
     return path
@@ -151,7 +151,7 @@ def render_trajectory(world, Q, path, fps: float = 30, stride: int = 1, camera=N
 
     def frames():
         for row in range(0, len(Q), stride):
-            drawing.show(world.body_poses(Q[row]))
+            drawing.show(world.body_poses(Q[row]), Q[row])
             drawing.set_label(label(row * dt))
             yield figure_rgb(fig)
 

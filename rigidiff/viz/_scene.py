@@ -145,8 +145,10 @@ class Scene:
     """The geometry of a world and a view fitted to the configurations ``Q`` (rows ``fit_rows``).
 
     Polygons are kept in body frames (``_polys``, ``_normals``, owner body ``_owner``); planes as a
-    point and normal in their body frame. A world with no bounded geometry is drawn as its kinematic
-    tree (body origins joined parent to child).
+    point and normal in their body frame (body None: the world's frame). A world whose surfaces move by
+    coordinates of their own (a projective world's deformable bodies: ``world._viz_surfaces(q)``) has them
+    posed from q at every frame. A world with no bounded geometry is drawn as its kinematic tree (body
+    origins joined parent to child).
     """
 
     def __init__(self, world, Q: np.ndarray, camera: Camera, dt: float = 0.0):
@@ -186,7 +188,13 @@ class Scene:
                 lo, hi = flat.min(axis=0), flat.max(axis=0)
                 corners.append(np.stack(np.meshgrid(*zip(lo, hi), indexing="ij"), axis=-1).reshape(8, 3))
                 corner_owner.append(i)
-        self.has_geometry = bool(polys)
+        # surfaces posed by q itself (deformable bodies), and planes given in the world's frame
+        self._surfaces = getattr(world, "_viz_surfaces", None)
+        self._surface_colors: dict = {}
+        if self._surfaces is not None:
+            for n, p in world._viz_planes():
+                planes.append((None, np.asarray(n, dtype=float), np.asarray(p, dtype=float)))
+        self.has_geometry = bool(polys) or self._surfaces is not None
         if polys:
             self._polys = np.concatenate(polys)
             self._normals = _normals(self._polys)
@@ -207,16 +215,23 @@ class Scene:
             rows = np.unique(np.round(np.linspace(0, len(Q) - 1, MAX_FIT_ROWS)).astype(int))
         poses = np.stack([self.world.body_poses(Q[r]) for r in rows])  # (K, nbodies, 4, 4)
         self._first_poses = poses[0]
+        self._first_q = Q[0]
         if len(self._corners):
             P = poses[:, self._corner_owner]  # (K, C, 4, 4)
             points = np.einsum("kcij,cmj->kcmi", P[..., :3, :3], self._corners) + P[:, :, None, :3, 3]
         else:
             points = poses[:, :, :3, 3]
-        points = points.reshape(-1, 3)
+        points = [points.reshape(-1, 3)]
+        if self._surfaces is not None:
+            for r in rows:
+                points += [tri.reshape(-1, 3) for _, tri in self._surfaces(Q[r])]
+        points = np.concatenate(points)
+        if not len(points):
+            points = np.zeros((1, 3))
         lo, hi = points.min(axis=0), points.max(axis=0)
         centre = 0.5 * (lo + hi)
         for body, n, p in self._planes:  # bring the ground into view below the bodies
-            n_w, p_w = self._plane_in_world(poses[0][body], n, p)
+            n_w, p_w = self._plane_in_world(None if body is None else poses[0][body], n, p)
             foot = centre - np.dot(centre - p_w, n_w) * n_w
             lo, hi = np.minimum(lo, foot), np.maximum(hi, foot)
         span = float(np.max(hi - lo))
@@ -233,7 +248,9 @@ class Scene:
         self.centre, self.half = centre, half
 
     @staticmethod
-    def _plane_in_world(pose: np.ndarray, n: np.ndarray, p: np.ndarray):
+    def _plane_in_world(pose, n: np.ndarray, p: np.ndarray):
+        if pose is None:  # given in the world's frame
+            return n, p
         R, t = pose[:3, :3], pose[:3, 3]
         return R @ n, R @ p + t
 
@@ -241,19 +258,34 @@ class Scene:
         lit = _AMBIENT + (1.0 - _AMBIENT) * np.clip(normals @ self.light, 0.0, 1.0)
         return np.clip(colors * lit[:, None], 0.0, 1.0)
 
-    def bodies(self, poses: np.ndarray):
-        """(polygons (N, 4, 3), RGB colours (N, 3)) of the bounded shapes posed by ``poses``."""
-        P = poses[self._owner]
-        R, t = P[:, :3, :3], P[:, :3, 3]
-        polys = np.einsum("nij,nkj->nki", R, self._polys) + t[:, None, :]
-        normals = np.einsum("nij,nj->ni", R, self._normals)
-        return polys, self._shade(self._colors, normals)
+    def bodies(self, poses: np.ndarray, q=None):
+        """(polygons (N, 4, 3), RGB colours (N, 3)) of the bounded shapes posed by ``poses``, and of the
+        surfaces that q poses (deformable bodies; triangles repeat their last corner)."""
+        polys, colors = [np.zeros((0, 4, 3))], [np.zeros((0, 3))]
+        if hasattr(self, "_polys"):
+            P = poses[self._owner]
+            R, t = P[:, :3, :3], P[:, :3, 3]
+            polys.append(np.einsum("nij,nkj->nki", R, self._polys) + t[:, None, :])
+            colors.append(self._shade(self._colors, np.einsum("nij,nj->ni", R, self._normals)))
+        if self._surfaces is not None and q is not None:
+            for key, tri in self._surfaces(q):
+                if key not in self._surface_colors:
+                    self._surface_colors[key] = _PALETTE[(len(self._surface_colors) + 1) % len(_PALETTE)]
+                quads = tri[:, [0, 1, 2, 2]]
+                normals = _normals(quads)
+                # closed surfaces: the triangles facing away are hidden, and matplotlib's depth sort by
+                # centroid would draw some of them over the front ones
+                front = normals @ self.camera.eye_direction > 0.0
+                polys.append(quads[front])
+                colors.append(self._shade(np.broadcast_to(self._surface_colors[key], (int(front.sum()), 3)),
+                                          normals[front]))
+        return np.concatenate(polys), np.concatenate(colors)
 
     def plane(self, k: int, poses: np.ndarray):
         """(polygons, colours, in front) of plane k: a checkered patch covering the view box; ``in front``
         when the eye is on the solid side (the plane then hides what is behind it)."""
         body, n, p = self._planes[k]
-        n_w, p_w = self._plane_in_world(poses[body], n, p)
+        n_w, p_w = self._plane_in_world(None if body is None else poses[body], n, p)
         foot = self.centre - np.dot(self.centre - p_w, n_w) * n_w
         e1 = np.cross(n_w, np.eye(3)[np.argmin(np.abs(n_w))])
         e1 /= np.linalg.norm(e1)
@@ -287,7 +319,7 @@ class Scene:
             ax.add_collection3d(coll)
             drawing.planes.append(coll)
         if self.has_geometry:
-            polys, colors = self.bodies(poses)
+            polys, colors = self.bodies(poses, self._first_q)
             drawing.body_polys = Poly3DCollection(polys, facecolors=colors, edgecolors=colors, zorder=2,
                                                   linewidths=0.3)
             ax.add_collection3d(drawing.body_polys)
@@ -316,7 +348,7 @@ class Scene:
 
 
 class Drawing:
-    """The matplotlib artists of a Scene in one Axes; ``show(poses)`` moves them to a configuration."""
+    """The matplotlib artists of a Scene in one Axes; ``show(poses, q)`` moves them to a configuration."""
 
     def __init__(self, scene: Scene, ax):
         self.scene = scene
@@ -327,7 +359,8 @@ class Drawing:
         self.tree_points = None
         self.label = None
 
-    def show(self, poses: np.ndarray) -> None:
+    def show(self, poses: np.ndarray, q=None) -> None:
+        """Move the artists to the body poses ``poses`` (and to q, for surfaces that q poses)."""
         scene = self.scene
         for k, coll in enumerate(self.planes):
             polys, colors, in_front = scene.plane(k, poses)
@@ -336,7 +369,7 @@ class Drawing:
             coll.set_edgecolor(colors)
             coll.set_zorder(3 if in_front else 1)
         if self.body_polys is not None:
-            polys, colors = scene.bodies(poses)
+            polys, colors = scene.bodies(poses, q)
             self.body_polys.set_verts(polys)
             self.body_polys.set_facecolor(colors)
             self.body_polys.set_edgecolor(colors)

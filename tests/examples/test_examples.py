@@ -279,7 +279,7 @@ def check_affine_bodies(report: str, out: Path):
     for pair in ("base-ground", "cube-base", "ring-ground"):
         assert 0.0 < number(report, rf"{pair} {NUM} m") < dhat  # resting within dhat of contact
     assert number(report, rf"largest \|\|A A\^T - I\|\|: {NUM}") < 1e-3
-    check_pngs(out, ["affine_bodies_fall.png"], report)
+    check_pngs(out, ["affine_bodies_fall.png", "affine_bodies_fall_frames.png"], report)
 
 
 def check_rings_and_gripper(report: str, out: Path):
@@ -297,7 +297,7 @@ def check_soft_ball(report: str, out: Path):
     assert -2e-3 < number(report, rf"lowest vertex over the run: {NUM} m") < 0.0  # touched, barely sank
     assert 0.03 < number(report, rf"final mean height: {NUM} m") < 0.2
     assert number(report, rf"relative difference {NUM}") < 1e-4  # adjoint through the rollout vs central difference
-    check_pngs(out, ["soft_ball_drop.png"], report)
+    check_pngs(out, ["soft_ball_drop.png", "soft_ball_drop_frames.png"], report)
 
 
 CHECKS = {

@@ -112,6 +112,11 @@ def _unit_scale(A, b):
         return A, b, 1.0
     if not np.isfinite(s) or s == 0.0 or 1e-100 <= s <= 1e100:
         return A, b, 1.0
+    if a.ndim == 2 and a.shape[0] == a.shape[1] and a.size:  # the core's check, named with the caller's values
+        bad = np.argwhere(np.triu(np.abs(a - a.T) > 1e-9 * np.abs(a).max(), 1))
+        if len(bad):
+            i, j = bad[0]
+            raise ValueError(f"A must be symmetric: A[{i}, {j}] = {a[i, j]:g} but A[{j}, {i}] = {a[j, i]:g}")
     return a / s, v / s, s
 
 
@@ -132,7 +137,8 @@ def solve_boxed_lcp(A, b, lo, hi, findex=None, warm_start=None, *, tolerance: fl
         jacobian: also return ``dx_db`` (n, n).
 
     A and b may have any scale: (s A, s b) has the same x, and beyond 1e100 (or below 1e-100) the problem
-    is solved at unit scale and w and dx_db scaled back.
+    is solved at unit scale and w and dx_db scaled back; ``success`` is False if w then exceeds double
+    precision's range (``inf``).
 
     Returns:
         :class:`BoxedLcpResult`. Never NaN: if every stage fails, x = 0 and ``success`` is False.
@@ -145,11 +151,14 @@ def solve_boxed_lcp(A, b, lo, hi, findex=None, warm_start=None, *, tolerance: fl
     A, b, scale = _unit_scale(A, b)
     x, w, classes, status, dx_db, _, _ = _core._solve_boxed_lcp(
         A, b, lo, hi, _findex_in(findex), _classes_in(warm_start, n), float(tolerance), bool(jacobian), None)
+    success = bool(status[2])
     if scale != 1.0:
-        w = w * scale
+        with np.errstate(over="ignore"):
+            w = w * scale
         dx_db = None if dx_db is None else dx_db / scale
+        success = success and bool(np.all(np.isfinite(w)))  # a velocity beyond double precision's range
     return BoxedLcpResult(x=x, w=w, classes=tuple(LcpClass(int(c)) for c in classes), solver=LcpSolver(int(status[0])),
-                          success=bool(status[2]), friction_dropped=bool(status[1]), standardised=bool(status[3]),
+                          success=success, friction_dropped=bool(status[1]), standardised=bool(status[3]),
                           dx_db=dx_db)
 
 

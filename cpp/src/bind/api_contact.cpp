@@ -20,13 +20,15 @@ void checkBoxedLcp(int n, const double* A, const double* b, const double* lo, co
   const long nn = static_cast<long>(n) * n;
   checkFinite(A, nn, "A");
   checkFinite(b, n, "b");
-  Eigen::Map<const MatX> Am(A, n, n);
-  const double scale = n ? Am.cwiseAbs().maxCoeff() : 0.0;
+  // A arrives row-major (numpy's order): At(i, j) is the caller's A[j, i]
+  Eigen::Map<const MatX> At(A, n, n);
+  // relative to A's own largest entry: b may be far larger (a problem solved at unit scale divides both)
+  const double scale = n ? At.cwiseAbs().maxCoeff() : 0.0;
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j)
-      RD_CHECK_ARG(std::abs(Am(i, j) - Am(j, i)) <= 1e-9 * (1.0 + scale),
-                   "A must be symmetric: A[" << i << ", " << j << "] = " << Am(i, j) << " but A[" << j << ", " << i
-                                             << "] = " << Am(j, i));
+      RD_CHECK_ARG(std::abs(At(i, j) - At(j, i)) <= 1e-9 * scale,
+                   "A must be symmetric: A[" << i << ", " << j << "] = " << At(j, i) << " but A[" << j << ", " << i
+                                             << "] = " << At(i, j));
   for (int i = 0; i < n; ++i) {
     RD_CHECK_ARG(!std::isnan(lo[i]) && lo[i] <= 0.0, "lo[" << i << "] must be <= 0 (x = 0 feasible), got " << lo[i]);
     RD_CHECK_ARG(!std::isnan(hi[i]) && hi[i] >= 0.0, "hi[" << i << "] must be >= 0 (x = 0 feasible), got " << hi[i]);

@@ -2,6 +2,7 @@
 
     python benchmarks/bench_contact.py [--scenes box_stack quadruped ball_drop] [--quick]
         [--islands box_stack pyramid spheres64 bin10 bin25] [--bin-sizes 10 25 50 100]
+        [--jacobians box_stack pyramid bin10 bin25]
 
 Scenes, built identically in both engines (dt 1e-3, gravity -9.81 z, the same masses, inertias and
 friction coefficients):
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import collections
 import sys
+import time
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -471,6 +473,27 @@ def island_table(names, repeat: int, settle: int = 300) -> list:
     return rows
 
 
+def island_jacobians(names) -> None:
+    """step_jacobians at rest (after 0.3 s) against central differences of the step (6 nv steps, each a cold
+    solve: a perturbed state does not continue the chain), one call each."""
+    import rigidiff.testing as rdt
+
+    print(f"{'scene':<10} {'nv':>4}  {'step_jacobians ms':>17} {'central differences s':>21} {'speed-up':>8}")
+    for name in names:
+        (bodies, friction), walls = island_scene(name)
+        world, q, _ = rd_free_world(bodies, friction, walls)
+        v, zero = np.zeros(world.nv), np.zeros(world.nv)
+        for _ in range(300):
+            q, v = world.step(q, v, zero)
+        start = time.perf_counter()
+        world.step_jacobians(q, v, zero)
+        analytic = time.perf_counter() - start
+        start = time.perf_counter()
+        rdt.finite_difference_jacobians(world, q, v, zero, method="central")
+        fd = time.perf_counter() - start
+        print(f"{name:<10} {world.nv:>4}  {1e3 * analytic:17.1f} {fd:21.2f} {fd / analytic:7.0f}x", flush=True)
+
+
 def plot_island_scaling(rows, path: str) -> None:
     """Step time against the island's rows for the bins of the island table (log-log), with MuJoCo's step
     and a rows^1.5 line through the smallest bin for reference."""
@@ -538,6 +561,8 @@ def main(argv=None) -> int:
     ap.add_argument("--bin-sizes", nargs="*", type=int, default=[],
                     help="bodies of a scaling series of bins (e.g. 10 25 50 100), added to the island table")
     ap.add_argument("--plot", metavar="PNG", help="plot the island table's bins: step time against rows")
+    ap.add_argument("--jacobians", nargs="*", default=[], metavar="SCENE",
+                    help="island scenes whose step_jacobians to time against central differences of the step")
     args = ap.parse_args(argv)
     repeat = 3 if args.quick else 9
     peer = "mujoco: not installed" if mujoco_version() is None else f"mujoco {mujoco_version()}"
@@ -559,6 +584,9 @@ def main(argv=None) -> int:
             table = island_table(islands, repeat)
             if args.plot:
                 plot_island_scaling(table, args.plot)
+    if args.jacobians:
+        print("\nstep Jacobians at rest against central differences of the step")
+        island_jacobians(args.jacobians)
     print()
     print("untimed check after 1 s (closed loop; F_n/weight: total normal force on the ground / total weight)")
     for name, checks in results.items():

@@ -67,3 +67,16 @@ def test_without_coacd_the_error_names_the_extra(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "coacd", None)  # as if it were not installed
     with pytest.raises(ImportError, match=r"rigidiff\[decompose\]"):
         rd.Mesh(MUG).convex_parts()
+
+
+@needs_coacd
+def test_a_part_friction_set_through_the_parameters_is_the_whole_mesh_friction():
+    world = world_of(rd.Box((0.4, 0.3, 0.02)), rd.Mesh(MUG, decompose=True))
+    p = world.parameters()
+    parts = [i for i, n in enumerate(p.names) if "/part" in n and n.endswith("/friction")]
+    assert len(parts) == len(rd.Mesh(MUG).convex_parts())
+    values = np.array(p.values)
+    values[parts[1]] = 0.9
+    world.set_parameters(values)
+    after = np.array(world.parameters().values)
+    np.testing.assert_array_equal(after[parts], 0.9)

@@ -34,6 +34,7 @@ import numpy as np
 from rigidiff import _core
 from rigidiff._validate import as_array
 from rigidiff.ccd import CCDResult, edge_edge_ccd, point_edge_ccd, point_point_ccd, point_triangle_ccd, swept_pairs
+from rigidiff.mesh_checks import warn_bad_mesh
 from rigidiff.distance_primitives import (EDGE_EDGE_MOLLIFIER_SCALE, EDGE_EDGE_TYPES, POINT_EDGE_TYPES,
                                           POINT_TRIANGLE_TYPES, edge_edge_distance, edge_edge_distance_type,
                                           edge_edge_mollifier, edge_edge_mollifier_threshold, line_line_distance,
@@ -55,6 +56,8 @@ SHAPE_CODES = {Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, Plane: 5, Mesh: 6}
 _NO_VERTICES = np.zeros((0, 3))
 # vertices of the meshes found convex (the check runs trimesh once per mesh)
 _CONVEX_VERTICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# meshes already checked for non-manifold edges, duplicate faces and self-intersection (they warn once)
+_CHECKED: weakref.WeakSet = weakref.WeakSet()
 
 
 @dataclass(frozen=True)
@@ -115,11 +118,17 @@ def triangle_mesh_data(mesh: Mesh, name: str = "mesh") -> tuple[int, np.ndarray,
     not convex, for the core's per-triangle collision (docs/contact.md). A closed mesh gets outward
     faces (trimesh's fix_normals) and prisms a quarter of its smallest extent deep; an open surface
     (terrain) keeps its winding (counter-clockwise seen from the free side) and prisms a tenth of its
-    largest extent deep."""
+    largest extent deep. Non-manifold edges, duplicate faces and a self-intersecting surface give a
+    UserWarning (once per mesh) naming the first offending faces (indices into ``mesh.faces``)."""
     import trimesh
 
     tm = trimesh.Trimesh(np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces), process=True)
-    tm.update_faces(tm.area_faces > 1e-12 * max(float(np.max(tm.extents, initial=0.0)), 1e-300) ** 2)
+    proper = tm.area_faces > 1e-12 * max(float(np.max(tm.extents, initial=0.0)), 1e-300) ** 2
+    if mesh not in _CHECKED:  # merged vertices, faces still in the mesh's order
+        _CHECKED.add(mesh)
+        kept = np.flatnonzero(proper)
+        warn_bad_mesh(np.asarray(tm.vertices), np.asarray(tm.faces)[kept], name, kept)
+    tm.update_faces(proper)
     tm.remove_unreferenced_vertices()
     if len(tm.faces) == 0:
         raise ValueError(f"{name}: every triangle of the mesh is degenerate (zero area); nothing can touch it")

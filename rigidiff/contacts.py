@@ -273,16 +273,17 @@ class ContactMethods:
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                if isinstance(inst.shape, Mesh) and not inst.shape.is_convex:
-                    code, params, verts, mesh = triangle_mesh_data(inst.shape, f"shape {inst.name!r}")
-                else:
-                    (code, params, verts), mesh = shape_data(inst.shape), None
-                self._core_add_geometry(code, params, verts, frame, skeleton_index[id(sk)],
-                                        pose_data(inst.origin, "origin"), inst.friction, inst.restitution, inst.group,
-                                        inst.mask, inst.name, mesh)
-                geometries.append((frame, inst.name))
-                shapes.append(inst)
-                owners.append(sk.name)
+                for name, part in _collision_parts(inst):
+                    if isinstance(part, Mesh) and not part.is_convex:
+                        code, params, verts, mesh = triangle_mesh_data(part, f"shape {name!r}")
+                    else:
+                        (code, params, verts), mesh = shape_data(part), None
+                    self._core_add_geometry(code, params, verts, frame, skeleton_index[id(sk)],
+                                            pose_data(inst.origin, "origin"), inst.friction, inst.restitution,
+                                            inst.group, inst.mask, name, mesh)
+                    geometries.append((frame, name))
+                    shapes.append(inst)
+                    owners.append(sk.name)
         for sk in skeletons:
             self._core_set_self_collision(skeleton_index[id(sk)], sk.self_collision)
         self._geometries = geometries
@@ -304,8 +305,10 @@ class ContactMethods:
         body = self._frames[self._geometries[g][0]][1]
         old = self._geometry_shapes[g]
         body.shapes[next(i for i, s in enumerate(body.shapes) if s is old)] = inst
-        self._geometry_shapes[g] = inst
-        self._core_set_geometry_coefficients(g, inst.friction, inst.restitution)
+        for h, s in enumerate(self._geometry_shapes):  # the parts of a decomposed mesh share one instance
+            if s is old:
+                self._geometry_shapes[h] = inst
+                self._core_set_geometry_coefficients(h, inst.friction, inst.restitution)
 
     def _contact_set(self, arrays, cls=ContactSet, **extra):
         pts, nrm, dist, ga, gb, types = arrays
@@ -350,3 +353,12 @@ class ContactMethods:
                                  solver=LCP_SOLVERS[status[0]], friction_dropped=bool(status[1]),
                                  row_kinds=[ROW_KINDS[k] for k in kinds], row_index=np.asarray(index, dtype=int),
                                  row_classes=[LCP_CLASSES[c] for c in row_classes])
+
+
+def _collision_parts(inst) -> list:
+    """(geometry name, shape) pairs of a shape instance: a decomposed mesh's convex parts ("name/part0",
+    ...), otherwise the shape itself."""
+    shape = inst.shape
+    if isinstance(shape, Mesh) and shape.decompose:
+        return [(f"{inst.name}/part{i}", part) for i, part in enumerate(shape.convex_parts())]
+    return [(inst.name, shape)]

@@ -312,6 +312,9 @@ class Mesh(Shape):
         lazy: for a path, defer reading the file until the geometry is first used (``vertices``, ``faces``,
             ``volume``, ...). The path is checked at once either way; a file that trimesh cannot read
             raises ValueError when it is read.
+        decompose: collide through the convex parts of ``convex_parts()`` (one geometry each, on the body
+            that holds the mesh) instead of the exact triangles. Needs CoACD (``rigidiff[decompose]``).
+            Mass properties stay those of the whole mesh.
 
     Mass properties (``volume``, ``inertia``) are the exact volume integrals of a watertight mesh. For a
     mesh that is not watertight there is no enclosed volume; the convex hull is used instead and a
@@ -319,7 +322,11 @@ class Mesh(Shape):
     by flipping the sign of its volume integrals.
     """
 
-    def __init__(self, path_or_trimesh, scale=1.0, *, lazy: bool = False):
+    def __init__(self, path_or_trimesh, scale=1.0, *, lazy: bool = False, decompose: bool = False):
+        if not isinstance(decompose, bool):
+            raise TypeError(f"Mesh decompose must be True or False, got {type(decompose).__name__}")
+        self.decompose = decompose
+        self._parts: dict = {}
         s = real_array(scale, "Mesh scale", "(3,) or a number")
         s = as_array(np.full(3, float(s)) if s.ndim == 0 else s, (3,), "Mesh scale")
         if np.any(s == 0):
@@ -374,6 +381,30 @@ class Mesh(Shape):
         if not isinstance(loaded, trimesh.Trimesh):
             raise ValueError(f"mesh file {self.path} holds no triangle mesh (trimesh gave {type(loaded).__name__})")
         self._set_geometry(loaded.vertices, loaded.faces, f"mesh file {self.path}")
+
+    def convex_parts(self, threshold: float = 0.05, seed: int = 0) -> list:
+        """Convex meshes whose union approximates this one (CoACD, cached per threshold and seed).
+
+        Args:
+            threshold: CoACD's concavity bound, in (0, 1]; smaller gives more, tighter parts.
+            seed: CoACD's random seed; the same seed gives the same parts.
+        Returns:
+            a list of convex ``Mesh`` objects in this mesh's frame (scale applied).
+        Raises:
+            ImportError: CoACD is not installed (``pip install 'rigidiff[decompose]'``).
+            ValueError: threshold outside (0, 1].
+        """
+        if not 0.0 < float(threshold) <= 1.0:
+            raise ValueError(f"convex_parts threshold must be in (0, 1], got {threshold}")
+        key = (float(threshold), int(seed))
+        if key not in self._parts:
+            import trimesh
+
+            from rigidiff.mesh_decomposition import coacd_parts
+
+            self._parts[key] = [Mesh(trimesh.Trimesh(v, f, process=True))
+                                for v, f in coacd_parts(self.vertices, self.faces, *key)]
+        return list(self._parts[key])
 
     @property
     def loaded(self) -> bool:

@@ -253,7 +253,10 @@ class GradientMethods:
                 top = 1.0 if kind[2] == "restitution" else np.inf
                 if not 0.0 <= val <= top:
                     raise ValueError(f"parameter {layout.names[i]!r} must be in [0, {top}], got {val}")
-                contact_values[(kind[1], kind[2])] = val
+                # only changed values: the parts of a decomposed mesh share one value, and an unchanged
+                # part's entry must not undo a change made through another part's
+                if val != getattr(self._geometry_shapes[kind[1]], kind[2]):
+                    contact_values[(kind[1], kind[2])] = val
             else:
                 if gravity is None:
                     gravity = self.gravity

@@ -337,7 +337,9 @@ def _physical(p, groups, name, value) -> bool:
     for member, R in groups[body]:
         I = _rotational_inertia(p, member, field, value) if member == body else _rotational_inertia(p, member)
         total += R @ I @ R.T
-    return bool(np.linalg.eigvalsh(total)[0] >= 0.0)
+    eig = np.linalg.eigvalsh(total)
+    # rounding in a URDF's inertia leaves zero moments at -1e-20 or so: those count as zero
+    return bool(eig[0] >= -1e-12 * max(abs(eig[-1]), np.finfo(float).tiny))
 
 
 def _parameter_output(world, state, q_ref, name, value):

@@ -280,3 +280,25 @@ def test_check_grad_command_bad_arguments(capsys):
     assert main(["check-grad", "no/such/model.urdf"]) == 2
     assert main(["check-grad", rd.models.path("arm7"), "--method", "forward"]) == 2
     assert "invalid choice: 'forward'" in capsys.readouterr().err
+
+
+ROUNDED_INERTIA_URDF = """<robot name="r">
+  <link name="base"/>
+  <link name="arm"><inertial><origin xyz="0 0 -0.2"/><mass value="0.5"/>
+    <inertia ixx="-5e-20" ixy="0" ixz="0" iyy="-5e-20" iyz="0" izz="0"/></inertial></link>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="10" velocity="10"/></joint>
+</robot>"""
+
+
+def test_an_inertia_moment_rounded_below_zero_is_moved(tmp_path):
+    # a point mass whose zero moments are written as -5e-20 (as in some published URDFs): zero, not unphysical
+    path = tmp_path / "arm.urdf"
+    path.write_text(ROUNDED_INERTIA_URDF)
+    world = rd.World(dt=1e-3)
+    world.add_skeleton(rd.load_urdf(str(path)))
+    q, v, tau = np.array([0.3]), np.array([0.5]), np.array([0.1])
+    names = ["arm/inertia_xx", "arm/inertia_zz"]
+    fd = rdt.finite_difference_jacobians(world, q, v, tau, method="ridders", parameters=names)
+    J = world.step_jacobians(q, v, tau, wrt=names)
+    np.testing.assert_allclose(J.dv_dp, fd.dv_dp, rtol=1e-5, atol=1e-9)

@@ -11,9 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff import _core
-from rigidiff._surface_drawing import DrawnBySurfaces
+from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar
-from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
 
 __all__ = ["BarrierWorld", "DEFAULT_STIFFNESS"]
@@ -76,7 +75,7 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
     return R
 
 
-class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
+class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
     """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
 
     Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, recorded rollouts or parameter
@@ -104,6 +103,12 @@ class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
         q, v = world.step(q, v)
     """
 
+    _solver_name = "barrier"
+    _body_word = "affine body"
+    _core_dt, _core_set_dt = _core.BarrierWorldCore._bw_dt, _core.BarrierWorldCore._bw_set_dt
+    _core_gravity, _core_set_gravity = _core.BarrierWorldCore._bw_gravity, _core.BarrierWorldCore._bw_set_gravity
+    _core_options, _core_set_options = _core.BarrierWorldCore._bw_options, _core.BarrierWorldCore._bw_set_options
+
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), dhat: float = 1e-3,
                  newton_tolerance: float = 1e-2, max_newton_iterations: int = 200, friction: float = 0.0,
                  friction_velocity: float = 1e-3):
@@ -127,34 +132,6 @@ class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
         return int(n)
 
     # ------------------------------------------------------------------ settings
-    @property
-    def solver(self) -> str:
-        """The world's solver: "barrier"."""
-        return "barrier"
-
-    @property
-    def dt(self) -> float:
-        """Time step in seconds; settable."""
-        return self._bw_dt()
-
-    @dt.setter
-    def dt(self, value):
-        self._bw_set_dt(as_scalar(value, "dt", minimum=0.0, strict=True))
-
-    @property
-    def gravity(self) -> np.ndarray:
-        """(3,) gravity acceleration in m/s^2; settable."""
-        return self._bw_gravity()
-
-    @gravity.setter
-    def gravity(self, value):
-        self._bw_set_gravity(as_array(value, (3,), "gravity"))
-
-    def _set_option(self, index: int, value) -> None:
-        options = list(self._bw_options())
-        options[index] = value
-        self._bw_set_options(*options)
-
     @property
     def dhat(self) -> float:
         """The barrier's activation distance in m; settable."""
@@ -349,17 +326,6 @@ class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
         """Size of v (and tau): 12 per affine body."""
         return self._bw_nq()
 
-    @property
-    def body_names(self) -> list[str]:
-        """The affine bodies' names in state order."""
-        return list(self._names)
-
-    def _index(self, name) -> int:
-        try:
-            return self._names.index(name)
-        except ValueError:
-            raise UnknownNameError(f"no affine body named {name!r}; bodies: {self._names}") from None
-
     def layout(self, name):
         """The Layout of the body called name (kind "affine", or "static" for a static mesh): q[layout.q] = (p, a1,
         a2, a3), v[layout.v] its rate."""
@@ -368,24 +334,6 @@ class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
         i = self._index(name)
         kind = "static" if name in self._static else "affine"
         return Layout(name, kind, slice(12 * i, 12 * i + 12), slice(12 * i, 12 * i + 12))
-
-    @property
-    def q(self) -> np.ndarray:
-        """The current configuration (starts at the bodies' initial poses); settable."""
-        return self._q0.copy()
-
-    @q.setter
-    def q(self, value):
-        self._q0 = as_array(value, (self.nq,), "q").copy()
-
-    @property
-    def v(self) -> np.ndarray:
-        """The current velocity (starts at the bodies' initial velocities); settable."""
-        return self._v0.copy()
-
-    @v.setter
-    def v(self, value):
-        self._v0 = as_array(value, (self.nv,), "v").copy()
 
     # ------------------------------------------------------------------ bodies
     def mass_matrix(self, name) -> np.ndarray:
@@ -475,6 +423,3 @@ class BarrierWorld(DrawnBySurfaces, _core.BarrierWorldCore):
         for _ in range(int(n_steps)):
             self._q0, self._v0 = self.step(self._q0, self._v0, tau)
             self.time += self.dt
-
-    def __repr__(self) -> str:
-        return f"World(dt={self.dt}, solver='barrier', bodies={self._names})"

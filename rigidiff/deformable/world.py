@@ -11,17 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff import _core
-from rigidiff._surface_drawing import DrawnBySurfaces
+from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
-from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
 
 __all__ = ["ProjectiveWorld"]
 
 
-class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
+class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
     """A world of deformable solids under Projective Dynamics, with static ground planes.
 
     Made by ``rd.World(dt, solver="projective")``. No skeletons, particles or affine bodies (those calls raise
@@ -57,6 +56,14 @@ class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
         q, v = world.step(world.q, world.v)
     """
 
+    _solver_name = "projective"
+    _body_word = "deformable body"
+    _core_dt, _core_set_dt = _core.ProjectiveWorldCore._pw_dt, _core.ProjectiveWorldCore._pw_set_dt
+    _core_gravity = _core.ProjectiveWorldCore._pw_gravity
+    _core_set_gravity = _core.ProjectiveWorldCore._pw_set_gravity
+    _core_options = _core.ProjectiveWorldCore._pw_options
+    _core_set_options = _core.ProjectiveWorldCore._pw_set_options
+
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
                  max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd",
                  friction: float = 0.0, friction_velocity: float = 1e-3):
@@ -78,34 +85,6 @@ class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
         self.time = 0.0
 
     # ------------------------------------------------------------------ settings
-    @property
-    def solver(self) -> str:
-        """The world's solver: "projective"."""
-        return "projective"
-
-    @property
-    def dt(self) -> float:
-        """Time step in seconds; settable (the PD matrix is refactorised at the next step)."""
-        return self._pw_dt()
-
-    @dt.setter
-    def dt(self, value):
-        self._pw_set_dt(as_scalar(value, "dt", minimum=0.0, strict=True))
-
-    @property
-    def gravity(self) -> np.ndarray:
-        """(3,) gravity acceleration in m/s^2; settable."""
-        return self._pw_gravity()
-
-    @gravity.setter
-    def gravity(self, value):
-        self._pw_set_gravity(as_array(value, (3,), "gravity"))
-
-    def _set_option(self, index: int, value) -> None:
-        options = list(self._pw_options())
-        options[index] = value
-        self._pw_set_options(*options)
-
     @property
     def tolerance(self) -> float:
         """The relative tolerance of steps and adjoints (see ProjectiveWorld); settable."""
@@ -285,17 +264,6 @@ class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
         """Size of v (and of the forces f): 3 per vertex."""
         return self._pw_nq()
 
-    @property
-    def body_names(self) -> list[str]:
-        """The deformable bodies' names in state order."""
-        return list(self._names)
-
-    def _index(self, name) -> int:
-        try:
-            return self._names.index(name)
-        except ValueError:
-            raise UnknownNameError(f"no deformable body named {name!r}; bodies: {self._names}") from None
-
     def layout(self, name):
         """The Layout (kind "deformable") of the body called name."""
         from rigidiff.world import Layout
@@ -356,24 +324,6 @@ class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
     def _viz_planes(self) -> list:
         """[(normal, a point)] in world coordinates of the ground planes rigidiff.viz draws."""
         return [(n, height * n) for n, height in self._planes]
-
-    @property
-    def q(self) -> np.ndarray:
-        """The current configuration (starts at the bodies' placed meshes); settable."""
-        return self._q0.copy()
-
-    @q.setter
-    def q(self, value):
-        self._q0 = as_array(value, (self.nq,), "q").copy()
-
-    @property
-    def v(self) -> np.ndarray:
-        """The current velocity; settable."""
-        return self._v0.copy()
-
-    @v.setter
-    def v(self, value):
-        self._v0 = as_array(value, (self.nv,), "v").copy()
 
     # ------------------------------------------------------------------ stepping
     def _forces(self, f) -> np.ndarray:
@@ -466,8 +416,7 @@ class ProjectiveWorld(DrawnBySurfaces, _core.ProjectiveWorldCore):
             self._q0, self._v0 = self.step(self._q0, self._v0, f)
             self.time += self.dt
 
-    def __repr__(self) -> str:
-        return f"World(dt={self.dt}, solver='projective', bodies={self._names})"
+
 
 
 def _method(method) -> bool:

@@ -1,13 +1,19 @@
-"""Projective Dynamics against our Newton baseline on DiffPD's cantilever: forward rollout, backward pass
-(step_vjp chained through the rollout), and the agreement of their losses and gradients.
+"""Projective Dynamics worlds on two of DiffPD's scenes, each solved by the world's three methods: forward
+rollout, backward pass (step_vjp chained through the rollout) and the agreement of losses and gradients
+with Newton-Cholesky's.
 
-The cantilever of DiffPD (Du et al. 2021, Sec. 6.2): a hexahedral beam fixed at one end, 10 ms steps, 25 of
-them, loss = a random weighted sum of the final q and v. Both methods solve the same steps to the same
-relative tolerance; "pd" is L-BFGS with the prefactorised PD matrix, "newton" Newton-CG preconditioned by
-it. Prints times and the ratio pd / newton (below 1: PD faster).
+Scenes (Du et al. 2021, Sec. 6.2):
+- cantilever: a 32 x 8 x 8 hexahedral beam (8019 dofs) fixed at one end, E = 1e6, nu = 0.45, 25 steps of
+  10 ms from rest under gravity;
+- sphere: a voxelised ball of radius 5 cm (552 hexahedra of 1 cm, 2469 dofs), E = 2e6, nu = 0.4, spinning
+  at 10 rad/s about y on the ground (penalty contact, friction mu = 0.5), 100 steps of 5 ms.
+The loss is a random weighted sum of the final q and v. Methods: "pd" (L-BFGS with the prefactorised PD
+matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned by the PD matrix),
+"newton-cholesky" (the assembled Hessian factorised at each Newton iteration; direct adjoint).
 
-    python benchmarks/bench_deformable.py            # 32 x 8 x 8 hexahedra (8019 dofs), 25 steps
-    python benchmarks/bench_deformable.py --quick    # 16 x 4 x 4, 10 steps
+    python benchmarks/bench_deformable.py                      # both scenes, tolerance 1e-4, every core
+    python benchmarks/bench_deformable.py --quick              # smaller meshes, fewer steps
+    python benchmarks/bench_deformable.py --scene cantilever --threads 1
 """
 
 from __future__ import annotations
@@ -16,22 +22,43 @@ import argparse
 import time
 
 import numpy as np
+import trimesh
 
 import rigidiff as rd
 
+METHODS = ("pd", "newton", "newton-cholesky")
 
-def cantilever(cells, method: str, tolerance: float):
-    world = rd.World(dt=1e-2, solver="projective", tolerance=tolerance, method=method, max_iterations=20000)
-    size = np.array(cells) * 0.01
-    mesh = rd.HexMesh.box(size, cells)
+
+def cantilever(method: str, tolerance: float, quick: bool = False, threads=None):
+    """The world, its initial state and its step count."""
+    cells = (16, 4, 4) if quick else (32, 8, 8)
+    world = rd.World(dt=1e-2, solver="projective", tolerance=tolerance, method=method, max_iterations=20000,
+                     threads=threads)
+    mesh = rd.HexMesh.box(np.array(cells) * 0.01, cells)
     world.add_deformable(mesh, rd.ProjectiveMaterial(1e6, 0.45, 1000.0, kind=("corotated", "volume")),
                          name="beam", fixed=np.flatnonzero(mesh.vertices[:, 0] == 0.0))
-    return world
+    return world, world.q, world.v, 10 if quick else 25
 
 
-def run(world, steps: int, a, b):
+def sphere(method: str, tolerance: float, quick: bool = False, threads=None):
+    world = rd.World(dt=5e-3, solver="projective", tolerance=tolerance, method=method, max_iterations=20000,
+                     friction=0.5, threads=threads)
+    world.add_ground()
+    ball = rd.HexMesh.from_surface(trimesh.creation.icosphere(radius=0.05), dx=0.02 if quick else 0.01)
+    world.add_deformable(ball, rd.ProjectiveMaterial(2e6, 0.4, 1000.0, kind=("corotated", "volume")),
+                         name="ball", pose=rd.Transform((0.0, 0.0, 0.052)))
+    x = world.q.reshape(-1, 3)
+    v = np.cross(np.array([0.0, 10.0, 0.0]), x - x.mean(axis=0)).reshape(-1)
+    return world, world.q, v, 20 if quick else 100
+
+
+SCENES = {"cantilever": cantilever, "sphere": sphere}
+
+
+def run(world, q0, v0, steps: int, a, b):
+    """Loss, its gradient with respect to v0, forward and backward seconds."""
     start = time.perf_counter()
-    Q, V = world.rollout(world.q, world.v, np.zeros((steps, world.nv)))
+    Q, V = world.rollout(q0, v0, np.zeros((steps, world.nv)))
     forward = time.perf_counter() - start
     start = time.perf_counter()
     gq, gv = a.copy(), b.copy()
@@ -40,28 +67,36 @@ def run(world, steps: int, a, b):
         g = world.step_vjp(Q[t], V[t], zero, gq, gv)
         gq, gv = g.q, g.v
     # step_vjp solves the step again before its adjoint: the backward pass proper is the difference
-    backward = time.perf_counter() - start - forward
+    backward = max(time.perf_counter() - start - forward, 0.0)
     return a @ Q[-1] + b @ V[-1], gv, forward, backward
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="16 x 4 x 4 hexahedra, 10 steps")
-    parser.add_argument("--tolerance", type=float, default=1e-6)
+    parser.add_argument("--quick", action="store_true", help="smaller meshes, fewer steps")
+    parser.add_argument("--scene", choices=[*SCENES, "all"], default="all")
+    parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
+    parser.add_argument("--tolerance", type=float, default=1e-4)
+    parser.add_argument("--threads", type=int, default=None, help="threads of the per-element work (all cores)")
     args = parser.parse_args()
-    cells, steps = ((16, 4, 4), 10) if args.quick else ((32, 8, 8), 25)
-    results = {}
-    for method in ("pd", "newton"):
-        world = cantilever(cells, method, args.tolerance)
-        rng = np.random.default_rng(0)
-        a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
-        results[method] = run(world, steps, a, b)
-        print(f"{method:7s} {world.nq} dofs, {steps} steps: forward {results[method][2]:.2f} s, "
-              f"backward {results[method][3]:.2f} s")
-    (lp, gp, fp, bp), (ln, gn, fn, bn) = results["pd"], results["newton"]
-    print(f"pd / newton: forward {fp / fn:.2f}, backward {bp / bn:.2f}, total {(fp + bp) / (fn + bn):.2f}")
-    print(f"loss difference {abs(lp - ln) / abs(ln):.1e} (relative), gradient with respect to v0 "
-          f"{np.abs(gp - gn).max() / np.abs(gn).max():.1e} (relative, max norm)")
+    for scene in SCENES if args.scene == "all" else [args.scene]:
+        results = {}
+        for method in args.methods:
+            world, q0, v0, steps = SCENES[scene](method, args.tolerance, args.quick, args.threads)
+            rng = np.random.default_rng(0)
+            a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+            results[method] = run(world, q0, v0, steps, a, b)
+            _, _, forward, backward = results[method]
+            print(f"{scene:10s} {method:15s} {world.nq} dofs, {steps} steps, {world.threads} threads: "
+                  f"forward {forward:.2f} s, backward {backward:.2f} s, total {forward + backward:.2f} s", flush=True)
+        reference = results.get("newton-cholesky")
+        for method, (loss, grad, forward, backward) in results.items():
+            if reference is None or method == "newton-cholesky":
+                continue
+            loss_ref, grad_ref, forward_ref, backward_ref = reference
+            print(f"{scene:10s} {method:15s} vs newton-cholesky: time {(forward + backward) / (forward_ref + backward_ref):.2f}x, "
+                  f"loss {abs(loss - loss_ref) / abs(loss_ref):.1e}, gradient (v0) "
+                  f"{np.abs(grad - grad_ref).max() / np.abs(grad_ref).max():.1e} (relative)")
 
 
 if __name__ == "__main__":

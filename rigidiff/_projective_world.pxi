@@ -28,13 +28,19 @@ cdef class ProjectiveWorldCore:
         return out
 
     def _pw_set_options(self, double tolerance, int max_iterations, int history, double contact_stiffness,
-                        bint newton):
-        self._pw.get().setOptions(tolerance, max_iterations, history, contact_stiffness, newton)
+                        int method):
+        self._pw.get().setOptions(tolerance, max_iterations, history, contact_stiffness, method)
 
     def _pw_options(self):
         cdef cnp.ndarray out = _empty1(5)
         self._pw.get().options(_ptr(out))
-        return float(out[0]), int(out[1]), int(out[2]), float(out[3]), bool(out[4])
+        return float(out[0]), int(out[1]), int(out[2]), float(out[3]), int(out[4])
+
+    def _pw_set_threads(self, int threads):
+        self._pw.get().setThreads(threads)
+
+    def _pw_threads(self):
+        return self._pw.get().threads()
 
     def _pw_set_friction(self, double friction, double friction_velocity):
         self._pw.get().setFriction(friction, friction_velocity)

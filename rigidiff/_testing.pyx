@@ -10,6 +10,7 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport MeshTree  # "cdef api.X" reads as Cython's api keyword
+from rigidiff._cpp.projective cimport projectiveSvd3
 
 include "_arrays.pxi"
 
@@ -254,3 +255,16 @@ def parallel_chunk_visits(int n, int bad=-1):
     api.parallelChunkVisits(n, bad, <int*>cnp.PyArray_DATA(visits))
     return visits
 
+
+
+def svd3(F):
+    """The deformable solver's rotation-variant SVD of a 3 x 3 F: (U, sigma, V) with F = U diag(sigma) V^T,
+    det U = det V = 1, sigma decreasing in magnitude order with the sign of det F on the last."""
+    cdef cnp.ndarray f = np.ascontiguousarray(F, dtype=float)
+    if f.ndim != 2 or f.shape[0] != 3 or f.shape[1] != 3:
+        raise ValueError("F must be 3 x 3")
+    cdef cnp.ndarray U = _empty2(3, 3)
+    cdef cnp.ndarray V = _empty2(3, 3)
+    cdef cnp.ndarray sigma = _empty1(3)
+    projectiveSvd3(_ptr(f), _ptr(U), _ptr(sigma), _ptr(V))
+    return U, sigma, V

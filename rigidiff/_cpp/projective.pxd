@@ -11,8 +11,10 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void setGravity(const double* g) except +
         void gravity(double* out)
         void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
-                        bool newton) except +
+                        int method) except +
         void options(double* out)
+        void setThreads(int threads) except +
+        int threads()
         void setFriction(double friction, double friction_velocity) except +
         double friction()
         double frictionVelocity()
@@ -36,3 +38,5 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void stats(double* out)
         double energy(const double* x, double* grad) except +
         void hessianProduct(const double* x, const double* z, double* out) except +
+
+    void projectiveSvd3(const double* F, double* U, double* sigma, double* V)

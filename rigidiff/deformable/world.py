@@ -12,7 +12,7 @@ import numpy as np
 
 from rigidiff import _core
 from rigidiff._body_world import BodyWorld
-from rigidiff._validate import as_array, as_name, as_scalar
+from rigidiff._validate import as_array, as_name, as_scalar, as_threads
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
 from rigidiff.transform import Transform
@@ -40,12 +40,17 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         history: the L-BFGS history length.
         method: "pd" (the default): L-BFGS with the prefactorised PD matrix as its initial inverse Hessian,
             finished by Newton-CG if it stalls; "newton": Newton-CG from the start (conjugate gradients on the
-            true Hessian, preconditioned by the PD matrix, with the same line search), a baseline.
+            true Hessian, preconditioned by the PD matrix, with the same line search), faster on stiff or nearly
+            incompressible bodies; "newton-cholesky": Newton with the assembled Hessian factorised at every
+            iteration (sparse LDL^T) and a direct adjoint, a baseline.
         friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,
             is frictionless): IPC's lagged smoothed friction, its normal forces (the penalty's, k times the
             depth) and tangent planes frozen at the start of each step, so a vertex that only reaches a plane
             during a step rubs on it from the next step on.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
+        threads: threads of the per-element work (the local projections, the energy, the Hessian's element
+            blocks and its products); None, the default, uses every core. Results are the same bit for bit
+            whatever the count.
 
     Example::
 
@@ -66,8 +71,9 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
                  max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd",
-                 friction: float = 0.0, friction_velocity: float = 1e-3):
+                 friction: float = 0.0, friction_velocity: float = 1e-3, threads: int | None = None):
         self.dt = dt
+        self._pw_set_threads(as_threads(threads))
         self.gravity = gravity
         self._pw_set_options(as_scalar(tolerance, "tolerance", minimum=0.0, strict=True),
                              _count(max_iterations, "max_iterations"), _count(history, "history"),
@@ -103,6 +109,15 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
     def max_iterations(self, value):
         self._set_option(1, _count(value, "max_iterations"))
 
+    @property
+    def threads(self) -> int:
+        """Threads of the per-element work of steps and adjoints; settable (None: every core)."""
+        return self._pw_threads()
+
+    @threads.setter
+    def threads(self, value):
+        self._pw_set_threads(as_threads(value))
+
     def solver_options(self, method: str | None = None, tolerance: float | None = None,
                        max_iterations: int | None = None, history: int | None = None) -> dict:
         """Set the given solver options (see ProjectiveWorld) and return them all: method, tolerance,
@@ -117,7 +132,7 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         if method is not None:
             current[4] = _method(method)
         self._pw_set_options(*current)
-        return {"method": "newton" if current[4] else "pd", "tolerance": current[0], "max_iterations": current[1],
+        return {"method": _METHODS[current[4]], "tolerance": current[0], "max_iterations": current[1],
                 "history": current[2]}
 
     @property
@@ -419,11 +434,14 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
 
 
 
-def _method(method) -> bool:
-    """Whether method asks for the Newton baseline ("newton") rather than PD ("pd")."""
-    if method not in ("pd", "newton"):
-        raise ValueError(f'method must be "pd" or "newton", got {method!r}')
-    return method == "newton"
+_METHODS = ("pd", "newton", "newton-cholesky")
+
+
+def _method(method) -> int:
+    """The core's code of a method name (ValueError naming the choices)."""
+    if method not in _METHODS:
+        raise ValueError(f"method must be one of {', '.join(map(repr, _METHODS))}, got {method!r}")
+    return _METHODS.index(method)
 
 
 def _count(n, name: str) -> int:

@@ -133,16 +133,23 @@ def test_advance_and_rollout_agree():
     assert world.time == pytest.approx(0.03)
 
 
-def test_newton_baseline_agrees_with_pd():
+@pytest.mark.parametrize("friction", [0.0, 0.4])
+def test_methods_agree(friction):
+    # the three solvers of a step (L-BFGS, Newton-CG, Newton-Cholesky) find the same minimiser, and their
+    # adjoints the same cotangents
     results = {}
-    for method in ("pd", "newton"):
-        world = rd.World(dt=1e-2, solver="projective", tolerance=1e-11, method=method)
+    for method in ("pd", "newton", "newton-cholesky"):
+        world = rd.World(dt=1e-2, solver="projective", tolerance=1e-11, method=method, friction=friction)
         world.add_ground()
         _block(world, origin=(0, 0, 0.002), velocity=(0.3, 0.0, -0.5))
         assert world.solver_options()["method"] == method
-        Q, _ = world.rollout(world.q, world.v, np.zeros((10, world.nv)))
-        results[method] = Q[-1]
-    scale = np.abs(results["pd"] - Q[0]).max()
-    assert np.abs(results["pd"] - results["newton"]).max() < 1e-8 * scale
-    with pytest.raises(ValueError, match="method"):
+        Q, V = world.rollout(world.q, world.v, np.zeros((10, world.nv)))
+        g = world.step_vjp(Q[-2], V[-2], None, np.linspace(-1.0, 1.0, world.nq), np.ones(world.nv))
+        results[method] = Q[-1], g.q, g.v
+    scale = np.abs(results["pd"][0] - Q[0]).max()
+    for method in ("newton", "newton-cholesky"):
+        assert np.abs(results["pd"][0] - results[method][0]).max() < 1e-8 * scale
+        for a, b in zip(results["pd"][1:], results[method][1:]):
+            np.testing.assert_allclose(b, a, rtol=0, atol=1e-8 * np.abs(a).max())
+    with pytest.raises(ValueError, match="method must be one of"):
         world.solver_options(method="cholesky")

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace rigidiff {
 namespace bind {
@@ -30,10 +31,11 @@ void ProjectiveWorld::gravity(double* out) const {
 }
 
 void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int history, double contact_stiffness,
-                                 bool newton) {
+                                 int method) {
   if (!(tolerance > 0.0)) throw std::invalid_argument("tolerance must be > 0");
   if (max_iterations < 1) throw std::invalid_argument("max_iterations must be >= 1");
   if (history < 1) throw std::invalid_argument("history must be >= 1");
+  if (method < 0 || method > 2) throw std::invalid_argument("method must be 0, 1 or 2");
   if (!(contact_stiffness > 0.0) || !std::isfinite(contact_stiffness))
     throw std::invalid_argument("contact_stiffness must be finite and > 0");
   if (contact_stiffness != model_.contact_stiffness) data_.factor_valid = false;
@@ -41,7 +43,7 @@ void ProjectiveWorld::setOptions(double tolerance, int max_iterations, int histo
   model_.options.max_iterations = max_iterations;
   model_.options.history = history;
   model_.contact_stiffness = contact_stiffness;
-  model_.options.newton = newton;
+  model_.options.method = static_cast<deformable::PdMethod>(method);
 }
 
 void ProjectiveWorld::setFriction(double friction, double friction_velocity) {
@@ -57,7 +59,7 @@ void ProjectiveWorld::options(double* out) const {
   out[1] = model_.options.max_iterations;
   out[2] = model_.options.history;
   out[3] = model_.contact_stiffness;
-  out[4] = model_.options.newton;
+  out[4] = static_cast<int>(model_.options.method);
 }
 
 int ProjectiveWorld::addBody(const std::string& name, const double* p, int n, const int* elements, int m, int nodes,
@@ -160,12 +162,26 @@ double ProjectiveWorld::energy(const double* x, double* grad) const {
 }
 
 void ProjectiveWorld::hessianProduct(const double* x, const double* z, double* out) const {
-  std::vector<deformable::PdSampleCache> cache;
-  const Points X = points(x, model_.n);
-  deformable::pdHessianCache(model_, X, cache);
+  deformable::PdHessian hessian;
+  deformable::pdHessianBuild(model_, points(x, model_.n), hessian);
   Points o;
-  deformable::pdEnergyHessianProduct(model_, X, cache, points(z, model_.n), o);
+  deformable::pdHessianProduct(model_, hessian, points(z, model_.n), o);
   Eigen::Map<Points>(out, model_.n, 3) = o;
+}
+
+void ProjectiveWorld::setThreads(int threads) {
+  if (threads < 1) throw std::invalid_argument("threads must be >= 1, got " + std::to_string(threads));
+  model_.options.threads = threads;
+}
+
+void projectiveSvd3(const double* F, double* U, double* sigma, double* V) {
+  using RowMat3 = Eigen::Matrix<double, 3, 3, Eigen::RowMajor>;
+  const deformable::Svd3 svd = deformable::svd3(Eigen::Map<const RowMat3>(F));
+  Eigen::Map<RowMat3> u(U), v(V);
+  u = svd.U;
+  v = svd.V;
+  Eigen::Map<Vec3> s(sigma);
+  s = svd.sigma;
 }
 
 }  // namespace bind

@@ -79,6 +79,18 @@ void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Po
   }
 }
 
+void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Points& x,
+                             std::vector<std::pair<int, Mat3>>& blocks) {
+  for (std::size_t c = 0; c < data.friction.vertex.size(); ++c) {
+    const Slip s = slip(model, data, x, c);
+    const Vec3& n = data.friction.normal[c];
+    const double w = model.friction * data.friction.lambda[c];
+    // the matrix of slipHessianProduct: f1/y P + c2 u u^T (u lies in the plane, so u^T P = u^T)
+    const Mat3 P = Mat3::Identity() - n * n.transpose();
+    blocks.emplace_back(data.friction.vertex[c], w * (s.f1_y * P + s.c2 * s.u * s.u.transpose()));
+  }
+}
+
 void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq) {
   for (std::size_t c = 0; c < data.friction.vertex.size(); ++c) {
     const int i = data.friction.vertex[c];

@@ -174,6 +174,9 @@ int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::M
   for (PdSample& s : new_samples) s.body = b;
   bodies.push_back(body);
   samples.insert(samples.end(), new_samples.begin(), new_samples.end());
+  const std::size_t elements_before = element_start.size();
+  const int per_element = elements.cols() == 4 ? 1 : 8;
+  for (int e = 0; e < elements.rows(); ++e) element_start.push_back(element_start.back() + per_element);
   n += static_cast<int>(rest.rows());
   body_mass.head(offset) = mass;
   mass = body_mass;
@@ -185,6 +188,7 @@ int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::M
   } catch (...) {
     bodies.pop_back();
     samples.resize(body.first_sample);
+    element_start.resize(elements_before);
     n = offset;
     mass.conservativeResize(n);
     fixed.resize(n);

@@ -1,7 +1,6 @@
 // The local projections of Projective Dynamics (pd_projection.hpp) and their derivatives.
 #include "rigidiff/deformable/pd_projection.hpp"
 
-#include <Eigen/SVD>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,19 +8,79 @@
 namespace rigidiff {
 namespace deformable {
 
+namespace {
+
+// Rotates rows/columns p and q of the symmetric A (and V's columns) so that A(p, q) = 0: one Jacobi rotation.
+void jacobiRotate(Mat3& A, Mat3& V, int p, int q) {
+  const double apq = A(p, q);
+  if (apq == 0.0) return;
+  const double theta = (A(q, q) - A(p, p)) / (2.0 * apq);
+  const double t = (theta >= 0.0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+  const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+  for (int k = 0; k < 3; ++k) {  // A <- A J
+    const double akp = A(k, p), akq = A(k, q);
+    A(k, p) = c * akp - s * akq;
+    A(k, q) = s * akp + c * akq;
+  }
+  for (int k = 0; k < 3; ++k) {  // A <- J^T A
+    const double apk = A(p, k), aqk = A(q, k);
+    A(p, k) = c * apk - s * aqk;
+    A(q, k) = s * apk + c * aqk;
+  }
+  A(p, q) = A(q, p) = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double vkp = V(k, p), vkq = V(k, q);
+    V(k, p) = c * vkp - s * vkq;
+    V(k, q) = s * vkp + c * vkq;
+  }
+}
+
+// Rotates rows i and j of R (and U's columns) so that R(j, col) = 0 and R(i, col) = hypot >= 0.
+void givens(Mat3& R, Mat3& U, int i, int j, int col) {
+  const double a = R(i, col), b = R(j, col);
+  const double r = std::sqrt(a * a + b * b);  // entries of F V: far from overflow
+  if (r == 0.0) return;
+  const double c = a / r, s = b / r;
+  for (int k = 0; k < 3; ++k) {
+    const double rik = R(i, k), rjk = R(j, k);
+    R(i, k) = c * rik + s * rjk;
+    R(j, k) = -s * rik + c * rjk;
+    const double uki = U(k, i), ukj = U(k, j);
+    U(k, i) = c * uki + s * ukj;
+    U(k, j) = -s * uki + c * ukj;
+  }
+}
+
+}  // namespace
+
 Svd3 svd3(const Mat3& F) {
-  Eigen::JacobiSVD<Mat3> svd(F, Eigen::ComputeFullU | Eigen::ComputeFullV);
-  Svd3 out{svd.matrixU(), svd.matrixV(), svd.singularValues()};
-  // keep U and V rotations: a reflection moves into the sign of the smallest singular value
-  if (out.U.determinant() < 0.0) {
-    out.U.col(2) *= -1.0;
-    out.sigma[2] *= -1.0;
+  // V: eigenvectors of F^T F by cyclic Jacobi rotations (a product of rotations, so det V = 1), sorted by
+  // decreasing eigenvalue; then F V = U R by Givens rotations (det U = 1), R upper triangular and, F V's
+  // columns being orthogonal, diagonal up to round-off: its diagonal holds the singular values, the last one
+  // carrying the sign of det F. Accurate for small singular values too, since they come from the QR step.
+  Mat3 A = F.transpose() * F, V = Mat3::Identity();
+  for (int sweep = 0; sweep < 12; ++sweep) {
+    const double off = A(0, 1) * A(0, 1) + A(0, 2) * A(0, 2) + A(1, 2) * A(1, 2);
+    const double diag = A(0, 0) * A(0, 0) + A(1, 1) * A(1, 1) + A(2, 2) * A(2, 2);
+    if (!(off > 1e-30 * diag)) break;
+    jacobiRotate(A, V, 0, 1);
+    jacobiRotate(A, V, 0, 2);
+    jacobiRotate(A, V, 1, 2);
   }
-  if (out.V.determinant() < 0.0) {
-    out.V.col(2) *= -1.0;
-    out.sigma[2] *= -1.0;
-  }
-  return out;
+  // sort by decreasing eigenvalue; a swap of two columns negates one of them, keeping det V = 1
+  auto swap = [&](int i, int j) {
+    std::swap(A(i, i), A(j, j));
+    V.col(i).swap(V.col(j));
+    V.col(j) *= -1.0;
+  };
+  if (A(0, 0) < A(1, 1)) swap(0, 1);
+  if (A(0, 0) < A(2, 2)) swap(0, 2);
+  if (A(1, 1) < A(2, 2)) swap(1, 2);
+  Mat3 R = F * V, U = Mat3::Identity();
+  givens(R, U, 0, 1, 0);
+  givens(R, U, 0, 2, 0);
+  givens(R, U, 1, 2, 1);
+  return Svd3{U, V, R.diagonal()};
 }
 
 namespace {
@@ -59,7 +118,7 @@ Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian) {
       converged = true;
       break;
     }
-    const Eigen::Vector4d step = K.fullPivLu().solve(-r);
+    const Eigen::Vector4d step = K.partialPivLu().solve(-r);
     s += step.head<3>();
     lambda += step[3];
   }

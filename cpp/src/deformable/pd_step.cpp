@@ -51,15 +51,14 @@ void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {
       for (int c = 0; c < 3; ++c) X(i, c) = xf[c * nf + model.free_index[i]];
 }
 
-VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, const std::vector<PdSampleCache>& cache,
-                   const VecX& zf, Points& Z) {
+VecX pdHessianFree(const PdModel& model, const PdData& data, const PdHessian& hessian, const VecX& zf, Points& Z) {
   const int nf = model.free_count;
   const double h2 = model.dt * model.dt;
   Z.setZero(model.n, 3);
   pdScatterFree(model, zf, Z);
   Points HZ;
-  pdEnergyHessianProduct(model, x, cache, Z, HZ);
-  pdFrictionHessianProduct(model, data, x, Z, HZ);
+  pdHessianProduct(model, hessian, Z, HZ);
+  pdFrictionHessianProduct(model, data, hessian.x, Z, HZ);
   VecX out(3 * nf);
   for (int i = 0; i < model.n; ++i) {
     const int r = model.free_index[i];
@@ -137,23 +136,29 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
   const double threshold = model.options.tolerance * data.force_scale;
   LbfgsResult r;
-  if (!model.options.newton) {
+  data.iterations = 0;
+  if (model.options.method == PdMethod::Lbfgs) {
     r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history);
     data.iterations = r.iterations;
-  } else {
-    data.iterations = 0;
   }
   if (!r.converged && data.iterations < model.options.max_iterations) {
-    // the Newton baseline, or L-BFGS stalled (A^-1 far from the true inverse Hessian): Newton steps, conjugate
-    // gradients on the true Hessian preconditioned by A^-1
-    std::vector<PdSampleCache> cache;
+    // Newton (or L-BFGS stalled, A^-1 far from the true inverse Hessian): the true Hessian's element blocks
+    // at each iterate, and conjugate gradients preconditioned by A^-1 or the assembled matrix factorised
+    PdHessian blocks;
     Points X_h = X, Z;
-    auto hessian = [&](const VecX& at) {
+    auto direction = [&](const VecX& at, const VecX& g, double forcing) {
       pdScatterFree(model, at, X_h);
-      pdHessianCache(model, X_h, cache);
-      return std::function<VecX(const VecX&)>([&](const VecX& z) { return pdHessianFree(model, data, X_h, cache, z, Z); });
+      pdHessianBuild(model, X_h, blocks);
+      VecX d;
+      if (model.options.method == PdMethod::NewtonCholesky) {
+        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(pdHessianMatrix(model, data, blocks));
+        if (factor.info() == Eigen::Success) return VecX(-factor.solve(g));
+      }
+      auto product = [&](const VecX& z) { return pdHessianFree(model, data, blocks, z, Z); };
+      preconditionedCg(product, inverse, -g, d, forcing, 10 * static_cast<int>(g.size()));
+      return d;
     };
-    r = newtonCg(potential, hessian, inverse, xf, threshold, model.options.max_iterations - data.iterations);
+    r = newton(potential, direction, inverse, xf, threshold, model.options.max_iterations - data.iterations);
     data.iterations += r.iterations;
   }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;

@@ -2,7 +2,8 @@
 // with H = M / dt^2 + hess E(x) on the free vertices and b = dL/dx' (x' = x, v' = (x - q) / dt):
 //   H z = b_free,  dL/dy = M z / dt^2,  dL/dq_fixed = b_fixed - (hess E z)_fixed,
 // and y = q + dt v + dt^2 (gravity + M^-1 f) passes dL/dy on to q, v and f. The adjoint is solved by the
-// step's quasi-Newton iteration on z^T H z / 2 - b^T z, with the same prefactorised PD matrix.
+// conjugate gradients preconditioned by the prefactorised PD matrix (L-BFGS on z^T H z / 2 - b^T z where they
+// meet non-positive curvature), with H's element blocks built once.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -20,50 +21,47 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
-  std::vector<PdSampleCache> cache;
-  pdHessianCache(model, data.x, cache);
+  PdHessian hessian;
+  pdHessianBuild(model, data.x, hessian);
   const Points b = gq_next + gv_next / h;
   Points Z = Points::Zero(model.n, 3), HZ;
-  auto quadratic = [&](const VecX& zf, VecX& g) {
-    g = pdHessianFree(model, data, data.x, cache, zf, Z);
-    double value = 0.5 * zf.dot(g);
-    for (int i = 0; i < model.n; ++i) {
-      const int r = model.free_index[i];
-      if (r < 0) continue;
-      for (int c = 0; c < 3; ++c) {
-        value -= b(i, c) * zf[c * nf + r];
-        g[c * nf + r] -= b(i, c);
-      }
-    }
-    return value;
-  };
+  VecX bf(3 * nf);
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0)
+      for (int c = 0; c < 3; ++c) bf[c * nf + model.free_index[i]] = b(i, c);
+  auto product = [&](const VecX& z) { return pdHessianFree(model, data, hessian, z, Z); };
   auto inverse = [&](const VecX& g) { return pdSolve(model, data, g); };
   VecX zf = VecX::Zero(3 * nf);
-  double b_norm = 0.0;
-  for (int i = 0; i < model.n; ++i)
-    if (model.free_index[i] >= 0) b_norm += b.row(i).squaredNorm();
-  b_norm = std::sqrt(b_norm);
+  const double b_norm = bf.norm(), target = model.options.tolerance * b_norm;
   if (b_norm > 0.0) {
-    LbfgsResult r = lbfgs(quadratic, inverse, zf, model.options.tolerance * b_norm, model.options.max_iterations,
-                          model.options.history);
-    if (!r.converged) {
-      // L-BFGS stalled: conjugate gradients on H z = b, preconditioned by A^-1, from scratch
-      VecX bf(3 * nf), grad;
-      for (int i = 0; i < model.n; ++i)
-        if (model.free_index[i] >= 0)
-          for (int c = 0; c < 3; ++c) bf[c * nf + model.free_index[i]] = b(i, c);
-      r.iterations += preconditionedCg([&](const VecX& z) { return pdHessianFree(model, data, data.x, cache, z, Z); },
-                                       inverse, bf, zf, model.options.tolerance, model.options.max_iterations);
-      quadratic(zf, grad);
-      r.gradient_norm = grad.norm();
-      if (!(r.gradient_norm <= model.options.tolerance * b_norm))
-        throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " + sci(r.gradient_norm) +
-                                 " is " + sci(r.gradient_norm / b_norm) + " of |b| after " +
-                                 std::to_string(r.iterations) + " iterations");
+    // conjugate gradients preconditioned by A^-1 (H is positive definite at a minimum of g); where they meet
+    // non-positive curvature, L-BFGS on z^T H z / 2 - b^T z from where they stopped
+    int iterations = 0;
+    if (model.options.method == PdMethod::NewtonCholesky) {  // the direct adjoint of the baseline
+      Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(pdHessianMatrix(model, data, hessian));
+      if (factor.info() == Eigen::Success) zf = factor.solve(bf);
     }
+    double residual = (product(zf) - bf).norm();
+    if (!(residual <= target)) {
+      iterations = preconditionedCg(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations);
+      residual = (product(zf) - bf).norm();
+    }
+    if (!(residual <= target)) {
+      auto quadratic = [&](const VecX& z, VecX& g) {
+        g = product(z) - bf;
+        return 0.5 * z.dot(g - bf);
+      };
+      const LbfgsResult r = lbfgs(quadratic, inverse, zf, target, model.options.max_iterations, model.options.history);
+      iterations += r.iterations;
+      residual = r.gradient_norm;
+    }
+    if (!(residual <= target))
+      throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " + sci(residual) + " is " +
+                               sci(residual / b_norm) + " of |b| after " + std::to_string(iterations) +
+                               " iterations");
   }
   pdScatterFree(model, zf, Z);
-  pdEnergyHessianProduct(model, data.x, cache, Z, HZ);  // elastic and penalty only: friction is added below
+  pdHessianProduct(model, hessian, Z, HZ);  // elastic and penalty only: friction is added below
   gq = -gv_next / h;
   gv.setZero(model.n, 3);
   gf.setZero(model.n, 3);

@@ -16,10 +16,13 @@ class ProjectiveWorld {
   void setGravity(const double* g);
   void gravity(double* out) const;
   /// tolerance > 0, max_iterations >= 1, history >= 1, contact_stiffness > 0 (invalid_argument otherwise);
-  /// newton: Newton-CG steps instead of L-BFGS.
-  void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness, bool newton);
-  /// out (5) = tolerance, max_iterations, history, contact_stiffness, newton
+  /// method: a deformable::PdMethod (0 L-BFGS, 1 Newton-CG, 2 Newton-Cholesky).
+  void setOptions(double tolerance, int max_iterations, int history, double contact_stiffness, int method);
+  /// out (5) = tolerance, max_iterations, history, contact_stiffness, method
   void options(double* out) const;
+  /// Threads of the per-element work of steps and adjoints (>= 1; results do not depend on it).
+  void setThreads(int threads);
+  int threads() const { return model_.options.threads; }
   /// friction >= 0 (Coulomb's mu of the planes), friction_velocity > 0 (eps_v, m/s).
   void setFriction(double friction, double friction_velocity);
   double friction() const { return model_.friction; }
@@ -56,6 +59,9 @@ class ProjectiveWorld {
   deformable::PdModel model_;
   deformable::PdData data_;
 };
+
+/// The rotation-variant SVD of the deformable solver, F = U diag(sigma) V^T (all row-major 3 x 3; for tests).
+void projectiveSvd3(const double* F, double* U, double* sigma, double* V);
 
 }  // namespace bind
 }  // namespace rigidiff

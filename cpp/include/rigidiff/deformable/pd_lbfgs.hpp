@@ -1,5 +1,6 @@
 // L-BFGS with a given initial inverse Hessian (the prefactorised PD matrix), the quasi-Newton iteration of
-// Projective Dynamics' forward step and of its adjoint (Liu et al. 2017; Du et al. 2021).
+// Projective Dynamics' forward step (Liu et al. 2017; Du et al. 2021), and the Newton iterations and conjugate
+// gradients of the other methods and the adjoint.
 #pragma once
 
 #include <cstdio>
@@ -36,12 +37,13 @@ LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std:
 int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::function<VecX(const VecX&)>& p,
                      const VecX& b, VecX& x, double tolerance, int max_iterations);
 
-/// Newton's method on f with directions from preconditionedCg (Hessian products from hessian(x), which may cache
-/// at x) and the line search of lbfgs, from x until |grad f| <= threshold.
-LbfgsResult newtonCg(const std::function<double(const VecX&, VecX&)>& f,
-                     const std::function<std::function<VecX(const VecX&)>(const VecX&)>& hessian,
-                     const std::function<VecX(const VecX&)>& precondition, VecX& x, double threshold,
-                     int max_iterations);
+/// Newton's method on f from x until |grad f| <= threshold: direction(x, g, forcing) returns a Newton direction
+/// at x for the gradient g, as an inexact solve may with the relative residual `forcing` (Eisenstat and Walker's
+/// choice, never tighter than the threshold needs); a direction that does not descend is replaced by
+/// -fallback(g). The line search of lbfgs.
+LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
+                   const std::function<VecX(const VecX&, const VecX&, double)>& direction,
+                   const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations);
 
 }  // namespace deformable
 }  // namespace rigidiff

@@ -48,13 +48,21 @@ struct PdSphere {
   double radius = 1.0;
 };
 
+/// How a step minimises its incremental potential.
+enum class PdMethod {
+  Lbfgs = 0,           ///< L-BFGS with A^-1 as initial inverse Hessian (DiffPD), finished by Newton-CG if it stalls
+  NewtonCg = 1,        ///< Newton, conjugate gradients on the true Hessian preconditioned by A^-1
+  NewtonCholesky = 2,  ///< Newton, the assembled Hessian factorised at every iteration (sparse LDL^T): a baseline
+};
+
 struct PdOptions {
   /// a step stops when ||grad g|| on the free vertices <= tolerance * (||M (q - y)|| / dt^2 + ||grad E(q)||),
   /// the scale of the inertial and internal forces at the start; the adjoint when ||H z - b|| <= tolerance ||b||
   double tolerance = 1e-8;
   int max_iterations = 1000;  ///< quasi-Newton iterations of a step or an adjoint solve; more raise
   int history = 10;           ///< L-BFGS history length
-  bool newton = false;        ///< solve steps by Newton-CG (preconditioned by A^-1) instead of L-BFGS: a baseline
+  PdMethod method = PdMethod::Lbfgs;
+  int threads = 1;            ///< threads of the per-element work (results do not depend on it)
 };
 
 struct PdModel {
@@ -67,6 +75,9 @@ struct PdModel {
   int n = 0;                       ///< vertices of every body
   std::vector<PdBody> bodies;
   std::vector<PdSample> samples;
+  /// element e's samples are [element_start[e], element_start[e + 1]) (one for a tetrahedron, eight for a
+  /// hexahedron), all on the same nodes
+  std::vector<int> element_start{0};
   VecX mass;                       ///< (n) lumped from the exact element mass integrals
   std::vector<char> fixed;         ///< (n) vertices held at their start position
   std::vector<char> surface;       ///< (n) vertices that may touch a plane
@@ -82,6 +93,7 @@ struct PdModel {
   /// Sets the material of body b (validated) and its samples' weights.
   void setMaterial(int b, double youngs_modulus, double poisson_ratio);
   void updateFreeIndex();
+  int elementCount() const { return static_cast<int>(element_start.size()) - 1; }
 
   /// Static obstacles: the planes, then the spheres.
   int obstacleCount() const { return static_cast<int>(planes.size() + spheres.size()); }
@@ -99,6 +111,21 @@ struct PdModel {
     *normal = len > 0.0 ? Vec3(r / len) : Vec3::UnitZ();
     *curvature = len > 0.0 ? 1.0 / len : 0.0;
     return len - s.radius;
+  }
+
+  /// Calls visit(i, depth, normal, curvature) for every surface vertex i of x below an obstacle (depth < 0:
+  /// its signed distance), once per obstacle it is below.
+  template <typename Visit>
+  void forEachPenetration(const Points& x, const Visit& visit) const {
+    for (int i = 0; i < n; ++i) {
+      if (!surface[i]) continue;
+      for (int o = 0; o < obstacleCount(); ++o) {
+        Vec3 normal;
+        double curvature;
+        const double d = obstacleDistance(o, x.row(i).transpose(), &normal, &curvature);
+        if (d < 0.0) visit(i, d, normal, curvature);
+      }
+    }
   }
 };
 

@@ -4,6 +4,7 @@
 // vertices stay at q. The adjoint solves (A - dA) z = b with the same factors and the same quasi-Newton.
 #pragma once
 
+#include "rigidiff/deformable/pd_hessian.hpp"
 #include "rigidiff/deformable/pd_model.hpp"
 #include "rigidiff/deformable/pd_projection.hpp"
 
@@ -14,25 +15,10 @@ namespace deformable {
 /// that body's elastic energy (no contact).
 double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body = -1);
 
-/// A sample's SVD at x and its volume projection's singular values and their derivative.
-struct PdSampleCache {
-  Svd3 svd;
-  Vec3 s = Vec3::Ones();
-  Mat3 ds = Mat3::Zero();
-};
-
-/// The per-sample caches of the Hessian of E at x.
-void pdHessianCache(const PdModel& model, const Points& x, std::vector<PdSampleCache>& cache);
-
 /// The derivatives of body b's elastic gradient with respect to the stiffness factors of its energies at x:
 /// corotated (n x 3) = sum V G^T (F - R) over its samples (the weight being 2 mu V), volume = sum V G^T (F - D)
 /// (the weight lambda V); zero for an energy the body does not have.
 void pdElasticWeightGradients(const PdModel& model, const Points& x, int body, Points& corotated, Points& volume);
-
-/// Hessian-vector product of E at x (cache from pdHessianCache): out = d(grad E)(x) [z] (n x 3), with the
-/// projections differentiated.
-void pdEnergyHessianProduct(const PdModel& model, const Points& x, const std::vector<PdSampleCache>& cache,
-                            const Points& z, Points& out);
 
 /// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + the contact stiffness of
 /// each vertex marked in contacts (n; per plane it may touch).
@@ -59,10 +45,17 @@ void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points&
 /// Finds the step's friction contacts from data.q (see PdFriction).
 void pdFrictionContacts(const PdModel& model, PdData& data);
 
-/// (M / dt^2 + hess E(x) + hess D(x)) z on the free vertices, z and the result stacked as in pdSolve (Z: n x 3
-/// scratch).
-VecX pdHessianFree(const PdModel& model, const PdData& data, const Points& x, const std::vector<PdSampleCache>& cache,
-                   const VecX& zf, Points& Z);
+/// (M / dt^2 + hess E(x) + hess D(x)) z on the free vertices at the x where `hessian` was built, z and the
+/// result stacked as in pdSolve (Z: n x 3 scratch).
+VecX pdHessianFree(const PdModel& model, const PdData& data, const PdHessian& hessian, const VecX& zf, Points& Z);
+
+/// The matrix of pdHessianFree (3 free_count square, stacked as in pdSolve), assembled: M / dt^2, the element
+/// blocks and the penalty's and friction's vertex blocks.
+Eigen::SparseMatrix<double> pdHessianMatrix(const PdModel& model, const PdData& data, const PdHessian& hessian);
+
+/// Appends friction's Hessian at x as (vertex, 3 x 3 block) pairs, one per contact of data.friction.
+void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Points& x,
+                             std::vector<std::pair<int, Mat3>>& blocks);
 
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.

@@ -1,0 +1,92 @@
+// The element blocks of the Hessian of a Projective Dynamics energy (pd_hessian.hpp).
+//
+// With F = sum_k x_k g_k^T and the stress S(F) = sum w (F - P(F)), a sample contributes
+// H[(a, r), (b, c)] = sum_{i, j} g_a[i] C[(r, i), (c, j)] g_b[j], where C = dS/dF (9 x 9, F's entries
+// row-major). C is probed column by column with the projections' directional derivatives.
+#include "rigidiff/deformable/pd_hessian.hpp"
+
+#include "rigidiff/deformable/pd_elements.hpp"
+#include "rigidiff/deformable/pd_projection.hpp"
+
+namespace rigidiff {
+namespace deformable {
+namespace {
+
+constexpr int kBlock = kElementBlock;
+static_assert(kElementBlock == 3 * kMaxElementNodes, "a block holds an element's dofs");
+using Block = Eigen::Matrix<double, kBlock, kBlock>;
+using Mat9 = Eigen::Matrix<double, 9, 9>;
+
+// dS/dF of one sample at x
+Mat9 stressDerivative(const PdSample& s, const Points& x) {
+  const Svd3 svd = svd3(deformationGradient(s, x));
+  Vec3 volume_s = Vec3::Ones();
+  Mat3 volume_ds = Mat3::Zero();
+  if (s.w_volume > 0.0) volume_s = volumeProjection(svd.sigma, &volume_ds);
+  const Mat3 zero = Mat3::Zero();
+  Mat9 C;
+  for (int m = 0; m < 9; ++m) {
+    Mat3 dF = Mat3::Zero();
+    dF(m / 3, m % 3) = 1.0;
+    Mat3 dS = Mat3::Zero();
+    if (s.w_corotated > 0.0) dS += s.w_corotated * (dF - isotropicDerivative(svd, Vec3::Ones(), zero, dF));
+    if (s.w_volume > 0.0) dS += s.w_volume * (dF - isotropicDerivative(svd, volume_s, volume_ds, dF));
+    for (int r = 0; r < 3; ++r)
+      for (int i = 0; i < 3; ++i) C(3 * r + i, m) = dS(r, i);
+  }
+  return C;
+}
+
+}  // namespace
+
+void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
+  const int m = model.elementCount();
+  hessian.blocks.assign(static_cast<std::size_t>(m) * kBlock * kBlock, 0.0);
+  hessian.x = x;
+  forEachElement(model, [&](int e) {
+    Eigen::Map<Block> H(hessian.blocks.data() + static_cast<std::size_t>(e) * kBlock * kBlock);
+    for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
+      const PdSample& s = model.samples[k];
+      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0) continue;
+      const Mat9 C = stressDerivative(s, x);
+      const Eigen::Matrix<double, kMaxElementNodes, 3>& G = s.grad;  // rows beyond s.count are zero
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) {
+          const Eigen::Matrix<double, kMaxElementNodes, kMaxElementNodes> B =
+              G * C.block<3, 3>(3 * r, 3 * c) * G.transpose();
+          for (int a = 0; a < s.count; ++a)
+            for (int b = 0; b < s.count; ++b) H(3 * a + r, 3 * b + c) += B(a, b);
+        }
+    }
+  });
+}
+
+void pdHessianProduct(const PdModel& model, const PdHessian& hessian, const Points& z, Points& out) {
+  const int m = model.elementCount();
+  std::vector<double> local(static_cast<std::size_t>(m) * kBlock, 0.0);
+  forEachElement(model, [&](int e) {
+    const PdSample& s = model.samples[model.element_start[e]];
+    const int d = 3 * s.count;
+    Eigen::Matrix<double, kBlock, 1> zl;
+    for (int a = 0; a < s.count; ++a) zl.segment<3>(3 * a) = z.row(s.nodes[a]).transpose();
+    const Eigen::Map<const Block> H(hessian.blocks.data() + static_cast<std::size_t>(e) * kBlock * kBlock);
+    Eigen::Map<VecX>(local.data() + static_cast<std::size_t>(e) * kBlock, d).noalias() =
+        H.topLeftCorner(d, d) * zl.head(d);
+  });
+  out.setZero(z.rows(), 3);
+  for (int e = 0; e < m; ++e) {
+    const PdSample& s = model.samples[model.element_start[e]];
+    const double* y = local.data() + static_cast<std::size_t>(e) * kBlock;
+    for (int a = 0; a < s.count; ++a)
+      for (int r = 0; r < 3; ++r) out(s.nodes[a], r) += y[3 * a + r];
+  }
+  // k (n n^T + d hess(distance)) z, with hess(distance) = (I - n n^T) / |x - c| for a sphere
+  model.forEachPenetration(hessian.x, [&](int i, double d, const Vec3& n, double curvature) {
+    const Vec3 zi = z.row(i).transpose();
+    const Vec3 tangential = zi - n * n.dot(zi);
+    out.row(i) += model.contact_stiffness * (n * n.dot(zi) + d * curvature * tangential).transpose();
+  });
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

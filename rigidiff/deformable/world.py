@@ -1,9 +1,9 @@
 """Projective Dynamics worlds: deformable solids (``rd.World(dt, solver="projective")``).
 
 Each deformable body is a tetrahedral or hexahedral mesh whose vertices (3 coordinates each) make up q, in
-insertion order; v = dq/dt. A step is implicit Euler, solved by L-BFGS on the incremental potential with
-the constant, prefactorised Projective Dynamics matrix as its initial inverse Hessian; its adjoint
-(step_vjp) reuses the factors. docs/deformable.md describes the energies, tolerances and gradients.
+insertion order; v = dq/dt. A step is implicit Euler: the incremental potential is minimised with the
+constant, prefactorised Projective Dynamics matrix as preconditioner (Newton-CG by default, or DiffPD's
+L-BFGS); its adjoint (step_vjp) reuses the factors. docs/deformable.md describes the energies, tolerances and gradients.
 """
 
 from __future__ import annotations
@@ -34,14 +34,15 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
             |M (q - y)| / dt^2 + |grad E(q)| (inertial and internal forces, which cancel at an equilibrium while
             their scale does not); the adjoint of step_vjp when |H z - b| <= tolerance |b|. 1e-8 by default; 1e-12 for derivatives checked against
             finite differences.
-        max_iterations: L-BFGS iterations of a step or an adjoint; a solve needing more raises RuntimeError
-            naming the residual.
+        max_iterations: iterations (Newton or L-BFGS) of a step, conjugate-gradient iterations of an adjoint; a
+            solve needing more raises RuntimeError naming the residual.
         contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex.
         history: the L-BFGS history length.
-        method: "pd" (the default): L-BFGS with the prefactorised PD matrix as its initial inverse Hessian,
-            finished by Newton-CG if it stalls; "newton": Newton-CG from the start (conjugate gradients on the
-            true Hessian, preconditioned by the PD matrix, with the same line search), faster on stiff or nearly
-            incompressible bodies; "newton-cholesky": Newton with the assembled Hessian factorised at every
+        method: "newton" (the default): Newton's method, conjugate gradients on the true Hessian (its element
+            blocks built once per iteration) preconditioned by the prefactorised PD matrix, with an Armijo line
+            search; "pd": DiffPD's L-BFGS with the PD matrix as its initial inverse Hessian, finished by Newton
+            if it stalls (fewer Hessians, many more iterations: 3 to 4 times slower on DiffPD's cantilever and
+            rolling sphere); "newton-cholesky": Newton with the assembled Hessian factorised at every
             iteration (sparse LDL^T) and a direct adjoint, a baseline.
         friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,
             is frictionless): IPC's lagged smoothed friction, its normal forces (the penalty's, k times the
@@ -70,7 +71,7 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
     _core_set_options = _core.ProjectiveWorldCore._pw_set_options
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
-                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "pd",
+                 max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "newton",
                  friction: float = 0.0, friction_velocity: float = 1e-3, threads: int | None = None):
         self.dt = dt
         self._pw_set_threads(as_threads(threads))

@@ -63,6 +63,28 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray V = np.ascontiguousarray(vertices, dtype=np.intc).reshape(-1)
         self._pw.get().setFixed(body, <int*>cnp.PyArray_DATA(V), <int>cnp.PyArray_DIM(V, 0))
 
+    def _pw_add_muscle(self, str name, int body, elements, fibers, double stiffness):
+        cdef cnp.ndarray E = np.ascontiguousarray(elements, dtype=np.intc).reshape(-1)
+        cdef cnp.ndarray F = _mat(fibers, -1, 3, "fiber")
+        return self._pw.get().addMuscle(name.encode(), body, <int*>cnp.PyArray_DATA(E), <int>cnp.PyArray_DIM(E, 0),
+                                        _ptr(F), <int>cnp.PyArray_DIM(F, 0), stiffness)
+
+    def _pw_set_muscle_stiffness(self, int muscle, double stiffness):
+        self._pw.get().setMuscleStiffness(muscle, stiffness)
+
+    def _pw_muscle_stiffness(self, int muscle):
+        return self._pw.get().muscleStiffness(muscle)
+
+    def _pw_set_activation(self, a):
+        cdef cnp.ndarray A = _vec(a, self._pw.get().muscleCount(), "activation")
+        self._pw.get().setActivation(_ptr(A))
+
+    def _pw_muscle_gradients(self):
+        cdef int m = self._pw.get().muscleCount()
+        cdef cnp.ndarray out = _empty1(2 * m)
+        self._pw.get().muscleGradients(_ptr(out))
+        return out[:m], out[m:]
+
     def _pw_add_plane(self, normal, double offset):
         cdef cnp.ndarray N = _vec(normal, 3, "normal")
         self._pw.get().addPlane(_ptr(N), offset)

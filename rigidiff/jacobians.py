@@ -70,7 +70,8 @@ class Gradients:
     """Gradients of a loss from the reverse mode: with respect to the initial configuration ``q`` (tangent
     space (nv,), or coordinates (nq,) when asked for), velocity ``v``, torques ``tau`` ((nv,) for one
     step, (T, nv) for a rollout) and the parameters named by ``parameter_names`` (``parameters``).
-    ``q_next`` and ``v_next`` hold the step's result (step_vjp only)."""
+    ``q_next`` and ``v_next`` hold the step's result (step_vjp only); ``activation`` the gradient with respect
+    to the muscles' activations of a projective world ((muscles,) for one step, (T, muscles) for a rollout)."""
 
     q: np.ndarray
     v: np.ndarray
@@ -79,6 +80,7 @@ class Gradients:
     parameter_names: tuple
     q_next: np.ndarray | None = None
     v_next: np.ndarray | None = None
+    activation: np.ndarray | None = None
 
     def parameter(self, name: str) -> float:
         """Gradient with respect to one parameter named in parameter_names."""

@@ -23,6 +23,13 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
                     bool volume) except +
         void setMaterial(int body, double youngs_modulus, double poisson_ratio) except +
         void setFixed(int body, const int* vertices, int count) except +
+        int addMuscle(const string& name, int body, const int* elements, int count, const double* fibers,
+                      int fiber_rows, double stiffness) except +
+        void setMuscleStiffness(int muscle, double stiffness) except +
+        int muscleCount()
+        double muscleStiffness(int muscle) except +
+        void setActivation(const double* a) except +
+        void muscleGradients(double* out)
         void addPlane(const double* normal, double offset) except +
         void addSphere(const double* centre, double radius) except +
         int bodyCount()

@@ -15,6 +15,7 @@ from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar, as_threads
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
+from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
 
 __all__ = ["ProjectiveWorld"]
@@ -89,6 +90,7 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         self._v0 = np.zeros(0)
         self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
         self._balls: list = []  # (centre, radius) of the static balls, for rd.viz
+        self._muscles: list[str] = []
         self.time = 0.0
 
     # ------------------------------------------------------------------ settings
@@ -239,6 +241,62 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         """The body's material."""
         return self._materials[self._index(name)]
 
+    def add_muscle(self, body: str, elements, fiber, stiffness: float, name: str | None = None) -> str:
+        """Make elements of a deformable body a muscle, and return its name.
+
+        Each quadrature sample of its elements adds the energy ``stiffness * V / 2 * (|F m| - a)^2`` (DiffPD's
+        actuation): ``m`` is the unit fibre direction in rest coordinates, ``a`` the muscle's activation, the
+        fibre's target stretch (1: rest length, the default; below 1 the muscle contracts, above it extends).
+        Activations are inputs of each step (``step(..., activation=)``, one per muscle in the order they were
+        added), with gradients (``step_vjp(...).activation``); the stiffness is a parameter
+        (``"muscle_stiffness:<name>"``).
+
+        Args:
+            body: the deformable body's name.
+            elements: indices of the body's mesh elements (each in at most one muscle).
+            fiber: (3,) fibre direction for all of them, or (len(elements), 3) one per element; normalised.
+            stiffness: in Pa (> 0), e.g. a fraction of the Young's modulus.
+            name: a new muscle name; "<body>/muscle<i>" if None.
+        """
+        b = self._index(body)
+        elements = np.asarray(elements)
+        if elements.dtype.kind not in "iu" or elements.ndim != 1:
+            raise ValueError(f"elements must be a 1-D array of element indices, got {elements.dtype} {elements.shape}")
+        fiber = np.asarray(fiber, dtype=np.float64)
+        fiber = fiber.reshape(1, 3) if fiber.shape == (3,) else fiber
+        if fiber.ndim != 2 or fiber.shape[1] != 3 or len(fiber) not in (1, len(elements)):
+            raise ValueError(f"fiber must have shape (3,) or ({len(elements)}, 3), got {np.shape(fiber)}")
+        name = f"{body}/muscle{len(self._muscles)}" if name is None else as_name(name, "muscle name")
+        if name in self._muscles:
+            raise ValueError(f"muscle name {name!r} is already used")
+        self._pw_add_muscle(name, b, elements, fiber, as_scalar(stiffness, "stiffness", minimum=0.0, strict=True))
+        self._muscles.append(name)
+        return name
+
+    @property
+    def muscle_names(self) -> tuple:
+        """The muscles' names, in the order of the activation vector."""
+        return tuple(self._muscles)
+
+    def muscle_stiffness(self, name: str) -> float:
+        """A muscle's stiffness in Pa."""
+        return self._pw_muscle_stiffness(self._muscle_index(name))
+
+    def set_muscle_stiffness(self, name: str, stiffness: float) -> None:
+        """Set a muscle's stiffness in Pa (> 0)."""
+        self._pw_set_muscle_stiffness(self._muscle_index(name),
+                                      as_scalar(stiffness, "stiffness", minimum=0.0, strict=True))
+
+    def _muscle_index(self, name: str) -> int:
+        if name not in self._muscles:
+            raise UnknownNameError(f"no muscle {name!r}; the muscles are {self._muscles}")
+        return self._muscles.index(name)
+
+    def _set_activation(self, activation) -> None:
+        m = len(self._muscles)
+        a = np.ones(m) if activation is None else as_array(activation, (m,), "activation")
+        self._pw_set_activation(a)
+
     def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
         """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
         the normal points away from are pushed back by the penalty of stiffness contact_stiffness."""
@@ -345,30 +403,38 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
     def _forces(self, f) -> np.ndarray:
         return np.zeros(self.nv) if f is None else as_array(f, (self.nv,), "f")
 
-    def step(self, q, v, f=None):
+    def step(self, q, v, f=None, activation=None):
         """One implicit Euler step: (q', v') from (q, v) under external vertex forces f (nv, in N, held over the
-        step; zero if None). Fixed vertices stay at q. RuntimeError naming the residual if the solve does not
-        converge within max_iterations."""
+        step; zero if None) and the muscles' activations (one per muscle, see add_muscle; 1 if None). Fixed
+        vertices stay at q. RuntimeError naming the residual if the solve does not converge within
+        max_iterations."""
+        self._set_activation(activation)
         return self._pw_step(q, v, self._forces(f))
 
-    def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next):
-        """Gradients of a loss L(q', v') of one step with respect to q, v, f and each body's Young's modulus and
-        Poisson's ratio (parameter_names "youngs_modulus:<name>", then "poisson_ratio:<name>") from the cotangents
-        of q' and v': the adjoint of the step,
-        solved with the step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters,
-        parameter_names, q_next, v_next)."""
+    def _parameter_names(self) -> tuple:
+        return (tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
+                + tuple(f"muscle_stiffness:{m}" for m in self._muscles))
+
+    def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next, activation=None):
+        """Gradients of a loss L(q', v') of one step with respect to q, v, f, the activations and the parameters
+        (parameter_names: "youngs_modulus:<body>" for each body, then "poisson_ratio:<body>", then
+        "muscle_stiffness:<muscle>") from the cotangents of q' and v': the adjoint of the step, solved with the
+        step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters, parameter_names, q_next,
+        v_next, activation)."""
         from rigidiff.jacobians import Gradients
 
+        self._set_activation(activation)
         qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
-        names = tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
-        return Gradients(gq, gv, gf, np.concatenate([gE, gnu]), names, qn, vn)
+        ga, gk = self._pw_muscle_gradients()
+        return Gradients(gq, gv, gf, np.concatenate([gE, gnu, gk]), self._parameter_names(), qn, vn, ga)
 
-    def step_jacobians(self, q, v, f=None):
+    def step_jacobians(self, q, v, f=None, activation=None):
         """The step and its dense Jacobians (each (nv, nv)), one adjoint per row: for small meshes only.
         Returns a StepJacobians (q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau), tau being f."""
         from rigidiff.jacobians import StepJacobians
 
         f = self._forces(f)
+        self._set_activation(activation)
         n = self.nv
         rows = np.zeros((2 * n, 3, n))
         zero = np.zeros(n)
@@ -380,51 +446,62 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
             rows[i] = gq, gv, gf
         return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
 
-    def energy(self, q):
-        """(E, dE/dq): the elastic and ground-penalty energy at q and its gradient (nq)."""
+    def energy(self, q, activation=None):
+        """(E, dE/dq): the elastic, muscle and ground-penalty energy at q (under the activations, 1 if None) and
+        its gradient (nq)."""
+        self._set_activation(activation)
         return self._pw_energy(q)
 
     @property
     def last_step(self) -> dict:
-        """What the last step did: iterations (L-BFGS), residual (final |grad g| relative to force_scale),
+        """What the last step did: iterations (Newton or L-BFGS), residual (final |grad g| relative to force_scale),
         contacts (surface vertices below a ground plane), force_scale (see ProjectiveWorld's tolerance)."""
         s = self._pw_stats()
         return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),
                 "force_scale": float(s[3])}
 
-    def rollout(self, q0, v0, forces):
-        """T steps from (q0, v0) under the vertex forces forces (T, nv): Q (T+1, nq) and V (T+1, nv)."""
+    def _activations(self, activations, T: int) -> np.ndarray:
+        m = len(self._muscles)
+        return np.ones((T, m)) if activations is None else as_array(activations, (T, m), "activations")
+
+    def rollout(self, q0, v0, forces, activations=None):
+        """T steps from (q0, v0) under the vertex forces forces (T, nv) and the muscles' activations
+        (T, muscles; 1 if None): Q (T+1, nq) and V (T+1, nv)."""
         forces = np.asarray(forces, dtype=np.float64)
         if forces.ndim != 2 or forces.shape[1] != self.nv:
             raise ValueError(f"forces must have shape (T, {self.nv}), got {forces.shape}")
+        activations = self._activations(activations, len(forces))
         Q, V = np.empty((len(forces) + 1, self.nq)), np.empty((len(forces) + 1, self.nv))
         Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
         for t, f in enumerate(forces):
-            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], f)
+            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], f, activations[t])
         return Q, V
 
-    def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV):
-        """Gradients of a loss L(Q, V) of a rollout (Q, V from rollout(q0, v0, forces)) from its cotangents
-        dL_dQ (T+1, nq) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp chained
-        backwards, each step solved again from its stored start. Returns Gradients with q and v of the initial
-        state, tau (T, nv) of the forces and the material parameters summed over the steps (parameter_names
-        as step_vjp's)."""
+    def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV, activations=None):
+        """Gradients of a loss L(Q, V) of a rollout (Q, V from rollout(q0, v0, forces, activations)) from its
+        cotangents dL_dQ (T+1, nq) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp
+        chained backwards, each step solved again from its stored start. Returns Gradients with q and v of the
+        initial state, tau (T, nv) of the forces, activation (T, muscles), and the parameters summed over the
+        steps (parameter_names as step_vjp's)."""
         from rigidiff.jacobians import Gradients
 
         T = len(forces)
         forces = as_array(forces, (T, self.nv), "forces")
+        activations = self._activations(activations, T)
         Q, V = as_array(Q, (T + 1, self.nq), "Q"), as_array(V, (T + 1, self.nv), "V")
         dL_dQ, dL_dV = as_array(dL_dQ, (T + 1, self.nq), "dL_dQ"), as_array(dL_dV, (T + 1, self.nv), "dL_dV")
         gq, gv = dL_dQ[T].copy(), dL_dV[T].copy()
         gforces = np.zeros((T, self.nv))
-        parameters, names = np.zeros(2 * len(self._names)), ()
+        gactivations = np.zeros((T, len(self._muscles)))
+        names = self._parameter_names()
+        parameters = np.zeros(len(names))
         for t in range(T - 1, -1, -1):
-            g = self.step_vjp(Q[t], V[t], forces[t], gq, gv)
+            g = self.step_vjp(Q[t], V[t], forces[t], gq, gv, activations[t])
             gforces[t] = g.tau
+            gactivations[t] = g.activation
             parameters += g.parameters
-            names = g.parameter_names
             gq, gv = g.q + dL_dQ[t], g.v + dL_dV[t]
-        return Gradients(gq, gv, gforces, parameters, names)
+        return Gradients(gq, gv, gforces, parameters, names, activation=gactivations)
 
     def advance(self, f=None, n_steps: int = 1) -> None:
         """Step the stored state (world.q, world.v) n_steps times under f."""

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace rigidiff {
 namespace bind {
@@ -90,6 +91,34 @@ void ProjectiveWorld::setFixed(int body, const int* vertices, int count) {
   model_.updateFreeIndex();
   data_.factor_valid = false;
   if (model_.free_count == 0) throw std::invalid_argument("every vertex is fixed: nothing to simulate");
+}
+
+int ProjectiveWorld::addMuscle(const std::string& name, int body, const int* elements, int count,
+                               const double* fibers, int fiber_rows, double stiffness) {
+  const int k = model_.addMuscle(name, body, std::vector<int>(elements, elements + count), points(fibers, fiber_rows),
+                                 stiffness);
+  data_.factor_valid = false;
+  return k;
+}
+
+void ProjectiveWorld::setMuscleStiffness(int muscle, double stiffness) {
+  if (muscle < 0 || muscle >= muscleCount()) throw std::out_of_range("no muscle " + std::to_string(muscle));
+  model_.setMuscleStiffness(muscle, stiffness);
+  data_.factor_valid = false;
+}
+
+void ProjectiveWorld::setActivation(const double* a) {
+  const Eigen::Map<const VecX> value(a, muscleCount());
+  if (!value.allFinite()) throw std::invalid_argument("activation must be finite");
+  model_.activation = value;
+}
+
+void ProjectiveWorld::muscleGradients(double* out) const {
+  const int m = muscleCount();
+  for (int k = 0; k < m; ++k) {
+    out[k] = data_.grad_activation.size() == m ? data_.grad_activation[k] : 0.0;
+    out[m + k] = data_.grad_muscle_stiffness.size() == m ? data_.grad_muscle_stiffness[k] : 0.0;
+  }
 }
 
 void ProjectiveWorld::addPlane(const double* normal, double offset) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "rigidiff/deformable/pd_elements.hpp"
+#include "rigidiff/deformable/pd_muscle.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
@@ -16,7 +17,7 @@ void scatter(const PdSample& s, const Mat3& stress, Points& out) {
 }
 
 // One sample's energy w/2 |F - P(F)|^2 summed over its energies, and its stress sum w (F - P(F)).
-double sampleEnergy(const PdSample& s, const Points& x, Mat3* stress) {
+double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Mat3* stress) {
   const Mat3 F = deformationGradient(s, x);
   const Svd3 svd = svd3(F);
   double energy = 0.0;
@@ -32,6 +33,7 @@ double sampleEnergy(const PdSample& s, const Points& x, Mat3* stress) {
     energy += 0.5 * s.w_volume * r.squaredNorm();
     *stress += s.w_volume * r;
   }
+  if (s.muscle >= 0) energy += muscleEnergy(model, s, F, stress);
   return energy;
 }
 
@@ -48,7 +50,7 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
       const PdSample& s = model.samples[k];
       if (body >= 0 && s.body != body) return;
       Mat3 stress;
-      slot[0] += sampleEnergy(s, x, &stress);
+      slot[0] += sampleEnergy(model, s, x, &stress);
       if (!grad) continue;
       for (int a = 0; a < s.count; ++a) {
         const Vec3 f = stress * s.grad.row(a).transpose();

@@ -6,6 +6,7 @@
 #include "rigidiff/deformable/pd_hessian.hpp"
 
 #include "rigidiff/deformable/pd_elements.hpp"
+#include "rigidiff/deformable/pd_muscle.hpp"
 #include "rigidiff/deformable/pd_projection.hpp"
 
 namespace rigidiff {
@@ -18,8 +19,9 @@ using Block = Eigen::Matrix<double, kBlock, kBlock>;
 using Mat9 = Eigen::Matrix<double, 9, 9>;
 
 // dS/dF of one sample at x
-Mat9 stressDerivative(const PdSample& s, const Points& x) {
-  const Svd3 svd = svd3(deformationGradient(s, x));
+Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) {
+  const Mat3 F = deformationGradient(s, x);
+  const Svd3 svd = svd3(F);
   Vec3 volume_s = Vec3::Ones();
   Mat3 volume_ds = Mat3::Zero();
   if (s.w_volume > 0.0) volume_s = volumeProjection(svd.sigma, &volume_ds);
@@ -34,6 +36,7 @@ Mat9 stressDerivative(const PdSample& s, const Points& x) {
     for (int r = 0; r < 3; ++r)
       for (int i = 0; i < 3; ++i) C(3 * r + i, m) = dS(r, i);
   }
+  if (s.muscle >= 0) muscleStressDerivative(model, s, F, C);
   return C;
 }
 
@@ -47,8 +50,8 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
     Eigen::Map<Block> H(hessian.blocks.data() + static_cast<std::size_t>(e) * kBlock * kBlock);
     for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
       const PdSample& s = model.samples[k];
-      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0) continue;
-      const Mat9 C = stressDerivative(s, x);
+      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.muscle < 0) continue;
+      const Mat9 C = stressDerivative(model, s, x);
       const Eigen::Matrix<double, kMaxElementNodes, 3>& G = s.grad;  // rows beyond s.count are zero
       for (int r = 0; r < 3; ++r)
         for (int c = 0; c < 3; ++c) {

@@ -166,6 +166,8 @@ int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::M
   body.first_vertex = offset;
   body.vertex_count = static_cast<int>(rest.rows());
   body.first_sample = static_cast<int>(samples.size());
+  body.first_element = elementCount();
+  body.element_count = static_cast<int>(elements.rows());
   body.sample_count = static_cast<int>(new_samples.size());
   body.density = density;
   body.corotated = corotated;

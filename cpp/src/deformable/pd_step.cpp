@@ -1,5 +1,7 @@
 // The forward step of a Projective Dynamics world (pd_step.hpp).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -18,13 +20,15 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
     entries.emplace_back(r, r, model.mass[i] / h2 + model.contact_stiffness * contacts[i]);
   }
   for (const PdSample& s : model.samples) {
+    // sum w G^T G, and a muscle's w (G m)(G m)^T (its energy is w/2 |F m - p|^2)
     const double w = s.w_corotated + s.w_volume;
+    const Eigen::Matrix<double, 8, 1> gm = s.grad * s.fiber;
     for (int a = 0; a < s.count; ++a) {
       const int ra = model.free_index[s.nodes[a]];
       if (ra < 0) continue;
       for (int b = 0; b < s.count; ++b) {
         const int rb = model.free_index[s.nodes[b]];
-        if (rb >= 0) entries.emplace_back(ra, rb, w * s.grad.row(a).dot(s.grad.row(b)));
+        if (rb >= 0) entries.emplace_back(ra, rb, w * s.grad.row(a).dot(s.grad.row(b)) + s.w_muscle * gm[a] * gm[b]);
       }
     }
   }
@@ -141,7 +145,13 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] += h * v(i, c);
   if (potential(guess, g0) < g_start) xf.swap(guess);
-  const double threshold = model.options.tolerance * data.force_scale;
+  // never below the rounding level of the gradient itself, about a thousand roundings of its inertial term
+  // |M y| / dt^2 (at an exact equilibrium the force scale is itself rounding, and no iterate could meet it)
+  double inertial = 0.0;
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0) inertial += (model.mass[i] / h2 * data.y.row(i)).squaredNorm();
+  const double threshold = std::max(model.options.tolerance * data.force_scale,
+                                    1e3 * std::numeric_limits<double>::epsilon() * std::sqrt(inertial));
   LbfgsResult r;
   data.iterations = 0;
   if (model.options.method == PdMethod::Lbfgs) {

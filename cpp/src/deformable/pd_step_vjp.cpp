@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_muscle.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
@@ -76,6 +78,21 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     gf.row(i) = Z.row(i);
   }
   pdFrictionCotangent(model, data, Z, gq);
+  // muscles: dL/d(theta) = -z^T d(grad E)/d(theta), d(grad E)/d(theta) at node k being (d stress/d theta) g_k
+  const int muscles = static_cast<int>(model.muscles.size());
+  data.grad_activation.setZero(muscles);
+  data.grad_muscle_stiffness.setZero(muscles);
+  for (int k = 0; k < muscles; ++k)
+    for (int i : model.muscles[k].samples) {
+      const PdSample& s = model.samples[i];
+      const Mat3 F = deformationGradient(s, data.x);
+      const Mat3 per_activation = muscleStressPerActivation(s, F), per_stiffness = muscleStressPerStiffness(model, s, F);
+      for (int a = 0; a < s.count; ++a) {
+        const Vec3 z = Z.row(s.nodes[a]).transpose(), g = s.grad.row(a).transpose();
+        data.grad_activation[k] -= z.dot(per_activation * g);
+        data.grad_muscle_stiffness[k] -= z.dot(per_stiffness * g);
+      }
+    }
   // each body's weights are 2 mu V (corotated) and lambda V (volume): chain their stiffness factors to (E, nu)
   const int bodies = static_cast<int>(model.bodies.size());
   gE.setZero(bodies);

@@ -33,6 +33,16 @@ class ProjectiveWorld {
   void setMaterial(int body, double youngs_modulus, double poisson_ratio);
   /// Holds the listed vertices (indices into the body's mesh) at their start position; replaces the body's set.
   void setFixed(int body, const int* vertices, int count);
+  /// A muscle over elements (indices into the body's mesh) with fibres (1 or count rows of 3); its index.
+  int addMuscle(const std::string& name, int body, const int* elements, int count, const double* fibers,
+                int fiber_rows, double stiffness);
+  void setMuscleStiffness(int muscle, double stiffness);
+  int muscleCount() const { return static_cast<int>(model_.muscles.size()); }
+  double muscleStiffness(int muscle) const { return model_.muscles.at(muscle).stiffness; }
+  /// The activations (one per muscle, finite) of the next steps, adjoints and energies.
+  void setActivation(const double* a);
+  /// out (2 muscles) = the last adjoint's cotangents of the activations, then of the muscles' stiffnesses.
+  void muscleGradients(double* out) const;
   void addPlane(const double* normal, double offset);
   /// A static frictionless ball (radius > 0).
   void addSphere(const double* centre, double radius);

@@ -25,6 +25,18 @@ struct PdSample {
   double volume = 0.0;                   ///< its share of the element's rest volume (weight times |J|)
   double w_corotated = 0.0;              ///< 2 mu volume (0 when the body has no corotated energy)
   double w_volume = 0.0;                 ///< lambda volume (0 when the body has no volume energy)
+  int muscle = -1;                       ///< the muscle its element belongs to (-1: none)
+  Vec3 fiber = Vec3::Zero();             ///< the muscle's unit fibre direction m in rest coordinates
+  double w_muscle = 0.0;                 ///< the muscle's stiffness times volume: energy w/2 (|F m| - a)^2
+};
+
+/// Elements of one body that contract together: each sample of them adds w/2 (|F m| - a)^2, a being the
+/// muscle's activation (the fibre's target stretch: 1 rest, below 1 contraction), set before each step.
+struct PdMuscle {
+  std::string name;
+  int body = 0;
+  double stiffness = 0.0;    ///< Pa
+  std::vector<int> samples;  ///< its samples (global indices)
 };
 
 /// A body's material and where its vertices and samples sit.
@@ -32,6 +44,7 @@ struct PdBody {
   std::string name;
   int first_vertex = 0, vertex_count = 0;
   int first_sample = 0, sample_count = 0;
+  int first_element = 0, element_count = 0;
   double youngs_modulus = 0.0, poisson_ratio = 0.0, density = 0.0;
   bool corotated = true, volume = false;
 };
@@ -78,6 +91,8 @@ struct PdModel {
   /// element e's samples are [element_start[e], element_start[e + 1]) (one for a tetrahedron, eight for a
   /// hexahedron), all on the same nodes
   std::vector<int> element_start{0};
+  std::vector<PdMuscle> muscles;
+  VecX activation;                 ///< (muscles) the activations of the next step or adjoint (the caller's input)
   VecX mass;                       ///< (n) lumped from the exact element mass integrals
   std::vector<char> fixed;         ///< (n) vertices held at their start position
   std::vector<char> surface;       ///< (n) vertices that may touch a plane
@@ -90,7 +105,14 @@ struct PdModel {
   /// hexahedron's node order). invalid_argument naming the element for an inverted or degenerate one.
   int addBody(const std::string& name, const Points& rest, const Eigen::MatrixXi& elements, double youngs_modulus,
               double poisson_ratio, double density, bool corotated, bool volume);
-  /// Sets the material of body b (validated) and its samples' weights.
+  /// Appends a muscle over elements of body b (indices into the body's elements) with unit fibre directions
+  /// (one row per element, or one row for all) and stiffness > 0; its activation starts at 1 (rest length).
+  /// invalid_argument naming the problem (an element already in a muscle, a zero fibre, ...).
+  int addMuscle(const std::string& name, int b, const std::vector<int>& elements, const Points& fibers,
+                double stiffness);
+  /// Sets muscle k's stiffness (> 0) and its samples' weights.
+  void setMuscleStiffness(int k, double stiffness);
+  /// Sets body b's material (validated) and its samples' weights.
   void setMaterial(int b, double youngs_modulus, double poisson_ratio);
   void updateFreeIndex();
   int elementCount() const { return static_cast<int>(element_start.size()) - 1; }
@@ -149,6 +171,8 @@ struct PdData {
   double residual = 0.0;           ///< final ||grad g|| / force_scale
   double force_scale = 0.0;        ///< ||M (q - y)|| / dt^2 + ||grad E(q)|| on the free vertices
   int contacts = 0;                ///< surface vertices below a plane at x
+  VecX grad_activation;            ///< (muscles) the last adjoint's cotangents of the activations
+  VecX grad_muscle_stiffness;      ///< (muscles) and of the muscles' stiffnesses
 };
 
 /// Lame parameters (mu, lambda) of (E, nu).

@@ -3,9 +3,9 @@ respect to its Young's modulus.
 
 A projective world (``rd.World(dt, solver="projective")``) simulates a voxelised sphere (trilinear hexahedra,
 corotated and volume energies) falling onto a penalty ground plane. Each implicit Euler step is solved by
-L-BFGS around the prefactorised Projective Dynamics matrix. The script then pulls the gradient of the ball's
-final height back through the whole rollout with step_vjp (one adjoint per step, the same factors) and
-compares it with a central difference of two more rollouts.
+Newton's method, its conjugate gradients preconditioned by the prefactorised Projective Dynamics matrix.
+The script then pulls the gradient of the ball's final height back through the whole rollout with step_vjp
+(one adjoint per step, the same factors) and compares it with a central difference of two more rollouts.
 
 Run ``python examples/soft_ball_drop.py [--fast] [--out DIR]``; it writes ``soft_ball_drop.png`` (the
 height) and ``soft_ball_drop_frames.png`` (the ball's surface, drawn by ``rd.viz``).

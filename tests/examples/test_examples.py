@@ -300,7 +300,16 @@ def check_soft_ball(report: str, out: Path):
     check_pngs(out, ["soft_ball_drop.png", "soft_ball_drop_frames.png"], report)
 
 
+def check_soft_tendon(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # the adjoint through the rollout
+    initial = number(report, rf"initial distance {NUM} mm")
+    assert initial > 50.0
+    assert number(report, rf"final distance {NUM} mm") < 0.05 * initial  # the optimiser brought the tip there
+    check_pngs(out, ["soft_tendon_reach.png", "soft_tendon_reach_frames.png"], report)
+
+
 CHECKS = {
+    "soft_tendon_reach.py": check_soft_tendon,
     "rings_and_gripper.py": check_rings_and_gripper,
     "soft_ball_drop.py": check_soft_ball,
     "affine_bodies_fall.py": check_affine_bodies,

@@ -93,6 +93,22 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray C = _vec(centre, 3, "centre")
         self._pw.get().addSphere(_ptr(C), radius)
 
+    def _pw_add_box(self, half, rotation, position):
+        cdef cnp.ndarray H = _vec(half, 3, "half extents")
+        cdef cnp.ndarray R = _mat(rotation, 3, 3, "rotation")
+        cdef cnp.ndarray P = _vec(position, 3, "position")
+        return self._pw.get().addBox(_ptr(H), _ptr(R), _ptr(P))
+
+    def _pw_set_obstacle_pose(self, int o, rotation, position):
+        cdef cnp.ndarray R = _mat(rotation, 3, 3, "rotation")
+        cdef cnp.ndarray P = _vec(position, 3, "position")
+        self._pw.get().setObstaclePose(o, _ptr(R), _ptr(P))
+
+    def _pw_obstacle_gradients(self):
+        cdef cnp.ndarray out = _empty1(6 * self._pw.get().obstacleCount())
+        self._pw.get().obstacleGradients(_ptr(out))
+        return out.reshape(-1, 6)
+
     def _pw_nq(self):
         return 3 * self._pw.get().vertexCount()
 

@@ -32,6 +32,10 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void muscleGradients(double* out)
         void addPlane(const double* normal, double offset) except +
         void addSphere(const double* centre, double radius) except +
+        int addBox(const double* half, const double* rotation, const double* position) except +
+        void setObstaclePose(int o, const double* rotation, const double* position) except +
+        int obstacleCount()
+        void obstacleGradients(double* out)
         int bodyCount()
         int vertexCount()
         void bodyRange(int body, int* out) except +

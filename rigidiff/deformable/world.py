@@ -15,13 +15,14 @@ from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar, as_threads
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
+from rigidiff.deformable.obstacles import ProjectiveObstacles
 from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
 
 __all__ = ["ProjectiveWorld"]
 
 
-class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
+class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore):
     """A world of deformable solids under Projective Dynamics, with static ground planes.
 
     Made by ``rd.World(dt, solver="projective")``. No skeletons, particles or affine bodies (those calls raise
@@ -88,8 +89,7 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         self._materials: list[ProjectiveMaterial] = []
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
-        self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
-        self._balls: list = []  # (centre, radius) of the static balls, for rd.viz
+        self._init_obstacles()
         self._muscles: list[str] = []
         self.time = 0.0
 
@@ -297,24 +297,6 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         a = np.ones(m) if activation is None else as_array(activation, (m,), "activation")
         self._pw_set_activation(a)
 
-    def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
-        """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
-        the normal points away from are pushed back by the penalty of stiffness contact_stiffness."""
-        n = as_array(normal, (3,), "normal")
-        if not np.linalg.norm(n) > 0.0:
-            raise ValueError("normal must be non-zero")
-        height = as_scalar(height, "height")
-        self._pw_add_plane(n / np.linalg.norm(n), height)
-        self._planes.append((n / np.linalg.norm(n), height))
-
-    def add_sphere(self, centre, radius: float) -> None:
-        """Add a static, frictionless ball of the given centre (3,) and radius (> 0): surface vertices that
-        enter it are pushed out along its normal by the penalty of stiffness contact_stiffness."""
-        centre = as_array(centre, (3,), "centre")
-        radius = as_scalar(radius, "radius", minimum=0.0, strict=True)
-        self._pw_add_sphere(centre, radius)
-        self._balls.append((centre.copy(), radius))
-
     def add_skeleton(self, skeleton):
         """Refused: skeletons need an lcp world (the default)."""
         raise NotImplementedError("projective worlds do not support skeletons yet; use an lcp world (the default)")
@@ -382,22 +364,12 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
     # ------------------------------------------------------------------ drawing (rigidiff.viz)
     def _viz_surfaces(self, q) -> list:
         """[(key, triangles (m, 3, 3) in world coordinates)] of what rigidiff.viz draws at q beside rigid bodies:
-        each deformable body's boundary (key: its name) and each static ball (key: "obstacles")."""
-        from rigidiff.shapes import Sphere
-        from rigidiff.viz._scene import tessellate
-
+        each deformable body's boundary (key: its name) and each ball and box (key: "obstacles")."""
         out = []
         for name in self._names:
             x, faces = self.surface(q, name)
             out.append((name, x[faces]))
-        for centre, radius in self._balls:
-            polys = tessellate(Sphere(radius)) + centre
-            out.append(("obstacles", polys))
-        return out
-
-    def _viz_planes(self) -> list:
-        """[(normal, a point)] in world coordinates of the ground planes rigidiff.viz draws."""
-        return [(n, height * n) for n, height in self._planes]
+        return out + self._viz_obstacle_surfaces()
 
     # ------------------------------------------------------------------ stepping
     def _forces(self, f) -> np.ndarray:
@@ -413,12 +385,13 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
 
     def _parameter_names(self) -> tuple:
         return (tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
-                + tuple(f"muscle_stiffness:{m}" for m in self._muscles))
+                + tuple(f"muscle_stiffness:{m}" for m in self._muscles) + self._obstacle_parameter_names())
 
     def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next, activation=None):
         """Gradients of a loss L(q', v') of one step with respect to q, v, f, the activations and the parameters
         (parameter_names: "youngs_modulus:<body>" for each body, then "poisson_ratio:<body>", then
-        "muscle_stiffness:<muscle>") from the cotangents of q' and v': the adjoint of the step, solved with the
+        "muscle_stiffness:<muscle>", then each ball's and box's pose, "pose:<name>:x", ..., see add_box) from the
+        cotangents of q' and v': the adjoint of the step, solved with the
         step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters, parameter_names, q_next,
         v_next, activation)."""
         from rigidiff.jacobians import Gradients
@@ -426,7 +399,8 @@ class ProjectiveWorld(BodyWorld, _core.ProjectiveWorldCore):
         self._set_activation(activation)
         qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
         ga, gk = self._pw_muscle_gradients()
-        return Gradients(gq, gv, gf, np.concatenate([gE, gnu, gk]), self._parameter_names(), qn, vn, ga)
+        parameters = np.concatenate([gE, gnu, gk, self._obstacle_parameters()])
+        return Gradients(gq, gv, gf, parameters, self._parameter_names(), qn, vn, ga)
 
     def step_jacobians(self, q, v, f=None, activation=None):
         """The step and its dense Jacobians (each (nv, nv)), one adjoint per row: for small meshes only.

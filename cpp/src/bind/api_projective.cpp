@@ -137,6 +137,51 @@ void ProjectiveWorld::addSphere(const double* centre, double radius) {
   data_.factor_valid = false;
 }
 
+namespace {
+
+// a rotation matrix from row-major entries, checked
+Mat3 rotationFrom(const double* r) {
+  Mat3 R;
+  for (int i = 0; i < 9; ++i) R(i / 3, i % 3) = r[i];
+  if (!R.allFinite() || (R.transpose() * R - Mat3::Identity()).norm() > 1e-9 || R.determinant() < 0.0)
+    throw std::invalid_argument("an obstacle's rotation must be a finite rotation matrix");
+  return R;
+}
+
+}  // namespace
+
+int ProjectiveWorld::addBox(const double* half, const double* rotation, const double* position) {
+  deformable::PdBox box;
+  box.half = Vec3(half[0], half[1], half[2]);
+  if (!box.half.allFinite() || !(box.half.minCoeff() > 0.0))
+    throw std::invalid_argument("a box needs finite half extents > 0");
+  box.rotation = rotationFrom(rotation);
+  box.position = Vec3(position[0], position[1], position[2]);
+  if (!box.position.allFinite()) throw std::invalid_argument("a box's position must be finite");
+  model_.boxes.push_back(box);
+  data_.factor_valid = false;
+  return model_.obstacleCount() - 1;
+}
+
+void ProjectiveWorld::setObstaclePose(int o, const double* rotation, const double* position) {
+  const int planes = static_cast<int>(model_.planes.size()), spheres = static_cast<int>(model_.spheres.size());
+  if (o < planes || o >= model_.obstacleCount()) throw std::out_of_range("obstacle " + std::to_string(o) + " cannot move");
+  const Vec3 p(position[0], position[1], position[2]);
+  if (!p.allFinite()) throw std::invalid_argument("an obstacle's position must be finite");
+  if (o < planes + spheres) {
+    model_.spheres[o - planes].centre = p;
+    return;
+  }
+  deformable::PdBox& box = model_.boxes[o - planes - spheres];
+  box.rotation = rotationFrom(rotation);
+  box.position = p;
+}
+
+void ProjectiveWorld::obstacleGradients(double* out) const {
+  const int m = 6 * model_.obstacleCount();
+  for (int k = 0; k < m; ++k) out[k] = data_.grad_obstacles.size() == m ? data_.grad_obstacles[k] : 0.0;
+}
+
 void ProjectiveWorld::bodyRange(int body, int* out) const {
   const deformable::PdBody& b = model_.bodies.at(body);
   out[0] = b.first_vertex;

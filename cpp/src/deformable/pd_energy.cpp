@@ -69,7 +69,7 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
       for (int r = 0; r < 3; ++r) (*grad)(s.nodes[a], r) += slot[1 + 3 * a + r];
   }
   if (body >= 0) return energy;
-  model.forEachPenetration(x, [&](int i, double d, const Vec3& n, double) {
+  model.forEachPenetration(x, [&](int i, int, double d, const Vec3& n, double) {
     energy += 0.5 * model.contact_stiffness * d * d;
     if (grad) grad->row(i) += model.contact_stiffness * d * n.transpose();
   });

@@ -84,7 +84,7 @@ void pdHessianProduct(const PdModel& model, const PdHessian& hessian, const Poin
       for (int r = 0; r < 3; ++r) out(s.nodes[a], r) += y[3 * a + r];
   }
   // k (n n^T + d hess(distance)) z, with hess(distance) = (I - n n^T) / |x - c| for a sphere
-  model.forEachPenetration(hessian.x, [&](int i, double d, const Vec3& n, double curvature) {
+  model.forEachPenetration(hessian.x, [&](int i, int, double d, const Vec3& n, double curvature) {
     const Vec3 zi = z.row(i).transpose();
     const Vec3 tangential = zi - n * n.dot(zi);
     out.row(i) += model.contact_stiffness * (n * n.dot(zi) + d * curvature * tangential).transpose();

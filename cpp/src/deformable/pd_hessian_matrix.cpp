@@ -25,7 +25,7 @@ Eigen::SparseMatrix<double> pdHessianMatrix(const PdModel& model, const PdData& 
           for (int r = 0; r < 3; ++r) add(s.nodes[a], r, s.nodes[b], c, H[(3 * b + c) * kElementBlock + 3 * a + r]);
   }
   std::vector<std::pair<int, Mat3>> vertex_blocks;
-  model.forEachPenetration(hessian.x, [&](int i, double d, const Vec3& n, double curvature) {
+  model.forEachPenetration(hessian.x, [&](int i, int, double d, const Vec3& n, double curvature) {
     const Mat3 nn = n * n.transpose();
     vertex_blocks.emplace_back(i, model.contact_stiffness * (nn + d * curvature * (Mat3::Identity() - nn)));
   });

@@ -78,6 +78,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     gf.row(i) = Z.row(i);
   }
   pdFrictionCotangent(model, data, Z, gq);
+  pdObstacleCotangents(model, data.x, Z, data.grad_obstacles);
   // muscles: dL/d(theta) = -z^T d(grad E)/d(theta), d(grad E)/d(theta) at node k being (d stress/d theta) g_k
   const int muscles = static_cast<int>(model.muscles.size());
   data.grad_activation.setZero(muscles);

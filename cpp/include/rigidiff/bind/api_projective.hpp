@@ -46,6 +46,13 @@ class ProjectiveWorld {
   void addPlane(const double* normal, double offset);
   /// A static frictionless ball (radius > 0).
   void addSphere(const double* centre, double radius);
+  /// A box of half extents half (3) at the pose (rotation row-major 9, position 3); its obstacle index.
+  int addBox(const double* half, const double* rotation, const double* position);
+  /// Moves obstacle o (a sphere: its centre to position; a box: to the pose; planes do not move).
+  void setObstaclePose(int o, const double* rotation, const double* position);
+  int obstacleCount() const { return model_.obstacleCount(); }
+  /// out (6 obstacles) = the last adjoint's cotangents of the obstacles' poses (translation, rotation).
+  void obstacleGradients(double* out) const;
   int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
   int vertexCount() const { return model_.n; }
   /// out (2) = first vertex, vertex count of the body.

@@ -55,10 +55,18 @@ struct PdPlane {
   double offset = 0.0;
 };
 
-/// A static ball {x : |x - centre| <= radius}: its outside is free.
+/// A ball {x : |x - centre| <= radius}: its outside is free. Its centre may move between steps.
 struct PdSphere {
   Vec3 centre = Vec3::Zero();
   double radius = 1.0;
+};
+
+/// A box of half extents `half` at the pose (rotation, position): its outside is free. Its pose may move
+/// between steps.
+struct PdBox {
+  Vec3 half = Vec3::Ones();
+  Mat3 rotation = Mat3::Identity();
+  Vec3 position = Vec3::Zero();
 };
 
 /// How a step minimises its incremental potential.
@@ -117,26 +125,16 @@ struct PdModel {
   void updateFreeIndex();
   int elementCount() const { return static_cast<int>(element_start.size()) - 1; }
 
-  /// Static obstacles: the planes, then the spheres.
-  int obstacleCount() const { return static_cast<int>(planes.size() + spheres.size()); }
-  /// Signed distance of x to obstacle o (negative inside), the outward unit normal there, and the curvature
-  /// 1 / |x - centre| of a sphere's distance field (0 for a plane).
-  double obstacleDistance(int o, const Vec3& x, Vec3* normal, double* curvature) const {
-    if (o < static_cast<int>(planes.size())) {
-      *normal = planes[o].normal;
-      *curvature = 0.0;
-      return planes[o].normal.dot(x) - planes[o].offset;
-    }
-    const PdSphere& s = spheres[o - planes.size()];
-    const Vec3 r = x - s.centre;
-    const double len = r.norm();
-    *normal = len > 0.0 ? Vec3(r / len) : Vec3::UnitZ();
-    *curvature = len > 0.0 ? 1.0 / len : 0.0;
-    return len - s.radius;
-  }
+  std::vector<PdBox> boxes;
 
-  /// Calls visit(i, depth, normal, curvature) for every surface vertex i of x below an obstacle (depth < 0:
-  /// its signed distance), once per obstacle it is below.
+  /// Obstacles: the planes, then the spheres, then the boxes.
+  int obstacleCount() const { return static_cast<int>(planes.size() + spheres.size() + boxes.size()); }
+  /// Signed distance of x to obstacle o (negative inside), the outward unit normal there, and the curvature
+  /// of the distance field (1 / |x - centre| for a sphere; 0 for a plane, and for a box where x is inside).
+  double obstacleDistance(int o, const Vec3& x, Vec3* normal, double* curvature) const;
+
+  /// Calls visit(i, o, depth, normal, curvature) for every surface vertex i of x inside an obstacle o (depth < 0:
+  /// its signed distance), once per obstacle it is inside.
   template <typename Visit>
   void forEachPenetration(const Points& x, const Visit& visit) const {
     for (int i = 0; i < n; ++i) {
@@ -145,7 +143,7 @@ struct PdModel {
         Vec3 normal;
         double curvature;
         const double d = obstacleDistance(o, x.row(i).transpose(), &normal, &curvature);
-        if (d < 0.0) visit(i, d, normal, curvature);
+        if (d < 0.0) visit(i, o, d, normal, curvature);
       }
     }
   }
@@ -173,6 +171,7 @@ struct PdData {
   int contacts = 0;                ///< surface vertices below a plane at x
   VecX grad_activation;            ///< (muscles) the last adjoint's cotangents of the activations
   VecX grad_muscle_stiffness;      ///< (muscles) and of the muscles' stiffnesses
+  VecX grad_obstacles;             ///< (6 obstacles) and of the obstacles' poses (pdObstacleCotangents)
 };
 
 /// Lame parameters (mu, lambda) of (E, nu).

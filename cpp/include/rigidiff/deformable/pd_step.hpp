@@ -57,6 +57,10 @@ Eigen::SparseMatrix<double> pdHessianMatrix(const PdModel& model, const PdData& 
 void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Points& x,
                              std::vector<std::pair<int, Mat3>>& blocks);
 
+/// The cotangents (6 per obstacle: translation, then rotation about its position, both in world axes; zero for
+/// planes) of the obstacles' poses through the penalty at x, for the adjoint Z (n x 3): -Z^T d(grad E)/d(pose).
+void pdObstacleCotangents(const PdModel& model, const Points& x, const Points& Z, VecX& out);
+
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.
 void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,

@@ -49,12 +49,12 @@ cdef class ProjectiveWorldCore:
         return self._pw.get().friction(), self._pw.get().frictionVelocity()
 
     def _pw_add_body(self, str name, points, elements, double youngs_modulus, double poisson_ratio,
-                     double density, bint corotated, bint volume):
+                     double density, int energies):
         cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")
         cdef cnp.ndarray E = np.ascontiguousarray(elements, dtype=np.intc)
         return self._pw.get().addBody(name.encode(), _ptr(P), <int>cnp.PyArray_DIM(P, 0), <int*>cnp.PyArray_DATA(E),
                                       <int>cnp.PyArray_DIM(E, 0), <int>cnp.PyArray_DIM(E, 1), youngs_modulus,
-                                      poisson_ratio, density, corotated, volume)
+                                      poisson_ratio, density, energies)
 
     def _pw_set_material(self, int body, double youngs_modulus, double poisson_ratio):
         self._pw.get().setMaterial(body, youngs_modulus, poisson_ratio)

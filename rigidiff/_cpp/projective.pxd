@@ -19,8 +19,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         double friction()
         double frictionVelocity()
         int addBody(const string& name, const double* points, int n, const int* elements, int m, int nodes,
-                    double youngs_modulus, double poisson_ratio, double density, bool corotated,
-                    bool volume) except +
+                    double youngs_modulus, double poisson_ratio, double density, int energies) except +
         void setMaterial(int body, double youngs_modulus, double poisson_ratio) except +
         void setFixed(int body, const int* vertices, int count) except +
         int addMuscle(const string& name, int body, const int* elements, int count, const double* fibers,

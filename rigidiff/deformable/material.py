@@ -6,10 +6,11 @@ from rigidiff._validate import as_scalar
 
 __all__ = ["ProjectiveMaterial", "ENERGIES"]
 
-#: the PD energies a material may combine: "corotated" (as-rigid-as-possible, weight 2 mu: the element's
-#: deformation gradient pulled towards its nearest rotation) and "volume" (weight lambda: towards the nearest
-#: volume-preserving matrix, det = 1)
-ENERGIES = ("corotated", "volume")
+#: the energies a material may combine: the PD energies "corotated" (as-rigid-as-possible, weight 2 mu: the
+#: element's deformation gradient pulled towards its nearest rotation) and "volume" (weight lambda: towards the
+#: nearest volume-preserving matrix, det = 1), and the hyperelastic "neohookean"; the core's mask bit of each
+ENERGIES = ("corotated", "volume", "neohookean")
+_MASK = {"corotated": 1, "volume": 2, "neohookean": 4}
 
 
 class ProjectiveMaterial:
@@ -19,10 +20,12 @@ class ProjectiveMaterial:
         youngs_modulus: E in Pa (> 0).
         poisson_ratio: nu in [0, 0.5).
         density: kg/m^3 (> 0).
-        kind: "corotated", "volume", or a tuple of both: the PD energies of the body. Each quadrature sample
-            of volume V carries (mu V) |F - R|^2 for "corotated" (mu = E / (2 (1 + nu)), R the rotation nearest
-            to F) and (lambda V / 2) |F - D|^2 for "volume" (lambda = E nu / ((1 + nu)(1 - 2 nu)), D the
-            nearest matrix of determinant 1). With nu = 0, "corotated" is linear elasticity at small strain.
+        kind: "corotated", "volume", "neohookean", or a tuple of them: the energies of the body. Each
+            quadrature sample of volume V carries (mu V) |F - R|^2 for "corotated" (mu = E / (2 (1 + nu)), R the
+            rotation nearest to F), (lambda V / 2) |F - D|^2 for "volume" (lambda = E nu / ((1 + nu)(1 - 2 nu)),
+            D the nearest matrix of determinant 1), and V (mu/2 (tr F^T F - 3) - mu log J + lambda/2 (log J)^2)
+            for "neohookean" (J = det F; infinite for an inverted element, which the line search refuses). With
+            nu = 0, "corotated" is linear elasticity at small strain; "neohookean" is, at any nu.
 
     ValueError naming the argument for a value out of range.
     """
@@ -39,6 +42,11 @@ class ProjectiveMaterial:
         if not energies or any(e not in ENERGIES for e in energies) or len(set(energies)) != len(energies):
             raise ValueError(f"kind must be one of {list(ENERGIES)} or a tuple of them, got {kind!r}")
         self.energies = energies
+
+    @property
+    def energy_mask(self) -> int:
+        """The core's bit mask of the energies."""
+        return sum(_MASK[e] for e in self.energies)
 
     @property
     def lame(self) -> tuple:

@@ -195,7 +195,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         vel = np.zeros(3) if velocity is None else as_array(velocity, (3,), "velocity")
         fixed_idx = self._fixed_indices(fixed, len(mesh.vertices))
         body = self._pw_add_body(name, mesh.vertices, mesh.elements, material.youngs_modulus, material.poisson_ratio,
-                                 material.density, "corotated" in material.energies, "volume" in material.energies)
+                                 material.density, material.energy_mask)
         if len(fixed_idx):
             self._pw_set_fixed(body, fixed_idx)
         self._names.append(name)

@@ -7,7 +7,7 @@ import pytest
 
 import rigidiff as rd
 
-KINDS = ["corotated", "volume", ("corotated", "volume")]
+KINDS = ["corotated", "volume", ("corotated", "volume"), "neohookean", ("neohookean", "corotated")]
 
 
 def _beam(kind=("corotated", "volume"), tet=False, E=2e4, ground=False):
@@ -64,7 +64,8 @@ def _fd(world, L, fun, x, eps=1e-6):
     return out
 
 
-@pytest.mark.parametrize("kind, tet", [("corotated", False), (("corotated", "volume"), False)] + [(("corotated", "volume"), True)])
+@pytest.mark.parametrize("kind, tet", [("corotated", False), (("corotated", "volume"), False),
+                                       (("corotated", "volume"), True), ("neohookean", False), ("neohookean", True)])
 def test_step_vjp_matches_central_differences(kind, tet):
     # ("volume" alone has no shear stiffness: a beam of it is a mechanism, its step ill-conditioned)
     world = _beam(kind, tet=tet)
@@ -84,7 +85,7 @@ def test_step_vjp_matches_central_differences(kind, tet):
         assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()
 
 
-@pytest.mark.parametrize("kind", ["corotated", ("corotated", "volume")])
+@pytest.mark.parametrize("kind", ["corotated", ("corotated", "volume"), "neohookean", ("neohookean", "volume")])
 def test_material_gradients(kind):
     world = _beam(kind)
     q, v, f, rng = _state(world)

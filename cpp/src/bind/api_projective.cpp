@@ -64,11 +64,10 @@ void ProjectiveWorld::options(double* out) const {
 }
 
 int ProjectiveWorld::addBody(const std::string& name, const double* p, int n, const int* elements, int m, int nodes,
-                             double youngs_modulus, double poisson_ratio, double density, bool corotated,
-                             bool volume) {
+                             double youngs_modulus, double poisson_ratio, double density, int energies) {
   const Eigen::MatrixXi E =
       Eigen::Map<const Eigen::Matrix<int, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(elements, m, nodes);
-  const int b = model_.addBody(name, points(p, n), E, youngs_modulus, poisson_ratio, density, corotated, volume);
+  const int b = model_.addBody(name, points(p, n), E, youngs_modulus, poisson_ratio, density, energies);
   data_.factor_valid = false;
   return b;
 }

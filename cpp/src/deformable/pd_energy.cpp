@@ -3,6 +3,7 @@
 // sum w G^T (F - P) (the projection's own change drops out: P minimises the distance); its Hessian is in
 // pd_hessian.cpp.
 #include <cmath>
+#include <limits>
 
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_muscle.hpp"
@@ -32,6 +33,14 @@ double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Ma
     const Mat3 r = F - svd.U * t.asDiagonal() * svd.V.transpose();
     energy += 0.5 * s.w_volume * r.squaredNorm();
     *stress += s.w_volume * r;
+  }
+  if (s.mu_neohookean > 0.0) {
+    const double J = F.determinant();
+    if (!(J > 0.0)) return std::numeric_limits<double>::infinity();  // inverted: refused by the line search
+    const Mat3 inv_t = F.inverse().transpose();
+    const double log_j = std::log(J);
+    energy += s.mu_neohookean * (0.5 * (F.squaredNorm() - 3.0) - log_j) + 0.5 * s.lambda_neohookean * log_j * log_j;
+    *stress += s.mu_neohookean * (F - inv_t) + s.lambda_neohookean * log_j * inv_t;
   }
   if (s.muscle >= 0) energy += muscleEnergy(model, s, F, stress);
   return energy;
@@ -76,18 +85,24 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
   return energy;
 }
 
-void pdElasticWeightGradients(const PdModel& model, const Points& x, int body, Points& corotated, Points& volume) {
-  corotated.setZero(x.rows(), 3);
-  volume.setZero(x.rows(), 3);
+void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda) {
+  per_mu.setZero(x.rows(), 3);
+  per_lambda.setZero(x.rows(), 3);
   const PdBody& b = model.bodies.at(body);
   for (int i = b.first_sample; i < b.first_sample + b.sample_count; ++i) {
     const PdSample& s = model.samples[i];
     const Mat3 F = deformationGradient(s, x);
     const Svd3 svd = svd3(F);
-    if (b.corotated) scatter(s, s.volume * (F - svd.U * svd.V.transpose()), corotated);
+    // the weights: corotated 2 mu V, volume lambda V; neo-Hookean mu V and lambda V in its stress
+    if (b.corotated) scatter(s, 2.0 * s.volume * (F - svd.U * svd.V.transpose()), per_mu);
     if (b.volume) {
       const Vec3 t = volumeProjection(svd.sigma, nullptr);
-      scatter(s, s.volume * (F - svd.U * t.asDiagonal() * svd.V.transpose()), volume);
+      scatter(s, s.volume * (F - svd.U * t.asDiagonal() * svd.V.transpose()), per_lambda);
+    }
+    if (b.neohookean) {
+      const Mat3 inv_t = F.inverse().transpose();
+      scatter(s, s.volume * (F - inv_t), per_mu);
+      scatter(s, s.volume * std::log(F.determinant()) * inv_t, per_lambda);
     }
   }
 }

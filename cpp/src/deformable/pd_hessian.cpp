@@ -5,6 +5,8 @@
 // row-major). C is probed column by column with the projections' directional derivatives.
 #include "rigidiff/deformable/pd_hessian.hpp"
 
+#include <cmath>
+
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_muscle.hpp"
 #include "rigidiff/deformable/pd_projection.hpp"
@@ -26,11 +28,22 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) 
   Mat3 volume_ds = Mat3::Zero();
   if (s.w_volume > 0.0) volume_s = volumeProjection(svd.sigma, &volume_ds);
   const Mat3 zero = Mat3::Zero();
+  // neo-Hookean: dP = mu dF + lambda tr(F^-1 dF) F^-T - (lambda log J - mu) F^-T dF^T F^-T
+  Mat3 inv = Mat3::Zero(), inv_t = Mat3::Zero();
+  double log_j = 0.0;
+  if (s.mu_neohookean > 0.0) {
+    inv = F.inverse();
+    inv_t = inv.transpose();
+    log_j = std::log(F.determinant());
+  }
   Mat9 C;
   for (int m = 0; m < 9; ++m) {
     Mat3 dF = Mat3::Zero();
     dF(m / 3, m % 3) = 1.0;
     Mat3 dS = Mat3::Zero();
+    if (s.mu_neohookean > 0.0)
+      dS += s.mu_neohookean * dF + s.lambda_neohookean * (inv * dF).trace() * inv_t -
+            (s.lambda_neohookean * log_j - s.mu_neohookean) * inv_t * dF.transpose() * inv_t;
     if (s.w_corotated > 0.0) dS += s.w_corotated * (dF - isotropicDerivative(svd, Vec3::Ones(), zero, dF));
     if (s.w_volume > 0.0) dS += s.w_volume * (dF - isotropicDerivative(svd, volume_s, volume_ds, dF));
     for (int r = 0; r < 3; ++r)
@@ -50,7 +63,7 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
     Eigen::Map<Block> H(hessian.blocks.data() + static_cast<std::size_t>(e) * kBlock * kBlock);
     for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
       const PdSample& s = model.samples[k];
-      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.muscle < 0) continue;
+      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.mu_neohookean <= 0.0 && s.muscle < 0) continue;
       const Mat9 C = stressDerivative(model, s, x);
       const Eigen::Matrix<double, kMaxElementNodes, 3>& G = s.grad;  // rows beyond s.count are zero
       for (int r = 0; r < 3; ++r)

@@ -14,9 +14,9 @@ namespace {
 // rounding error, so where it is within a thousand roundings of f the change is measured by the trapezoid
 // rule on the gradients along the step instead (exact for a quadratic, and free of cancellation).
 bool lineSearch(const std::function<double(const VecX&, VecX&)>& f, const VecX& x, double fx, const VecX& d,
-                double slope, VecX& x_new, double& f_new, VecX& g_new) {
+                double slope, VecX& x_new, double& f_new, VecX& g_new, const StepLimit& limit) {
   const double rounding = 1e3 * std::numeric_limits<double>::epsilon() * std::abs(fx);
-  double t = 1.0;
+  double t = limit ? std::min(1.0, limit(x, d)) : 1.0;
   for (int ls = 0; ls < 40; ++ls, t *= 0.5) {
     x_new = x + t * d;
     f_new = f(x_new, g_new);
@@ -30,7 +30,7 @@ bool lineSearch(const std::function<double(const VecX&, VecX&)>& f, const VecX& 
 }  // namespace
 
 LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std::function<VecX(const VecX&)>& h0,
-                  VecX& x, double threshold, int max_iterations, int history) {
+                  VecX& x, double threshold, int max_iterations, int history, const StepLimit& limit) {
   LbfgsResult result;
   VecX g(x.size()), g_new(x.size()), x_new;
   double fx = f(x, g);
@@ -63,7 +63,7 @@ LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std:
       slope = g.dot(d);
     }
     double f_new = 0.0;
-    const bool accepted = lineSearch(f, x, fx, d, slope, x_new, f_new, g_new);
+    const bool accepted = lineSearch(f, x, fx, d, slope, x_new, f_new, g_new, limit);
     if (!accepted) {
       if (S.empty()) return result;
       S.clear(), Y.clear(), rho.clear();  // stale curvature pairs (a contact switched): restart from the PD step
@@ -112,7 +112,8 @@ int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::funct
 
 LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
                    const std::function<VecX(const VecX&, const VecX&, double)>& direction,
-                   const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations) {
+                   const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations,
+                   const StepLimit& limit) {
   LbfgsResult result;
   VecX g, g_new, x_new, d;
   double fx = f(x, g);
@@ -132,7 +133,7 @@ LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
       slope = g.dot(d);
     }
     double f_new = 0.0;
-    if (!lineSearch(f, x, fx, d, slope, x_new, f_new, g_new)) return result;
+    if (!lineSearch(f, x, fx, d, slope, x_new, f_new, g_new, limit)) return result;
     x.swap(x_new);
     g.swap(g_new);
     fx = f_new;

@@ -132,7 +132,9 @@ void markSurface(const Eigen::MatrixXi& elements, int offset, std::vector<char>&
 }  // namespace
 
 int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::MatrixXi& elements,
-                     double youngs_modulus, double poisson_ratio, double density, bool corotated, bool volume) {
+                     double youngs_modulus, double poisson_ratio, double density, int energies) {
+  if (energies <= 0 || energies > (kCorotated | kVolume | kNeoHookean))
+    throw std::invalid_argument("deformable " + name + ": no energies");
   for (const PdBody& b : bodies)
     if (b.name == name) throw std::invalid_argument("name '" + name + "' is already used");
   if (elements.rows() == 0) throw std::invalid_argument("deformable " + name + ": the mesh has no elements");
@@ -170,8 +172,9 @@ int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::M
   body.element_count = static_cast<int>(elements.rows());
   body.sample_count = static_cast<int>(new_samples.size());
   body.density = density;
-  body.corotated = corotated;
-  body.volume = volume;
+  body.corotated = energies & kCorotated;
+  body.volume = energies & kVolume;
+  body.neohookean = energies & kNeoHookean;
   const int b = static_cast<int>(bodies.size());
   for (PdSample& s : new_samples) s.body = b;
   bodies.push_back(body);
@@ -214,6 +217,8 @@ void PdModel::setMaterial(int b, double youngs_modulus, double poisson_ratio) {
   for (int i = body.first_sample; i < body.first_sample + body.sample_count; ++i) {
     samples[i].w_corotated = body.corotated ? 2.0 * mu * samples[i].volume : 0.0;
     samples[i].w_volume = body.volume ? lambda * samples[i].volume : 0.0;
+    samples[i].mu_neohookean = body.neohookean ? mu * samples[i].volume : 0.0;
+    samples[i].lambda_neohookean = body.neohookean ? lambda * samples[i].volume : 0.0;
   }
 }
 

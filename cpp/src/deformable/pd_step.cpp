@@ -20,8 +20,9 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
     entries.emplace_back(r, r, model.mass[i] / h2 + model.contact_stiffness * contacts[i]);
   }
   for (const PdSample& s : model.samples) {
-    // sum w G^T G, and a muscle's w (G m)(G m)^T (its energy is w/2 |F m - p|^2)
-    const double w = s.w_corotated + s.w_volume;
+    // sum w G^T G, and a muscle's w (G m)(G m)^T (its energy is w/2 |F m - p|^2); the neo-Hookean energy,
+    // whose Hessian is not constant, by the weight 2 mu + lambda (its Hessian at rest along a stretch)
+    const double w = s.w_corotated + s.w_volume + 2.0 * s.mu_neohookean + s.lambda_neohookean;
     const Eigen::Matrix<double, 8, 1> gm = s.grad * s.fiber;
     for (int a = 0; a < s.count; ++a) {
       const int ra = model.free_index[s.nodes[a]];
@@ -138,12 +139,24 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     internal += grad.row(i).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
+  // bodies with the neo-Hookean energy: line searches start no further than an element's inversion
+  bool neohookean = false;
+  for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;
+  Points X_d = q, D = Points::Zero(model.n, 3);
+  StepLimit limit;
+  if (neohookean)
+    limit = [&](const VecX& at, const VecX& d) {
+      pdScatterFree(model, at, X_d);
+      pdScatterFree(model, d, D);
+      return pdInversionFreeStep(model, X_d, D);
+    };
   // the solve starts from q + dt v (the motion continued) where its potential is lower than q's: a rolling or
   // falling body starts about where it ends, which halves Newton's iterations on a rolling ball
   VecX guess = xf;
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] += h * v(i, c);
+  if (limit) guess = xf + limit(xf, guess - xf) * (guess - xf);
   if (potential(guess, g0) < g_start) xf.swap(guess);
   // never below the rounding level of the gradient itself, about a thousand roundings of its inertial term
   // |M y| / dt^2 (at an exact equilibrium the force scale is itself rounding, and no iterate could meet it)
@@ -155,7 +168,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   LbfgsResult r;
   data.iterations = 0;
   if (model.options.method == PdMethod::Lbfgs) {
-    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history);
+    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history, limit);
     data.iterations = r.iterations;
   }
   if (!r.converged && data.iterations < model.options.max_iterations) {
@@ -175,7 +188,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
       preconditionedCg(product, inverse, -g, d, forcing, 10 * static_cast<int>(g.size()));
       return d;
     };
-    r = newton(potential, direction, inverse, xf, threshold, model.options.max_iterations - data.iterations);
+    r = newton(potential, direction, inverse, xf, threshold, model.options.max_iterations - data.iterations, limit);
     data.iterations += r.iterations;
   }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;

@@ -94,19 +94,19 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
         data.grad_muscle_stiffness[k] -= z.dot(per_stiffness * g);
       }
     }
-  // each body's weights are 2 mu V (corotated) and lambda V (volume): chain their stiffness factors to (E, nu)
+  // each body's Lame parameters through its energies' weights, chained to (E, nu)
   const int bodies = static_cast<int>(model.bodies.size());
   gE.setZero(bodies);
   gnu.setZero(bodies);
-  Points unit_corotated, unit_volume;
+  Points per_mu, per_lambda;
   for (int k = 0; k < bodies; ++k) {
     const PdBody& body = model.bodies[k];
-    pdElasticWeightGradients(model, data.x, k, unit_corotated, unit_volume);
-    const double zc = -(Z.array() * unit_corotated.array()).sum(), zv = -(Z.array() * unit_volume.array()).sum();
+    pdLameGradients(model, data.x, k, per_mu, per_lambda);
+    const double gmu = -(Z.array() * per_mu.array()).sum(), glambda = -(Z.array() * per_lambda.array()).sum();
     const double E = body.youngs_modulus, nu = body.poisson_ratio, d = (1.0 + nu) * (1.0 - 2.0 * nu);
-    // 2 mu = E / (1 + nu), lambda = E nu / ((1 + nu)(1 - 2 nu))
-    gE[k] = zc / (1.0 + nu) + zv * nu / d;
-    gnu[k] = -zc * E / ((1.0 + nu) * (1.0 + nu)) + zv * E * (1.0 + 2.0 * nu * nu) / (d * d);
+    // mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu))
+    gE[k] = gmu / (2.0 * (1.0 + nu)) + glambda * nu / d;
+    gnu[k] = -gmu * E / (2.0 * (1.0 + nu) * (1.0 + nu)) + glambda * E * (1.0 + 2.0 * nu * nu) / (d * d);
   }
 }
 

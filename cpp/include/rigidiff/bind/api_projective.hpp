@@ -27,9 +27,10 @@ class ProjectiveWorld {
   void setFriction(double friction, double friction_velocity);
   double friction() const { return model_.friction; }
   double frictionVelocity() const { return model_.friction_velocity; }
-  /// Rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8); returns the body's index.
+  /// Rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8), energies a deformable::PdEnergy mask;
+  /// returns the body's index.
   int addBody(const std::string& name, const double* points, int n, const int* elements, int m, int nodes,
-              double youngs_modulus, double poisson_ratio, double density, bool corotated, bool volume);
+              double youngs_modulus, double poisson_ratio, double density, int energies);
   void setMaterial(int body, double youngs_modulus, double poisson_ratio);
   /// Holds the listed vertices (indices into the body's mesh) at their start position; replaces the body's set.
   void setFixed(int body, const int* vertices, int count);

@@ -12,6 +12,10 @@
 namespace rigidiff {
 namespace deformable {
 
+/// The longest step t in (0, 1] that a line search from x along d may try (e.g. the first that would invert an
+/// element); empty: 1.
+using StepLimit = std::function<double(const VecX& x, const VecX& d)>;
+
 struct LbfgsResult {
   int iterations = 0;
   double gradient_norm = 0.0;
@@ -26,10 +30,11 @@ inline std::string sci(double x) {
 }
 
 /// Minimises f from x (updated in place) until |grad f| <= threshold. f(x, grad) returns the value and writes
-/// the gradient; h0(g) applies the initial inverse Hessian. Armijo backtracking (c = 1e-4, halving). Stops
+/// the gradient; h0(g) applies the initial inverse Hessian. Armijo backtracking (c = 1e-4, halving) from the step
+/// limit's t (1 without one). Stops
 /// early, unconverged, when 50 iterations fail to halve |grad f| (a stall the caller may hand to Newton).
 LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std::function<VecX(const VecX&)>& h0,
-                  VecX& x, double threshold, int max_iterations, int history);
+                  VecX& x, double threshold, int max_iterations, int history, const StepLimit& limit = {});
 
 /// Solves H x = b by conjugate gradients preconditioned by p (both applied as functions) from x = 0, until
 /// |H x - b| <= tolerance |b| or max_iterations; stops at a direction of non-positive curvature. Returns the
@@ -43,7 +48,8 @@ int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::funct
 /// -fallback(g). The line search of lbfgs.
 LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
                    const std::function<VecX(const VecX&, const VecX&, double)>& direction,
-                   const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations);
+                   const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations,
+                   const StepLimit& limit = {});
 
 }  // namespace deformable
 }  // namespace rigidiff

@@ -25,6 +25,8 @@ struct PdSample {
   double volume = 0.0;                   ///< its share of the element's rest volume (weight times |J|)
   double w_corotated = 0.0;              ///< 2 mu volume (0 when the body has no corotated energy)
   double w_volume = 0.0;                 ///< lambda volume (0 when the body has no volume energy)
+  double mu_neohookean = 0.0;            ///< mu volume of the neo-Hookean energy (0: none)
+  double lambda_neohookean = 0.0;        ///< lambda volume of the neo-Hookean energy
   int muscle = -1;                       ///< the muscle its element belongs to (-1: none)
   Vec3 fiber = Vec3::Zero();             ///< the muscle's unit fibre direction m in rest coordinates
   double w_muscle = 0.0;                 ///< the muscle's stiffness times volume: energy w/2 (|F m| - a)^2
@@ -39,6 +41,11 @@ struct PdMuscle {
   std::vector<int> samples;  ///< its samples (global indices)
 };
 
+/// The energies a body may combine (a mask): the PD energies "corotated" and "volume", and the hyperelastic
+/// neo-Hookean energy mu/2 (I1 - 3) - mu log J + lambda/2 (log J)^2, minimised by the same solvers (its Hessian
+/// is not constant, so A only approximates it, with the weight 2 mu + lambda).
+enum PdEnergy { kCorotated = 1, kVolume = 2, kNeoHookean = 4 };
+
 /// A body's material and where its vertices and samples sit.
 struct PdBody {
   std::string name;
@@ -46,7 +53,7 @@ struct PdBody {
   int first_sample = 0, sample_count = 0;
   int first_element = 0, element_count = 0;
   double youngs_modulus = 0.0, poisson_ratio = 0.0, density = 0.0;
-  bool corotated = true, volume = false;
+  bool corotated = true, volume = false, neohookean = false;
 };
 
 /// The static half space {x : normal . x >= offset} is free.
@@ -111,8 +118,9 @@ struct PdModel {
 
   /// Appends a body from rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8, see pd_mesh.cpp for the
   /// hexahedron's node order). invalid_argument naming the element for an inverted or degenerate one.
+  /// energies: a PdEnergy mask.
   int addBody(const std::string& name, const Points& rest, const Eigen::MatrixXi& elements, double youngs_modulus,
-              double poisson_ratio, double density, bool corotated, bool volume);
+              double poisson_ratio, double density, int energies);
   /// Appends a muscle over elements of body b (indices into the body's elements) with unit fibre directions
   /// (one row per element, or one row for all) and stiffness > 0; its activation starts at 1 (rest length).
   /// invalid_argument naming the problem (an element already in a muscle, a zero fibre, ...).

@@ -15,10 +15,9 @@ namespace deformable {
 /// that body's elastic energy (no contact).
 double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body = -1);
 
-/// The derivatives of body b's elastic gradient with respect to the stiffness factors of its energies at x:
-/// corotated (n x 3) = sum V G^T (F - R) over its samples (the weight being 2 mu V), volume = sum V G^T (F - D)
-/// (the weight lambda V); zero for an energy the body does not have.
-void pdElasticWeightGradients(const PdModel& model, const Points& x, int body, Points& corotated, Points& volume);
+/// The derivatives of body b's elastic gradient at x (n x 3 each) with respect to its Lame parameters mu and
+/// lambda (through the weights of its energies).
+void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda);
 
 /// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + the contact stiffness of
 /// each vertex marked in contacts (n; per plane it may touch).
@@ -60,6 +59,10 @@ void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Poi
 /// The cotangents (6 per obstacle: translation, then rotation about its position, both in world axes; zero for
 /// planes) of the obstacles' poses through the penalty at x, for the adjoint Z (n x 3): -Z^T d(grad E)/d(pose).
 void pdObstacleCotangents(const PdModel& model, const Points& x, const Points& Z, VecX& out);
+
+/// The longest step t in (0, 1] from x along d (both n x 3) before the determinant of a neo-Hookean sample's F
+/// falls to a tenth of its value at x: the start of an inversion-free line search (1 without neo-Hookean bodies).
+double pdInversionFreeStep(const PdModel& model, const Points& x, const Points& d);
 
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.

@@ -59,6 +59,9 @@ cdef class ProjectiveWorldCore:
     def _pw_set_material(self, int body, double youngs_modulus, double poisson_ratio):
         self._pw.get().setMaterial(body, youngs_modulus, poisson_ratio)
 
+    def _pw_set_density(self, int body, double density):
+        self._pw.get().setDensity(body, density)
+
     def _pw_set_fixed(self, int body, vertices):
         cdef cnp.ndarray V = np.ascontiguousarray(vertices, dtype=np.intc).reshape(-1)
         self._pw.get().setFixed(body, <int*>cnp.PyArray_DATA(V), <int>cnp.PyArray_DIM(V, 0))
@@ -103,6 +106,11 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray R = _mat(rotation, 3, 3, "rotation")
         cdef cnp.ndarray P = _vec(position, 3, "position")
         self._pw.get().setObstaclePose(o, _ptr(R), _ptr(P))
+
+    def _pw_contact_and_density_gradients(self):
+        cdef cnp.ndarray out = _empty1(self._pw.get().bodyCount() + 2)
+        self._pw.get().contactAndDensityGradients(_ptr(out))
+        return out
 
     def _pw_obstacle_gradients(self):
         cdef cnp.ndarray out = _empty1(6 * self._pw.get().obstacleCount())

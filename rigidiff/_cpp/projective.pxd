@@ -21,6 +21,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         int addBody(const string& name, const double* points, int n, const int* elements, int m, int nodes,
                     double youngs_modulus, double poisson_ratio, double density, int energies) except +
         void setMaterial(int body, double youngs_modulus, double poisson_ratio) except +
+        void setDensity(int body, double density) except +
         void setFixed(int body, const int* vertices, int count) except +
         int addMuscle(const string& name, int body, const int* elements, int count, const double* fibers,
                       int fiber_rows, double stiffness) except +
@@ -35,6 +36,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void setObstaclePose(int o, const double* rotation, const double* position) except +
         int obstacleCount()
         void obstacleGradients(double* out)
+        void contactAndDensityGradients(double* out)
         int bodyCount()
         int vertexCount()
         void bodyRange(int body, int* out) except +

@@ -225,16 +225,16 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         self._pw_set_fixed(i, self._fixed_indices(fixed, len(self._meshes[i].vertices)))
 
     def set_material(self, name: str, material: ProjectiveMaterial) -> None:
-        """Change the Young's modulus and Poisson's ratio of a body (its density and energies stay those it was
-        added with: ValueError if they differ)."""
+        """Change the Young's modulus, Poisson's ratio and density of a body (its energies stay those it was added
+        with: ValueError if they differ)."""
         i = self._index(name)
         if not isinstance(material, ProjectiveMaterial):
             raise TypeError(f"material must be an rd.ProjectiveMaterial, got {type(material).__name__}")
         old = self._materials[i]
-        if material.density != old.density or material.energies != old.energies:
-            raise ValueError("set_material changes youngs_modulus and poisson_ratio only; density and kind stay "
-                             f"{old.density} and {old.energies}")
+        if material.energies != old.energies:
+            raise ValueError(f"set_material keeps a body's energies: kind stays {old.energies}")
         self._pw_set_material(i, material.youngs_modulus, material.poisson_ratio)
+        self._pw_set_density(i, material.density)
         self._materials[i] = material
 
     def material(self, name: str) -> ProjectiveMaterial:
@@ -385,12 +385,14 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
 
     def _parameter_names(self) -> tuple:
         return (tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
+                + tuple(f"density:{n}" for n in self._names) + ("contact_stiffness", "friction")
                 + tuple(f"muscle_stiffness:{m}" for m in self._muscles) + self._obstacle_parameter_names())
 
     def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next, activation=None):
         """Gradients of a loss L(q', v') of one step with respect to q, v, f, the activations and the parameters
-        (parameter_names: "youngs_modulus:<body>" for each body, then "poisson_ratio:<body>", then
-        "muscle_stiffness:<muscle>", then each ball's and box's pose, "pose:<name>:x", ..., see add_box) from the
+        (parameter_names: "youngs_modulus:<body>" for each body, then "poisson_ratio:<body>", "density:<body>",
+        then "contact_stiffness" and "friction" (the penalty's k and Coulomb's mu), "muscle_stiffness:<muscle>",
+        then each ball's and box's pose, "pose:<name>:x", ..., see add_box) from the
         cotangents of q' and v': the adjoint of the step, solved with the
         step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters, parameter_names, q_next,
         v_next, activation)."""
@@ -399,7 +401,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         self._set_activation(activation)
         qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
         ga, gk = self._pw_muscle_gradients()
-        parameters = np.concatenate([gE, gnu, gk, self._obstacle_parameters()])
+        parameters = np.concatenate([gE, gnu, self._pw_contact_and_density_gradients(), gk, self._obstacle_parameters()])
         return Gradients(gq, gv, gf, parameters, self._parameter_names(), qn, vn, ga)
 
     def step_jacobians(self, q, v, f=None, activation=None):

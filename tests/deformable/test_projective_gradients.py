@@ -91,7 +91,8 @@ def test_material_gradients(kind):
     q, v, f, rng = _state(world)
     a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
     G = world.step_vjp(q, v, f, a, b)
-    assert G.parameter_names == ("youngs_modulus:beam", "poisson_ratio:beam")
+    assert G.parameter_names == ("youngs_modulus:beam", "poisson_ratio:beam", "density:beam", "contact_stiffness",
+                                 "friction")
     h = 1e-6
 
     def loss(E, nu):
@@ -205,3 +206,41 @@ def test_gradients_in_contact_with_a_sphere():
     v, f = 0.1 * rng.standard_normal(world.nv), np.zeros(world.nv)
     _check_energy_derivatives(world, q, rng, eps=1e-7, tol_gradient=1e-6, tol_hessian=1e-5)
     _check_vjp_in_contact(world, q, v, f, rng)
+
+
+@pytest.mark.parametrize("friction", [0.0, 0.4])
+def test_density_contact_stiffness_and_friction_gradients(friction):
+    # a block sliding on the ground, pressed in and pushed by a force: every parameter of the contact and the
+    # density reaches the step (mu = 0 too: the gradient with respect to mu is that of switching friction on)
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-13, max_iterations=5000, friction=friction,
+                     contact_stiffness=3e3)
+    world.add_ground()
+    mesh = rd.HexMesh.box((0.1, 0.05, 0.05), (2, 1, 1))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(2e4, 0.3, 800.0, kind=("corotated", "volume")), name="block")
+    rng = np.random.default_rng(4)
+    q = world.q - np.tile([0.0, 0.0, 2e-3], world.nq // 3)  # 2 mm into the ground
+    v = np.tile([0.3, 0.1, 0.0], world.nq // 3)
+    f = 0.05 * rng.standard_normal(world.nv)
+    a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    G = world.step_vjp(q, v, f, a, b)
+    assert world.last_step["contacts"] > 0
+
+    def loss():
+        qn, vn = world.step(q, v, f)
+        return a @ qn + b @ vn
+
+    def setter(name):
+        if name == "density:block":
+            return lambda x: world.set_material("block", rd.ProjectiveMaterial(2e4, 0.3, x, kind=("corotated", "volume")))
+        return lambda x: setattr(world, name, x)
+
+    for name, value in (("density:block", 800.0), ("contact_stiffness", 3e3), ("friction", friction)):
+        h = 1e-4 * max(value, 1.0)  # the solves are exact to about 1e-11: smaller steps would see their noise
+        values = []
+        for sign in (1, -1) if value > 0.0 else (1, 0):  # mu = 0: a one-sided difference
+            setter(name)(value + sign * h)
+            values.append(loss())
+        setter(name)(value)
+        fd = (values[0] - values[1]) / (2 * h if value > 0.0 else h)
+        assert fd != 0.0
+        assert G.parameter(name) == pytest.approx(fd, rel=1e-5 if value > 0.0 else 1e-4, abs=1e-9), name

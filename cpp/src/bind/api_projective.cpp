@@ -78,6 +78,12 @@ void ProjectiveWorld::setMaterial(int body, double youngs_modulus, double poisso
   data_.factor_valid = false;
 }
 
+void ProjectiveWorld::setDensity(int body, double density) {
+  if (body < 0 || body >= bodyCount()) throw std::out_of_range("no deformable body " + std::to_string(body));
+  model_.setDensity(body, density);
+  data_.factor_valid = false;
+}
+
 void ProjectiveWorld::setFixed(int body, const int* vertices, int count) {
   if (body < 0 || body >= bodyCount()) throw std::out_of_range("no deformable body " + std::to_string(body));
   const deformable::PdBody& b = model_.bodies[body];
@@ -174,6 +180,13 @@ void ProjectiveWorld::setObstaclePose(int o, const double* rotation, const doubl
   deformable::PdBox& box = model_.boxes[o - planes - spheres];
   box.rotation = rotationFrom(rotation);
   box.position = p;
+}
+
+void ProjectiveWorld::contactAndDensityGradients(double* out) const {
+  const int b = bodyCount();
+  for (int k = 0; k < b; ++k) out[k] = data_.grad_density.size() == b ? data_.grad_density[k] : 0.0;
+  out[b] = data_.grad_contact_stiffness;
+  out[b + 1] = data_.grad_friction;
 }
 
 void ProjectiveWorld::obstacleGradients(double* out) const {

@@ -42,9 +42,9 @@ Vec3 slipHessianProduct(const Slip& s, const Vec3& n, const Vec3& z) {
 
 }  // namespace
 
-void pdFrictionContacts(const PdModel& model, PdData& data) {
+void pdFrictionContacts(const PdModel& model, PdData& data, bool always) {
   data.friction = PdFriction();
-  if (!(model.friction > 0.0)) return;
+  if (!(model.friction > 0.0) && !always) return;
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     for (const PdPlane& p : model.planes) {
@@ -67,6 +67,14 @@ double pdFrictionEnergy(const PdModel& model, const PdData& data, const Points& 
     if (grad) grad->row(data.friction.vertex[c]) += w * s.f1_y * s.u.transpose();
   }
   return energy;
+}
+
+void pdFrictionGradientPerMu(const PdModel& model, const PdData& data, const Points& x, Points& out) {
+  out.setZero(x.rows(), 3);
+  for (std::size_t c = 0; c < data.friction.vertex.size(); ++c) {
+    const Slip s = slip(model, data, x, c);
+    out.row(data.friction.vertex[c]) += data.friction.lambda[c] * s.f1_y * s.u.transpose();
+  }
 }
 
 void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Points& x, const Points& z,

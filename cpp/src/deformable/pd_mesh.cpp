@@ -222,6 +222,14 @@ void PdModel::setMaterial(int b, double youngs_modulus, double poisson_ratio) {
   }
 }
 
+void PdModel::setDensity(int b, double density) {
+  if (!(density > 0.0) || !std::isfinite(density))
+    throw std::invalid_argument("density must be finite and > 0, got " + std::to_string(density));
+  PdBody& body = bodies.at(b);
+  mass.segment(body.first_vertex, body.vertex_count) *= density / body.density;
+  body.density = density;
+}
+
 void PdModel::updateFreeIndex() {
   free_index.assign(n, -1);
   free_count = 0;

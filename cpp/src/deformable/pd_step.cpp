@@ -90,6 +90,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
   data.q = q;
+  data.f = f;
   data.y.resize(model.n, 3);
   for (int i = 0; i < model.n; ++i)
     data.y.row(i) = q.row(i) + h * v.row(i) + h2 * (model.gravity.transpose() + f.row(i) / model.mass[i]);

@@ -94,6 +94,28 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
         data.grad_muscle_stiffness[k] -= z.dot(per_stiffness * g);
       }
     }
+  // the contact stiffness k (the penalty's gradient k d n, and friction's through lambda = k depth(q)), the
+  // friction coefficient (friction's gradient is mu times its per-mu gradient) and each body's density (its
+  // masses in M (x - y) / dt^2 = M (x - q - dt v) / dt^2 - M g - f)
+  data.grad_contact_stiffness = 0.0;
+  model.forEachPenetration(data.x, [&](int i, int, double d, const Vec3& n, double) {
+    data.grad_contact_stiffness -= d * n.dot(Z.row(i).transpose());
+  });
+  PdData contacts;
+  contacts.q = data.q;
+  pdFrictionContacts(model, contacts, true);
+  Points friction_per_mu;
+  pdFrictionGradientPerMu(model, contacts, data.x, friction_per_mu);
+  data.grad_friction = -(Z.array() * friction_per_mu.array()).sum();
+  data.grad_contact_stiffness += model.friction * data.grad_friction / model.contact_stiffness;
+  data.grad_density.setZero(model.bodies.size());
+  for (std::size_t k = 0; k < model.bodies.size(); ++k) {
+    const PdBody& body = model.bodies[k];
+    for (int i = body.first_vertex; i < body.first_vertex + body.vertex_count; ++i)
+      if (model.free_index[i] >= 0)
+        data.grad_density[k] -= Z.row(i).dot(model.mass[i] / h2 * (data.x.row(i) - data.y.row(i)) + data.f.row(i)) /
+                                body.density;
+  }
   // each body's Lame parameters through its energies' weights, chained to (E, nu)
   const int bodies = static_cast<int>(model.bodies.size());
   gE.setZero(bodies);

@@ -32,6 +32,7 @@ class ProjectiveWorld {
   int addBody(const std::string& name, const double* points, int n, const int* elements, int m, int nodes,
               double youngs_modulus, double poisson_ratio, double density, int energies);
   void setMaterial(int body, double youngs_modulus, double poisson_ratio);
+  void setDensity(int body, double density);
   /// Holds the listed vertices (indices into the body's mesh) at their start position; replaces the body's set.
   void setFixed(int body, const int* vertices, int count);
   /// A muscle over elements (indices into the body's mesh) with fibres (1 or count rows of 3); its index.
@@ -52,6 +53,8 @@ class ProjectiveWorld {
   /// Moves obstacle o (a sphere: its centre to position; a box: to the pose; planes do not move).
   void setObstaclePose(int o, const double* rotation, const double* position);
   int obstacleCount() const { return model_.obstacleCount(); }
+  /// out (bodies + 2) = the last adjoint's cotangents of the bodies' densities, the contact stiffness and mu.
+  void contactAndDensityGradients(double* out) const;
   /// out (6 obstacles) = the last adjoint's cotangents of the obstacles' poses (translation, rotation).
   void obstacleGradients(double* out) const;
   int bodyCount() const { return static_cast<int>(model_.bodies.size()); }

@@ -126,6 +126,8 @@ struct PdModel {
   /// invalid_argument naming the problem (an element already in a muscle, a zero fibre, ...).
   int addMuscle(const std::string& name, int b, const std::vector<int>& elements, const Points& fibers,
                 double stiffness);
+  /// Sets body b's density (> 0), scaling its vertices' masses.
+  void setDensity(int b, double density);
   /// Sets muscle k's stiffness (> 0) and its samples' weights.
   void setMuscleStiffness(int k, double stiffness);
   /// Sets body b's material (validated) and its samples' weights.
@@ -172,7 +174,7 @@ struct PdData {
   bool factor_valid = false;
   double factor_dt = 0.0;
   std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
-  Points x, q, y;                  ///< the step's solution, start and inertial target
+  Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
   int iterations = 0;
   double residual = 0.0;           ///< final ||grad g|| / force_scale
   double force_scale = 0.0;        ///< ||M (q - y)|| / dt^2 + ||grad E(q)|| on the free vertices
@@ -180,6 +182,8 @@ struct PdData {
   VecX grad_activation;            ///< (muscles) the last adjoint's cotangents of the activations
   VecX grad_muscle_stiffness;      ///< (muscles) and of the muscles' stiffnesses
   VecX grad_obstacles;             ///< (6 obstacles) and of the obstacles' poses (pdObstacleCotangents)
+  VecX grad_density;               ///< (bodies) and of the bodies' densities
+  double grad_contact_stiffness = 0.0, grad_friction = 0.0;  ///< and of the contact stiffness and mu
 };
 
 /// Lame parameters (mu, lambda) of (E, nu).

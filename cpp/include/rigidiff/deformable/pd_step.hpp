@@ -41,8 +41,11 @@ void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Po
 /// forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x.
 void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq);
 
-/// Finds the step's friction contacts from data.q (see PdFriction).
-void pdFrictionContacts(const PdModel& model, PdData& data);
+/// Finds the step's friction contacts from data.q (see PdFriction); none without friction unless `always`.
+void pdFrictionContacts(const PdModel& model, PdData& data, bool always = false);
+
+/// Friction's gradient at x per unit mu (n x 3, overwritten): sum lambda f1(y)/y u over the contacts of data.
+void pdFrictionGradientPerMu(const PdModel& model, const PdData& data, const Points& x, Points& out);
 
 /// (M / dt^2 + hess E(x) + hess D(x)) z on the free vertices at the x where `hessian` was built, z and the
 /// result stacked as in pdSolve (Z: n x 3 scratch).

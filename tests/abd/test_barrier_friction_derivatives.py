@@ -51,7 +51,28 @@ def _two_cubes(friction=0.4, density=500.0, stiffness=1e8, dhat=1e-2):
     return world
 
 
-SCENES = {"sliding": _sliding, "sticking": _sticking, "two_cubes": _two_cubes}
+def _on_incline(theta, friction, density=500.0, stiffness=1e8, dhat=1e-2):
+    """A cube resting within dhat of the ground plane tilted by theta about y, starting at rest: it slides
+    down when tan(theta) > friction and sticks otherwise."""
+    world = _world(friction, dhat)
+    n = np.array([np.sin(theta), 0.0, np.cos(theta)])
+    world.add_ground(normal=n)
+    R = rd.Transform(rpy=(0.0, theta, 0.0)).rotation  # the cube's bottom face parallel to the plane
+    world.add_affine_body(BOX, density=density, stiffness=stiffness, pose=rd.Transform(n * 0.104, rotation=R),
+                          name="cube")
+    return world
+
+
+def _incline_sliding(friction=0.3, **kw):
+    return _on_incline(np.radians(30.0), friction, **kw)
+
+
+def _incline_sticking(friction=0.5, **kw):
+    return _on_incline(np.radians(15.0), friction, **kw)
+
+
+SCENES = {"sliding": _sliding, "sticking": _sticking, "two_cubes": _two_cubes, "incline_sliding": _incline_sliding,
+          "incline_sticking": _incline_sticking}
 
 
 def _relative_error(analytic, fd):
@@ -67,9 +88,9 @@ def test_step_jacobians_through_friction_match_central_differences(scene):
     tau = np.random.default_rng(0).normal(scale=0.5, size=world.nv)
     J = world.step_jacobians(q, v, tau)
     assert world.last_step["active_pairs"] > 0
-    # steps small enough for the smoothed static friction, stiff at small slips (its truncation error falls
-    # as the step squared: 5e-4 relative at 1e-5 on q, 2e-8 at 3e-7)
-    fd = central_jacobians(world, q, v, tau, eps=(3e-7, 1e-5, 1e-4))
+    # a step in q small enough for the smoothed static friction, stiff at small slips: the truncation error
+    # falls as the step squared (on the incline 1.4e-3 relative at 1e-5, 1.6e-7 at 1e-7)
+    fd = central_jacobians(world, q, v, tau, eps=(1e-7, 1e-5, 1e-4))
     for name in NAMES:
         err = _relative_error(getattr(J, name), fd[name])
         assert err < 1e-6, f"{name}: relative error {err:.2e}"

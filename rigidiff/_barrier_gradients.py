@@ -80,7 +80,8 @@ class BarrierGradients:
         points and tangents frozen there): dq'/dq = H^-1 (M - C), dq'/dv = dt H^-1 M, dq'/dtau = dt^2 H^-1,
         dq'/dtheta = -H^-1 dr/dtheta, and v' = (q' - q) / dt. The barrier stiffness is held fixed (the step
         keeps it piecewise constant). As accurate as the Newton solve: tighten newton_tolerance (e.g. 1e-10)
-        for derivatives to ~1e-6. Worlds with static meshes raise ValueError.
+        for derivatives to ~1e-6. A static mesh's coordinates are inputs but not unknowns: its rows are
+        q' = q and v' = 0, and its columns say how moving it pushes the bodies.
 
         Args:
             q, v: the start state (nq,), (nv,).

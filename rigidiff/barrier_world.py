@@ -82,7 +82,7 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
     Made by ``rd.World(dt, solver="barrier")``. No skeletons or particles yet (those calls raise
     NotImplementedError). Derivatives (step_jacobians, step_vjp, rollout(record=True).backward) through the
     barrier and the lagged friction, with respect to the state, tau and the parameters (each body's density and
-    stiffness, friction, dhat: parameters()); not yet for worlds with static meshes.
+    stiffness, friction, dhat: parameters()).
 
     Args:
         dt: time step in seconds (> 0).
@@ -221,8 +221,8 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
             name: a new name; "body<i>" if None.
 
         ValueError for an open, inconsistently wound or inverted mesh, a used name, or a mesh that touches or
-        crosses a body (naming the pair). Static meshes may touch each other and the ground planes. Step
-        derivatives (step_jacobians, step_vjp) of worlds with static meshes raise ValueError for now.
+        crosses a body (naming the pair). Static meshes may touch each other and the ground planes. In the
+        step derivatives its coordinates are inputs (moving it pushes the bodies) but not unknowns.
         """
         return self._add_body(shape_or_mesh, 1.0, DEFAULT_STIFFNESS, pose, None, name, static=True)
 

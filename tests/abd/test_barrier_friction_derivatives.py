@@ -71,8 +71,23 @@ def _incline_sticking(friction=0.5, **kw):
     return _on_incline(np.radians(15.0), friction, **kw)
 
 
+def _on_static_ramp(friction=0.3, density=500.0, stiffness=1e8, dhat=1e-2):
+    """A cube resting within dhat of a static slab tilted by 30 degrees, sliding across it and down: the slab's
+    own coordinates are inputs of the step (moving it pushes the cube) but not unknowns (the step keeps them)."""
+    world = _world(friction, dhat)
+    world.newton_tolerance = 1e-12  # its slab makes the scene larger, and the tolerance is relative to its size
+    tilt = rd.Transform(rpy=(0.0, np.radians(30.0), 0.0)).rotation
+    normal = tilt @ np.array([0.0, 0.0, 1.0])
+    world.add_static_mesh(rd.Box((0.8, 0.6, 0.1)), pose=rd.Transform(rotation=tilt), name="ramp")
+    spin = rd.Transform(rpy=(0.0, 0.0, 0.2)).rotation
+    world.add_affine_body(BOX, density=density, stiffness=stiffness,
+                          pose=rd.Transform(normal * 0.154, rotation=tilt @ spin),
+                          velocity=np.concatenate([tilt @ np.array([0.1, 0.3, 0.0]), [0.0, 0.0, 0.0]]), name="cube")
+    return world
+
+
 SCENES = {"sliding": _sliding, "sticking": _sticking, "two_cubes": _two_cubes, "incline_sliding": _incline_sliding,
-          "incline_sticking": _incline_sticking}
+          "incline_sticking": _incline_sticking, "static_ramp": _on_static_ramp}
 
 
 def _relative_error(analytic, fd):
@@ -132,7 +147,7 @@ def _with(make, values, name, value):
 
 # relative central-difference steps: large enough that the Newton tolerance's noise (about 1e-13 m in q') stays
 # below 1e-6 of the derivative, small enough for the truncation error
-PARAMETER_STEPS = {"density": 1e-4, "stiffness": 1e-4, "friction": 1e-5, "dhat": 1e-5}
+PARAMETER_STEPS = {"density": 1e-4, "stiffness": 1e-4, "friction": 3e-5, "dhat": 1e-5}
 
 
 @pytest.mark.parametrize("scene", SCENES)
@@ -140,7 +155,7 @@ def test_parameter_jacobians_match_central_differences(scene):
     make = SCENES[scene]
     # a soft body (kappa = 1e4 Pa): at ABD's stiff 1e8 the step moves by 1e-15 per Pa, below the solve's noise
     world = make(stiffness=1e4)
-    body = world.body_names[0]  # the one whose density and stiffness the builder takes
+    body = world.parameters().names[0].split("/")[0]  # the body whose density and stiffness the builder takes
     q, v = world.q, world.v
     J = world.step_jacobians(q, v, wrt="all")
     p = world.parameters()
@@ -184,3 +199,27 @@ def test_wrt_selection_and_names():
         world.step_vjp(q, v, None, a, b, wrt="mass")
     with pytest.raises(ValueError, match="wrt"):
         world.step_jacobians(q, v, wrt=3)
+
+
+def test_static_mesh_coordinates_are_inputs_not_unknowns():
+    """The ramp's rows: q' = q (identity in dq_dq, zero elsewhere), v' = 0; its columns: moving the ramp
+    pushes the cube, as central differences of the step say on their own scale."""
+    world = _on_static_ramp()
+    ramp, cube = world.layout("ramp").q, world.layout("cube").q
+    q, v = world.q, world.v
+    J = world.step_jacobians(q, v, wrt="all")
+    np.testing.assert_array_equal(J.dq_dq[ramp, ramp], np.eye(12))
+    for name in NAMES:
+        block = getattr(J, name)[ramp]
+        if name != "dq_dq":
+            assert not block.any(), name
+    assert not J.dq_dq[ramp, cube].any() and not J.dq_dp[ramp].any() and not J.dv_dp[ramp].any()
+    fd = central_jacobians(world, q, v, np.zeros(world.nv), eps=(1e-7, 1e-5, 1e-4))
+    for name in ("dq_dq", "dv_dq"):
+        analytic = getattr(J, name)[cube, ramp]
+        err = _relative_error(analytic, fd[name][cube, ramp])
+        assert err < 1e-6, f"{name}: relative error {err:.2e}"
+    g = world.step_vjp(q, v, None, np.ones(world.nq), np.ones(world.nv))
+    np.testing.assert_allclose(g.q, J.dq_dq.T @ np.ones(world.nq) + J.dv_dq.T @ np.ones(world.nv), rtol=1e-9,
+                               atol=1e-9 * np.abs(g.q).max())
+    assert not g.v[ramp].any() and not g.tau[ramp].any()

@@ -1,6 +1,8 @@
 // Derivatives of the barrier step by the implicit function theorem (world/barrier_step_derivatives.hpp).
 #include "rigidiff/world/barrier_step_derivatives.hpp"
 
+#include <utility>
+
 #include "rigidiff/abd/orthogonality.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
@@ -36,6 +38,29 @@ VecX frictionStartTransposeTimes(const BarrierWorldModel& model, const BarrierSt
   return out;
 }
 
+// lin.coupling += the blocks between a moving and a static body of the first count per-pair Hessians in
+// data.terms (24 x 24 in the coordinates of pair k's bodies(k) = {first, second or -1})
+template <class Bodies>
+void collectStaticCoupling(const BarrierWorldModel& model, const BarrierWorldData& data, size_t count,
+                           Bodies&& bodies, BarrierStepLinearisation& lin) {
+  for (size_t k = 0; k < count; ++k) {
+    const std::pair<int, int> ab = bodies(k);
+    if (ab.first < 0 || ab.second < 0 || model.bodies[ab.first].fixed == model.bodies[ab.second].fixed) continue;
+    const Mat24& h = data.terms[k].hessian;
+    if (model.bodies[ab.second].fixed)
+      lin.coupling.push_back({ab.first, ab.second, h.block<12, 12>(0, 12)});
+    else
+      lin.coupling.push_back({ab.second, ab.first, h.block<12, 12>(12, 0)});
+  }
+}
+
+// x with the rows of static bodies set to zero: they are not equations of the step
+template <class X>
+void zeroStaticRows(const BarrierWorldModel& model, X& x) {
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    if (model.bodies[i].fixed) x.middleRows(12 * i, 12).setZero();
+}
+
 // the block-diagonal mass matrix times x
 VecX massTimes(const BarrierWorldModel& model, const VecX& x) {
   VecX out(model.nq());
@@ -67,6 +92,7 @@ MatX parameterDerivatives(const BarrierWorldModel& model, BarrierWorldData& data
   barrierPotential(model, data, kappa_end, dhat.data(), nullptr, true, true);
   P.col(2 * nb) = friction;
   P.col(2 * nb + 1) = 2.0 * model.options.dhat * dhat;  // d/d dhat = 2 dhat d/d shat
+  zeroStaticRows(model, P);
   return P;
 }
 
@@ -78,10 +104,8 @@ void linearizeBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data
                           const double* tau, const double* q_next, double kappa_start, double kappa_end,
                           BarrierStepLinearisation& lin) {
   (void)tau;  // r is linear in tau: it leaves no trace in H, C or dr/dtheta
-  for (const AffineBody& b : model.bodies)
-    RD_CHECK_ARG(!b.fixed, "step derivatives of barrier worlds with static meshes are not implemented yet ('"
-                               << b.name << "' is static)");
   const double h = model.dt;
+  lin.coupling.clear();
   // the start state: the friction pairs the step froze there, and how they move with it
   barrierPositions(model, q, data.x);
   collectBarrierPairs(model, data);
@@ -92,13 +116,23 @@ void linearizeBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data
   for (size_t i = 0; i < model.bodies.size(); ++i) {
     const AffineBody& body = model.bodies[i];
     const int at = 12 * static_cast<int>(i);
-    data.hessian.addDiagonal(static_cast<int>(i), body.mass_matrix + h * h * orthogonalityHessian(
-                                                      q_next + at, body.stiffness * body.integrals.volume));
+    data.hessian.addDiagonal(static_cast<int>(i),
+                             body.fixed ? body.mass_matrix
+                                        : Mat12(body.mass_matrix + h * h * orthogonalityHessian(
+                                              q_next + at, body.stiffness * body.integrals.volume)));
   }
   barrierPositions(model, q_next, data.x);
   collectBarrierPairs(model, data);
   barrierPotential(model, data, kappa_end, nullptr, &data.hessian, false);
+  collectStaticCoupling(model, data, data.pairs.size(), [&](size_t k) {
+    const BarrierPair& p = data.pairs[k];
+    return std::make_pair(p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b);
+  }, lin);
   frictionPotential(model, data, q_next, q, nullptr, &data.hessian);
+  collectStaticCoupling(model, data, data.friction.size(), [&](size_t k) {
+    const FrictionPair& f = data.friction[k];
+    return std::make_pair(f.body[0], f.npts == 4 ? f.body[3] : -1);
+  }, lin);
   if (data.hessian.writeLower(data.matrix)) data.ldlt.analyzePattern(data.matrix);
   data.ldlt.factorize(data.matrix);
   if (data.ldlt.info() != Eigen::Success)
@@ -122,8 +156,16 @@ void barrierStepJacobians(const BarrierWorldModel& model, BarrierWorldData& data
       for (int t = 0; t < 2; ++t)
         if (f.bodies[s] >= 0 && f.bodies[t] >= 0)
           C.block<12, 12>(12 * f.bodies[s], 12 * f.bodies[t]) += f.start.block<12, 12>(12 * s, 12 * t);
-  const MatX X = data.ldlt.solve(M - C);                   // dq'/dq
-  const MatX Y = data.ldlt.solve(MatX::Identity(n, n));    // H^-1
+  // -dr/dq on the moving bodies' rows: M - C, and -(H_coupling + C) in a static body's columns
+  MatX R = M - C, D = MatX::Identity(n, n);
+  for (const StaticCoupling& c : lin.coupling) R.block<12, 12>(12 * c.moving, 12 * c.fixed) -= c.block;
+  zeroStaticRows(model, R);
+  zeroStaticRows(model, M);
+  zeroStaticRows(model, D);
+  MatX X = data.ldlt.solve(R);                             // dq'/dq
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    if (model.bodies[i].fixed) X.block<12, 12>(12 * i, 12 * i).setIdentity();  // the step keeps it: q' = q
+  const MatX Y = data.ldlt.solve(D);                       // H^-1 on the moving bodies' rows
   const MatX Z = data.ldlt.solve(M);                       // H^-1 M
   const MatX P = -data.ldlt.solve(lin.parameters);         // dq'/dtheta
   Eigen::Map<RowMajorMatX> qq(dq_dq, n, n), qv(dq_dv, n, n), qt(dq_dtau, n, n);
@@ -146,10 +188,19 @@ void barrierVjpAt(const BarrierWorldModel& model, BarrierWorldData& data, const 
   const int n = model.nq();
   const double h = model.dt;
   const Eigen::Map<const VecX> a(gq_next, n), b(gv_next, n);
-  // the cotangent of q' itself: q' enters directly and through v' = (q' - q) / dt; H is symmetric
-  const VecX w = data.ldlt.solve(a + b / h);
+  // the cotangent of q' itself: q' enters directly and through v' = (q' - q) / dt; H is symmetric. A static
+  // body's q' = q and v' = 0 are no unknowns: its rows stay out of the solve (w = 0 there)
+  VecX rhs = a + b / h;
+  zeroStaticRows(model, rhs);
+  VecX w = data.ldlt.solve(rhs);
+  zeroStaticRows(model, w);
   const VecX Mw = massTimes(model, w);
-  Eigen::Map<VecX>(gq, n) = Mw - frictionStartTransposeTimes(model, lin, w) - b / h;
+  Eigen::Map<VecX> out_q(gq, n);
+  out_q = Mw - frictionStartTransposeTimes(model, lin, w) - b / h;
+  for (size_t i = 0; i < model.bodies.size(); ++i)
+    if (model.bodies[i].fixed) out_q.segment<12>(12 * i) += a.segment<12>(12 * i) + b.segment<12>(12 * i) / h;
+  for (const StaticCoupling& c : lin.coupling)
+    out_q.segment<12>(12 * c.fixed) -= c.block.transpose() * w.segment<12>(12 * c.moving);
   Eigen::Map<VecX>(gv, n) = h * Mw;
   Eigen::Map<VecX>(gtau, n) = h * h * w;
   Eigen::Map<VecX>(gparams, barrierParameterCount(model)) = -lin.parameters.transpose() * w;

@@ -7,7 +7,9 @@
 // (through the slip's reference and the frozen frame):
 //   dq'/dq = H^-1 (M - C),  dq'/dv = dt H^-1 M,  dq'/dtau = dt^2 H^-1,  dq'/dtheta = -H^-1 dr/dtheta,
 // and v' = (q' - q) / dt. The barrier stiffnesses (the start's, which the friction froze, and the end's) are
-// held fixed: the step keeps them piecewise constant (powers of two).
+// held fixed: the step keeps them piecewise constant (powers of two). A static body's coordinates are not
+// unknowns: q' = q there (v' = 0), and its q acts on the moving bodies through the exact Hessian's blocks
+// between them and through the friction frames, dq'/dq_static = -H^-1 (H_coupling + C_static).
 #pragma once
 
 #include <vector>
@@ -22,15 +24,24 @@ namespace rigidiff {
 /// body's two are zero).
 int barrierParameterCount(const BarrierWorldModel& model);
 
-/// The linearisation of one step at its solution: data.ldlt holds the factors of H, and these the rest.
+/// A block of the exact Hessian of E between a moving body (rows) and a static one (columns): how moving the
+/// static participant, which the step keeps where it is, pushes on the body.
+struct StaticCoupling {
+  int moving = 0, fixed = 0;
+  Mat12 block;
+};
+
+/// The linearisation of one step at its solution: data.ldlt holds the factors of H (a static body's block is
+/// its mass matrix, decoupled), and these the rest.
 struct BarrierStepLinearisation {
   std::vector<FrictionPairDerivative, Eigen::aligned_allocator<FrictionPairDerivative>> friction;
-  MatX parameters;  ///< dr/dtheta (nq x barrierParameterCount)
+  std::vector<StaticCoupling, Eigen::aligned_allocator<StaticCoupling>> coupling;  ///< unsorted, to be summed
+  MatX parameters;  ///< dr/dtheta (nq x barrierParameterCount; zero on a static body's rows)
 };
 
 /// Linearises the step from (q, v, tau) whose solution is q_next, taken with the barrier stiffnesses
 /// kappa_start and kappa_end (BarrierStepStats): factors H at q_next in data.ldlt and fills lin.
-/// invalid_argument for a world with static meshes; runtime_error if H is singular.
+/// runtime_error if H is singular.
 void linearizeBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
                           const double* tau, const double* q_next, double kappa_start, double kappa_end,
                           BarrierStepLinearisation& lin);

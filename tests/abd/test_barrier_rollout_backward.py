@@ -94,3 +94,40 @@ def test_rollout_backward_refuses_a_changed_world():
     traj.backward(np.ones_like(traj.q))  # the same world again
     with pytest.raises(ValueError, match="dL_dQ"):
         traj.backward(np.ones((2, world.nq)))
+
+
+def _grid(friction=0.4):
+    """Nine cubes side by side within dhat of each other and of the ground, jostling: over a thousand contact
+    pairs, so that their terms (and the friction frames' derivatives) are shared between two threads."""
+    world = rd.World(dt=1e-2, solver="barrier", dhat=5e-3, friction=friction, newton_tolerance=1e-10,
+                     max_newton_iterations=500)
+    world.add_ground()
+    rng = np.random.default_rng(2)
+    for i in range(3):
+        for j in range(3):
+            world.add_affine_body(BOX, density=500.0, pose=rd.Transform((0.203 * i, 0.203 * j, 0.1025)),
+                                  velocity=rng.normal(scale=0.2, size=3) * (1.0, 1.0, 0.0), name=f"c{i}{j}")
+    return world
+
+
+def test_rollout_backward_with_many_pairs_matches_central_differences():
+    world = _grid()
+    T = 3
+    taus = np.zeros((T, world.nv))
+    world.step(world.q, world.v)
+    assert world.last_step["active_pairs"] > 256  # at the first step; the cubes drift apart after it
+    traj = world.rollout(world.q, world.v, taus, record=True)
+    rng = np.random.default_rng(4)
+    weights = rng.normal(size=world.nq)
+    dL_dQ = np.zeros_like(traj.q)
+    dL_dQ[-1] = weights
+    g = traj.backward(dL_dQ, None, wrt="friction")
+    d = rng.normal(size=world.nv)
+    h = 1e-5
+    fd = (weights @ world.rollout(world.q, world.v + h * d, taus)[0][-1]
+          - weights @ world.rollout(world.q, world.v - h * d, taus)[0][-1]) / (2 * h)
+    assert abs(g.v @ d - fd) < 1e-6 * abs(fd), (g.v @ d, fd)
+    h = 1e-5
+    fd = (weights @ _grid(0.4 + h).rollout(world.q, world.v, taus)[0][-1]
+          - weights @ _grid(0.4 - h).rollout(world.q, world.v, taus)[0][-1]) / (2 * h)
+    assert abs(g.parameter("friction") - fd) < 1e-5 * abs(fd), (g.parameter("friction"), fd)

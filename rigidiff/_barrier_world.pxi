@@ -99,16 +99,21 @@ cdef class BarrierWorldCore:
         self._bw.get().step(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out))
         return q_out, v_out
 
+    def _bw_parameter_count(self):
+        return self._bw.get().parameterCount()
+
     def _bw_step_jacobians(self, q, v, tau):
         cdef int n = self._bw.get().nq()
+        cdef int np_ = self._bw.get().parameterCount()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray T = _vec(tau, n, "tau")
         cdef cnp.ndarray q_out = _empty1(n)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef cnp.ndarray jac = _empty3(6, n, n)
-        self._bw.get().stepJacobians(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out), _ptr(jac))
-        return q_out, v_out, jac
+        cdef cnp.ndarray jac_p = _empty3(2, n, np_)
+        self._bw.get().stepJacobians(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out), _ptr(jac), _ptr(jac_p))
+        return q_out, v_out, jac, jac_p
 
     def _bw_step_vjp(self, q, v, tau, gq_next, gv_next):
         cdef int n = self._bw.get().nq()
@@ -122,12 +127,31 @@ cdef class BarrierWorldCore:
         cdef cnp.ndarray gq = _empty1(n)
         cdef cnp.ndarray gv = _empty1(n)
         cdef cnp.ndarray gt = _empty1(n)
+        cdef cnp.ndarray gp = _empty1(self._bw.get().parameterCount())
         self._bw.get().stepVjp(_ptr(Q), _ptr(V), _ptr(T), _ptr(A), _ptr(B), _ptr(q_out), _ptr(v_out), _ptr(gq),
-                               _ptr(gv), _ptr(gt))
-        return q_out, v_out, gq, gv, gt
+                               _ptr(gv), _ptr(gt), _ptr(gp))
+        return q_out, v_out, gq, gv, gt, gp
+
+    def _bw_rollout_backward(self, Q, V, taus, kappas, GQ, GV):
+        cdef int n = self._bw.get().nq()
+        cdef cnp.ndarray Ta = _mat(taus, -1, n, "taus")
+        cdef int T = <int>cnp.PyArray_DIM(Ta, 0)
+        cdef str why = f" (the rollout has {T} steps)"
+        cdef cnp.ndarray Qa = _mat(Q, T + 1, n, "Q", why)
+        cdef cnp.ndarray Va = _mat(V, T + 1, n, "V", why)
+        cdef cnp.ndarray K = _mat(kappas, T, 2, "kappas", why)
+        cdef cnp.ndarray A = _mat(GQ, T + 1, n, "dL_dQ", why)
+        cdef cnp.ndarray B = _mat(GV, T + 1, n, "dL_dV", why)
+        cdef cnp.ndarray gq = _empty1(n)
+        cdef cnp.ndarray gv = _empty1(n)
+        cdef cnp.ndarray gt = _empty2(T, n)
+        cdef cnp.ndarray gp = _empty1(self._bw.get().parameterCount())
+        self._bw.get().rolloutBackward(T, _ptr(Qa), _ptr(Va), _ptr(Ta), _ptr(K), _ptr(A), _ptr(B), _ptr(gq), _ptr(gv),
+                                       _ptr(gt), _ptr(gp))
+        return gq, gv, gt, gp
 
     def _bw_stats(self):
-        cdef cnp.ndarray out = _empty1(14)
+        cdef cnp.ndarray out = _empty1(15)
         self._bw.get().stats(_ptr(out))
         return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._barrier_gradients import BarrierGradients
 from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar
 from rigidiff.transform import Transform
@@ -75,11 +76,13 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
     return R
 
 
-class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
+class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
     """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
 
-    Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, recorded rollouts or parameter
-    gradients yet (those calls raise NotImplementedError), and step derivatives of frictionless worlds only.
+    Made by ``rd.World(dt, solver="barrier")``. No skeletons or particles yet (those calls raise
+    NotImplementedError). Derivatives (step_jacobians, step_vjp, rollout(record=True).backward) through the
+    barrier and the lagged friction, with respect to the state, tau and the parameters (each body's density and
+    stiffness, friction, dhat: parameters()).
 
     Args:
         dt: time step in seconds (> 0).
@@ -120,6 +123,7 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
         self._static: set[str] = set()
+        self._body_parameters: dict = {}  # name -> {"density": ..., "stiffness": ...} of each affine body
         self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
@@ -217,8 +221,8 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
             name: a new name; "body<i>" if None.
 
         ValueError for an open, inconsistently wound or inverted mesh, a used name, or a mesh that touches or
-        crosses a body (naming the pair). Static meshes may touch each other and the ground planes. Step
-        derivatives (step_jacobians, step_vjp) of worlds with static meshes raise ValueError for now.
+        crosses a body (naming the pair). Static meshes may touch each other and the ground planes. In the
+        step derivatives its coordinates are inputs (moving it pushes the bodies) but not unknowns.
         """
         return self._add_body(shape_or_mesh, 1.0, DEFAULT_STIFFNESS, pose, None, name, static=True)
 
@@ -246,6 +250,8 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
             self._static.discard(name)
             raise
         self._names.append(name)
+        if not static:
+            self._body_parameters[name] = {"density": density, "stiffness": stiffness}
         self._q0, self._v0 = q0, np.concatenate([self._v0, v_body])
         return self.layout(name)
 
@@ -271,49 +277,6 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
     def add_particles(self, *args, **kwargs):
         """Refused: particle sets in barrier worlds are not supported yet."""
         raise NotImplementedError(_UNSUPPORTED.format(what="particle sets") + "; use an lcp world (the default)")
-
-    def _refuse(self, what: str):
-        raise NotImplementedError(_UNSUPPORTED.format(what=what))
-
-    def step_jacobians(self, q, v, tau=None):
-        """The step and its Jacobians, by the implicit function theorem at the converged Newton solution q'.
-
-        There the incremental potential is stationary, so with H its exact Hessian at q' (mass, orthogonality
-        and barrier terms, not projected): dq'/dq = H^-1 M, dq'/dv = dt H^-1 M, dq'/dtau = dt^2 H^-1 and
-        v' = (q' - q) / dt. The barrier stiffness is held fixed (the step keeps it piecewise constant). As
-        accurate as the Newton solve: tighten newton_tolerance (e.g. 1e-10) for derivatives to ~1e-6.
-        Returns a StepJacobians (q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau; each (nv, nv)).
-        """
-        from rigidiff.jacobians import StepJacobians
-
-        tau = np.zeros(self.nv) if tau is None else tau
-        qn, vn, J = self._bw_step_jacobians(q, v, tau)
-        return StepJacobians(qn, vn, *J)
-
-    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next):
-        """Gradients of a loss L(q_next, v_next) of one step with respect to q, v and tau from the cotangents of
-        q_next and v_next: the transposed Jacobians of step_jacobians times them, with one solve by the
-        Hessian's factors and no Jacobian formed. Returns Gradients (q, v, tau, q_next, v_next)."""
-        from rigidiff.jacobians import Gradients
-
-        tau = np.zeros(self.nv) if tau is None else tau
-        qn, vn, gq, gv, gt = self._bw_step_vjp(q, v, tau, dL_dq_next, dL_dv_next)
-        return Gradients(gq, gv, gt, np.zeros(0), (), qn, vn)
-
-    def rollout(self, q0, v0, taus, record: bool = False):
-        """T steps from (q0, v0) under the generalised forces taus (T, nv): Q (T+1, nq) and V (T+1, nv),
-        starting with q0 and v0. record=True (a Trajectory for the reverse pass) is not supported yet: chain
-        step_vjp backwards instead."""
-        if record:
-            self._refuse("rollout(record=True)")
-        taus = np.asarray(taus, dtype=np.float64)
-        if taus.ndim != 2 or taus.shape[1] != self.nv:
-            raise ValueError(f"taus must have shape (T, {self.nv}), got {taus.shape}")
-        Q, V = np.empty((len(taus) + 1, self.nq)), np.empty((len(taus) + 1, self.nv))
-        Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
-        for t, tau in enumerate(taus):
-            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], tau)
-        return Q, V
 
     # ------------------------------------------------------------------ layout
     @property

@@ -23,6 +23,7 @@ in which the dynamics are linear; :class:`ParameterMap` carries the chain rule t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,6 +72,20 @@ class Parameters:
 
     def __repr__(self) -> str:
         return f"Parameters({len(self.names)} values: {', '.join(self.names[:4])}{', ...' if len(self) > 4 else ''})"
+
+
+def wrt_entries(wrt) -> list:
+    """The entries of a ``wrt`` specification (one string, or an iterable of strings) as a list of strings;
+    ValueError for anything else. The worlds resolve each entry against their own parameter names."""
+    if isinstance(wrt, str):
+        return [wrt]
+    if not isinstance(wrt, Iterable):
+        raise ValueError(f"wrt must be a parameter name, a group or a list of them, got {wrt!r}")
+    entries = list(wrt)
+    for item in entries:
+        if not isinstance(item, str):
+            raise ValueError(f"wrt entries must be strings, got {item!r}")
+    return entries
 
 
 def unknown_message(name, names) -> str:

@@ -21,8 +21,9 @@ class Trajectory:
 
     def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray, constrained_steps=(), modes=None):
         self._world = world
-        # (rows per step, (row keys, row classes)) of a constrained rollout, or None: the reverse pass
-        # then reruns the rollout to find each step's contact mode
+        # what the world's reverse pass needs of each step beyond the states: (rows per step, (row keys, row
+        # classes)) of a constrained rollout of an lcp world, or None (the reverse pass then reruns the rollout
+        # to find each step's contact mode); each step's barrier stiffnesses in a barrier world
         self._modes = modes
         #: indices of the steps that solved contact, joint-limit or joint-friction constraints
         self.constrained_steps = list(constrained_steps)

@@ -8,7 +8,6 @@ coordinates of q (quaternions normalised: the gradient of f(normalise(q))).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -32,6 +31,7 @@ from rigidiff.parameters import (
     standard_parameters,
     theta_transform_matrix,
     unknown_message,
+    wrt_entries,
 )
 from rigidiff.trajectory import Trajectory
 
@@ -108,14 +108,8 @@ class GradientMethods:
         layout = self._parameter_layout()
         if wrt is None:
             return []
-        if isinstance(wrt, str):
-            wrt = [wrt]
-        if not isinstance(wrt, Iterable):
-            raise ValueError(f"wrt must be a parameter name, a group or a list of them, got {wrt!r}")
         chosen = set()
-        for item in wrt:
-            if not isinstance(item, str):
-                raise ValueError(f"wrt entries must be strings, got {item!r}")
+        for item in wrt_entries(wrt):
             if item == "all":
                 chosen.update(range(len(layout.names)))
             elif item in GROUPS:

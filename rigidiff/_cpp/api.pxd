@@ -283,11 +283,15 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         void restMesh(int body, double* points, int* faces) except +
         void checkState(const double* q) except +
         void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out) except +
+        int parameterCount()
         void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
-                           double* jac) except +
+                           double* jac, double* jac_p) except +
         void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
                      const double* gv_next, double* q_out, double* v_out, double* gq, double* gv,
-                     double* gtau) except +
+                     double* gtau, double* gparams) except +
+        void rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
+                             const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus,
+                             double* gparams) except +
         void stats(double* out)
         double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                                     double kappa, double* grad) except +

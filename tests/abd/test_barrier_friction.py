@@ -83,9 +83,3 @@ def test_box_sticks_on_an_incline_below_the_friction_angle():
     for _ in range(30):
         q, v = world.step(q, v)
     assert v[:3] @ down > 0.5 * G * np.sin(theta) * 0.3
-
-
-def test_step_derivatives_refuse_friction():
-    world, _ = _box_on_incline(0.2, 0.3)
-    with pytest.raises(ValueError, match="friction"):
-        world.step_jacobians(world.q, world.v)

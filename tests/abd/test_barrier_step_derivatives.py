@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
-
-NAMES = ("dq_dq", "dq_dv", "dq_dtau", "dv_dq", "dv_dv", "dv_dtau")
+from step_differences import NAMES, central_jacobians
 
 
 def _cube_sliding_on_ground():
@@ -28,22 +27,6 @@ def _two_cubes_colliding():
     return world
 
 
-def _central_jacobians(world, q, v, tau, eps):
-    """The six Jacobians by central differences of world.step."""
-    n = q.size
-    cols = {name: np.zeros((n, n)) for name in NAMES}
-    for which, name_q, name_v in ((0, "dq_dq", "dv_dq"), (1, "dq_dv", "dv_dv"), (2, "dq_dtau", "dv_dtau")):
-        for j in range(n):
-            args_p, args_m = [q.copy(), v.copy(), tau.copy()], [q.copy(), v.copy(), tau.copy()]
-            args_p[which][j] += eps[which]
-            args_m[which][j] -= eps[which]
-            qp, vp = world.step(*args_p)
-            qm, vm = world.step(*args_m)
-            cols[name_q][:, j] = (qp - qm) / (2 * eps[which])
-            cols[name_v][:, j] = (vp - vm) / (2 * eps[which])
-    return cols
-
-
 @pytest.mark.parametrize("make", [_cube_sliding_on_ground, _two_cubes_colliding], ids=["ground", "two_cubes"])
 def test_step_jacobians_match_central_differences(make):
     world = make()
@@ -54,7 +37,7 @@ def test_step_jacobians_match_central_differences(make):
     q_next, v_next = world.step(q, v, tau)
     np.testing.assert_array_equal(J.q_next, q_next)
     np.testing.assert_array_equal(J.v_next, v_next)
-    fd = _central_jacobians(world, q, v, tau, eps=(1e-6, 1e-5, 1e-4))
+    fd = central_jacobians(world, q, v, tau, eps=(1e-6, 1e-5, 1e-4))
     for name in NAMES:
         analytic = getattr(J, name)
         scale = np.abs(analytic).max()

@@ -46,8 +46,6 @@ def test_barrier_world_refuses_what_it_does_not_support():
         world.add_skeleton(rd.Skeleton("s"))
     with pytest.raises(NotImplementedError, match="particle"):
         world.add_particles(np.zeros((1, 3)))
-    with pytest.raises(NotImplementedError, match="barrier"):
-        world.rollout(np.zeros(0), np.zeros(0), np.zeros((2, 0)), record=True)
     with pytest.raises(ValueError, match="dhat"):
         rd.World(solver="barrier", dhat=0.0)
     with pytest.raises(ValueError, match="newton_tolerance"):

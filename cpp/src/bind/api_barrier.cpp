@@ -134,16 +134,26 @@ void BarrierWorld::step(const double* q, const double* v, const double* tau, dou
   barrierStep(model_, data_, q, v, tau, q_out, v_out);
 }
 
+int BarrierWorld::parameterCount() const { return barrierParameterCount(model_); }
+
 void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
-                                 double* jac) {
+                                 double* jac, double* jac_p) {
   const long nn = static_cast<long>(model_.nq()) * model_.nq();
+  const long np = static_cast<long>(model_.nq()) * parameterCount();
   barrierStepJacobians(model_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn, jac + 3 * nn, jac + 4 * nn,
-                       jac + 5 * nn);
+                       jac + 5 * nn, jac_p, jac_p + np);
 }
 
 void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
-                           const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gtau) {
-  barrierStepVjp(model_, data_, q, v, tau, gq_next, gv_next, q_out, v_out, gq, gv, gtau);
+                           const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gtau,
+                           double* gparams) {
+  barrierStepVjp(model_, data_, q, v, tau, gq_next, gv_next, q_out, v_out, gq, gv, gtau, gparams);
+}
+
+void BarrierWorld::rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
+                                   const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus,
+                                   double* gparams) {
+  barrierRolloutBackward(model_, data_, T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams);
 }
 
 void BarrierWorld::stats(double* out) const {
@@ -162,6 +172,7 @@ void BarrierWorld::stats(double* out) const {
   out[11] = s.time_factorisation;
   out[12] = s.time_ccd;
   out[13] = s.time_total;
+  out[14] = s.kappa_start;
 }
 
 double BarrierWorld::incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,

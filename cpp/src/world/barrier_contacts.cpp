@@ -280,10 +280,19 @@ void addPointHessian(const Mat12& H, const Vec3* xbar, const int* slot, int npts
 
 namespace {
 
+// b(s) and its first two derivatives in s, or with shat_derivative their derivatives in shat (the second's
+// left out): b(s; shat) = shat^2 beta(s / shat), so db/dshat = (2 b - s b') / shat, db'/dshat = (b' - s b'') / shat
+Vec3 barrierValuesAt(double s, double shat, bool shat_derivative) {
+  const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+  if (!shat_derivative) return Vec3(b0, b1, b2);
+  return Vec3((2.0 * b0 - s * b1) / shat, (b1 - s * b2) / shat, 0.0);
+}
+
 // the barrier of pair p at d.x and weight * its derivatives in the bodies' coordinates: the gradient when need_gradient, the Hessian
-// (projected to PSD in the points' coordinates when project) when need_hessian
+// (projected to PSD in the points' coordinates when project) when need_hessian; with shat_derivative, the
+// derivatives of those in shat = dhat^2 (no Hessian)
 void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const BarrierPair& p, double weight,
-               bool need_gradient, bool need_hessian, bool project, BodyPairTerms& out) {
+               bool need_gradient, bool need_hessian, bool project, bool shat_derivative, BodyPairTerms& out) {
   const double shat = model.options.dhat * model.options.dhat;
   const AffineBody& A = model.bodies[p.body_a];
   const auto& xa = d.x[p.body_a];
@@ -296,8 +305,9 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
     const Vec3& n = model.planes[p.body_b].normal;
     const double gap = planeGap(model.planes[p.body_b], xa[p.a]);
     const double s = gap > 0.0 ? gap * gap : 0.0;
-    const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
-    value = barrier(s, shat);
+    const Vec3 b = barrierValuesAt(s, shat, shat_derivative);
+    const double b1 = b[1], b2 = b[2];
+    value = b[0];
     g.head<3>() = b1 * 2.0 * gap * n;
     // (b'' ds ds^T + b' dds) = (4 gap^2 b'' + 2 b') n n^T: rank one, its projection in closed form
     const double c = 4.0 * gap * gap * b2 + 2.0 * b1;
@@ -337,7 +347,8 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
       ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
       if (need_hessian) dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
     }
-    const double b0 = barrier(s, shat), b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    const Vec3 b = barrierValuesAt(s, shat, shat_derivative);
+    const double b0 = b[0], b1 = b[1], b2 = b[2];
     if (p.kind == BarrierPair::PointTriangle) {
       value = b0;
       g = b1 * ds;
@@ -378,13 +389,14 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
 }  // namespace
 
 double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
-                        BlockHessian* hessian, bool project) {
+                        BlockHessian* hessian, bool project, bool shat_derivative) {
   const size_t n = d.pairs.size();
   d.terms.resize(n);
   // the pairs' terms are independent: two threads share them when there are many, then one thread adds
   // them up in the pairs' order (the same sums whatever the threads)
   parallelChunks(n, [&](size_t i) {
-    pairTerms(model, d, d.pairs[i], weight, grad != nullptr, hessian != nullptr, project, d.terms[i]);
+    pairTerms(model, d, d.pairs[i], weight, grad != nullptr, hessian != nullptr, project, shat_derivative,
+              d.terms[i]);
   });
   double total = 0.0;
   for (size_t i = 0; i < n; ++i) {

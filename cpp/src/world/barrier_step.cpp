@@ -115,6 +115,7 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
   average_mass = moving > 0 ? average_mass / moving : 1.0;
   const BarrierStiffness stiffness = initialBarrierStiffness(l, shat, average_mass, 0.0, 0.0);
   double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
+  data.stats.kappa_start = kappa;
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
   VecX grad = VecX::Zero(n);
   // E and its gradient at the start state, whose pairs the friction freezes (data.pairs, data.x); there the

@@ -43,14 +43,21 @@ class BarrierWorld {
   void restMesh(int body, double* points, int* faces) const;
   void checkState(const double* q);
   void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out);
-  /// The step and its six Jacobians (nq x nq each, row-major): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau.
-  void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out, double* jac);
-  /// The step and the cotangents (gq, gv, gtau) pulled back from (gq_next, gv_next).
+  /// The number of parameters of the derivatives: each body's density, each body's stiffness, friction, dhat.
+  int parameterCount() const;
+  /// The step and its six Jacobians (nq x nq each, row-major): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;
+  /// jac_p: dq_dp then dv_dp (nq x parameterCount each, row-major).
+  void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out, double* jac,
+                     double* jac_p);
+  /// The step and the cotangents (gq, gv, gtau, gparams (parameterCount)) pulled back from (gq_next, gv_next).
   void stepVjp(const double* q, const double* v, const double* tau, const double* gq_next, const double* gv_next,
-               double* q_out, double* v_out, double* gq, double* gv, double* gtau);
-  /// out (14) = Newton iterations, kappa, minimum distance, residual, active pairs, candidates, symbolic
+               double* q_out, double* v_out, double* gq, double* gv, double* gtau, double* gparams);
+  /// The reverse pass of a recorded rollout (world/barrier_step_derivatives.hpp, barrierRolloutBackward).
+  void rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
+                       const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams);
+  /// out (15) = Newton iterations, kappa, minimum distance, residual, active pairs, candidates, symbolic
   /// factorisations, line search evaluations of the last step, then its seconds in candidates, barrier,
-  /// assembly, factorisation, CCD and in all (BarrierStepStats).
+  /// assembly, factorisation, CCD and in all, then the kappa it started with (BarrierStepStats).
   void stats(double* out) const;
   /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
   /// kappa; grad (nq).

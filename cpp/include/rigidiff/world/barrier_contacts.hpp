@@ -36,8 +36,10 @@ double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& dat
 /// The barrier sum sum_k b(d_k^2) (unscaled by kappa) of data.pairs at data.x; when grad (model.nq()) is
 /// given adds weight * its gradient to it; when hessian is given adds weight * the Hessian, each pair's
 /// Hessian block projected to positive semi-definite in the points' coordinates first (project), or exact.
+/// With shat_derivative, the value and gradient are instead their derivatives in shat = dhat^2 (pairs and
+/// positions held; no Hessian): what a change of dhat does to the barrier at fixed positions.
 double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& data, double weight, double* grad,
-                        BlockHessian* hessian, bool project = true);
+                        BlockHessian* hessian, bool project = true, bool shat_derivative = false);
 
 /// h (24 x 24: body a's coordinates, then body b's) += weight J^T H J for the Hessian H (3 npts square) of
 /// npts points, point k at body coordinates xbar[k] of the body in slot[k] (0: a, 1: b): the affine map's

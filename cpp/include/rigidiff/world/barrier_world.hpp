@@ -48,6 +48,7 @@ struct BarrierWorldModel {
 struct BarrierStepStats {
   int newton_iterations = 0;
   double kappa = 0.0;                 ///< the barrier stiffness at the end of the step (a power of two)
+  double kappa_start = 0.0;           ///< ... and at its start, which the friction's normal forces use
   double min_distance = 0.0;          ///< the smallest surface distance at the end (inf if none within dhat)
   double residual = 0.0;              ///< the last Newton step's largest vertex move / (l dt)
   int active_pairs = 0;               ///< pairs within dhat at the end

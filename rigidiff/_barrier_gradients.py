@@ -1,0 +1,158 @@
+"""Derivatives of barrier worlds (rigidiff.BarrierWorld): step Jacobians, the reverse mode of a step and of a
+recorded rollout, with respect to the state, the generalised forces and the physical parameters.
+
+The parameters are named as the lcp World names its own (``"<body>/<field>"`` for a body's, a bare name for
+the world's): ``"<body>/density"`` and ``"<body>/stiffness"`` (the orthogonality kappa) of every affine body
+(not of static meshes), then the world's ``"friction"`` (mu) and ``"dhat"``. ``wrt`` takes a name, a group
+(``"density"``, ``"stiffness"``, ``"friction"``, ``"dhat"``), a body's name (its two), ``"all"``, or a list
+of those. The C++ core computes them all in its own order (each body's density, each body's stiffness,
+friction, dhat); this module names and selects them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidiff._validate import as_array
+from rigidiff.errors import UnknownNameError
+from rigidiff.parameters import unknown_message, wrt_entries
+
+_BODY_FIELDS = ("density", "stiffness")
+_WORLD_FIELDS = ("friction", "dhat")
+GROUPS = _BODY_FIELDS + _WORLD_FIELDS
+
+
+class BarrierGradients:
+    """Derivative methods of rigidiff.BarrierWorld (see the module docstring)."""
+
+    # ------------------------------------------------------------------ parameters
+    def _parameter_table(self) -> list:
+        """[(name, group, index into the core's parameter vector)] in the order of parameters().names."""
+        bodies = len(self._names)
+        table = []
+        for i, name in enumerate(self._names):
+            if name in self._static:
+                continue
+            table.append((f"{name}/density", "density", i))
+            table.append((f"{name}/stiffness", "stiffness", bodies + i))
+        table.append(("friction", "friction", 2 * bodies))
+        table.append(("dhat", "dhat", 2 * bodies + 1))
+        return table
+
+    def parameters(self):
+        """The world's differentiable parameters as one named vector (rigidiff.Parameters): each affine body's
+        density (kg/m^3) and orthogonality stiffness (Pa), then friction and dhat, with their lower bounds 0."""
+        from rigidiff.parameters import Parameters
+
+        values = []
+        for name, group, _ in self._parameter_table():
+            if group in _BODY_FIELDS:
+                values.append(self._body_parameters[name.rsplit("/", 1)[0]][group])
+            else:
+                values.append(getattr(self, group))
+        n = len(values)
+        return Parameters(tuple(row[0] for row in self._parameter_table()), np.array(values, dtype=float),
+                          np.zeros(n), np.full(n, np.inf))
+
+    def _resolve_wrt(self, wrt) -> tuple:
+        """(names, core indices) of a wrt specification, in parameters().names order."""
+        table = self._parameter_table()
+        if wrt is None:
+            return (), np.zeros(0, dtype=np.intp)
+        chosen = set()
+        for item in wrt_entries(wrt):
+            hits = [k for k, (name, group, _) in enumerate(table)
+                    if item in ("all", name, group) or name.startswith(item + "/")]
+            if not hits:
+                raise UnknownNameError(unknown_message(item, [row[0] for row in table]) +
+                                       f"; groups: {list(GROUPS)} or 'all'; a body's name selects its own")
+            chosen.update(hits)
+        rows = [table[k] for k in sorted(chosen)]
+        return tuple(r[0] for r in rows), np.array([r[2] for r in rows], dtype=np.intp)
+
+    # ------------------------------------------------------------------ one step
+    def step_jacobians(self, q, v, tau=None, wrt=None):
+        """The step and its Jacobians, by the implicit function theorem at the converged Newton solution q'.
+
+        There the incremental potential is stationary, so with H its exact Hessian at q' (mass,
+        orthogonality, barrier and friction terms, not projected) and C the derivative of the friction's
+        gradient with respect to the start state (through its slip and through the normal forces, closest
+        points and tangents frozen there): dq'/dq = H^-1 (M - C), dq'/dv = dt H^-1 M, dq'/dtau = dt^2 H^-1,
+        dq'/dtheta = -H^-1 dr/dtheta, and v' = (q' - q) / dt. The barrier stiffness is held fixed (the step
+        keeps it piecewise constant). As accurate as the Newton solve: tighten newton_tolerance (e.g. 1e-10)
+        for derivatives to ~1e-6. A static mesh's coordinates are inputs but not unknowns: its rows are
+        q' = q and v' = 0, and its columns say how moving it pushes the bodies.
+
+        Args:
+            q, v: the start state (nq,), (nv,).
+            tau: generalised forces (nv,), zero if None.
+            wrt: parameters to differentiate with respect to as well (see parameters(); a name, a group
+                "density", "stiffness", "friction" or "dhat", a body's name, "all", or a list), None for none.
+        Returns a StepJacobians (q_next, v_next, dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau; each (nv, nv)),
+        with parameter_names, dq_dp and dv_dp (nv, n_params) for wrt.
+        """
+        from rigidiff.jacobians import StepJacobians
+
+        names, idx = self._resolve_wrt(wrt)
+        tau = np.zeros(self.nv) if tau is None else tau
+        qn, vn, J, P = self._bw_step_jacobians(q, v, tau)
+        if wrt is None:
+            return StepJacobians(qn, vn, *J)
+        return StepJacobians(qn, vn, *J, parameter_names=names, dq_dp=P[0][:, idx], dv_dp=P[1][:, idx])
+
+    def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None):
+        """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and the parameters of wrt
+        (as in step_jacobians) from the cotangents of q_next and v_next: the transposed Jacobians of
+        step_jacobians times them, with one solve by the Hessian's factors and no Jacobian formed. Returns
+        Gradients (q, v, tau, parameters, parameter_names, q_next, v_next); ``.parameter(name)`` reads one."""
+        from rigidiff.jacobians import Gradients
+
+        names, idx = self._resolve_wrt(wrt)
+        tau = np.zeros(self.nv) if tau is None else tau
+        qn, vn, gq, gv, gt, gp = self._bw_step_vjp(q, v, tau, dL_dq_next, dL_dv_next)
+        return Gradients(gq, gv, gt, gp[idx], names, qn, vn)
+
+    # ------------------------------------------------------------------ rollouts
+    def rollout(self, q0, v0, taus, record: bool = False):
+        """T steps from (q0, v0) under the generalised forces taus (T, nv): Q (T+1, nq) and V (T+1, nv),
+        starting with q0 and v0; with record=True a Trajectory holding them (traj.q, traj.v, traj.tau) whose
+        ``backward(dL_dQ, dL_dV, wrt=...)`` runs the reverse pass (each step linearised at its recorded
+        solution, not solved again)."""
+        from rigidiff.trajectory import Trajectory
+
+        taus = np.asarray(taus, dtype=np.float64)
+        if taus.ndim != 2 or taus.shape[1] != self.nv:
+            raise ValueError(f"taus must have shape (T, {self.nv}), got {taus.shape}")
+        Q, V = np.empty((len(taus) + 1, self.nq)), np.empty((len(taus) + 1, self.nv))
+        Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
+        # each step's barrier stiffness at its start (the friction's) and end: the reverse pass holds them
+        kappas = np.empty((len(taus), 2))
+        for t, tau in enumerate(taus):
+            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], tau)
+            stats = self._bw_stats()
+            kappas[t] = stats[14], stats[1]
+        if not record:
+            return Q, V
+        return Trajectory(self, Q, V, taus.copy(), modes=(kappas, self._signature()))
+
+    def _signature(self) -> tuple:
+        """What the steps' linearisations depend on beyond the recorded states."""
+        return (self.nq, tuple(self.parameters().values.tolist()), tuple(np.asarray(self.gravity).tolist()),
+                self.friction_velocity)
+
+    def _rollout_backward(self, traj, dL_dQ, dL_dV, wrt, coordinates: bool = False,
+                          explore_contact_modes: bool = False):
+        """Trajectory.backward of a barrier world: q's coordinates are its tangent space (coordinates changes
+        nothing) and there are no contact modes to explore (the barrier is smooth)."""
+        from rigidiff.jacobians import Gradients
+
+        kappas, signature = traj._modes
+        if signature != self._signature():
+            raise RuntimeError("the world changed (its bodies, parameters, gravity or friction_velocity) since the "
+                               "rollout was recorded; record it again")
+        names, idx = self._resolve_wrt(wrt)
+        T = len(traj)
+        GQ = np.zeros((T + 1, self.nq)) if dL_dQ is None else dL_dQ
+        GV = np.zeros((T + 1, self.nv)) if dL_dV is None else dL_dV
+        gq, gv, gtaus, gp = self._bw_rollout_backward(traj.q, traj.v, traj.tau, kappas, GQ, GV)
+        return Gradients(gq, gv, gtaus, gp[idx], names)

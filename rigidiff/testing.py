@@ -52,8 +52,9 @@ changes fastest, it leaves the small entries to round-off. ``check_jacobians`` t
 at every column where an entry fails: Ridders' columns are extrapolated from first steps 16, 256 and
 4096 times larger and each entry keeps the result with the smallest error estimate; central columns are
 differenced with half the step. An entry then also passes if it is within twice the finite differences'
-error estimate (Ridders' estimate or the distance between two results, whichever is larger), which is
-taken as at least 1e-2 rtol and at most rtol times the largest entry of its column. Such entries are
+error estimate (Ridders' estimate, at least the round-off of q_next and v_next over the step, or the
+distance between two results, whichever is larger), which is taken as at least 1e-2 rtol and at most
+rtol times the largest entry of its column. Such entries are
 counted as ``n_within_noise``; ``fd_noise=False`` gives the plain rule.
 
 **Purity.** Every evaluation goes through ``_evaluate_step``. With ``contact_options(warm_start=False)`` the
@@ -220,16 +221,20 @@ def _central_column(world, state, wrt, k, h, q_ref) -> np.ndarray:
     return (_output(world, plus, q_ref) - _output(world, minus, q_ref)) / (hp - hm)
 
 
-def _ridders_column(world, state, wrt, k, h, q_ref, central=None, stride=2) -> tuple:
+def _ridders_column(world, state, wrt, k, h, q_ref, central=None, stride=2, roundoff=None) -> tuple:
     """(column, error estimate per entry): Ridders' extrapolation of central differences, entry by entry
     (Numerical Recipes' dfridr). ``central(step)`` replaces the state's central difference. Its error is
     a series in h from h^2 on: even powers only (``stride`` 2) for a central difference, every power
-    (``stride`` 1) for the second-order one-sided one; each column of the tableau removes the next."""
+    (``stride`` 1) for the second-order one-sided one; each column of the tableau removes the next.
+    ``roundoff`` (per entry: the round-off of the outputs differenced) bounds the returned estimate from
+    below by roundoff / h at the step h of the entry kept: a step too small to change an output at all
+    gives identical differences, whose tableau claims an error of 0."""
     if central is None:
         def central(step):
             return _central_column(world, state, wrt, k, step, q_ref)
     prev = [central(h)]
     best = prev[0].copy()
+    best_step = np.full(best.shape, h)
     err = np.full(best.shape, np.inf)
     done = np.zeros(best.shape, dtype=bool)
     for i in range(1, _RIDDERS_LEVELS):
@@ -241,11 +246,14 @@ def _ridders_column(world, state, wrt, k, h, q_ref, central=None, stride=2) -> t
             est = np.maximum(np.abs(row[j] - row[j - 1]), np.abs(row[j] - prev[j - 1]))
             better = (est <= err) & ~done
             best[better] = row[j][better]
+            best_step[better] = h
             err[better] = est[better]
         done |= np.abs(row[i] - prev[i - 1]) >= _RIDDERS_SAFE * err  # higher order got worse: stop
         if done.all():
             break
         prev = row
+    if roundoff is not None:
+        err = np.maximum(err, roundoff / best_step)
     return best, err
 
 
@@ -411,7 +419,7 @@ def _parameter_difference(p, name, h, defined):
                      f"within its bounds [{lower:g}, {upper:g}] without making the step undefined")
 
 
-def _parameter_column(world, state, p, name, h, q_ref, method) -> tuple:
+def _parameter_column(world, state, p, name, h, q_ref, method, roundoff=None) -> tuple:
     """(d(step output)/d(parameter), Ridders' error estimate or None) by central (or Ridders')
     differences, one-sided where the step is defined on one side only (see _parameter_difference).
     Leaves the parameter at its value in ``p``."""
@@ -434,7 +442,8 @@ def _parameter_column(world, state, p, name, h, q_ref, method) -> tuple:
         difference, stride, h = _parameter_difference(p, name, h, defined)
         if method == "central":
             return difference(f, h), None
-        return _ridders_column(world, state, None, 0, h, q_ref, central=lambda s: difference(f, s), stride=stride)
+        return _ridders_column(world, state, None, 0, h, q_ref, central=lambda s: difference(f, s), stride=stride,
+                               roundoff=roundoff)
     finally:
         world.set_parameters({name: p[name]})
 
@@ -448,6 +457,9 @@ def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None, c
     n = world.nv
     q_next, v_next = _evaluate_step(world, *state)
     limits = _effort_limits(world) if "tau" in wrt else None
+    # the last bits of q_next and v_next: a difference at step h carries at least this over h (a
+    # one-sided one 4 times it)
+    roundoff = 4.0 * np.finfo(float).eps * np.repeat([np.abs(q_next).max(), np.abs(v_next).max()], n)
     jobs = [(name, k, None) for name in wrt for k in (range(n) if columns is None else columns.get(name, ()))]
     if params is not None:
         p = world.parameters()
@@ -464,9 +476,10 @@ def _fd_blocks(world, state, wrt: tuple, method: str, eps: float, params=None, c
             if param is None:
                 h = _base_step(state, name, k, eps, limits, factor)
                 column = ((_central_column(world, state, name, k, h, q_next), None) if method == "central"
-                          else _ridders_column(world, state, name, k, h, q_next))
+                          else _ridders_column(world, state, name, k, h, q_next, roundoff=roundoff))
             else:
-                column = _parameter_column(world, state, p, param, factor * eps * scales[param], q_next, method)
+                column = _parameter_column(world, state, p, param, factor * eps * scales[param], q_next, method,
+                                           roundoff)
             J[name][:, k] = column[0]
             if column[1] is not None:
                 E[name][:, k] = column[1]

@@ -161,3 +161,13 @@ def test_fd_noise_must_be_a_bool():
     world = pendulum(np.inf)
     with pytest.raises(TypeError, match="fd_noise"):
         rdt.check_jacobians(world, np.zeros(1), np.zeros(1), np.zeros(1), fd_noise="yes")
+
+
+def test_a_step_too_small_to_change_the_outputs_claims_no_accuracy():
+    """Identical differences at every step (an output that a tiny step leaves bit for bit unchanged) make
+    a Ridders tableau claim an error of 0; the round-off of the outputs over the step kept bounds it."""
+    flat = lambda step: np.array([0.0, 1.0])  # noqa: E731
+    _, err = rdt._ridders_column(None, None, None, 0, 1e-3, None, central=flat)
+    assert np.all(err == 0.0)
+    _, err = rdt._ridders_column(None, None, None, 0, 1e-3, None, central=flat, roundoff=np.full(2, 1e-16))
+    assert np.all(err >= 1e-13)

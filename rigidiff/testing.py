@@ -170,8 +170,11 @@ class _KeptWarmStart:
 
 
 def _effort_limits(world) -> np.ndarray:
-    """(nv,) effort limit of every dof (inf where there is none, particles included)."""
+    """(nv,) effort limit of every dof (inf where there is none, particles included, and for every dof of
+    a world that names no joints)."""
     limits = np.full(world.nv, np.inf)
+    if not (hasattr(world, "joint_names") and hasattr(world, "joint")):
+        return limits
     for name in world.joint_names:
         j = world.joint(name)
         limits[j.v_index:j.v_index + j.nv] = j.effort_limit

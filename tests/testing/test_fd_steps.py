@@ -171,3 +171,17 @@ def test_a_step_too_small_to_change_the_outputs_claims_no_accuracy():
     assert np.all(err == 0.0)
     _, err = rdt._ridders_column(None, None, None, 0, 1e-3, None, central=flat, roundoff=np.full(2, 1e-16))
     assert np.all(err >= 1e-13)
+
+
+def test_a_world_without_joint_names_is_differenced_without_effort_limits():
+    """check_jacobians needs only step, integrate, difference, nq and nv of the world it checks."""
+    world = pendulum(np.inf)
+
+    class Bare:
+        nq, nv = world.nq, world.nv
+        step, integrate, difference = world.step, world.integrate, world.difference
+
+    q, v, tau = np.array([0.3]), np.array([0.5]), np.array([0.2])
+    report = rdt.check_jacobians(Bare(), q, v, tau, wrt="tau", method="ridders",
+                                 analytic=world.step_jacobians(q, v, tau))
+    assert report.passed, str(report)

@@ -709,12 +709,14 @@ def check_jacobians(world, q, v, tau, wrt=WRT, method: str = "central", eps: flo
             plus, with ``fd_noise``, the finite differences' own error.
         analytic: None (use world.step_jacobians), a StepJacobians, or a callable (q, v, tau) returning
             one; lets you check a Jacobian from elsewhere or a deliberately wrong one.
-        fd_noise: in every column where an entry fails, difference again with every step halved and let
-            an entry also differ by |fd(h) - fd(h / 2)|, the finite differences' own error, up to rtol
-            times the largest |fd| of its column (a small entry next to large ones in a column carries
-            their round-off: a finger joint's armature on a floating humanoid moves the finger's
-            velocity by 1e5 and the base's by 4e-3, off by 10 % in round-off). Entries that pass only so
-            are counted in each block's ``n_within_noise``. False: the plain rule.
+        fd_noise: in every column where an entry fails, difference again (Ridders from first steps 16,
+            256 and 4096 times larger, keeping each entry's best; central with half the step) and let an
+            entry also differ by twice the finite differences' own error estimate, at least 1e-2 rtol
+            and at most rtol times the largest |fd| of its column (a small entry next to large ones in
+            a column carries their round-off: a finger joint's armature on a floating humanoid moves
+            the finger's velocity by 1e5 and the base's by 4e-3, off by 10 % in round-off; module
+            docstring). Entries that pass only so are counted in each block's ``n_within_noise``.
+            False: the plain rule.
 
     Returns:
         a JacobianReport: ``passed``, ``blocks``, ``max_abs_error``, a table as ``str(report)``.

@@ -1,6 +1,7 @@
 """The rigidiff command: demo, models, info, simulate and check-grad."""
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -175,7 +176,7 @@ def _check_grad(capsys, *args):
 @pytest.mark.parametrize("model", rd.models.available())
 def test_check_grad_all_parameters_passes_on_every_shipped_model(model, capsys):
     """The README's `rigidiff check-grad model.urdf --parameters all`: steps scaled to each parameter and
-    kept inside the physical set (arm7's small link inertias moved by 1e-2 made a joint's articulated
+    kept where the step is defined (arm7's small link inertias moved by 1e-2 made a joint's articulated
     inertia singular), one-sided second-order differences at a bound (cartpole's armature of 0)."""
     floating = ["--floating-base"] if model == "quadruped" else []
     rc, out, err = _check_grad(capsys, rd.models.path(model), *floating, "--samples", "1", "--parameters", "all")
@@ -199,6 +200,39 @@ def test_check_grad_all_parameters_on_example_robot_data(robot, extra, capsys):
     rc, out, err = _check_grad(capsys, str(robots / robot), "--package-dir", str(robots), *extra, "--samples", "1",
                                "--parameters", "all")
     assert rc == 0, out + err
+
+
+@pytest.mark.parametrize("robot,extra", [
+    ("ur_description/urdf/ur10_robot.urdf", ["--floating-base"]),
+    ("pr2_description/urdf/pr2.urdf", []),
+    ("icub_description/robots/icub.urdf", ["--floating-base"]),
+    ("human_description/robots/human.urdf", []),
+], ids=["ur10-floating", "pr2", "icub-floating", "human"])
+def test_check_grad_steps_adapt_on_example_robot_data(robot, extra, capsys):
+    """Where the differences, not the derivatives, were off (each checked against small-step central
+    differences): a floating UR10's base inertia stepped at the scale of the whole arm (7e-2), a PR2
+    torque 0.03 beyond its effort limit stepped across the clip (6e-4 where the column is 0), a point
+    mass on iCub's neck whose centre of mass was stepped by 7e-12 and a head with no rotational inertia
+    whose one step could not suit both its neck's row and the legs' (1.3 and 5e-2), and a step of a
+    product of inertia of human.urdf that made an articulated inertia singular."""
+    robots = rd.models.example_robot_data_dir()
+    if robots is None:
+        pytest.skip("example-robot-data is not installed")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the models' own defects, reported when loading
+        rc, out, err = _check_grad(capsys, str(robots / robot), "--package-dir", str(robots), *extra,
+                                   "--samples", "3", "--parameters", "all")
+    assert rc == 0, out + err
+    assert "all 3 samples passed" in out
+
+
+def test_check_grad_central_differences_of_every_parameter_pass(capsys):
+    """A central parameter step is eps times the parameter's scale, with no floor of eps: at least eps
+    (1e-5) moved arm7's small inertias and armatures by up to 1 % of their scale (off by 2e-3)."""
+    for model, extra in (("arm7", []), ("quadruped", ["--floating-base"])):
+        rc, out, err = _check_grad(capsys, rd.models.path(model), *extra, "--samples", "2", "--method", "central",
+                                   "--parameters", "all")
+        assert rc == 0, out + err
 
 
 def test_check_grad_default_run_passes_on_solo12(capsys):

@@ -190,12 +190,12 @@ def test_bad_states_and_shapes(case):
 # ------------------------------------------------------------------------------------------ parameter steps
 
 
-def test_parameter_steps_stay_physical_and_match_the_analytic_columns(monkeypatch):
+def test_parameter_steps_keep_the_bounds_and_match_the_analytic_columns(monkeypatch):
     """A thin rod (one principal moment 1e-6 of the others) and a joint without damping or armature: every
-    value the differences set keeps the rod's inertia positive semi-definite and the passive coefficients
-    >= 0 (a step of eps * max(1, |p|) made the rod's inertia indefinite), and the columns agree with the
-    analytic ones to 1e-8 (a one-sided first-order difference extrapolated as if it were central was off
-    by 1e-3)."""
+    value the differences set keeps the mass and the passive coefficients >= 0 (bounds the world
+    enforces), an inertia may leave the physical set where the step stays defined (the rod's 4e-9
+    moment about its length, which the hinge never turns), and the columns agree with the analytic ones
+    to 1e-8 (a one-sided first-order difference extrapolated as if it were central was off by 1e-3)."""
     sk = rd.Skeleton("rod")
     sk.add_body("rod", joint=rd.RevoluteJoint("hinge", axis=(0, 1, 0)),
                 inertia=rd.Inertia(mass=0.5, com=(0, 0, -0.3), rotational_inertia=np.diag([4e-3, 4e-3, 4e-9])))
@@ -213,19 +213,13 @@ def test_parameter_steps_stay_physical_and_match_the_analytic_columns(monkeypatc
     monkeypatch.setattr(rd.World, "set_parameters", recording)
     wrt = ["rod", "hinge/damping", "hinge/armature"]
     fd = rdt.finite_difference_jacobians(world, q, v, tau, method="ridders", parameters=wrt)
-    p = world.parameters()
+    values = {}
     for change in seen:
         ((name, value),) = change.items()
-        field = name.split("/")[-1]
-        if field.startswith("inertia_"):
-            I = np.array([[p[f"rod/inertia_{a}{b}" if a <= b else f"rod/inertia_{b}{a}"] for b in "xyz"]
-                          for a in "xyz"])
-            i, j = "xyz".index(field[-2]), "xyz".index(field[-1])
-            I[i, j] = I[j, i] = value
-            assert np.linalg.eigvalsh(I)[0] >= 0.0, (name, value)
-        elif field in ("damping", "armature", "mass"):
-            assert value >= 0.0, (name, value)
-    assert any(n == "rod/inertia_zz" for change in seen for n in change)
+        values.setdefault(name, []).append(value)
+    for name in ("rod/mass", "hinge/damping", "hinge/armature"):
+        assert min(values[name]) >= 0.0, name
+    assert min(values["rod/inertia_zz"]) < 0.0
     J = world.step_jacobians(q, v, tau, wrt=wrt)
     assert_close(fd.dv_dp, J.dv_dp, rtol=1e-8, floor=1.0, what="dv_dp")
     assert_close(fd.dq_dp, J.dq_dp, rtol=1e-8, floor=1e-3, what="dq_dp")

@@ -44,8 +44,15 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) 
     if (s.mu_neohookean > 0.0)
       dS += s.mu_neohookean * dF + s.lambda_neohookean * (inv * dF).trace() * inv_t -
             (s.lambda_neohookean * log_j - s.mu_neohookean) * inv_t * dF.transpose() * inv_t;
-    if (s.w_corotated > 0.0) dS += s.w_corotated * (dF - isotropicDerivative(svd, Vec3::Ones(), zero, dF));
-    if (s.w_volume > 0.0) dS += s.w_volume * (dF - isotropicDerivative(svd, volume_s, volume_ds, dF));
+    if (s.w_corotated > 0.0 || s.w_volume > 0.0) {
+      // the projections' derivatives in the SVD's frame, where dF = e_r e_i^T is the outer product of U's row
+      // r and V's row i, summed with their weights and brought back once
+      const Mat3 M = svd.U.row(m / 3).transpose() * svd.V.row(m % 3);
+      Mat3 L = Mat3::Zero();
+      if (s.w_corotated > 0.0) L += s.w_corotated * isotropicFrameDerivative(svd.sigma, Vec3::Ones(), zero, M);
+      if (s.w_volume > 0.0) L += s.w_volume * isotropicFrameDerivative(svd.sigma, volume_s, volume_ds, M);
+      dS += (s.w_corotated + s.w_volume) * dF - svd.U * L * svd.V.transpose();
+    }
     for (int r = 0; r < 3; ++r)
       for (int i = 0; i < 3; ++i) C(3 * r + i, m) = dS(r, i);
   }

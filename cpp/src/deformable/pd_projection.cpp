@@ -134,9 +134,7 @@ Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian) {
   return s;
 }
 
-Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, const Mat3& dF) {
-  const Mat3 M = svd.U.transpose() * dF * svd.V;
-  const Vec3& sg = svd.sigma;
+Mat3 isotropicFrameDerivative(const Vec3& sg, const Vec3& s, const Mat3& jacobian, const Mat3& M) {
   Mat3 out = Mat3::Zero();
   out.diagonal() = jacobian * M.diagonal();
   for (int i = 0; i < 3; ++i) {
@@ -154,7 +152,11 @@ Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, c
       out(j, i) = a * c1 - b * c2;
     }
   }
-  return svd.U * out * svd.V.transpose();
+  return out;
+}
+
+Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, const Mat3& dF) {
+  return svd.U * isotropicFrameDerivative(svd.sigma, s, jacobian, svd.U.transpose() * dF * svd.V) * svd.V.transpose();
 }
 
 }  // namespace deformable

@@ -24,5 +24,8 @@ Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian);
 /// dP of the isotropic function P = U diag(s) V^T for a change dF of F, with ds/dsigma = jacobian.
 Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, const Mat3& dF);
 
+/// The same in the SVD's frame: U^T dP V for M = U^T dF V (sigma: the singular values).
+Mat3 isotropicFrameDerivative(const Vec3& sigma, const Vec3& s, const Mat3& jacobian, const Mat3& M);
+
 }  // namespace deformable
 }  // namespace rigidiff

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._barrier_skeletons import SkeletonParticipants
 from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar
 from rigidiff.transform import Transform
@@ -75,11 +76,12 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
     return R
 
 
-class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
-    """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
+class BarrierWorld(SkeletonParticipants, BodyWorld, _core.BarrierWorldCore):
+    """A world of affine bodies, articulated skeletons and static ground planes with IPC's intersection-free
+    barrier contact.
 
-    Made by ``rd.World(dt, solver="barrier")``. No skeletons, particles, recorded rollouts or parameter
-    gradients yet (those calls raise NotImplementedError), and step derivatives of frictionless worlds only.
+    Made by ``rd.World(dt, solver="barrier")``. No particles, recorded rollouts or parameter gradients yet
+    (those calls raise NotImplementedError), and step derivatives of frictionless worlds without skeletons only.
 
     Args:
         dt: time step in seconds (> 0).
@@ -119,6 +121,7 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
                              self._iterations(max_newton_iterations), as_scalar(friction, "friction", minimum=0.0),
                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
+        self._init_skeletons()
         self._static: set[str] = set()
         self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
         self._q0 = np.zeros(0)
@@ -225,7 +228,7 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
     def _add_body(self, shape_or_mesh, density, stiffness, pose, velocity, name, static: bool):
         vertices, faces = _mesh_of(shape_or_mesh)
         name = f"body{len(self._names)}" if name is None else as_name(name, "affine body")
-        if name in self._names:
+        if name in self._names or any(sk.name == name for sk in self._skeletons):
             raise ValueError(f"name {name!r} is already used")
         if pose is None:
             pose = Transform()
@@ -263,10 +266,6 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
             self._bw_pop_plane()
             raise
         self._planes.append((n / np.linalg.norm(n), height))
-
-    def add_skeleton(self, skeleton):
-        """Refused: articulated skeletons in barrier worlds are not supported yet."""
-        raise NotImplementedError(_UNSUPPORTED.format(what="skeletons") + "; use an lcp world (the default)")
 
     def add_particles(self, *args, **kwargs):
         """Refused: particle sets in barrier worlds are not supported yet."""
@@ -318,22 +317,28 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
     # ------------------------------------------------------------------ layout
     @property
     def nq(self) -> int:
-        """Size of q: 12 per affine body."""
+        """Size of q: the skeletons' coordinates, then 12 per affine body or static mesh."""
         return self._bw_nq()
 
     @property
     def nv(self) -> int:
-        """Size of v (and tau): 12 per affine body."""
+        """Size of v (and tau): as nq (the skeletons' joints are vector-space joints, dq/dt = v)."""
         return self._bw_nq()
 
     def layout(self, name):
-        """The Layout of the body called name (kind "affine", or "static" for a static mesh): q[layout.q] = (p, a1,
-        a2, a3), v[layout.v] its rate."""
+        """The Layout of the skeleton (kind "skeleton"), body (kind "affine") or static mesh (kind "static")
+        called name: for a body q[layout.q] = (p, a1, a2, a3) and v[layout.v] its rate."""
         from rigidiff.world import Layout
 
+        skeleton = self._skeleton_layout(name)
+        if skeleton is not None:
+            return skeleton
+        if name not in self._names:
+            raise self._unknown(name)
         i = self._index(name)
         kind = "static" if name in self._static else "affine"
-        return Layout(name, kind, slice(12 * i, 12 * i + 12), slice(12 * i, 12 * i + 12))
+        at = self._nq_skeletons + 12 * i
+        return Layout(name, kind, slice(at, at + 12), slice(at, at + 12))
 
     # ------------------------------------------------------------------ bodies
     def mass_matrix(self, name) -> np.ndarray:
@@ -366,12 +371,13 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
         return rest @ A.T + p, faces
 
     def surfaces(self, q) -> tuple:
-        """(vertices (N, 3), faces (M, 3)) of every body's surface at q, stacked in state order: the faces index
-        the stacked vertices (for an independent check with another library, or drawing the whole scene)."""
+        """(vertices (N, 3), faces (M, 3)) of every surface at q, stacked in state order (the skeletons' link
+        surfaces, then the bodies'): the faces index the stacked vertices (for an independent check with another
+        library, or drawing the whole scene)."""
         q = as_array(q, (self.nq,), "q")
         verts, faces, offset = [], [], 0
-        for name in self._names:
-            V, F = self.surface(q, name)
+        meshes = [(V, F) for _, V, F in self._link_surfaces(q)] + [self.surface(q, name) for name in self._names]
+        for V, F in meshes:
             verts.append(V)
             faces.append(F + offset)
             offset += len(V)
@@ -381,7 +387,7 @@ class BarrierWorld(BodyWorld, _core.BarrierWorldCore):
 
     def _viz_surfaces(self, q) -> list:
         """[(key, triangles (m, 3, 3))] of rigidiff.viz: each body's surface at q (static meshes share a key)."""
-        out = []
+        out = [(self._articulated._frames[f][0].name, V[F]) for f, V, F in self._link_surfaces(q)]
         for name in self._names:
             V, F = self.surface(q, name)
             out.append(("static" if name in self._static else name, V[F]))

@@ -117,6 +117,21 @@ class SkeletonParticipants:
                                               frame_pose.apply(vertices), faces)
                 self._link_meshes.append((f, vertices, np.asarray(faces, dtype=np.int64)))
 
+    @property
+    def joint_limits(self) -> bool:
+        """Whether the skeletons' joint position limits act (settable; False by default, as in the lcp world's
+        ``contact_options``). On, each limited dof's gap to its limit carries the contact barrier (activation
+        distance dhat, in the joint's units) and the line search keeps a tenth of each gap, so that the joints
+        stay strictly within their limits; a step from a state at or beyond a limit raises ValueError naming
+        the joint."""
+        return bool(self._bw_joint_limits())
+
+    @joint_limits.setter
+    def joint_limits(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"joint_limits must be True or False, got {value!r}")
+        self._bw_set_joint_limits(bool(value))
+
     def _skeleton_layout(self, name):
         """The Layout of the skeleton called name (or given as the object), None if there is none."""
         from rigidiff.world import Layout
@@ -133,6 +148,7 @@ class SkeletonParticipants:
         ValueError if the world has no skeleton."""
         if self._articulated is None:
             raise ValueError("the world has no skeleton: add one with world.add_skeleton(...)")
+        self._articulated.gravity = self.gravity  # its gravity_forces use this world's gravity
         return self._articulated
 
     def _link_surfaces(self, q) -> list:

@@ -89,6 +89,12 @@ cdef class BarrierWorldCore:
         """Copies the multibody model of compiled (an lcp World holding the skeletons) into the barrier world."""
         self._bw.get().setSkeletons(deref(compiled._wm).model)
 
+    def _bw_set_joint_limits(self, bint on):
+        self._bw.get().setJointLimits(on)
+
+    def _bw_joint_limits(self):
+        return self._bw.get().jointLimits()
+
     def _bw_clear_skeletons(self):
         self._bw.get().clearSkeletons()
 

@@ -299,6 +299,8 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
                                const int* faces, int m) except +
         int skeletonSurfaceCount()
         void clearSkeletons()
+        void setJointLimits(bint on)
+        bint jointLimits()
         void contactCoordinates(const double* q, double* y, double* jac) except +
 
     void barrierValues(const double* s, int n, double shat, double* out) except +

@@ -247,3 +247,55 @@ def test_skeleton_bad_input():
         world.step_jacobians(q, v)
     with pytest.raises(ValueError, match="tau"):
         world.step(q, v, np.full(world.nv, np.nan))
+
+
+def _limited_pendulum():
+    sk = rd.Skeleton("limited")
+    inertia = rd.Inertia.from_shape(rd.Sphere(0.05), mass=1.0, origin=rd.Transform((0.3, 0.0, 0.0)))
+    body = sk.add_body("bob", rd.RevoluteJoint("hinge", axis=(0, 1, 0), lower=-0.5, upper=0.5),
+                       joint_origin=rd.Transform((0, 0, 1.0)), inertia=inertia)
+    body.add_shape(rd.Sphere(0.05), rd.Transform((0.3, 0.0, 0.0)))
+    return sk
+
+
+def test_joint_limits_keep_a_pendulum_within_them():
+    """Released horizontal, the bob falls (q grows) towards the upper limit 0.5: with joint_limits on it stays
+    strictly below it at every step and comes to rest within dhat of it; off (the default, as in the lcp
+    world) it swings through."""
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    world.add_skeleton(_limited_pendulum())
+    assert world.joint_limits is False
+    Q, _ = world.rollout(world.q, world.v, np.zeros((100, 1)))
+    assert Q[:, 0].max() > 1.0
+    world.joint_limits = True
+    Q, V = world.rollout(world.q, world.v, np.zeros((300, 1)))
+    assert np.all(Q[:, 0] < 0.5)
+    assert 0.5 - DHAT < Q[-1, 0] < 0.5 and abs(V[-1, 0]) < 1e-3
+
+
+def test_joint_limit_barrier_gradient_matches_finite_differences():
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    world.add_skeleton(_limited_pendulum())
+    world.joint_limits = True
+    q_n, v_n, tau = np.array([0.5 - 0.6 * DHAT]), np.array([0.3]), np.zeros(1)
+
+    def limit_part(x):
+        (e, g), (e0, g0) = [world._bw_incremental_potential(x, q_n, v_n, tau, k) for k in (1e4, 0.0)]
+        return e - e0, g - g0
+
+    for q in (q_n - 0.1 * DHAT, q_n + 0.3 * DHAT, -q_n):  # near the upper limit, then near the lower one
+        e, g = limit_part(q)
+        assert e > 0.0 and abs(g[0]) > 0.0
+        eps = 1e-8
+        fd = (limit_part(q + eps)[0] - limit_part(q - eps)[0]) / (2 * eps)
+        assert abs(g[0] - fd) <= 1e-5 * abs(g[0])
+
+
+def test_joint_limits_bad_input():
+    world = rd.World(dt=1e-2, solver="barrier")
+    world.add_skeleton(_limited_pendulum())
+    with pytest.raises(TypeError, match="joint_limits"):
+        world.joint_limits = "yes"
+    world.joint_limits = True
+    with pytest.raises(ValueError, match="'limited/hinge' is at or beyond its position limit"):
+        world.step(np.array([0.6]), np.zeros(1))

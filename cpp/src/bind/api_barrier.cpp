@@ -149,6 +149,7 @@ void BarrierWorld::refuseSkeletons(const char* what) const {
 void BarrierWorld::setSkeletons(const Model& model) {
   ArticulatedBarrier art;
   art.model = model;
+  art.joint_limits = joint_limits_;
   art.checkSupported();
   art_ = std::move(art);
   art_data_ = std::make_unique<ArticulatedBarrierData>(art_.model);

@@ -156,7 +156,7 @@ struct StepPotential {
   StepPotential(const BarrierWorldModel& world, const ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                 BarrierWorldData& data, const double* q, const double* v, const double* tau, const VecX& y_start)
       : art(art), contact(ad.contact), data(data), ns(art.model.nv), nbodies(static_cast<int>(world.bodies.size())),
-        h(world.dt), q0(Eigen::Map<const VecX>(q, ns)), vs(Eigen::Map<const VecX>(v, ns)), y0(y_start),
+        h(world.dt), dhat(world.options.dhat), q0(Eigen::Map<const VecX>(q, ns)), vs(Eigen::Map<const VecX>(v, ns)), y0(y_start),
         M(MatX::Zero(ns, ns)), tau_eff(VecX::Zero(ns)), spring0(VecX::Zero(ns)) {
     if (ns > 0) {
       M = crba(art.model, ad.data, q);
@@ -175,6 +175,7 @@ struct StepPotential {
     if (g) g->setZero(qs.size());
     gy.setZero();
     double e = skeletonPotential(art, h, M, tau_eff, spring0, vs, qs.head(ns) - q0, g);
+    if (kappa > 0.0) e += kappa * jointLimitBarrier(art, dhat, qs.data(), kappa, g ? g->data() : nullptr, nullptr);
     e += incrementalPotential(contact, data, it.y.data(), y0.data(), vy.data(), tauy.data(), kappa,
                               g ? gy.data() : nullptr);
     if (g) pullBack(art, nbodies, it, gy, *g);
@@ -185,7 +186,7 @@ struct StepPotential {
   const BarrierWorldModel& contact;
   BarrierWorldData& data;
   int ns, nbodies;
-  double h;
+  double h, dhat;
   VecX q0, vs, y0;
   MatX M;
   VecX tau_eff, spring0, vy, tauy, gy;
@@ -240,6 +241,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   evaluateMaps(art, ad, nbodies, q0, at);
   const VecX y0 = at.y;
   checkIntersectionFree(contact, data, y0.data());
+  checkWithinJointLimits(art, q);
   const double l = sceneDiagonal(contact, data);
   StepPotential energy(world, art, ad, data, q, v, tau, y0);
   const MatX& M = energy.M;
@@ -256,7 +258,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
 
-  VecX qk = q0, grad(n), trial(n), grad_trial(n), dir(n), free_step(n);
+  VecX qk = q0, grad(n), trial(n), grad_trial(n), dir(n), free_step(n), limit_diagonal(ns);
   double e = energy(qk, at, kappa, &grad);
   // the friction pairs are frozen at the start state (data.pairs, data.x at y0), as in the affine step
   buildFrictionPairs(contact, data, kappa);
@@ -291,6 +293,9 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     Hs.setZero();
     Hs.topLeftCorner(ns, ns) = M;
     Hs.diagonal().head(ns) += h * art.model.damping + h * h * art.model.stiffness;
+    limit_diagonal.setZero(ns);
+    jointLimitBarrier(art, world.options.dhat, qk.data(), kappa, nullptr, limit_diagonal.data());
+    Hs.diagonal().head(ns) += limit_diagonal;
     addPulledBackHessian(art, nbodies, at, data.hessian.dense(), Hs);
     newton.compute(Hs);
     if (newton.info() != Eigen::Success)
@@ -306,7 +311,9 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
 
     // the largest collision-free fraction of the joint-space path (substeps of chords), then halving
     const double gap = std::isfinite(data.stats.min_distance) ? std::sqrt(data.stats.min_distance) : world.options.dhat;
-    double alpha = articulatedCollisionFreeStep(art, ad, data, qk.data(), dir.data(), std::min(gap, world.options.dhat));
+    double alpha = std::min(jointLimitStep(art, qk.data(), dir.data()),
+                            articulatedCollisionFreeStep(art, ad, data, qk.data(), dir.data(),
+                                                         std::min(gap, world.options.dhat)));
     e = backtrackingLineSearch(world, alpha, e, iteration, residual, [&](double a) {
       trial = qk + a * dir;
       evaluateMaps(art, ad, nbodies, trial, trial_at);

@@ -49,8 +49,12 @@ class BarrierWorld {
   /// Removes every skeleton and link surface.
   void clearSkeletons() {
     art_ = ArticulatedBarrier();
+    art_.joint_limits = joint_limits_;
     art_data_.reset();
   }
+  /// Whether the skeletons' joint position limits act (off by default; kept when the skeletons are replaced).
+  void setJointLimits(bool on) { joint_limits_ = art_.joint_limits = on; }
+  bool jointLimits() const { return joint_limits_; }
   int skeletonSurfaceCount() const { return static_cast<int>(art_.surfaces.size()); }
   /// y (12 per body, then 12 per link surface) = the contact coordinates of the state q, and jac
   /// (12 x nv_skeletons per surface, row-major, stacked) their Jacobians dy/dq_skeletons.
@@ -91,6 +95,7 @@ class BarrierWorld {
   BarrierWorldData data_;
   ArticulatedBarrier art_;
   std::unique_ptr<ArticulatedBarrierData> art_data_;  // made with the skeletons' model
+  bool joint_limits_ = false;
 };
 
 /// Barrier b(s; shat) and its first two derivatives at n squared distances: out (n x 3).

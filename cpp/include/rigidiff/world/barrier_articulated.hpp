@@ -31,6 +31,9 @@ struct ArticulatedSurface {
 struct ArticulatedBarrier {
   Model model;
   std::vector<ArticulatedSurface> surfaces;
+  /// whether the joints' position limits act (as the barrier of barrier_joint_limits.cpp); off by default,
+  /// as in the lcp world's contact options
+  bool joint_limits = false;
 
   int nq() const { return model.nq; }
   bool empty() const { return model.nv == 0 && surfaces.empty(); }
@@ -72,10 +75,22 @@ double articulatedIncrementalPotential(const BarrierWorldModel& world, Articulat
                                        const double* q_n, const double* v_n, const double* tau, double kappa,
                                        double* grad);
 
+/// The barrier of the joint position limits: sum over the finite limits of the dofs of b(g^2; dhat^2) (the
+/// contact barrier, contact/barrier.hpp) of the gaps g = q - lower and upper - q (in the joint's units); adds
+/// weight times its gradient to grad (nv) and weight times its Hessian's diagonal, each term's clamped to >= 0,
+/// to hess_diag (nv), when given. Zero when art.joint_limits is off.
+double jointLimitBarrier(const ArticulatedBarrier& art, double dhat, const double* q, double weight, double* grad,
+                         double* hess_diag);
+/// The largest alpha in (0, 1] such that q + alpha dq keeps at least a tenth of each limited dof's gap (1 when
+/// art.joint_limits is off): the joint coordinates move linearly, so this keeps them strictly within the limits.
+double jointLimitStep(const ArticulatedBarrier& art, const double* q, const double* dq);
+/// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on).
+void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q);
+
 /// Steps the state (q, v) of a world with skeletons (art.nq() + world.nq() each) under tau into (q_out, v_out):
 /// implicit Euler in the joint coordinates, as one incremental potential with the affine bodies'
 ///   E(q') = 1/2 u^T M(q_n) u - h^2 (tau_c - b(q_n, v_n))^T dq + h/2 dq^T D dq + h^2/2 (dq + q_n - q_r)^T K (...)
-///           + E_bodies(q'_bodies) + kappa B(y(q')) + friction,      dq = q' - q_n, u = dq - h v_n,
+///           + E_bodies(q'_bodies) + kappa B(y(q')) + kappa B_limits(q') + friction,  dq = q' - q_n, u = dq - h v_n,
 /// (tau_c: tau clipped to the effort limits; D, K: joint damping and stiffness about q_r, the rest position),
 /// minimised by the barrier world's projected Newton method with a dense solve. invalid_argument for
 /// non-finite input or an intersecting start, runtime_error when Newton does not converge.

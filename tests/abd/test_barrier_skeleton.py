@@ -299,3 +299,34 @@ def test_joint_limits_bad_input():
     world.joint_limits = True
     with pytest.raises(ValueError, match="'limited/hinge' is at or beyond its position limit"):
         world.step(np.array([0.6]), np.zeros(1))
+
+
+def test_arm_pushes_another_skeleton_on_a_prismatic_joint():
+    """Surfaces of two skeletons pair with each other (those of one skeleton do not): the arm sweeps into a block
+    that slides along y on a prismatic joint (a second skeleton, damped), pushing it along its rail; IPC Toolkit
+    finds the two apart at every step (the arm's links in one patch, the block in another)."""
+    ipctk = pytest.importorskip("ipctk")
+    slider = rd.Skeleton("slider")
+    block = rd.Box((0.1, 0.1, 0.1))
+    body = slider.add_body("block", rd.PrismaticJoint("rail", axis=(0, 1, 0), damping=1.0),
+                           joint_origin=rd.Transform((0.32, 0.12, 0.06)), inertia=rd.Inertia.from_shape(block, mass=0.5))
+    body.add_shape(block)
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    world.add_skeleton(_arm())
+    world.add_skeleton(slider)
+    assert world.layout("slider").q == slice(2, 3)
+    q, v = world.q, world.v
+    for _ in range(40):
+        tau = np.zeros(world.nv)
+        tau[0] = 3.0 * (1.0 - q[0]) - 0.5 * v[0]
+        q, v = world.step(q, v, tau)
+        V, F = world.surfaces(q)
+        patch = np.array([0] * 16 + [1] * 8, dtype=np.int32)  # two link boxes, then the block
+        mesh = ipctk.CollisionMesh(V, ipctk.edges(F), F)
+        mesh.can_collide = ipctk.make_vertex_patches_filter(patch)
+        assert not ipctk.has_intersections(mesh, V)
+        collisions = ipctk.NormalCollisions()
+        collisions.build(mesh, V, DHAT)
+        if len(collisions) > 0:
+            assert collisions.compute_minimum_distance(mesh, V) > 0.0
+    assert q[2] > 0.05  # pushed along its rail

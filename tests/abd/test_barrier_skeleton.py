@@ -131,6 +131,27 @@ def test_incremental_potential_gradient_matches_finite_differences():
         np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6 * np.abs(g).max())
 
 
+def test_friction_potential_gradient_matches_finite_differences():
+    """The lagged friction of the pairs frozen at a state where the arm presses on the cube (friction 0.3), at a
+    nearby state where the arm and the cube have slid (slips on both sides of eps_v dt): its gradient, pulled
+    back to the joints, against central differences."""
+    world, q_n, _ = _pushing_state(friction=0.3)
+    kappa = world.last_step["kappa"]
+    rng = np.random.default_rng(2)
+    for scale in (1e-6, 1e-4):  # slips below and above eps_v dt = 1e-5 m
+        q = q_n + scale * rng.normal(size=world.nv)
+        e, g = world._bw_friction_potential(q, q_n, kappa)
+        assert e > 0.0 and np.abs(g[:2]).max() > 0.0
+        eps = 1e-9
+        fd = np.empty(world.nv)
+        for i in range(world.nv):
+            dq = np.zeros(world.nv)
+            dq[i] = eps
+            fd[i] = (world._bw_friction_potential(q + dq, q_n, kappa)[0]
+                     - world._bw_friction_potential(q - dq, q_n, kappa)[0]) / (2 * eps)
+        np.testing.assert_allclose(g, fd, rtol=1e-5, atol=1e-6 * np.abs(g).max())
+
+
 @pytest.mark.parametrize("passive", [False, True])
 def test_pendulum_without_contact_matches_the_lcp_step(passive):
     """Without contact the incremental potential is quadratic in q' with the Hessian M + dt D + dt^2 K of the

@@ -226,7 +226,7 @@ double BarrierWorld::incrementalPotential(const double* q, const double* q_n, co
 }
 
 double BarrierWorld::frictionPotential(const double* q, const double* q_n, double kappa, double* grad) {
-  refuseSkeletons("friction potentials");
+  if (art_data_) return articulatedFrictionPotential(model_, art_, *art_data_, data_, q, q_n, kappa, grad);
   barrierPositions(model_, q_n, data_.x);
   collectBarrierPairs(model_, data_);
   buildFrictionPairs(model_, data_, kappa);

@@ -222,6 +222,27 @@ double articulatedIncrementalPotential(const BarrierWorldModel& world, Articulat
   return e;
 }
 
+double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
+                                    BarrierWorldData& data, const double* q, const double* q_n, double kappa,
+                                    double* grad) {
+  const int nbodies = static_cast<int>(world.bodies.size()), n = art.model.nv + 12 * nbodies;
+  buildArticulatedContactModel(world, art, ad.contact);
+  Iterate start, at;
+  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q_n, n), start);
+  barrierPositions(ad.contact, start.y.data(), data.x);
+  collectBarrierPairs(ad.contact, data);
+  buildFrictionPairs(ad.contact, data, kappa);
+  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q, n), at);
+  VecX gy = VecX::Zero(ad.contact.nq());
+  const double e = frictionPotential(ad.contact, data, at.y.data(), start.y.data(), gy.data(), nullptr);
+  if (grad) {
+    VecX g = VecX::Zero(n);
+    pullBack(art, nbodies, at, gy, g);
+    Eigen::Map<VecX>(grad, n) = g;
+  }
+  return e;
+}
+
 void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                             BarrierWorldData& data, const double* q, const double* v, const double* tau,
                             double* q_out, double* v_out) {

@@ -75,6 +75,13 @@ double articulatedIncrementalPotential(const BarrierWorldModel& world, Articulat
                                        const double* q_n, const double* v_n, const double* tau, double kappa,
                                        double* grad);
 
+/// The lagged friction potential at the state q of the pairs within dhat at the start state q_n, frozen there with
+/// barrier stiffness kappa (barrier_friction.hpp); grad (the state's size) = its gradient, pulled back to the
+/// joints through the surfaces' Jacobians, when given (for tests against finite differences).
+double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
+                                    BarrierWorldData& data, const double* q, const double* q_n, double kappa,
+                                    double* grad);
+
 /// The barrier of the joint position limits: sum over the finite limits of the dofs of b(g^2; dhat^2) (the
 /// contact barrier, contact/barrier.hpp) of the gaps g = q - lower and upper - q (in the joint's units); adds
 /// weight times its gradient to grad (nv) and weight times its Hessian's diagonal, each term's clamped to >= 0,

@@ -351,3 +351,18 @@ def test_arm_pushes_another_skeleton_on_a_prismatic_joint():
         if len(collisions) > 0:
             assert collisions.compute_minimum_distance(mesh, V) > 0.0
     assert q[2] > 0.05  # pushed along its rail
+
+
+def test_a_welded_skeleton_is_static_geometry():
+    """A skeleton without moving joints adds no coordinates: its shapes are static participants, and a cube
+    dropped on its table top comes to rest within dhat of it."""
+    table = rd.Skeleton("table")
+    top = table.add_body("top", joint_origin=rd.Transform((0.0, 0.0, 0.2)))
+    top.add_shape(rd.Box((0.4, 0.4, 0.05)))
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    world.add_skeleton(table)
+    world.add_affine_body(rd.Box((0.1, 0.1, 0.1)), pose=rd.Transform((0.0, 0.0, 0.3)), name="cube")
+    assert world.nq == 12 and world.layout("table").q == slice(0, 0)
+    Q, _ = world.rollout(world.q, world.v, np.zeros((60, 12)))
+    gap = world.surface(Q[-1], "cube")[0][:, 2].min() - 0.225
+    assert 0.0 < gap < DHAT

@@ -18,6 +18,7 @@
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
+#include "rigidiff/world/block_hessian.hpp"
 
 namespace rigidiff {
 
@@ -115,16 +116,6 @@ VecX pushForward(const ArticulatedBarrier& art, int nbodies, const Iterate& it, 
   return dy;
 }
 
-// H_state += P^T H_y P for the symmetric H_y of the contact coordinates
-void addPulledBackHessian(const ArticulatedBarrier& art, int nbodies, const Iterate& it, const MatX& Hy, MatX& H) {
-  const int ns = art.model.nv, nb = 12 * nbodies, np = static_cast<int>(Hy.rows());
-  // P as a dense (np x n) matrix: identity on the bodies, the surface Jacobians on the joint coordinates
-  MatX P = MatX::Zero(np, ns + nb);
-  P.block(0, ns, nb, nb).setIdentity();
-  for (size_t k = 0; k < art.surfaces.size(); ++k) P.block(12 * (nbodies + k), 0, 12, ns) = it.jac[k];
-  H.noalias() += P.transpose() * Hy * P;
-}
-
 // The skeletons' part of the incremental potential (scaled like the bodies': h^2 times an energy) at dq =
 // q' - q_n, and its gradient into g.head(nv). M, tau_eff (tau_c - b) and the spring offset are the step's.
 double skeletonPotential(const ArticulatedBarrier& art, double h, const MatX& M, const VecX& tau_eff,
@@ -139,6 +130,74 @@ double skeletonPotential(const ArticulatedBarrier& art, double h, const MatX& M,
   if (g) g->head(dq.size()) = Mu - h * h * tau_eff + h * D.cwiseProduct(dq) + h * h * K.cwiseProduct(stretch);
   return value;
 }
+
+// The Newton matrix of a world with skeletons, [[Hss, Hsb], [Hsb^T, Hbb]] over (joint coordinates, bodies):
+// Hbb the bodies' 12 x 12 blocks of the contact Hessian (sparse: bodies couple only where they touch), Hsb and Hss
+// the Gauss-Newton products of the surfaces' blocks with their Jacobians, plus the skeletons' own terms in Hss.
+// Solved by the Schur complement on the joints: Hbb's sparse LDL^T, then S = Hss - Hsb Hbb^-1 Hsb^T (dense, of
+// the joints' size), so a robot among many bodies costs one sparse factorisation and nv solves, not a dense n^3.
+struct BorderedNewtonSystem {
+  MatX Hss, Hsb, X;
+  std::vector<Eigen::Triplet<double>> triplets;
+  Eigen::SparseMatrix<double> Hbb;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> bodies;
+  Eigen::LDLT<MatX> schur;
+
+  // Hss (set by the caller to the skeletons' own terms) += the surfaces' products; Hsb, Hbb from the blocks
+  void assemble(const ArticulatedBarrier& art, int nbodies, const Iterate& it, const BlockHessian& Hy) {
+    const int ns = static_cast<int>(Hss.rows());
+    Hsb.setZero(ns, 12 * nbodies);
+    triplets.clear();
+    auto jac = [&](int p) -> const MatX* {
+      return p < nbodies || art.surfaces[p - nbodies].joint == 0 ? nullptr : &it.jac[p - nbodies];
+    };
+    Hy.forEachBlock([&](int r, int c, const Mat12& B) {
+      if (r < nbodies && c < nbodies) {
+        for (int i = 0; i < 12; ++i)
+          for (int j = 0; j < 12; ++j)
+            if (r != c || i >= j) triplets.emplace_back(12 * r + i, 12 * c + j, B(i, j));
+        return;
+      }
+      const MatX *Jr = jac(r), *Jc = jac(c);
+      if (r >= nbodies && c >= nbodies) {  // two surfaces (or one with itself)
+        if (!Jr || !Jc) return;
+        const MatX JrB = Jr->transpose() * B;
+        Hss.noalias() += JrB * *Jc;
+        if (r != c) Hss.noalias() += Jc->transpose() * JrB.transpose();
+      } else if (r >= nbodies) {  // surface r, body c
+        if (Jr) Hsb.middleCols<12>(12 * c).noalias() += Jr->transpose() * B;
+      } else if (Jc) {  // body r, surface c: the block (c, r) is B^T
+        Hsb.middleCols<12>(12 * r).noalias() += Jc->transpose() * B.transpose();
+      }
+    });
+    Hbb.resize(12 * nbodies, 12 * nbodies);
+    Hbb.setFromTriplets(triplets.begin(), triplets.end());
+  }
+
+  bool factorize() {
+    MatX S = Hss;
+    if (Hbb.rows() > 0) {
+      bodies.compute(Hbb);
+      if (bodies.info() != Eigen::Success) return false;
+      X = bodies.solve(MatX(Hsb.transpose()));
+      S.noalias() -= Hsb * X;
+    }
+    if (S.rows() == 0) return true;  // skeletons welded to the world: no joint coordinates
+    schur.compute(S);
+    return schur.info() == Eigen::Success;
+  }
+
+  VecX solve(const VecX& rhs) const {
+    const int ns = static_cast<int>(Hss.rows()), nb = static_cast<int>(Hbb.rows());
+    VecX out(ns + nb);
+    if (nb == 0) return schur.solve(rhs);
+    if (ns == 0) return bodies.solve(rhs);
+    const VecX yb = bodies.solve(rhs.tail(nb));
+    out.head(ns) = schur.solve(rhs.head(ns) - Hsb * yb);
+    out.tail(nb) = bodies.solve(rhs.tail(nb) - Hsb.transpose() * out.head(ns));
+    return out;
+  }
+};
 
 // the skeletons' part of a move dq as a length: the mass-weighted RMS displacement sqrt(dq^T M dq / m) of their
 // links (a skeleton without surfaces has no vertex to measure convergence by)
@@ -286,14 +345,13 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   if (!data.friction.empty()) e += frictionPotential(contact, data, y0.data(), y0.data(), nullptr, nullptr);
 
   // the block-diagonal mass of the state, for the free step of the residual force
-  MatX Mstate = MatX::Zero(n, n);
-  Mstate.topLeftCorner(ns, ns) = M;
-  for (int i = 0; i < nbodies; ++i) Mstate.block<12, 12>(ns + 12 * i, ns + 12 * i) = world.bodies[i].mass_matrix;
-  const Eigen::LDLT<MatX> mass_factor(Mstate);
+  Eigen::LDLT<MatX> skeleton_mass;
+  if (ns > 0) skeleton_mass.compute(M);
+  std::vector<Eigen::LDLT<Mat12>> body_mass;
+  for (const AffineBody& b : world.bodies) body_mass.emplace_back(b.mass_matrix);
   double total_mass = 0.0;
   for (int j = 1; j < art.model.njoints; ++j) total_mass += art.model.inertias[j].mass;
-  MatX Hs(n, n);
-  Eigen::LDLT<MatX> newton;
+  BorderedNewtonSystem newton;
   double prev_min_s = data.stats.min_distance;
   const double tolerance = world.options.newton_tolerance * l * h;
   double residual = std::numeric_limits<double>::infinity();
@@ -311,18 +369,16 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     }
     barrierPotential(contact, data, kappa, nullptr, &data.hessian);
     frictionPotential(contact, data, at.y.data(), y0.data(), nullptr, &data.hessian);
-    Hs.setZero();
-    Hs.topLeftCorner(ns, ns) = M;
-    Hs.diagonal().head(ns) += h * art.model.damping + h * h * art.model.stiffness;
     limit_diagonal.setZero(ns);
     jointLimitBarrier(art, world.options.dhat, qk.data(), kappa, nullptr, limit_diagonal.data());
-    Hs.diagonal().head(ns) += limit_diagonal;
-    addPulledBackHessian(art, nbodies, at, data.hessian.dense(), Hs);
-    newton.compute(Hs);
-    if (newton.info() != Eigen::Success)
+    newton.Hss = M;
+    newton.Hss.diagonal() += h * art.model.damping + h * h * art.model.stiffness + limit_diagonal;
+    newton.assemble(art, nbodies, at, data.hessian);
+    if (!newton.factorize())
       RD_THROW(std::runtime_error, "barrier step: the Newton matrix could not be factorised at iteration " << iteration);
     dir = newton.solve(-grad);
-    free_step = mass_factor.solve(grad);
+    if (ns > 0) free_step.head(ns) = skeleton_mass.solve(grad.head(ns));
+    for (int i = 0; i < nbodies; ++i) free_step.segment<12>(ns + 12 * i) = body_mass[i].solve(grad.segment<12>(ns + 12 * i));
     const double move = std::max(largestVertexMove(contact, pushForward(art, nbodies, at, dir)),
                                  skeletonMove(M, total_mass, dir));
     const double free_move = std::max(largestVertexMove(contact, pushForward(art, nbodies, at, free_step)),

@@ -158,6 +158,10 @@ class SkeletonParticipants:
         poses = self._articulated.body_poses(q[:self._nq_skeletons])
         return [(f, vertices @ poses[f][:3, :3].T + poses[f][:3, 3], faces) for f, vertices, faces in self._link_meshes]
 
+    def __repr__(self) -> str:
+        skeletons = f", skeletons={[sk.name for sk in self._skeletons]}" if self._skeletons else ""
+        return f"World(dt={self.dt}, solver='{self._solver_name}'{skeletons}, bodies={self._names})"
+
     def _unknown(self, name):
         names = [sk.name for sk in self._skeletons] + list(self._names)
         return UnknownNameError(f"no skeleton, {self._body_word} or static mesh named {name!r}; the world has {names}")

@@ -398,7 +398,8 @@ class BarrierWorld(SkeletonParticipants, BodyWorld, _core.BarrierWorldCore):
         return [(n, height * n) for n, height in self._planes]
 
     def check_state(self, q) -> None:
-        """ValueError naming the pair if two bodies, or a body and a ground plane, intersect or touch at q."""
+        """ValueError naming the pair if two surfaces (bodies, static meshes, other skeletons' links), or a surface
+        and a ground plane, intersect or touch at q."""
         self._bw_check_state(as_array(q, (self.nq,), "q"))
 
     # ------------------------------------------------------------------ stepping

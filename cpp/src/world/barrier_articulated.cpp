@@ -357,7 +357,14 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   double residual = std::numeric_limits<double>::infinity();
   Iterate trial_at;
   int iteration = 0;
+  Clock::time_point t = Clock::now();
+  auto lap = [&t](double& total) {  // adds the seconds since t to total, and moves t to now
+    const Clock::time_point now = Clock::now();
+    total += std::chrono::duration<double>(now - t).count();
+    t = now;
+  };
   for (; iteration < world.options.max_newton_iterations; ++iteration) {
+    lap(data.stats.time_barrier);  // the energy evaluations since the last lap
     // contact Hessian in y (element blocks projected to PSD), pulled back: J^T H_y J is PSD (Gauss-Newton:
     // the second derivative of the nonlinear map y(q) is left out)
     data.hessian.reset(static_cast<int>(contact.bodies.size()));
@@ -369,14 +376,17 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     }
     barrierPotential(contact, data, kappa, nullptr, &data.hessian);
     frictionPotential(contact, data, at.y.data(), y0.data(), nullptr, &data.hessian);
+    lap(data.stats.time_barrier);
     limit_diagonal.setZero(ns);
     jointLimitBarrier(art, world.options.dhat, qk.data(), kappa, nullptr, limit_diagonal.data());
     newton.Hss = M;
     newton.Hss.diagonal() += h * art.model.damping + h * h * art.model.stiffness + limit_diagonal;
     newton.assemble(art, nbodies, at, data.hessian);
+    lap(data.stats.time_assembly);
     if (!newton.factorize())
       RD_THROW(std::runtime_error, "barrier step: the Newton matrix could not be factorised at iteration " << iteration);
     dir = newton.solve(-grad);
+    lap(data.stats.time_factorisation);
     if (ns > 0) free_step.head(ns) = skeleton_mass.solve(grad.head(ns));
     for (int i = 0; i < nbodies; ++i) free_step.segment<12>(ns + 12 * i) = body_mass[i].solve(grad.segment<12>(ns + 12 * i));
     const double move = std::max(largestVertexMove(contact, pushForward(art, nbodies, at, dir)),
@@ -391,6 +401,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     double alpha = std::min(jointLimitStep(art, qk.data(), dir.data()),
                             articulatedCollisionFreeStep(art, ad, data, qk.data(), dir.data(),
                                                          std::min(gap, world.options.dhat)));
+    lap(data.stats.time_ccd);
     e = backtrackingLineSearch(world, alpha, e, iteration, residual, [&](double a) {
       trial = qk + a * dir;
       evaluateMaps(art, ad, nbodies, trial, trial_at);

@@ -62,7 +62,8 @@ class SkeletonParticipants:
         collision shape of its bodies is a barrier participant placed by forward kinematics: it pushes, and is
         pushed by, the affine bodies, static meshes, ground planes and other skeletons' shapes. Shapes of one
         skeleton never collide with each other. The step is implicit Euler in the joint coordinates with the
-        joints' damping, stiffness and effort limits (docs/affine.md, "Skeletons").
+        joints' damping, stiffness and effort limits, and their position limits when ``joint_limits`` is on
+        (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a free, ball or planar joint (a floating base: weld the root with a fixed joint

@@ -85,6 +85,36 @@ cdef class BarrierWorldCore:
         self._bw.get().restMesh(body, _ptr(P), <int*>cnp.PyArray_DATA(F))
         return P, F.astype(np.int64)
 
+    def _bw_set_skeletons(self, WorldCore compiled):
+        """Copies the multibody model of compiled (an lcp World holding the skeletons) into the barrier world."""
+        self._bw.get().setSkeletons(deref(compiled._wm).model)
+
+    def _bw_set_joint_limits(self, bint on):
+        self._bw.get().setJointLimits(on)
+
+    def _bw_joint_limits(self):
+        return self._bw.get().jointLimits()
+
+    def _bw_clear_skeletons(self):
+        self._bw.get().clearSkeletons()
+
+    def _bw_add_skeleton_surface(self, str name, int joint, int group, points, faces):
+        cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")
+        cdef cnp.ndarray F = np.ascontiguousarray(faces, dtype=np.intc)
+        if cnp.PyArray_NDIM(F) != 2 or cnp.PyArray_DIM(F, 1) != 3:
+            raise ValueError(f"mesh faces must have shape (m, 3), got {np.shape(faces)}")
+        return self._bw.get().addSkeletonSurface(name.encode(), joint, group, _ptr(P), <int>cnp.PyArray_DIM(P, 0),
+                                                 <int*>cnp.PyArray_DATA(F), <int>cnp.PyArray_DIM(F, 0))
+
+    def _bw_contact_coordinates(self, q, int nv_skeletons):
+        """(y (12 per body, then 12 per link surface), Jacobians (surfaces, 12, nv_skeletons)) at the state q."""
+        cdef int ns = self._bw.get().skeletonSurfaceCount()
+        cdef cnp.ndarray Q = _vec(q, self._bw.get().nq(), "q")
+        cdef cnp.ndarray y = _empty1(12 * (self._bw.get().bodyCount() + ns))
+        cdef cnp.ndarray jac = _empty3(ns, 12, nv_skeletons)
+        self._bw.get().contactCoordinates(_ptr(Q), _ptr(y), _ptr(jac))
+        return y, jac
+
     def _bw_check_state(self, q):
         cdef cnp.ndarray Q = _vec(q, self._bw.get().nq(), "q")
         self._bw.get().checkState(_ptr(Q))

@@ -12,6 +12,7 @@ import numpy as np
 
 from rigidiff import _core
 from rigidiff._barrier_gradients import BarrierGradients
+from rigidiff._barrier_skeletons import SkeletonParticipants
 from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar
 from rigidiff.transform import Transform
@@ -76,13 +77,14 @@ def nearest_rotation(A: np.ndarray) -> np.ndarray:
     return R
 
 
-class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
-    """A world of affine bodies and static ground planes with IPC's intersection-free barrier contact.
+class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.BarrierWorldCore):
+    """A world of affine bodies, articulated skeletons and static ground planes with IPC's intersection-free
+    barrier contact.
 
-    Made by ``rd.World(dt, solver="barrier")``. No skeletons or particles yet (those calls raise
-    NotImplementedError). Derivatives (step_jacobians, step_vjp, rollout(record=True).backward) through the
-    barrier and the lagged friction, with respect to the state, tau and the parameters (each body's density and
-    stiffness, friction, dhat: parameters()).
+    Made by ``rd.World(dt, solver="barrier")``. No particles yet (add_particles raises NotImplementedError).
+    Derivatives (step_jacobians, step_vjp, rollout(record=True).backward) through the barrier and the lagged
+    friction, with respect to the state, tau and the parameters (each body's density and stiffness, friction,
+    dhat: parameters()), for worlds without skeletons (with skeletons they raise ValueError).
 
     Args:
         dt: time step in seconds (> 0).
@@ -122,6 +124,7 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
                              self._iterations(max_newton_iterations), as_scalar(friction, "friction", minimum=0.0),
                              as_scalar(friction_velocity, "friction_velocity", minimum=0.0, strict=True))
         self._names: list[str] = []
+        self._init_skeletons()
         self._static: set[str] = set()
         self._body_parameters: dict = {}  # name -> {"density": ..., "stiffness": ...} of each affine body
         self._planes: list = []  # (normal, height) of the ground planes, for rd.viz
@@ -229,7 +232,7 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
     def _add_body(self, shape_or_mesh, density, stiffness, pose, velocity, name, static: bool):
         vertices, faces = _mesh_of(shape_or_mesh)
         name = f"body{len(self._names)}" if name is None else as_name(name, "affine body")
-        if name in self._names:
+        if name in self._names or any(sk.name == name for sk in self._skeletons):
             raise ValueError(f"name {name!r} is already used")
         if pose is None:
             pose = Transform()
@@ -270,10 +273,6 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
             raise
         self._planes.append((n / np.linalg.norm(n), height))
 
-    def add_skeleton(self, skeleton):
-        """Refused: articulated skeletons in barrier worlds are not supported yet."""
-        raise NotImplementedError(_UNSUPPORTED.format(what="skeletons") + "; use an lcp world (the default)")
-
     def add_particles(self, *args, **kwargs):
         """Refused: particle sets in barrier worlds are not supported yet."""
         raise NotImplementedError(_UNSUPPORTED.format(what="particle sets") + "; use an lcp world (the default)")
@@ -281,22 +280,28 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
     # ------------------------------------------------------------------ layout
     @property
     def nq(self) -> int:
-        """Size of q: 12 per affine body."""
+        """Size of q: the skeletons' coordinates, then 12 per affine body or static mesh."""
         return self._bw_nq()
 
     @property
     def nv(self) -> int:
-        """Size of v (and tau): 12 per affine body."""
+        """Size of v (and tau): as nq (the skeletons' joints are vector-space joints, dq/dt = v)."""
         return self._bw_nq()
 
     def layout(self, name):
-        """The Layout of the body called name (kind "affine", or "static" for a static mesh): q[layout.q] = (p, a1,
-        a2, a3), v[layout.v] its rate."""
+        """The Layout of the skeleton (kind "skeleton"), body (kind "affine") or static mesh (kind "static")
+        called name: for a body q[layout.q] = (p, a1, a2, a3) and v[layout.v] its rate."""
         from rigidiff.world import Layout
 
+        skeleton = self._skeleton_layout(name)
+        if skeleton is not None:
+            return skeleton
+        if name not in self._names:
+            raise self._unknown(name)
         i = self._index(name)
         kind = "static" if name in self._static else "affine"
-        return Layout(name, kind, slice(12 * i, 12 * i + 12), slice(12 * i, 12 * i + 12))
+        at = self._nq_skeletons + 12 * i
+        return Layout(name, kind, slice(at, at + 12), slice(at, at + 12))
 
     # ------------------------------------------------------------------ bodies
     def mass_matrix(self, name) -> np.ndarray:
@@ -329,12 +334,13 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
         return rest @ A.T + p, faces
 
     def surfaces(self, q) -> tuple:
-        """(vertices (N, 3), faces (M, 3)) of every body's surface at q, stacked in state order: the faces index
-        the stacked vertices (for an independent check with another library, or drawing the whole scene)."""
+        """(vertices (N, 3), faces (M, 3)) of every surface at q, stacked in state order (the skeletons' link
+        surfaces, then the bodies'): the faces index the stacked vertices (for an independent check with another
+        library, or drawing the whole scene)."""
         q = as_array(q, (self.nq,), "q")
         verts, faces, offset = [], [], 0
-        for name in self._names:
-            V, F = self.surface(q, name)
+        meshes = [(V, F) for _, V, F in self._link_surfaces(q)] + [self.surface(q, name) for name in self._names]
+        for V, F in meshes:
             verts.append(V)
             faces.append(F + offset)
             offset += len(V)
@@ -344,7 +350,7 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
 
     def _viz_surfaces(self, q) -> list:
         """[(key, triangles (m, 3, 3))] of rigidiff.viz: each body's surface at q (static meshes share a key)."""
-        out = []
+        out = [(self._articulated._frames[f][0].name, V[F]) for f, V, F in self._link_surfaces(q)]
         for name in self._names:
             V, F = self.surface(q, name)
             out.append(("static" if name in self._static else name, V[F]))
@@ -355,7 +361,8 @@ class BarrierWorld(BarrierGradients, BodyWorld, _core.BarrierWorldCore):
         return [(n, height * n) for n, height in self._planes]
 
     def check_state(self, q) -> None:
-        """ValueError naming the pair if two bodies, or a body and a ground plane, intersect or touch at q."""
+        """ValueError naming the pair if two surfaces (bodies, static meshes, other skeletons' links), or a surface
+        and a ground plane, intersect or touch at q."""
         self._bw_check_state(as_array(q, (self.nq,), "q"))
 
     # ------------------------------------------------------------------ stepping

@@ -298,6 +298,14 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         double frictionPotential(const double* q, const double* q_n, double kappa, double* grad) except +
         double barrierPotential(const double* q, double* grad, double* hessian) except +
         double collisionFreeStep(const double* q, const double* dq) except +
+        void setSkeletons(const Model& model) except +
+        int addSkeletonSurface(const string& name, int joint, int group, const double* points, int n,
+                               const int* faces, int m) except +
+        int skeletonSurfaceCount()
+        void clearSkeletons()
+        void setJointLimits(bint on)
+        bint jointLimits()
+        void contactCoordinates(const double* q, double* y, double* jac) except +
 
     void barrierValues(const double* s, int n, double shat, double* out) except +
     void parallelChunkVisits(int n, int bad, int* visits) except +

@@ -42,7 +42,7 @@ def test_world_solver_option():
 
 def test_barrier_world_refuses_what_it_does_not_support():
     world = rd.World(solver="barrier")
-    with pytest.raises(NotImplementedError, match="skeletons"):
+    with pytest.raises(ValueError, match="no bodies"):  # skeletons are supported (test_barrier_skeleton.py)
         world.add_skeleton(rd.Skeleton("s"))
     with pytest.raises(NotImplementedError, match="particle"):
         world.add_particles(np.zeros((1, 3)))

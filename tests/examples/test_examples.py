@@ -282,6 +282,16 @@ def check_affine_bodies(report: str, out: Path):
     check_pngs(out, ["affine_bodies_fall.png", "affine_bodies_fall_frames.png"], report)
 
 
+def check_arm_sweeps_a_stack(report: str, out: Path):
+    dhat = number(report, rf"dhat = {NUM} m")
+    assert 0.0 < number(report, rf"smallest surface distance over the run: {NUM}") < dhat  # touched, never reached 0
+    assert number(report, rf"block0 {NUM} m") < 0.01  # the bottom block stays
+    assert number(report, rf"block1 {NUM} m") > 0.05 and number(report, rf"block2 {NUM} m") > 0.1  # swept off
+    assert number(report, rf"top block height at the end: {NUM} m") < 0.06  # on the ground
+    assert number(report, rf"held joints from the pose: {NUM} rad") < 0.05
+    check_pngs(out, ["arm_sweeps_a_stack.png", "arm_sweeps_a_stack_frames.png"], report)
+
+
 def check_rings_and_gripper(report: str, out: Path):
     assert 2.0 < number(report, rf"dropped {NUM} mm onto the rim") < 2.1  # its gap, and the rest depth
     assert number(report, rf"drift over the last [\d.]+ s: {NUM} mm") < 0.01
@@ -313,6 +323,7 @@ CHECKS = {
     "rings_and_gripper.py": check_rings_and_gripper,
     "soft_ball_drop.py": check_soft_ball,
     "affine_bodies_fall.py": check_affine_bodies,
+    "arm_sweeps_a_stack.py": check_arm_sweeps_a_stack,
     "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,
     "identify_mass_and_friction.py": check_sysid,

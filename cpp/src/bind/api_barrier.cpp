@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigidiff/abd/orthogonality.hpp"
+#include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
@@ -126,18 +127,69 @@ void BarrierWorld::restMesh(int body, double* points, int* faces) const {
 }
 
 void BarrierWorld::checkState(const double* q) {
-  for (int i = 0; i < model_.nq(); ++i) RD_CHECK_ARG(std::isfinite(q[i]), "q[" << i << "] is not finite");
-  checkIntersectionFree(model_, data_, q);
+  for (int i = 0; i < nq(); ++i) RD_CHECK_ARG(std::isfinite(q[i]), "q[" << i << "] is not finite");
+  if (!art_data_) return checkIntersectionFree(model_, data_, q);
+  buildArticulatedContactModel(model_, art_, art_data_->contact);
+  VecX y(art_data_->contact.nq());
+  rigidiff::contactCoordinates(art_, art_data_->data, static_cast<int>(model_.bodies.size()), q, y.data());
+  checkIntersectionFree(art_data_->contact, data_, y.data());
 }
 
 void BarrierWorld::step(const double* q, const double* v, const double* tau, double* q_out, double* v_out) {
-  barrierStep(model_, data_, q, v, tau, q_out, v_out);
+  if (art_data_)
+    articulatedBarrierStep(model_, art_, *art_data_, data_, q, v, tau, q_out, v_out);
+  else
+    barrierStep(model_, data_, q, v, tau, q_out, v_out);
+}
+
+void BarrierWorld::refuseSkeletons(const char* what) const {
+  RD_CHECK_ARG(!art_data_, what << " of barrier worlds with skeletons are not implemented yet");
+}
+
+void BarrierWorld::setSkeletons(const Model& model) {
+  ArticulatedBarrier art;
+  art.model = model;
+  art.joint_limits = joint_limits_;
+  art.checkSupported();
+  art_ = std::move(art);
+  art_data_ = std::make_unique<ArticulatedBarrierData>(art_.model);
+}
+
+int BarrierWorld::addSkeletonSurface(const std::string& name, int joint, int group, const double* points, int n,
+                                     const int* faces, int m) {
+  RD_CHECK_ARG(art_data_, "set the skeletons' model before their surfaces");
+  RD_CHECK_ARG(joint >= 0 && joint < art_.model.njoints,
+               "joint index " << joint << " outside [0, " << art_.model.njoints << ")");
+  ArticulatedSurface s;
+  s.joint = joint;
+  s.group = group;
+  // the mesh checks of an affine body (closed, outward, finite), then massless: its inertia is the link's
+  s.mesh = makeAffineBody(name, points, n, faces, m, 1.0, 1.0);
+  s.mesh.density = s.mesh.mass = s.mesh.stiffness = 0.0;
+  s.mesh.integrals = VolumeIntegrals();
+  s.mesh.mass_matrix.setZero();
+  art_.surfaces.push_back(std::move(s));
+  return static_cast<int>(art_.surfaces.size()) - 1;
+}
+
+void BarrierWorld::contactCoordinates(const double* q, double* y, double* jac) {
+  RD_CHECK_ARG(art_data_, "the world has no skeletons");
+  for (int i = 0; i < nq(); ++i) RD_CHECK_ARG(std::isfinite(q[i]), "q[" << i << "] is not finite");
+  const int nb = static_cast<int>(model_.bodies.size()), nv = art_.model.nv;
+  rigidiff::contactCoordinates(art_, art_data_->data, nb, q, y);
+  if (nv > 0) computeJointJacobians(art_.model, art_data_->data, q);
+  MatX J;
+  for (int k = 0; k < skeletonSurfaceCount(); ++k) {
+    surfaceJacobian(art_, art_data_->data, k, J);
+    Eigen::Map<Eigen::Matrix<double, 12, Eigen::Dynamic, Eigen::RowMajor>>(jac + 12L * nv * k, 12, nv) = J;
+  }
 }
 
 int BarrierWorld::parameterCount() const { return barrierParameterCount(model_); }
 
 void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
                                  double* jac, double* jac_p) {
+  refuseSkeletons("step derivatives");
   const long nn = static_cast<long>(model_.nq()) * model_.nq();
   const long np = static_cast<long>(model_.nq()) * parameterCount();
   barrierStepJacobians(model_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn, jac + 3 * nn, jac + 4 * nn,
@@ -147,12 +199,14 @@ void BarrierWorld::stepJacobians(const double* q, const double* v, const double*
 void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
                            const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gtau,
                            double* gparams) {
+  refuseSkeletons("step derivatives");
   barrierStepVjp(model_, data_, q, v, tau, gq_next, gv_next, q_out, v_out, gq, gv, gtau, gparams);
 }
 
 void BarrierWorld::rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
                                    const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus,
                                    double* gparams) {
+  refuseSkeletons("a recorded rollout's backward pass");
   barrierRolloutBackward(model_, data_, T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams);
 }
 
@@ -177,11 +231,14 @@ void BarrierWorld::stats(double* out) const {
 
 double BarrierWorld::incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                                           double kappa, double* grad) {
+  if (art_data_)
+    return articulatedIncrementalPotential(model_, art_, *art_data_, data_, q, q_n, v_n, tau, kappa, grad);
   data_.friction.clear();
   return rigidiff::incrementalPotential(model_, data_, q, q_n, v_n, tau, kappa, grad);
 }
 
 double BarrierWorld::frictionPotential(const double* q, const double* q_n, double kappa, double* grad) {
+  if (art_data_) return articulatedFrictionPotential(model_, art_, *art_data_, data_, q, q_n, kappa, grad);
   barrierPositions(model_, q_n, data_.x);
   collectBarrierPairs(model_, data_);
   buildFrictionPairs(model_, data_, kappa);
@@ -190,6 +247,7 @@ double BarrierWorld::frictionPotential(const double* q, const double* q_n, doubl
 }
 
 double BarrierWorld::barrierPotential(const double* q, double* grad, double* hessian) {
+  refuseSkeletons("barrier potentials");
   const int n = model_.nq();
   barrierPositions(model_, q, data_.x);
   collectBarrierPairs(model_, data_);
@@ -202,6 +260,7 @@ double BarrierWorld::barrierPotential(const double* q, double* grad, double* hes
 }
 
 double BarrierWorld::collisionFreeStep(const double* q, const double* dq) {
+  refuseSkeletons("collision-free steps");
   return rigidiff::collisionFreeStep(model_, data_, q, dq);
 }
 

@@ -106,6 +106,7 @@ void overlappingBodies(const BarrierWorldModel& model, BarrierWorldData& d, bool
       const int j = d.body_order[w];
       if (d.body_lo[j].x() > d.body_hi[i].x() + margin) break;  // sorted: no later body reaches i either
       if (model.bodies[i].fixed && model.bodies[j].fixed) continue;  // static meshes never meet each other
+      if (model.sameGroup(i, j)) continue;  // one skeleton's links: no self-collision
       if (overlap(Box{d.body_lo[i], d.body_hi[i]}, Box{d.body_lo[j], d.body_hi[j]}, margin))
         d.body_pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
@@ -414,7 +415,7 @@ double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, dou
   return total;
 }
 
-double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorldData& d) {
+double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorldData& d, const double* deviation) {
   double alpha = 1.0;
   CcdOptions options;
   Vec3 s[4], e[4];  // a candidate's points at the start and end of the move
@@ -441,7 +442,9 @@ double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorl
       box.lo = box.lo.cwiseMin(s[k]).cwiseMin(e[k]);
       box.hi = box.hi.cwiseMax(s[k]).cwiseMax(e[k]);
     }
-    if (!overlap(ba, bb, 0.0)) continue;
+    // a body whose points may leave their chords by deviation[b] keeps that much more apart
+    options.min_distance = deviation ? deviation[a] + deviation[b] : 0.0;
+    if (!overlap(ba, bb, options.min_distance)) continue;
     options.t_max = alpha;  // a later hit than the step so far changes nothing: stop there
     const CcdResult r = p.kind == BarrierPair::PointTriangle
                             ? pointTriangleCcd(s[0], s[1], s[2], s[3], e[0], e[1], e[2], e[3], options)
@@ -453,7 +456,9 @@ double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorl
     if (model.bodies[a].fixed) continue;  // static: it does not move
     for (const GroundPlane& g : model.planes) {
       for (size_t i = 0; i < d.x[a].size(); ++i) {
-        const double g0 = planeGap(g, d.x[a][i]), g1 = planeGap(g, d.x_end[a][i]);
+        const double dev = deviation ? deviation[a] : 0.0;
+        const double g0 = planeGap(g, d.x[a][i]) - dev, g1 = planeGap(g, d.x_end[a][i]) - dev;
+        if (g0 <= 0.0) return 0.0;
         if (g1 < 0.1 * g0) alpha = std::min(alpha, 0.9 * g0 / (g0 - g1));
       }
     }

@@ -20,21 +20,6 @@ namespace {
 // the smallest relative tolerance of the free step (the Newton step's may be smaller)
 constexpr double kFreeStepFloor = 1e-6;
 
-// the largest move of a surface vertex when the bodies' coordinates change by dq
-double largestVertexMove(const BarrierWorldModel& model, const VecX& dq) {
-  double out = 0.0;
-  for (size_t i = 0; i < model.bodies.size(); ++i) {
-    const double* d = dq.data() + 12 * i;
-    for (const Vec3& xbar : model.bodies[i].rest) {
-      const Vec3 dx(d[0] + d[3] * xbar[0] + d[4] * xbar[1] + d[5] * xbar[2],
-                    d[1] + d[6] * xbar[0] + d[7] * xbar[1] + d[8] * xbar[2],
-                    d[2] + d[9] * xbar[0] + d[10] * xbar[1] + d[11] * xbar[2]);
-      out = std::max(out, dx.norm());
-    }
-  }
-  return out;
-}
-
 using Clock = std::chrono::steady_clock;
 
 // seconds since t, and t moved to now
@@ -51,6 +36,36 @@ void checkFinite(const double* x, int n, const char* name) {
 }
 
 }  // namespace
+
+double largestVertexMove(const BarrierWorldModel& model, const VecX& dq) {
+  double out = 0.0;
+  for (size_t i = 0; i < model.bodies.size(); ++i) {
+    const double* d = dq.data() + 12 * i;
+    for (const Vec3& xbar : model.bodies[i].rest) {
+      const Vec3 dx(d[0] + d[3] * xbar[0] + d[4] * xbar[1] + d[5] * xbar[2],
+                    d[1] + d[6] * xbar[0] + d[7] * xbar[1] + d[8] * xbar[2],
+                    d[2] + d[9] * xbar[0] + d[10] * xbar[1] + d[11] * xbar[2]);
+      out = std::max(out, dx.norm());
+    }
+  }
+  return out;
+}
+
+void finishBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data, int iterations, double kappa,
+                       double residual, const double* q, const VecX& q_end, double* q_out, double* v_out) {
+  if (iterations == model.options.max_newton_iterations)
+    RD_THROW(std::runtime_error, "barrier step: Newton did not converge in " << iterations << " iterations (residual "
+                                     << residual << " > tolerance " << model.options.newton_tolerance << ")");
+  for (Eigen::Index i = 0; i < q_end.size(); ++i) {
+    q_out[i] = q_end[i];
+    v_out[i] = (q_end[i] - q[i]) / model.dt;
+  }
+  data.stats.newton_iterations = iterations;
+  data.stats.kappa = kappa;
+  data.stats.residual = residual;
+  data.stats.active_pairs = static_cast<int>(data.pairs.size());
+  data.stats.min_distance = std::sqrt(data.stats.min_distance);
+}
 
 double incrementalPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* q_n,
                             const double* v_n, const double* tau, double kappa, double* grad, bool reuse_candidates) {
@@ -181,22 +196,13 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
     data.stats.time_candidates += lap(t);
     double alpha = collisionFreeStepOfCandidates(model, data);
     data.stats.time_ccd += lap(t);
-    double trial_energy = std::numeric_limits<double>::infinity();
-    const double slack = 1e-14 * std::max(1.0, std::abs(energy));
-    for (;;) {
-      if (alpha < 1e-14)
-        RD_THROW(std::runtime_error, "barrier step: the line search found no decrease at Newton iteration "
-                                         << it << " (residual " << residual << ", tolerance "
-                                         << model.options.newton_tolerance << ")");
-      trial = qk + alpha * dir;
+    energy = backtrackingLineSearch(model, alpha, energy, it, residual, [&](double a) {
+      trial = qk + a * dir;
       grad_trial.setZero();
-      trial_energy = incrementalPotential(model, data, trial.data(), q, v, tau, kappa, grad_trial.data(), true);
       ++data.stats.line_search_evaluations;
-      if (trial_energy <= energy + slack) break;
-      alpha *= 0.5;
-    }
+      return incrementalPotential(model, data, trial.data(), q, v, tau, kappa, grad_trial.data(), true);
+    });
     qk = trial;
-    energy = trial_energy;
     grad = grad_trial;
     const double min_s = data.stats.min_distance;
     const double new_kappa = updateBarrierStiffness(prev_min_s, min_s, kappa_max, kappa, l);
@@ -207,18 +213,7 @@ void barrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const d
       energy = incrementalPotential(model, data, qk.data(), q, v, tau, kappa, grad.data(), true);
     }
   }
-  if (it == model.options.max_newton_iterations)
-    RD_THROW(std::runtime_error, "barrier step: Newton did not converge in " << it << " iterations (residual "
-                                     << residual << " > tolerance " << model.options.newton_tolerance << ")");
-  for (int i = 0; i < n; ++i) {
-    q_out[i] = qk[i];
-    v_out[i] = (qk[i] - q[i]) / h;
-  }
-  data.stats.newton_iterations = it;
-  data.stats.kappa = kappa;
-  data.stats.residual = residual;
-  data.stats.active_pairs = static_cast<int>(data.pairs.size());
-  data.stats.min_distance = std::sqrt(data.stats.min_distance);
+  finishBarrierStep(model, data, it, kappa, residual, q, qk, q_out, v_out);
   data.stats.time_total = lap(t = start);
 }
 

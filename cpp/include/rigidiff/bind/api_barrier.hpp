@@ -2,8 +2,10 @@
 // Meshes are points (n x 3) and faces (m x 3) row-major; states are flat (12 per body).
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "rigidiff/world/barrier_articulated.hpp"
 #include "rigidiff/world/barrier_world.hpp"
 
 namespace rigidiff {
@@ -34,7 +36,29 @@ class BarrierWorld {
   int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
   int planeCount() const { return static_cast<int>(model_.planes.size()); }
   void plane(int i, double* out) const;  ///< (normal, offset)
-  int nq() const { return model_.nq(); }
+  /// The size of q, v and tau: the skeletons' coordinates, then 12 per body.
+  int nq() const { return art_.nq() + model_.nq(); }
+  /// Replaces the world's skeletons by the multibody model of all of them (copied; its coordinates come
+  /// before the bodies') with no link surface yet. invalid_argument for a joint the barrier step does not
+  /// support (barrier_articulated.hpp).
+  void setSkeletons(const Model& model);
+  /// Adds a link surface: the closed mesh (points n x 3 in the frame of joint, faces m x 3) of skeleton group,
+  /// named for messages. Returns its index.
+  int addSkeletonSurface(const std::string& name, int joint, int group, const double* points, int n,
+                         const int* faces, int m);
+  /// Removes every skeleton and link surface.
+  void clearSkeletons() {
+    art_ = ArticulatedBarrier();
+    art_.joint_limits = joint_limits_;
+    art_data_.reset();
+  }
+  /// Whether the skeletons' joint position limits act (off by default; kept when the skeletons are replaced).
+  void setJointLimits(bool on) { joint_limits_ = art_.joint_limits = on; }
+  bool jointLimits() const { return joint_limits_; }
+  int skeletonSurfaceCount() const { return static_cast<int>(art_.surfaces.size()); }
+  /// y (12 per body, then 12 per link surface) = the contact coordinates of the state q, and jac
+  /// (12 x nv_skeletons per surface, row-major, stacked) their Jacobians dy/dq_skeletons.
+  void contactCoordinates(const double* q, double* y, double* jac);
   /// out (14) = mass, volume, first moment (3) and second moment (9, row-major) at the body's density.
   void massProperties(int body, double* out) const;
   void massMatrix(int body, double* out) const;  ///< 12 x 12
@@ -71,8 +95,14 @@ class BarrierWorld {
   double collisionFreeStep(const double* q, const double* dq);
 
  private:
+  /// invalid_argument naming what if the world has skeletons (what is not supported with them yet).
+  void refuseSkeletons(const char* what) const;
+
   BarrierWorldModel model_;
   BarrierWorldData data_;
+  ArticulatedBarrier art_;
+  std::unique_ptr<ArticulatedBarrierData> art_data_;  // made with the skeletons' model
+  bool joint_limits_ = false;
 };
 
 /// Barrier b(s; shat) and its first two derivatives at n squared distances: out (n x 3).

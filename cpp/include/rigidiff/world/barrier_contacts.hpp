@@ -52,8 +52,11 @@ double collisionFreeStep(const BarrierWorldModel& model, BarrierWorldData& data,
 
 /// collisionFreeStep for the move from data.x to data.x_end, given data.candidates of that move (swept, any
 /// margin >= 0): each candidate whose swept boxes overlap is tested by CCD, with the step so far as its
-/// time limit so that it stops early.
-double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorldData& data);
+/// time limit so that it stops early. deviation (one per body, or null: none) bounds how far each body's
+/// points may stray from the straight lines of the move: a pair then keeps deviation[a] + deviation[b] apart
+/// along the lines and a point keeps deviation[a] off a plane, so that the true paths never meet.
+double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorldData& data,
+                                     const double* deviation = nullptr);
 
 /// invalid_argument naming the bodies if two bodies' surfaces cross or touch, one lies inside another, or a
 /// body touches or crosses a ground plane at q.

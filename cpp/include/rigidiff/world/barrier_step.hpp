@@ -7,9 +7,40 @@
 // largest collision-free fraction of the Newton step (additive CCD), so every iterate is intersection-free.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+
+#include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_world.hpp"
 
 namespace rigidiff {
+
+/// The largest move of a surface vertex when the bodies' coordinates change by dq (model.nq()).
+double largestVertexMove(const BarrierWorldModel& model, const VecX& dq);
+
+/// The backtracking of a step's line search: from alpha (the largest collision-free fraction of the Newton step)
+/// halves alpha until evaluate(alpha), the energy at that fraction, is at most energy (up to rounding); returns
+/// that energy, alpha updated. runtime_error naming the Newton iteration and its residual when alpha falls
+/// below 1e-14.
+template <class Evaluate>
+double backtrackingLineSearch(const BarrierWorldModel& model, double& alpha, double energy, int iteration,
+                              double residual, Evaluate&& evaluate) {
+  const double slack = 1e-14 * std::max(1.0, std::abs(energy));
+  for (;; alpha *= 0.5) {
+    if (alpha < 1e-14)
+      RD_THROW(std::runtime_error, "barrier step: the line search found no decrease at Newton iteration "
+                                       << iteration << " (residual " << residual << ", tolerance "
+                                       << model.options.newton_tolerance << ")");
+    const double trial = evaluate(alpha);
+    if (trial <= energy + slack) return trial;
+  }
+}
+
+/// The end of a step's Newton loop: runtime_error naming the residual if it used all its iterations, else
+/// q_out = q_end, v_out = (q_end - q) / dt and the step's statistics (data.pairs, data.stats.min_distance: those
+/// at q_end).
+void finishBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data, int iterations, double kappa,
+                       double residual, const double* q, const VecX& q_end, double* q_out, double* v_out);
 
 /// Steps (q, v) (model.nq() each) under the generalised forces tau (model.nq()) into (q_out, v_out).
 /// invalid_argument for a non-finite input or an intersecting start (naming the bodies); runtime_error

@@ -36,7 +36,13 @@ struct BarrierWorldModel {
   BarrierOptions options;
   std::vector<AffineBody> bodies;
   std::vector<GroundPlane> planes;
+  /// Per body, its collision group (empty: none): two bodies of the same group >= 0 never form pairs (the
+  /// link surfaces of one skeleton, barrier_articulated.hpp).
+  std::vector<int> collision_group;
 
+  bool sameGroup(int a, int b) const {
+    return !collision_group.empty() && collision_group[a] >= 0 && collision_group[a] == collision_group[b];
+  }
   int nq() const { return 12 * static_cast<int>(bodies.size()); }
   /// Appends a body (its name must be new and non-empty) and returns its index.
   int addBody(AffineBody body);

@@ -32,6 +32,14 @@ class BlockHessian {
   bool writeLower(Eigen::SparseMatrix<double>& out);
   /// The whole symmetric H as a dense matrix (for tests and bindings).
   MatX dense() const;
+  /// Calls f(row, col, block) for every diagonal block (row == col) and every off-diagonal block in use, as
+  /// stored: the lower triangle's (row > col).
+  template <class F>
+  void forEachBlock(F&& f) const {
+    for (int i = 0; i < n_; ++i) f(i, i, diagonal_[i]);
+    for (size_t k = 0; k < off_.size(); ++k)
+      if (used_[k]) f(off_index_[k].first, off_index_[k].second, off_[k]);
+  }
   /// The number of off-diagonal blocks in use.
   int offDiagonalBlocks() const;
 

@@ -1,0 +1,64 @@
+// Joint position limits of the skeletons in a barrier world (world/barrier_articulated.hpp): the contact
+// barrier on each limited dof's gap to its limit, so that a step keeps the joints strictly within their limits
+// as it keeps surfaces apart.
+#include <algorithm>
+#include <cmath>
+
+#include "rigidiff/contact/barrier.hpp"
+#include "rigidiff/macros.hpp"
+#include "rigidiff/world/barrier_articulated.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+// f(c, gap, sign) for each finite limit of each dof c: gap = q_c - lower (sign +1) or upper - q_c (sign -1)
+template <class F>
+void forLimits(const ArticulatedBarrier& art, const double* q, F&& f) {
+  const Model& m = art.model;
+  for (int c = 0; c < m.nv; ++c) {
+    if (std::isfinite(m.lower_limit[c])) f(c, q[c] - m.lower_limit[c], 1.0);
+    if (std::isfinite(m.upper_limit[c])) f(c, m.upper_limit[c] - q[c], -1.0);
+  }
+}
+
+}  // namespace
+
+double jointLimitBarrier(const ArticulatedBarrier& art, double dhat, const double* q, double weight, double* grad,
+                         double* hess_diag) {
+  if (!art.joint_limits) return 0.0;
+  const double shat = dhat * dhat;
+  double total = 0.0;
+  forLimits(art, q, [&](int c, double gap, double sign) {
+    if (gap >= dhat) return;
+    const double s = gap > 0.0 ? gap * gap : 0.0;
+    total += barrier(s, shat);
+    const double b1 = barrierFirstDerivative(s, shat);
+    if (grad) grad[c] += weight * sign * b1 * 2.0 * gap;
+    // d2/dq2 b(gap^2) = 4 gap^2 b'' + 2 b' (sign^2 = 1); clamped like a point-plane pair's
+    if (hess_diag) hess_diag[c] += weight * std::max(4.0 * gap * gap * barrierSecondDerivative(s, shat) + 2.0 * b1, 0.0);
+  });
+  return total;
+}
+
+double jointLimitStep(const ArticulatedBarrier& art, const double* q, const double* dq) {
+  if (!art.joint_limits) return 1.0;
+  double alpha = 1.0;
+  forLimits(art, q, [&](int c, double gap, double sign) {
+    const double closing = -sign * dq[c];  // how fast the gap shrinks per unit alpha
+    if (closing > 0.0 && gap - closing < 0.1 * gap) alpha = std::min(alpha, 0.9 * gap / closing);
+  });
+  return alpha;
+}
+
+void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q) {
+  if (!art.joint_limits) return;
+  forLimits(art, q, [&](int c, double gap, double) {
+    RD_CHECK_ARG(gap > 0.0, "joint '" << art.model.names[art.model.dof_joint[c]] << "' is at or beyond its position "
+                                      << "limit (q[" << c << "] = " << q[c] << ", limits ["
+                                      << art.model.lower_limit[c] << ", " << art.model.upper_limit[c]
+                                      << "]): with joint limits on, a state must lie strictly within them");
+  });
+}
+
+}  // namespace rigidiff

@@ -1,0 +1,168 @@
+"""Articulated skeletons in barrier worlds (mixed into rigidiff.BarrierWorld; docs/affine.md, "Skeletons").
+
+A skeleton's generalised coordinates come first in q and v, before the affine bodies (skeletons in the order
+they were added). Its model is compiled by an lcp World that holds the skeletons (``_articulated``): the
+barrier world's C++ core copies that world's multibody model, and each collision shape of a link becomes a
+link surface, a barrier participant placed by forward kinematics (kind Articulated)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidiff.errors import UnknownNameError
+
+#: joint types a barrier world steps: those whose coordinates form a vector space (dq/dt = v)
+SUPPORTED_JOINTS = ("fixed", "revolute", "prismatic", "universal", "translational")
+
+
+def _check_skeleton(skeleton) -> None:
+    """TypeError / ValueError for what a barrier world cannot hold."""
+    from rigidiff.shapes import Plane
+    from rigidiff.skeleton import Skeleton
+
+    if not isinstance(skeleton, Skeleton):
+        raise TypeError(f"skeleton must be a rigidiff.Skeleton, got {type(skeleton).__name__}")
+    if not skeleton.bodies:
+        raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
+    for body in skeleton.bodies:
+        j = body.joint
+        if j.type not in SUPPORTED_JOINTS:
+            raise ValueError(
+                f"skeleton {skeleton.name!r}: joint {j.name!r} is a {j.type} joint; barrier worlds support "
+                f"{', '.join(SUPPORTED_JOINTS)} joints (free, ball and planar joints need a Lie-group integration "
+                f"the barrier step does not have yet: weld a floating base to the world with a fixed root joint)")
+        for inst in body.shapes:
+            if inst.collide and isinstance(inst.shape, Plane):
+                raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a plane shape; a barrier world's "
+                                 f"ground is world.add_ground()")
+
+
+class SkeletonParticipants:
+    """The skeleton half of BarrierWorld: adding skeletons, their layouts and their link surfaces."""
+
+    def _init_skeletons(self) -> None:
+        self._skeletons: list = []
+        self._articulated = None  # the lcp World that compiles the skeletons
+        self._link_meshes: list = []  # per link surface: (frame index, vertices in the body frame, faces)
+
+    @property
+    def skeletons(self) -> list:
+        """The skeletons of the world, in the order they were added (their coordinates lead q and v)."""
+        return list(self._skeletons)
+
+    @property
+    def _nq_skeletons(self) -> int:
+        return 0 if self._articulated is None else self._articulated.nq
+
+    def add_skeleton(self, skeleton):
+        """Add an articulated skeleton (a robot arm) and return it.
+
+        Its generalised coordinates join q and v before the affine bodies (after the skeletons added before
+        it), starting at its neutral configuration at rest; ``world.layout(skeleton.name)`` gives them. Every
+        collision shape of its bodies is a barrier participant placed by forward kinematics: it pushes, and is
+        pushed by, the affine bodies, static meshes, ground planes and other skeletons' shapes. Shapes of one
+        skeleton never collide with each other. The step is implicit Euler in the joint coordinates with the
+        joints' damping, stiffness and effort limits, and their position limits when ``joint_limits`` is on
+        (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
+
+        TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
+        body or skeleton, a free, ball or planar joint (a floating base: weld the root with a fixed joint
+        instead), a plane shape, an open mesh, or shapes that touch another participant or a ground plane at
+        the neutral configuration.
+        """
+        _check_skeleton(skeleton)
+        if any(s is skeleton for s in self._skeletons):
+            raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
+        if skeleton.name in self._names or any(s.name == skeleton.name for s in self._skeletons):
+            raise ValueError(f"name {skeleton.name!r} is already used")
+        old = (list(self._skeletons), self._q0, self._v0)
+        ns = self._nq_skeletons
+        try:
+            self._install_skeletons(old[0] + [skeleton])
+            qs = self._articulated.q  # the new skeleton's neutral configuration after the others' coordinates
+            qs[:ns] = self._q0[:ns]
+            q0 = np.concatenate([qs, self._q0[ns:]])
+            self._bw_check_state(q0)
+        except Exception:
+            self._install_skeletons(old[0])
+            raise
+        self._q0 = q0
+        self._v0 = np.concatenate([np.zeros(len(qs)), self._v0[ns:]])
+        return skeleton
+
+    def _install_skeletons(self, skeletons: list) -> None:
+        """Compile skeletons into the core (none: remove them)."""
+        from rigidiff.world import World
+
+        self._bw_clear_skeletons()
+        self._skeletons, self._articulated, self._link_meshes = list(skeletons), None, []
+        if not skeletons:
+            return
+        inner = World(dt=self.dt, gravity=self.gravity)
+        for sk in skeletons:
+            inner.add_skeleton(sk)
+        inner._ensure_compiled()
+        self._bw_set_skeletons(inner)
+        self._articulated = inner
+        groups = {id(sk): i for i, sk in enumerate(skeletons)}
+        for f, (sk, body) in enumerate(inner._frames):
+            joint, frame_pose = inner._frame_support[f]
+            for inst in body.shapes:
+                if not inst.collide:
+                    continue
+                from rigidiff.barrier_world import _mesh_of
+
+                vertices, faces = _mesh_of(inst.shape)
+                vertices = inst.origin.apply(vertices)  # in the body frame
+                self._bw_add_skeleton_surface(f"{sk.name}/{inst.name}", joint, groups[id(sk)],
+                                              frame_pose.apply(vertices), faces)
+                self._link_meshes.append((f, vertices, np.asarray(faces, dtype=np.int64)))
+
+    @property
+    def joint_limits(self) -> bool:
+        """Whether the skeletons' joint position limits act (settable; False by default, as in the lcp world's
+        ``contact_options``). On, each limited dof's gap to its limit carries the contact barrier (activation
+        distance dhat, in the joint's units) and the line search keeps a tenth of each gap, so that the joints
+        stay strictly within their limits; a step from a state at or beyond a limit raises ValueError naming
+        the joint."""
+        return bool(self._bw_joint_limits())
+
+    @joint_limits.setter
+    def joint_limits(self, value):
+        if not isinstance(value, (bool, np.bool_)):
+            raise TypeError(f"joint_limits must be True or False, got {value!r}")
+        self._bw_set_joint_limits(bool(value))
+
+    def _skeleton_layout(self, name):
+        """The Layout of the skeleton called name (or given as the object), None if there is none."""
+        from rigidiff.world import Layout
+
+        for sk in self._skeletons:
+            if sk is name or sk.name == name:
+                inner = self._articulated.layout(sk.name)
+                return Layout(sk.name, "skeleton", inner.q, inner.v)
+        return None
+
+    def skeleton_world(self):
+        """The lcp World that holds this world's skeletons (their kinematics: ``body_pose``, ``body_poses``,
+        Jacobians, ``layout``): its q and v are the first ``skeleton_world().nq`` entries of this world's.
+        ValueError if the world has no skeleton."""
+        if self._articulated is None:
+            raise ValueError("the world has no skeleton: add one with world.add_skeleton(...)")
+        self._articulated.gravity = self.gravity  # its gravity_forces use this world's gravity
+        return self._articulated
+
+    def _link_surfaces(self, q) -> list:
+        """[(frame index, world vertices (n, 3), faces (m, 3))] of every link surface at the state q."""
+        if not self._link_meshes:
+            return []
+        poses = self._articulated.body_poses(q[:self._nq_skeletons])
+        return [(f, vertices @ poses[f][:3, :3].T + poses[f][:3, 3], faces) for f, vertices, faces in self._link_meshes]
+
+    def __repr__(self) -> str:
+        skeletons = f", skeletons={[sk.name for sk in self._skeletons]}" if self._skeletons else ""
+        return f"World(dt={self.dt}, solver='{self._solver_name}'{skeletons}, bodies={self._names})"
+
+    def _unknown(self, name):
+        names = [sk.name for sk in self._skeletons] + list(self._names)
+        return UnknownNameError(f"no skeleton, {self._body_word} or static mesh named {name!r}; the world has {names}")

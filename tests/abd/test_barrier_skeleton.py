@@ -266,6 +266,11 @@ def test_skeleton_bad_input():
     q, v = world.q, world.v
     with pytest.raises(ValueError, match="skeletons are not implemented"):
         world.step_jacobians(q, v)
+    with pytest.raises(ValueError, match="skeletons are not implemented"):
+        world.step_vjp(q, v, None, np.ones(world.nq), np.zeros(world.nv))
+    traj = world.rollout(q, v, np.zeros((2, world.nv)), record=True)
+    with pytest.raises(ValueError, match="skeletons are not implemented"):
+        traj.backward(np.ones((3, world.nq)), np.zeros((3, world.nv)))
     with pytest.raises(ValueError, match="tau"):
         world.step(q, v, np.full(world.nv, np.nan))
 

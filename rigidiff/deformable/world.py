@@ -43,7 +43,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         method: "newton" (the default): Newton's method, conjugate gradients on the true Hessian (its element
             blocks built once per iteration) preconditioned by the prefactorised PD matrix, with an Armijo line
             search; "pd": DiffPD's L-BFGS with the PD matrix as its initial inverse Hessian, finished by Newton
-            if it stalls (fewer Hessians, many more iterations: 3 to 4 times slower on DiffPD's cantilever and
+            if it stalls (fewer Hessians, many more iterations: 2 to 4 times slower on DiffPD's cantilever and
             rolling sphere); "newton-cholesky": Newton with the assembled Hessian factorised at every
             iteration (sparse LDL^T) and a direct adjoint, a baseline.
         friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,

@@ -14,6 +14,7 @@ matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned
     python benchmarks/bench_deformable.py                      # both scenes, tolerance 1e-4, every core
     python benchmarks/bench_deformable.py --quick              # smaller meshes, fewer steps
     python benchmarks/bench_deformable.py --scene cantilever --threads 1
+    python benchmarks/bench_deformable.py --material neohookean   # the neo-Hookean energy instead
 """
 
 from __future__ import annotations
@@ -29,23 +30,26 @@ import rigidiff as rd
 METHODS = ("pd", "newton", "newton-cholesky")
 
 
-def cantilever(method: str, tolerance: float, quick: bool = False, threads=None):
+KINDS = {"pd": ("corotated", "volume"), "neohookean": "neohookean"}
+
+
+def cantilever(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"]):
     """The world, its initial state and its step count."""
     cells = (16, 4, 4) if quick else (32, 8, 8)
     world = rd.World(dt=1e-2, solver="projective", tolerance=tolerance, method=method, max_iterations=20000,
                      threads=threads)
     mesh = rd.HexMesh.box(np.array(cells) * 0.01, cells)
-    world.add_deformable(mesh, rd.ProjectiveMaterial(1e6, 0.45, 1000.0, kind=("corotated", "volume")),
+    world.add_deformable(mesh, rd.ProjectiveMaterial(1e6, 0.45, 1000.0, kind=kind),
                          name="beam", fixed=np.flatnonzero(mesh.vertices[:, 0] == 0.0))
     return world, world.q, world.v, 10 if quick else 25
 
 
-def sphere(method: str, tolerance: float, quick: bool = False, threads=None):
+def sphere(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"]):
     world = rd.World(dt=5e-3, solver="projective", tolerance=tolerance, method=method, max_iterations=20000,
                      friction=0.5, threads=threads)
     world.add_ground()
     ball = rd.HexMesh.from_surface(trimesh.creation.icosphere(radius=0.05), dx=0.02 if quick else 0.01)
-    world.add_deformable(ball, rd.ProjectiveMaterial(2e6, 0.4, 1000.0, kind=("corotated", "volume")),
+    world.add_deformable(ball, rd.ProjectiveMaterial(2e6, 0.4, 1000.0, kind=kind),
                          name="ball", pose=rd.Transform((0.0, 0.0, 0.052)))
     x = world.q.reshape(-1, 3)
     v = np.cross(np.array([0.0, 10.0, 0.0]), x - x.mean(axis=0)).reshape(-1)
@@ -78,11 +82,14 @@ def main():
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument("--tolerance", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=None, help="threads of the per-element work (all cores)")
+    parser.add_argument("--material", choices=KINDS, default="pd",
+                        help="the PD energies corotated + volume (default), or the neo-Hookean energy")
     args = parser.parse_args()
     for scene in SCENES if args.scene == "all" else [args.scene]:
         results = {}
         for method in args.methods:
-            world, q0, v0, steps = SCENES[scene](method, args.tolerance, args.quick, args.threads)
+            world, q0, v0, steps = SCENES[scene](method, args.tolerance, args.quick, args.threads,
+                                                 KINDS[args.material])
             rng = np.random.default_rng(0)
             a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
             results[method] = run(world, q0, v0, steps, a, b)

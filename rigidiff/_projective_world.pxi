@@ -174,8 +174,14 @@ cdef class ProjectiveWorldCore:
             w.stepVjp(p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[10], p[11])
         return q_out, v_out, gq, gv, gf, gE, gnu
 
+    def _pw_set_raise_on_failure(self, bint raise_):
+        self._pw.get().setRaiseOnFailure(raise_)
+
+    def _pw_raise_on_failure(self):
+        return self._pw.get().raiseOnFailure()
+
     def _pw_stats(self):
-        cdef cnp.ndarray out = _empty1(4)
+        cdef cnp.ndarray out = _empty1(5)
         self._pw.get().stats(_ptr(out))
         return out
 

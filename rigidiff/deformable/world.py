@@ -8,6 +8,8 @@ L-BFGS); its adjoint (step_vjp) reuses the factors. docs/deformable.md describes
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from rigidiff import _core
@@ -51,6 +53,9 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
             depth) and tangent planes frozen at the start of each step, so a vertex that only reaches a plane
             during a step rubs on it from the next step on.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
+        on_failure: "raise" (the default): a step that does not converge within max_iterations raises
+            RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
+            RuntimeWarning naming the residual, and last_step["converged"] is False.
         threads: threads of the per-element work (the local projections, the energy, the Hessian's element
             blocks and its products); None, the default, uses every core. Results are the same bit for bit
             whatever the count.
@@ -74,9 +79,11 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
                  max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "newton",
-                 friction: float = 0.0, friction_velocity: float = 1e-3, threads: int | None = None):
+                 friction: float = 0.0, friction_velocity: float = 1e-3, threads: int | None = None,
+                 on_failure: str = "raise"):
         self.dt = dt
         self._pw_set_threads(as_threads(threads))
+        self.on_failure = on_failure
         self.gravity = gravity
         self._pw_set_options(as_scalar(tolerance, "tolerance", minimum=0.0, strict=True),
                              _count(max_iterations, "max_iterations"), _count(history, "history"),
@@ -111,6 +118,24 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
     @max_iterations.setter
     def max_iterations(self, value):
         self._set_option(1, _count(value, "max_iterations"))
+
+    @property
+    def on_failure(self) -> str:
+        """What a step that does not converge does: "raise" or "warn" (see ProjectiveWorld); settable."""
+        return "raise" if self._pw_raise_on_failure() else "warn"
+
+    @on_failure.setter
+    def on_failure(self, value):
+        if value not in ("raise", "warn"):
+            raise ValueError(f'on_failure must be "raise" or "warn", got {value!r}')
+        self._pw_set_raise_on_failure(value == "raise")
+
+    def _warn_if_unconverged(self) -> None:
+        s = self._pw_stats()
+        if not s[4]:
+            warnings.warn(f"the projective step did not converge: |grad g| is {s[1]:.3e} of the start's force scale "
+                          f"after {int(s[0])} iterations (tolerance {self.tolerance:.3e}); its last iterate is "
+                          f"returned", RuntimeWarning, stacklevel=3)
 
     @property
     def threads(self) -> int:
@@ -381,7 +406,9 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         vertices stay at q. RuntimeError naming the residual if the solve does not converge within
         max_iterations."""
         self._set_activation(activation)
-        return self._pw_step(q, v, self._forces(f))
+        out = self._pw_step(q, v, self._forces(f))
+        self._warn_if_unconverged()
+        return out
 
     def _parameter_names(self) -> tuple:
         return (tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
@@ -400,6 +427,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
 
         self._set_activation(activation)
         qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
+        self._warn_if_unconverged()
         ga, gk = self._pw_muscle_gradients()
         parameters = np.concatenate([gE, gnu, self._pw_contact_and_density_gradients(), gk, self._obstacle_parameters()])
         return Gradients(gq, gv, gf, parameters, self._parameter_names(), qn, vn, ga)
@@ -430,11 +458,11 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
 
     @property
     def last_step(self) -> dict:
-        """What the last step did: iterations (Newton or L-BFGS), residual (final |grad g| relative to force_scale),
+        """What the last step did: iterations (Newton or L-BFGS), converged, residual (final |grad g| relative to force_scale),
         contacts (surface vertices below a ground plane), force_scale (see ProjectiveWorld's tolerance)."""
         s = self._pw_stats()
         return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),
-                "force_scale": float(s[3])}
+                "force_scale": float(s[3]), "converged": bool(s[4])}
 
     def _activations(self, activations, T: int) -> np.ndarray:
         m = len(self._muscles)

@@ -121,6 +121,18 @@ def test_non_convergence_raises_with_the_residual():
     _block(world, origin=(0, 0, -0.01))
     with pytest.raises(RuntimeError, match=r"did not converge: \|grad g\| = .* after 1 iterations"):
         world.step(world.q, world.v)
+    # on_failure="warn": the last iterate, finite and better than the start, with a warning naming the residual
+    world.on_failure = "warn"
+    with pytest.warns(RuntimeWarning, match=r"did not converge: \|grad g\| is .* after 1 iterations"):
+        q1, v1 = world.step(world.q, world.v)
+    assert np.isfinite(q1).all() and np.isfinite(v1).all()
+    assert world.last_step["converged"] is False
+    assert world.positions(q1, world.body_names[0])[:, 2].min() > -0.01  # pushed up out of the ground
+    world.max_iterations = 1000
+    world.step(world.q, world.v)
+    assert world.last_step["converged"] is True
+    with pytest.raises(ValueError, match="on_failure"):
+        world.on_failure = "ignore"
 
 
 def test_advance_and_rollout_agree():

@@ -238,6 +238,7 @@ void ProjectiveWorld::stats(double* out) const {
   out[1] = data_.residual;
   out[2] = data_.contacts;
   out[3] = data_.force_scale;
+  out[4] = data_.converged;
 }
 
 double ProjectiveWorld::energy(const double* x, double* grad) const {

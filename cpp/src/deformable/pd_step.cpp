@@ -193,7 +193,8 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     data.iterations += r.iterations;
   }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
-  if (!r.converged)
+  data.converged = r.converged;
+  if (!r.converged && model.options.raise_on_failure)
     throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) +
                              " is " + sci(data.residual) + " of the start's force scale after " +
                              std::to_string(r.iterations) + " iterations (tolerance " +

@@ -69,7 +69,11 @@ class ProjectiveWorld {
   /// (gE, gnu: one per body).
   void stepVjp(const double* q, const double* v, const double* f, const double* gq_next, const double* gv_next,
                double* q_out, double* v_out, double* gq, double* gv, double* gf, double* gE, double* gnu);
-  /// out (4) = iterations, residual (relative), surface vertices in contact, force scale of the last step.
+  /// Whether a step that does not converge throws (else it returns its last iterate, finite, and stats says so).
+  void setRaiseOnFailure(bool raise) { model_.options.raise_on_failure = raise; }
+  bool raiseOnFailure() const { return model_.options.raise_on_failure; }
+  /// out (5) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1)
+  /// of the last step.
   void stats(double* out) const;
   /// E(x) (elastic and contact) and its gradient (3n).
   double energy(const double* x, double* grad) const;

@@ -91,6 +91,7 @@ struct PdOptions {
   int history = 10;           ///< L-BFGS history length
   PdMethod method = PdMethod::Lbfgs;
   int threads = 1;            ///< threads of the per-element work (results do not depend on it)
+  bool raise_on_failure = true;  ///< a step that does not converge throws; else it returns its last iterate
 };
 
 struct PdModel {
@@ -176,6 +177,7 @@ struct PdData {
   std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
   Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
   int iterations = 0;
+  bool converged = true;           ///< whether the step met its tolerance (see PdOptions::raise_on_failure)
   double residual = 0.0;           ///< final ||grad g|| / force_scale
   double force_scale = 0.0;        ///< ||M (q - y)|| / dt^2 + ||grad E(q)|| on the free vertices
   int contacts = 0;                ///< surface vertices below a plane at x

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
@@ -44,9 +45,32 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
 }
 
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
-  const Eigen::MatrixXd rhs = Eigen::Map<const Eigen::MatrixXd>(g.data(), model.free_count, 3);
-  const Eigen::MatrixXd sol = data.factor.solve(rhs);
-  return Eigen::Map<const VecX>(sol.data(), sol.size());
+  // the three coordinates share L (A = I3 x L): the substitutions read each factor entry once and update a row
+  // of three, rather than sweeping the factor once per coordinate
+  const int n = model.free_count;
+  using Rows3 = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>;
+  Rows3 Y = data.factor.permutationP() * Eigen::Map<const Eigen::MatrixXd>(g.data(), n, 3);
+  const Eigen::SparseMatrix<double>& L = data.factor.matrixL().nestedExpression();
+  const int* outer = L.outerIndexPtr();
+  const int* inner = L.innerIndexPtr();
+  const double* value = L.valuePtr();
+  std::vector<double> diagonal(n);
+  for (int j = 0; j < n; ++j) {  // L y = P g, column by column
+    for (int k = outer[j]; k < outer[j + 1]; ++k)
+      if (inner[k] == j) diagonal[j] = value[k];
+    const Eigen::RowVector3d yj = Y.row(j) / diagonal[j];
+    Y.row(j) = yj;
+    for (int k = outer[j]; k < outer[j + 1]; ++k)
+      if (inner[k] > j) Y.row(inner[k]) -= value[k] * yj;
+  }
+  for (int j = n - 1; j >= 0; --j) {  // L^T x = y, a dot product per column
+    Eigen::RowVector3d sum = Y.row(j);
+    for (int k = outer[j]; k < outer[j + 1]; ++k)
+      if (inner[k] > j) sum -= value[k] * Y.row(inner[k]);
+    Y.row(j) = sum / diagonal[j];
+  }
+  const Eigen::MatrixXd X = data.factor.permutationPinv() * Y;
+  return Eigen::Map<const VecX>(X.data(), X.size());
 }
 
 void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {

@@ -318,10 +318,19 @@ def check_soft_tendon(report: str, out: Path):
     check_pngs(out, ["soft_tendon_reach.png", "soft_tendon_reach_frames.png"], report)
 
 
+def check_soft_ball_sysid(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # the adjoint through the bounce vs central difference
+    assert number(report, rf"loss {NUM} mm²") > 1.0  # the guess is far from the recording
+    assert number(report, rf"fitted E = [\d.e+]+ Pa \(relative error {NUM}\)") < 0.02
+    assert number(report, rf"nu = [\d.]+ \(relative error {NUM}\)") < 0.05
+    check_pngs(out, ["soft_ball_sysid.png"], report)
+
+
 CHECKS = {
     "soft_tendon_reach.py": check_soft_tendon,
     "rings_and_gripper.py": check_rings_and_gripper,
     "soft_ball_drop.py": check_soft_ball,
+    "soft_ball_sysid.py": check_soft_ball_sysid,
     "affine_bodies_fall.py": check_affine_bodies,
     "arm_sweeps_a_stack.py": check_arm_sweeps_a_stack,
     "paddle_sweeps_particles.py": check_paddle_particles,

@@ -180,6 +180,10 @@ cdef class ProjectiveWorldCore:
     def _pw_raise_on_failure(self):
         return self._pw.get().raiseOnFailure()
 
+    def _pw_set_start_guess(self, x):
+        cdef cnp.ndarray X = _vec(x, 3 * self._pw.get().vertexCount(), "start guess")
+        self._pw.get().setStartGuess(_ptr(X))
+
     def _pw_stats(self):
         cdef cnp.ndarray out = _empty1(5)
         self._pw.get().stats(_ptr(out))

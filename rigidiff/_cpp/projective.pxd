@@ -48,6 +48,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
                      const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,
                      double* gE, double* gnu) except +
         void stats(double* out)
+        void setStartGuess(const double* x) except +
         void setRaiseOnFailure(bint raise_)
         bint raiseOnFailure()
         double energy(const double* x, double* grad) except +

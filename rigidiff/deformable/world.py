@@ -484,7 +484,8 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
     def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV, activations=None):
         """Gradients of a loss L(Q, V) of a rollout (Q, V from rollout(q0, v0, forces, activations)) from its
         cotangents dL_dQ (T+1, nq) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp
-        chained backwards, each step solved again from its stored start. Returns Gradients with q and v of the
+        chained backwards, each step solved again from its stored start, beginning at the recorded next state
+        (which the solve accepts at once where it meets the tolerance). Returns Gradients with q and v of the
         initial state, tau (T, nv) of the forces, activation (T, muscles), and the parameters summed over the
         steps (parameter_names as step_vjp's)."""
         from rigidiff.jacobians import Gradients
@@ -500,6 +501,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         names = self._parameter_names()
         parameters = np.zeros(len(names))
         for t in range(T - 1, -1, -1):
+            self._pw_set_start_guess(Q[t + 1])  # the recorded solution: solving the step again takes no iteration
             g = self.step_vjp(Q[t], V[t], forces[t], gq, gv, activations[t])
             gforces[t] = g.tau
             gactivations[t] = g.activation

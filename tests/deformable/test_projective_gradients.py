@@ -244,3 +244,24 @@ def test_density_contact_stiffness_and_friction_gradients(friction):
         fd = (values[0] - values[1]) / (2 * h if value > 0.0 else h)
         assert fd != 0.0
         assert G.parameter(name) == pytest.approx(fd, rel=1e-5 if value > 0.0 else 1e-4, abs=1e-9), name
+
+
+def test_rollout_backward_starts_each_solve_at_the_recorded_state():
+    # solving a recorded step again from its recorded end takes no iteration, and gives the gradients of
+    # step_vjp chained by hand (which solve each step from scratch)
+    world = _beam(ground=True)
+    world.tolerance = 1e-10
+    q, v, _, rng = _state(world)
+    T = 4
+    forces = 0.01 * rng.standard_normal((T, world.nv))
+    Q, V = world.rollout(q, v, forces)
+    dQ, dV = rng.standard_normal((T + 1, world.nq)), rng.standard_normal((T + 1, world.nv))
+    g = world.rollout_backward(Q, V, forces, dQ, dV)
+    assert world.last_step["iterations"] == 0
+    gq, gv = dQ[T].copy(), dV[T].copy()
+    for t in range(T - 1, -1, -1):
+        s = world.step_vjp(Q[t], V[t], forces[t], gq, gv)
+        assert world.last_step["iterations"] > 0
+        gq, gv = s.q + dQ[t], s.v + dV[t]
+    np.testing.assert_allclose(g.q, gq, rtol=0, atol=1e-7 * np.abs(gq).max())
+    np.testing.assert_allclose(g.v, gv, rtol=0, atol=1e-7 * np.abs(gv).max())

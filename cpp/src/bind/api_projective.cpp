@@ -233,6 +233,12 @@ void ProjectiveWorld::stepVjp(const double* q, const double* v, const double* f,
   Eigen::Map<VecX>(gnu, nu.size()) = nu;
 }
 
+void ProjectiveWorld::setStartGuess(const double* x) {
+  const Points guess = points(x, model_.n);
+  if (!guess.allFinite()) throw std::invalid_argument("a start guess must be finite");
+  data_.start_guess = guess;
+}
+
 void ProjectiveWorld::stats(double* out) const {
   out[0] = data_.iterations;
   out[1] = data_.residual;

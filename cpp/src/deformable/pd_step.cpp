@@ -182,7 +182,17 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] += h * v(i, c);
   if (limit) guess = xf + limit(xf, guess - xf) * (guess - xf);
-  if (potential(guess, g0) < g_start) xf.swap(guess);
+  double g_best = g_start;
+  const double g_guess = potential(guess, g0);
+  if (g_guess < g_best) xf.swap(guess), g_best = g_guess;
+  // the caller's guess (a recorded rollout's next state, when its adjoint solves the step again)
+  if (data.start_guess.rows() == model.n) {
+    for (int i = 0; i < model.n; ++i)
+      if (model.free_index[i] >= 0)
+        for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] = data.start_guess(i, c);
+    data.start_guess.resize(0, 3);
+    if (potential(guess, g0) < g_best) xf.swap(guess);
+  }
   // never below the rounding level of the gradient itself, about a thousand roundings of its inertial term
   // |M y| / dt^2 (at an exact equilibrium the force scale is itself rounding, and no iterate could meet it)
   double inertial = 0.0;

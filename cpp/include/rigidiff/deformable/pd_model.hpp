@@ -176,6 +176,7 @@ struct PdData {
   double factor_dt = 0.0;
   std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
   Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
+  Points start_guess;              ///< (n x 3, or empty) one more starting point for the next step, used once
   int iterations = 0;
   bool converged = true;           ///< whether the step met its tolerance (see PdOptions::raise_on_failure)
   double residual = 0.0;           ///< final ||grad g|| / force_scale

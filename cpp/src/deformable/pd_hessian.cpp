@@ -73,12 +73,17 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
       if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.mu_neohookean <= 0.0 && s.muscle < 0) continue;
       const Mat9 C = stressDerivative(model, s, x);
       const Eigen::Matrix<double, kMaxElementNodes, 3>& G = s.grad;  // rows beyond s.count are zero
+      // C is symmetric (a Hessian), so the (c, r) products are the (r, c) ones transposed: H stays exactly
+      // symmetric, as the Newton-Cholesky baseline's factorisation (which reads one triangle) needs
       for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c) {
+        for (int c = r; c < 3; ++c) {
           const Eigen::Matrix<double, kMaxElementNodes, kMaxElementNodes> B =
-              G * C.block<3, 3>(3 * r, 3 * c) * G.transpose();
+              G * (0.5 * (C.block<3, 3>(3 * r, 3 * c) + C.block<3, 3>(3 * c, 3 * r).transpose())) * G.transpose();
           for (int a = 0; a < s.count; ++a)
-            for (int b = 0; b < s.count; ++b) H(3 * a + r, 3 * b + c) += B(a, b);
+            for (int b = 0; b < s.count; ++b) {
+              H(3 * a + r, 3 * b + c) += B(a, b);
+              if (c != r) H(3 * b + c, 3 * a + r) += B(a, b);
+            }
         }
     }
   });

@@ -102,3 +102,57 @@ def test_projectile_at_20_m_per_s_does_not_tunnel_through_a_1_mm_plate(plate, pr
         normal = rd.barrier_world.nearest_rotation(world.affine_map(q, "plate")[0])[:, 2]
         assert rest[2] < -0.5
         assert abs((shot - rest) @ normal) < 0.1
+
+
+# --- 2. two stacked cubes at rest for 10 s ----------------------------------------------------------------------
+
+CUBE = 0.2
+
+
+def _two_cube_stack():
+    """Two 0.2 m cubes, the upper one turned by 20 degrees about z and 3 cm, 2 cm off centre (so that the contact
+    is neither aligned nor symmetric), each starting 0.5 dhat above its support; friction 0.5. A tight Newton
+    tolerance makes every step solve for the rest state instead of returning its start."""
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, friction=0.5, newton_tolerance=1e-6)
+    world.add_ground()
+    world.add_affine_body(rd.Box((CUBE,) * 3), density=500.0, pose=rd.Transform((0.0, 0.0, CUBE / 2 + 0.5 * DHAT)),
+                          name="low")
+    turn = rd.Transform(rpy=(0.0, 0.0, np.radians(20.0))).rotation
+    world.add_affine_body(rd.Box((CUBE,) * 3), density=500.0,
+                          pose=rd.Transform((0.03, 0.02, 1.5 * CUBE + DHAT), turn), name="high")
+    return world
+
+
+def test_two_stacked_cubes_rest_for_ten_seconds():
+    """1000 steps of dt = 1e-2. Once settled (0.1 s) the cubes may only creep: smoothed static friction lets a
+    tangential load F_t through at the slip speed eps_v F_t / (2 mu N) (the mollifier's linear part), and the
+    only tangential load at rest is gravity along a contact tilted by the barrier's compliance, by at most
+    dhat / size (one edge sinking dhat more than the other). That bounds each contact's creep over the 9.9 s by
+    9.9 eps_v dhat / (2 mu size) = 5e-5 m (measured: 2.7e-6 m on the upper cube, 4e-9 m on the lower; tenfold
+    that at mu = 0.05, as the creep's 1 / mu says; frictionless, the upper cube slides off). Each gap stays inside (0, dhat), where the barrier carries the weight,
+    and every A within 1e-4 of a rotation (the weight strains a cube by about rho g h / kappa = 1e-5)."""
+    world = _two_cube_stack()
+    q, v = world.q, world.v
+    creep = 9.9 * world.friction_velocity * DHAT / (2 * world.friction * CUBE)
+    settled = None
+    for k in range(1000):
+        q, v = world.step(q, v)
+        _assert_intersection_free(world, q, DHAT, ground_half_width=1.0)
+        for name in ("low", "high"):
+            A, _ = world.affine_map(q, name)
+            assert np.linalg.norm(A @ A.T - np.eye(3)) < 1e-4
+        if k == 9:
+            settled = {name: world.body_pose(q, name) for name in ("low", "high")}
+    low, high = world.surface(q, "low")[0], world.surface(q, "high")[0]
+    assert 0.0 < low[:, 2].min() < DHAT
+    assert 0.0 < high[:, 2].min() - low[:, 2].max() < DHAT
+    for name, contacts in (("low", 1), ("high", 2)):  # the upper cube creeps on both contacts at most
+        pose = world.body_pose(q, name)
+        assert np.linalg.norm(pose[:2, 3] - settled[name][:2, 3]) < contacts * creep
+        assert abs(pose[2, 3] - settled[name][2, 3]) < contacts * DHAT
+        # a turn by phi moves the corners by phi size / 2 and ||R - R0||_F = sqrt(2) phi
+        assert np.linalg.norm(pose[:3, :3] - settled[name][:3, :3]) < np.sqrt(2) * contacts * creep / (CUBE / 2)
+    # still stacked where it was put: the upper cube's centre 3 cm, 2 cm off the lower one's
+    offset = world.body_pose(q, "high")[:2, 3] - world.body_pose(q, "low")[:2, 3]
+    np.testing.assert_allclose(offset, [0.03, 0.02], atol=2 * creep)
+    assert np.abs(v).max() < 2 * creep / 9.9

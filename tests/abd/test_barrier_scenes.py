@@ -130,8 +130,9 @@ def test_two_stacked_cubes_rest_for_ten_seconds():
     only tangential load at rest is gravity along a contact tilted by the barrier's compliance, by at most
     dhat / size (one edge sinking dhat more than the other). That bounds each contact's creep over the 9.9 s by
     9.9 eps_v dhat / (2 mu size) = 5e-5 m (measured: 2.7e-6 m on the upper cube, 4e-9 m on the lower; tenfold
-    that at mu = 0.05, as the creep's 1 / mu says; frictionless, the upper cube slides off). Each gap stays inside (0, dhat), where the barrier carries the weight,
-    and every A within 1e-4 of a rotation (the weight strains a cube by about rho g h / kappa = 1e-5)."""
+    that at mu = 0.05, as the creep's 1 / mu says; frictionless, the upper cube slides off). Each gap stays
+    inside (0, dhat), where the barrier carries the weight, and every A within 1e-4 of a rotation (the weight
+    strains a cube by about rho g h / kappa = 1e-5)."""
     world = _two_cube_stack()
     q, v = world.q, world.v
     creep = 9.9 * world.friction_velocity * DHAT / (2 * world.friction * CUBE)
@@ -219,14 +220,15 @@ def _spin_top(world, seconds, check=True):
 
 @pytest.mark.parametrize("dt", [5e-4, 1e-3])
 def test_spinning_top_stays_up_precesses_and_keeps_its_vertical_angular_momentum(dt):
-    """Spun at 40 rad/s, above the 17.7 rad/s its tip-up rest needs (4 m g l I_t / I_a^2 < spin^2), the top stays
-    within 6 degrees of upright for 1 s; not spun, it falls onto its rim (13.5 degrees) within 0.3 s (measured:
-    past 10 degrees at 0.125 s).
+    """Spun at 40 rad/s, over twice the 17.7 rad/s its tip-up rest needs (spin^2 > 4 m g l (I_t + m l^2) / I_a^2),
+    the top stays within 6 degrees of upright for 1 s; not spun, it falls onto its rim (13.5 degrees) within
+    0.3 s (measured: past 10 degrees at 0.125 s).
 
-    L_z follows the step's own loss to 0.5 % (measured 0.03 % at dt = 5e-4, 0.12 % at 1e-3): the prediction 2 A_n - A_n-1 of a rotation turning by theta = w dt per
-    step is that rotation scaled, and the orthogonality energy takes it back to the rotation by
-    atan(sin theta / (2 - cos theta)) = theta - theta^3 + O(theta^5), so dw/dt = -w^3 dt and
-    L_z(t) = L_z(0) / sqrt(1 + 2 w0^2 dt t): first order in dt, and zero loss from the contact.
+    L_z follows the step's own loss to 0.5 % (measured 0.03 % at dt = 5e-4, 0.12 % at 1e-3): the prediction
+    2 A_n - A_n-1 of a top turning by theta = w dt per step is that rotation scaled in the plane of the spin, and
+    the orthogonality energy pulls it back to the rotation by atan(sin theta / (2 - cos theta)) = theta - theta^3
+    + O(theta^5), so dw/dt = -w^3 dt and L_z(t) = L_z(0) / sqrt(1 + 2 w0^2 dt t): first order in dt, and no
+    loss from the contact.
 
     The axis precesses at the rate of a heavy symmetric top, the slow root of I_t cos(tilt) W^2 - L W + m g l = 0
     (L = L_z / cos(tilt) the spin's angular momentum, I_t the transverse moment about the centre of mass, which

@@ -91,7 +91,8 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
 
 void pdHessianProduct(const PdModel& model, const PdHessian& hessian, const Points& z, Points& out) {
   const int m = model.elementCount();
-  std::vector<double> local(static_cast<std::size_t>(m) * kBlock, 0.0);
+  std::vector<double>& local = hessian.products;
+  local.resize(static_cast<std::size_t>(m) * kBlock);
   forEachElement(model, [&](int e) {
     const PdSample& s = model.samples[model.element_start[e]];
     const int d = 3 * s.count;

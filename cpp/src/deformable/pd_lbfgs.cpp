@@ -30,10 +30,12 @@ bool lineSearch(const std::function<double(const VecX&, VecX&)>& f, const VecX& 
 }  // namespace
 
 LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std::function<VecX(const VecX&)>& h0,
-                  VecX& x, double threshold, int max_iterations, int history, const StepLimit& limit) {
+                  VecX& x, double threshold, int max_iterations, int history, const StepLimit& limit,
+                  const Evaluated* at_start) {
   LbfgsResult result;
   VecX g(x.size()), g_new(x.size()), x_new;
-  double fx = f(x, g);
+  if (at_start) g = at_start->gradient;
+  double fx = at_start ? at_start->value : f(x, g);
   result.gradient_norm = g.norm();
   std::deque<VecX> S, Y;
   std::deque<double> rho;
@@ -113,10 +115,11 @@ int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::funct
 LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
                    const std::function<VecX(const VecX&, const VecX&, double)>& direction,
                    const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations,
-                   const StepLimit& limit) {
+                   const StepLimit& limit, const Evaluated* at_start) {
   LbfgsResult result;
   VecX g, g_new, x_new, d;
-  double fx = f(x, g);
+  if (at_start) g = at_start->gradient;
+  double fx = at_start ? at_start->value : f(x, g);
   result.gradient_norm = g.norm();
   const double start_norm = result.gradient_norm;
   while (result.gradient_norm > threshold) {

@@ -42,6 +42,11 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
   data.factor_valid = true;
   data.factor_dt = model.dt;
   data.factor_contacts = contacts;
+  const Eigen::SparseMatrix<double>& factor = data.factor.matrixL().nestedExpression();
+  data.factor_diagonal.assign(model.free_count, 0.0);
+  for (int j = 0; j < model.free_count; ++j)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(factor, j); it; ++it)
+      if (it.row() == j) data.factor_diagonal[j] = it.value();
 }
 
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
@@ -54,10 +59,8 @@ VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
   const int* outer = L.outerIndexPtr();
   const int* inner = L.innerIndexPtr();
   const double* value = L.valuePtr();
-  std::vector<double> diagonal(n);
+  const std::vector<double>& diagonal = data.factor_diagonal;
   for (int j = 0; j < n; ++j) {  // L y = P g, column by column
-    for (int k = outer[j]; k < outer[j + 1]; ++k)
-      if (inner[k] == j) diagonal[j] = value[k];
     const Eigen::RowVector3d yj = Y.row(j) / diagonal[j];
     Y.row(j) = yj;
     for (int k = outer[j]; k < outer[j + 1]; ++k)
@@ -182,16 +185,19 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] += h * v(i, c);
   if (limit) guess = xf + limit(xf, guess - xf) * (guess - xf);
-  double g_best = g_start;
-  const double g_guess = potential(guess, g0);
-  if (g_guess < g_best) xf.swap(guess), g_best = g_guess;
+  // the lowest of the starting points, with its value and gradient for the solver
+  Evaluated best{g_start, g0};
+  VecX g_try;
+  const double g_guess = potential(guess, g_try);
+  if (g_guess < best.value) xf.swap(guess), best = {g_guess, g_try};
   // the caller's guess (a recorded rollout's next state, when its adjoint solves the step again)
   if (data.start_guess.rows() == model.n) {
     for (int i = 0; i < model.n; ++i)
       if (model.free_index[i] >= 0)
         for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] = data.start_guess(i, c);
     data.start_guess.resize(0, 3);
-    if (potential(guess, g0) < g_best) xf.swap(guess);
+    const double g_given = potential(guess, g_try);
+    if (g_given < best.value) xf.swap(guess), best = {g_given, g_try};
   }
   // never below the rounding level of the gradient itself, about a thousand roundings of its inertial term
   // |M y| / dt^2 (at an exact equilibrium the force scale is itself rounding, and no iterate could meet it)
@@ -203,13 +209,13 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   LbfgsResult r;
   data.iterations = 0;
   if (model.options.method == PdMethod::Lbfgs) {
-    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history, limit);
+    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history, limit, &best);
     data.iterations = r.iterations;
   }
   if (!r.converged && data.iterations < model.options.max_iterations) {
     // Newton (or L-BFGS stalled, A^-1 far from the true inverse Hessian): the true Hessian's element blocks
     // at each iterate, and conjugate gradients preconditioned by A^-1 or the assembled matrix factorised
-    PdHessian blocks;
+    PdHessian& blocks = data.hessian;
     Points X_h = X, Z;
     auto direction = [&](const VecX& at, const VecX& g, double forcing) {
       pdScatterFree(model, at, X_h);
@@ -223,7 +229,8 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
       preconditionedCg(product, inverse, -g, d, forcing, 10 * static_cast<int>(g.size()));
       return d;
     };
-    r = newton(potential, direction, inverse, xf, threshold, model.options.max_iterations - data.iterations, limit);
+    r = newton(potential, direction, inverse, xf, threshold, model.options.max_iterations - data.iterations, limit,
+               data.iterations == 0 ? &best : nullptr);
     data.iterations += r.iterations;
   }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;

@@ -23,7 +23,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
-  PdHessian hessian;
+  PdHessian& hessian = data.hessian;
   pdHessianBuild(model, data.x, hessian);
   const Points b = gq_next + gv_next / h;
   Points Z = Points::Zero(model.n, 3), HZ;

@@ -1,6 +1,6 @@
-// The Hessian of a Projective Dynamics world's energy E at x, kept as one dense block per element (3k x 3k for
-// an element of k nodes, its samples' w G^T (I - dP/dF) G summed, the projections differentiated) and the
-// contact penalty's per-vertex terms. Built once per Newton iteration or adjoint, after which a product costs a
+// The Hessian of a Projective Dynamics world's energy E at x (PdHessian, pd_model.hpp), kept as one dense
+// block per element (3k x 3k for an element of k nodes, its samples' w G^T (I - dP/dF) G summed, the
+// projections differentiated) and the contact penalty's per-vertex terms. Built once per Newton iteration or adjoint, after which a product costs a
 // gather, a small dense product and a scatter per element instead of an SVD derivative per sample.
 #pragma once
 
@@ -10,15 +10,6 @@
 
 namespace rigidiff {
 namespace deformable {
-
-/// The side of an element's block in storage (a hexahedron's 3 x 8 dofs; a tetrahedron uses its top-left 12).
-constexpr int kElementBlock = 24;
-
-struct PdHessian {
-  /// element e's block, column-major, at blocks[e * kElementBlock^2] (rows 3 a + r: node a, axis r)
-  std::vector<double> blocks;
-  Points x;                    ///< where it was built (the penalty's terms are evaluated there)
-};
 
 /// Builds the Hessian of E (elastic and contact penalty) at x. runtime_error from a degenerate element's
 /// volume projection.

@@ -16,6 +16,12 @@ namespace deformable {
 /// element); empty: 1.
 using StepLimit = std::function<double(const VecX& x, const VecX& d)>;
 
+/// The value and gradient of f at the starting x, when the caller has already evaluated them.
+struct Evaluated {
+  double value = 0.0;
+  VecX gradient;
+};
+
 struct LbfgsResult {
   int iterations = 0;
   double gradient_norm = 0.0;
@@ -34,7 +40,8 @@ inline std::string sci(double x) {
 /// limit's t (1 without one). Stops
 /// early, unconverged, when 50 iterations fail to halve |grad f| (a stall the caller may hand to Newton).
 LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std::function<VecX(const VecX&)>& h0,
-                  VecX& x, double threshold, int max_iterations, int history, const StepLimit& limit = {});
+                  VecX& x, double threshold, int max_iterations, int history, const StepLimit& limit = {},
+                  const Evaluated* at_start = nullptr);
 
 /// Solves H x = b by conjugate gradients preconditioned by p (both applied as functions) from x = 0, until
 /// |H x - b| <= tolerance |b| or max_iterations; stops at a direction of non-positive curvature. Returns the
@@ -49,7 +56,7 @@ int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::funct
 LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
                    const std::function<VecX(const VecX&, const VecX&, double)>& direction,
                    const std::function<VecX(const VecX&)>& fallback, VecX& x, double threshold, int max_iterations,
-                   const StepLimit& limit = {});
+                   const StepLimit& limit = {}, const Evaluated* at_start = nullptr);
 
 }  // namespace deformable
 }  // namespace rigidiff

@@ -168,6 +168,18 @@ struct PdFriction {
   std::vector<double> lambda;
 };
 
+/// The side of an element's block in storage (a hexahedron's 3 x 8 dofs; a tetrahedron uses its top-left 12).
+constexpr int kElementBlock = 24;
+
+/// The Hessian of E at x as element blocks and penalty terms (pd_hessian.hpp).
+struct PdHessian {
+  /// element e's block, column-major, at blocks[e * kElementBlock^2] (rows 3 a + r: node a, axis r)
+  std::vector<double> blocks;
+  Points x;                    ///< where it was built (the penalty's terms are evaluated there)
+  /// pdHessianProduct's per-element results (kept between products, which conjugate gradients repeat)
+  mutable std::vector<double> products;
+};
+
 /// Caches of a step at its solution x (for the adjoint) and the factorised global matrix.
 struct PdData {
   PdFriction friction;
@@ -175,7 +187,9 @@ struct PdData {
   bool factor_valid = false;
   double factor_dt = 0.0;
   std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
+  std::vector<double> factor_diagonal;  ///< the factor L's diagonal, for pdSolve's substitutions
   Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
+  PdHessian hessian;               ///< the last Newton iteration's or adjoint's Hessian (its storage is reused)
   Points start_guess;              ///< (n x 3, or empty) one more starting point for the next step, used once
   int iterations = 0;
   bool converged = true;           ///< whether the step met its tolerance (see PdOptions::raise_on_failure)

@@ -95,7 +95,7 @@ class BarrierGradients:
 
         names, idx = self._resolve_wrt(wrt)
         tau = np.zeros(self.nv) if tau is None else tau
-        qn, vn, J, P = self._bw_step_jacobians(q, v, tau)
+        qn, vn, J, P = self._bw_step_jacobians(self._affine_state(q, "q"), v, tau)
         if wrt is None:
             return StepJacobians(qn, vn, *J)
         return StepJacobians(qn, vn, *J, parameter_names=names, dq_dp=P[0][:, idx], dv_dp=P[1][:, idx])
@@ -109,7 +109,9 @@ class BarrierGradients:
 
         names, idx = self._resolve_wrt(wrt)
         tau = np.zeros(self.nv) if tau is None else tau
-        qn, vn, gq, gv, gt, gp = self._bw_step_vjp(q, v, tau, dL_dq_next, dL_dv_next)
+        dL_dq_next = as_array(dL_dq_next, (self.nq,), "dL_dq_next")
+        dL_dv_next = as_array(dL_dv_next, (self.nv,), "dL_dv_next")
+        qn, vn, gq, gv, gt, gp = self._bw_step_vjp(self._affine_state(q, "q"), v, tau, dL_dq_next, dL_dv_next)
         return Gradients(gq, gv, gt, gp[idx], names, qn, vn)
 
     # ------------------------------------------------------------------ rollouts
@@ -120,15 +122,16 @@ class BarrierGradients:
         solution, not solved again)."""
         from rigidiff.trajectory import Trajectory
 
-        taus = np.asarray(taus, dtype=np.float64)
-        if taus.ndim != 2 or taus.shape[1] != self.nv:
-            raise ValueError(f"taus must have shape (T, {self.nv}), got {taus.shape}")
+        taus = as_array(taus, (-1, self.nv), "taus")
         Q, V = np.empty((len(taus) + 1, self.nq)), np.empty((len(taus) + 1, self.nv))
         Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
         # each step's barrier stiffness at its start (the friction's) and end: the reverse pass holds them
         kappas = np.empty((len(taus), 2))
         for t, tau in enumerate(taus):
-            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], tau)
+            try:
+                Q[t + 1], V[t + 1] = self.step(Q[t], V[t], tau)
+            except ValueError as exc:  # the start state is the caller's q0, v0; later ones come from the steps
+                raise ValueError(f"rollout step {t}{' (from q0, v0)' if t == 0 else ''}: {exc}") from None
             stats = self._bw_stats()
             kappas[t] = stats[14], stats[1]
         if not record:
@@ -152,7 +155,7 @@ class BarrierGradients:
                                "rollout was recorded; record it again")
         names, idx = self._resolve_wrt(wrt)
         T = len(traj)
-        GQ = np.zeros((T + 1, self.nq)) if dL_dQ is None else dL_dQ
-        GV = np.zeros((T + 1, self.nv)) if dL_dV is None else dL_dV
+        GQ = np.zeros((T + 1, self.nq)) if dL_dQ is None else as_array(dL_dQ, (T + 1, self.nq), "dL_dQ")
+        GV = np.zeros((T + 1, self.nv)) if dL_dV is None else as_array(dL_dV, (T + 1, self.nv), "dL_dV")
         gq, gv, gtaus, gp = self._bw_rollout_backward(traj.q, traj.v, traj.tau, kappas, GQ, GV)
         return Gradients(gq, gv, gtaus, gp[idx], names)

@@ -14,13 +14,17 @@ from rigidiff import _core
 from rigidiff._barrier_gradients import BarrierGradients
 from rigidiff._barrier_skeletons import SkeletonParticipants
 from rigidiff._body_world import BodyWorld
-from rigidiff._validate import as_array, as_name, as_scalar
+from rigidiff._validate import as_array, as_name, as_scalar, real_array
 from rigidiff.transform import Transform
 
 __all__ = ["BarrierWorld", "DEFAULT_STIFFNESS"]
 
 #: default orthogonality stiffness kappa (Pa) of add_affine_body: ABD's recommended range is 1e8 to 1e11
 DEFAULT_STIFFNESS = 1e8
+
+#: the largest ||A A^T - I||_F a state may hold (a strain of order one: the orthogonality energy of a real body
+#: keeps it below 1e-3)
+MAX_STRAIN = 1.0
 
 _UNSUPPORTED = "barrier worlds (solver='barrier') do not support {what} yet"
 
@@ -53,7 +57,7 @@ def _mesh_of(shape_or_mesh):
 def _affine_velocity(velocity, A: np.ndarray, p: np.ndarray) -> np.ndarray:
     """dq/dt (12) of a body at (A, p) from a (3,) linear velocity of its origin, a (6,) (linear, angular) rigid
     velocity in world axes (dA/dt = [w]x A), or (12,) dq/dt itself."""
-    vel = np.asarray(velocity, dtype=np.float64)
+    vel = real_array(velocity, "velocity", "(3,), (6,) or (12,)")
     if vel.shape not in ((3,), (6,), (12,)) or not np.all(np.isfinite(vel)):
         raise ValueError(f"velocity must be a finite (3,), (6,) or (12,) array, got shape {vel.shape}")
     if vel.shape == (12,):
@@ -363,7 +367,7 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
     def check_state(self, q) -> None:
         """ValueError naming the pair if two surfaces (bodies, static meshes, other skeletons' links), or a surface
         and a ground plane, intersect or touch at q."""
-        self._bw_check_state(as_array(q, (self.nq,), "q"))
+        self._bw_check_state(self._affine_state(q, "q"))
 
     # ------------------------------------------------------------------ stepping
     def step(self, q, v, tau=None):
@@ -371,7 +375,33 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
         zero if None). Every Newton iterate is intersection-free. ValueError for an intersecting (q, v) start
         (naming the bodies) or bad input; RuntimeError naming the residual if Newton does not converge."""
         tau = np.zeros(self.nv) if tau is None else tau
-        return self._bw_step(q, v, tau)
+        q_next, v_next = self._bw_step(self._affine_state(q, "q"), v, tau)
+        strain, worst = self._largest_strain(q_next)
+        if not strain <= MAX_STRAIN:
+            raise RuntimeError(f"the barrier step stretched {worst!r} far from a rotation (||A A^T - I||_F = "
+                               f"{strain:.3g} > {MAX_STRAIN}): tau or v is too large for the time step")
+        return q_next, v_next
+
+    def _largest_strain(self, q: np.ndarray) -> tuple:
+        """(largest ||A A^T - I||_F over the bodies at q, that body's name); (0, None) without bodies."""
+        if not self._names:
+            return 0.0, None
+        A = q[self._nq_skeletons:].reshape(-1, 12)[:, 3:].reshape(-1, 3, 3)
+        strain = np.linalg.norm(A @ A.transpose(0, 2, 1) - np.eye(3), axis=(1, 2))
+        worst = int(np.argmax(np.where(np.isnan(strain), np.inf, strain)))
+        return float(strain[worst]), self._names[worst]
+
+    def _affine_state(self, q, name: str) -> np.ndarray:
+        """q as a float64 (nq,) array; ValueError naming ``name`` and the body if a body's A is far from a
+        rotation (||A A^T - I||_F > MAX_STRAIN): the stiff orthogonality energy keeps real states within a small
+        strain of one, and a state far outside (A entries of 1e20) makes every later quantity meaningless."""
+        q = as_array(q, (self.nq,), name)
+        strain, worst = self._largest_strain(q)
+        if not strain <= MAX_STRAIN:
+            raise ValueError(f"{name}: the affine map A of {worst!r} is far from a rotation (||A A^T - I||_F = "
+                             f"{strain:.3g} > {MAX_STRAIN}); q holds each body's translation and the rows of A, a "
+                             f"rotation up to a small strain")
+        return q
 
     @property
     def last_step(self) -> dict:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidiff._validate import real_array
 from rigidiff.barrier_world import _mesh_of
 
 __all__ = ["TetMesh", "HexMesh"]
@@ -50,7 +51,7 @@ def _elements(elements, nodes: int, n_vertices: int, what: str) -> np.ndarray:
 
 
 def _vertices(vertices) -> np.ndarray:
-    v = np.asarray(vertices, dtype=np.float64)
+    v = real_array(vertices, "vertices", "(n, 3)")
     if v.ndim != 2 or v.shape[1] != 3:
         raise ValueError(f"vertices must be an (n, 3) array, got shape {v.shape}")
     if not np.all(np.isfinite(v)):
@@ -81,8 +82,9 @@ class TetMesh:
         if len(bad):
             i = bad[0]
             kind = "inverted" if volumes[i] < 0 else "degenerate"
-            raise ValueError(f"tets: element {i} is {kind} (signed volume {volumes[i]:.3g}); a tetrahedron "
-                             "(v0, v1, v2, v3) needs (v1 - v0) x (v2 - v0) . (v3 - v0) > 0")
+            raise ValueError(f"tets: element {i} is {kind} (signed volume {volumes[i]:.3g} of its vertices "
+                             f"{self.elements[i].tolist()}); a tetrahedron (v0, v1, v2, v3) needs "
+                             "(v1 - v0) x (v2 - v0) . (v3 - v0) > 0")
         _check_used(self)
 
     def element_volumes(self, positions=None) -> np.ndarray:
@@ -148,8 +150,9 @@ class HexMesh:
             if len(bad):
                 i, k = bad[0]
                 kind = "inverted" if dets[i, k] < 0 else "degenerate"
-                raise ValueError(f"hexes: element {i} is {kind} at its {label} {k} (vertex k of a hexahedron sits "
-                                 "at (k & 1, (k >> 1) & 1, (k >> 2) & 1) of the unit cube)")
+                raise ValueError(f"hexes: element {i} is {kind} at its {label} {k} (its vertices "
+                                 f"{self.elements[i].tolist()}; vertex k of a hexahedron sits at (k & 1, (k >> 1) & 1, "
+                                 "(k >> 2) & 1) of the unit cube)")
         _check_used(self)
 
     def _jacobian_determinants(self, x: np.ndarray, points: np.ndarray) -> np.ndarray:

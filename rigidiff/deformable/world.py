@@ -454,7 +454,11 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         """(E, dE/dq): the elastic, muscle and ground-penalty energy at q (under the activations, 1 if None) and
         its gradient (nq)."""
         self._set_activation(activation)
-        return self._pw_energy(q)
+        E, grad = self._pw_energy(as_array(q, (self.nq,), "q"))
+        if not (np.isfinite(E) and np.isfinite(grad).all()):
+            raise ValueError(f"q: the energy or its gradient overflows at this state (E = {E}): its positions are "
+                             f"too far apart to be a deformed rest shape")
+        return E, grad
 
     @property
     def last_step(self) -> dict:
@@ -471,14 +475,16 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
     def rollout(self, q0, v0, forces, activations=None):
         """T steps from (q0, v0) under the vertex forces forces (T, nv) and the muscles' activations
         (T, muscles; 1 if None): Q (T+1, nq) and V (T+1, nv)."""
-        forces = np.asarray(forces, dtype=np.float64)
-        if forces.ndim != 2 or forces.shape[1] != self.nv:
-            raise ValueError(f"forces must have shape (T, {self.nv}), got {forces.shape}")
+        forces = as_array(forces, (-1, self.nv), "forces")
         activations = self._activations(activations, len(forces))
         Q, V = np.empty((len(forces) + 1, self.nq)), np.empty((len(forces) + 1, self.nv))
         Q[0], V[0] = as_array(q0, (self.nq,), "q0"), as_array(v0, (self.nv,), "v0")
         for t, f in enumerate(forces):
-            Q[t + 1], V[t + 1] = self.step(Q[t], V[t], f, activations[t])
+            try:
+                Q[t + 1], V[t + 1] = self.step(Q[t], V[t], f, activations[t])
+            except ValueError as exc:  # the start state is the caller's q0, v0; later ones come from the steps
+                raise ValueError(f"rollout step {t}{' (from q0, v0, forces[0])' if t == 0 else f' (forces[{t}])'}: "
+                                 f"{exc}") from None
         return Q, V
 
     def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV, activations=None):

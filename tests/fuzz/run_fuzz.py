@@ -3,8 +3,8 @@
     PYTHONPATH=.:tests python tests/fuzz/run_fuzz.py GROUP ... --systematic         # every variant once
     PYTHONPATH=.:tests python tests/fuzz/run_fuzz.py GROUP ... --calls N --seed S  # N random compositions
 
-GROUP is one of targets.GROUPS (world, parameters, lcp, constructors, joints, trajopt, torch); the report
-holds one entry per group. Both options together run both; --passes P repeats the systematic run P times and
+GROUP is one of targets.GROUPS (world, parameters, lcp, constructors, joints, trajopt, torch, barrier,
+projective); the report holds one entry per group. Both options together run both; --passes P repeats the systematic run P times and
 records the resident memory after each pass (a leak grows it pass after pass). Each call's label is
 written to stderr before the call, so that the process that started this one can name the call that crashed it
 (isolated.py). The report counts the calls by outcome and lists every broken promise (verdict.py).

@@ -360,6 +360,85 @@ def _control_cost(**k):
     return c.W, c.target
 
 
+def _barrier_targets():
+    """A barrier world of two affine cubes: one resting within dhat of the ground (its barrier acts), one
+    above it; every call starts from the arguments it is given."""
+    w = rd.World(dt=1e-2, solver="barrier")
+    w.add_ground()
+    w.add_affine_body(rd.Box([0.2, 0.2, 0.2]), pose=rd.Transform((0.0, 0.0, 0.1 + 0.5 * w.dhat)), name="low")
+    w.add_affine_body(rd.Box([0.2, 0.2, 0.2]), pose=rd.Transform((0.03, 0.0, 0.35), rpy=(0.1, 0.0, 0.2)),
+                      name="high")
+    q0, v0 = w.q, 0.1 * np.sin(np.arange(w.nv))
+    tau = np.cos(np.arange(w.nv))
+    taus = np.stack([tau, 0.5 * tau])
+    jac = lambda j: (j.q_next, j.v_next, j.A, j.B)  # noqa: E731
+
+    def fresh(velocity, density, stiffness):
+        world = rd.World(dt=1e-2, solver="barrier")
+        world.add_affine_body(rd.Sphere(0.1), density=density, stiffness=stiffness, velocity=velocity)
+        return world.q, world.v, world.mass_matrix(world.body_names[0])
+
+    return [
+        Target("BarrierWorld.step", (Arg("q", q0), Arg("v", v0), Arg("tau", tau, required=False)), w.step),
+        Target("BarrierWorld.step_jacobians", (Arg("q", q0), Arg("v", v0), Arg("tau", tau, required=False)),
+               lambda **k: jac(w.step_jacobians(**k))),
+        Target("BarrierWorld.step_vjp", (Arg("q", q0), Arg("v", v0), Arg("tau", tau, required=False),
+                                         Arg("dL_dq_next", tau),
+                                         Arg("dL_dv_next", v0)), lambda **k: vars(w.step_vjp(**k))),
+        Target("BarrierWorld.rollout", (Arg("q0", q0), Arg("v0", v0), Arg("taus", taus, shapes=((-1, w.nv),))),
+               w.rollout),
+        Target("BarrierWorld.surfaces", (Arg("q", q0),), w.surfaces),
+        Target("BarrierWorld.body_pose", (Arg("q", q0),), lambda q: w.body_pose(q, "high")),
+        Target("BarrierWorld.add_affine_body", (Arg("velocity", [0.1, -0.2, 0.3], shapes=((3,), (6,), (12,)), required=False),
+                                                Arg("density", 500.0), Arg("stiffness", 1e7)), fresh),
+    ]
+
+
+def _projective_targets():
+    """A projective world of one 2 x 2 x 2 hex block a little above the ground, and a ball beside it."""
+    w = rd.World(dt=1e-2, solver="projective")
+    w.add_ground()
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (2, 2, 2), origin=(0.0, 0.0, 0.002))
+    w.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
+    w.add_sphere((0.2, 0.05, 0.05), 0.06, name="ball")
+    q0, v0 = w.q, 0.05 * np.sin(np.arange(w.nv)) - 0.2
+    f = 0.01 * np.cos(np.arange(w.nv))
+    forces = np.stack([f, 0.5 * f])
+    Q, V = w.rollout(q0, v0, forces)
+
+    def material(youngs_modulus, poisson_ratio, density):
+        m = rd.ProjectiveMaterial(youngs_modulus, poisson_ratio, density)
+        return m.youngs_modulus, m.poisson_ratio, m.density
+
+    def tet_mesh(vertices):
+        m = rd.TetMesh(vertices, np.array([[0, 1, 2, 3]]))
+        return m.vertices, m.volume()
+
+    def sphere(centre, radius):
+        world = rd.World(dt=1e-2, solver="projective")
+        world.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
+        world.add_sphere(centre, radius, name="ball")
+        return world.step(world.q, world.v)
+
+    tetra = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]])
+    return [
+        Target("ProjectiveWorld.step", (Arg("q", q0), Arg("v", v0), Arg("f", f, required=False)), w.step),
+        Target("ProjectiveWorld.step_vjp", (Arg("q", q0), Arg("v", v0), Arg("f", f, required=False),
+                                            Arg("dL_dq_next", f),
+                                            Arg("dL_dv_next", v0)), lambda **k: vars(w.step_vjp(**k))),
+        Target("ProjectiveWorld.rollout", (Arg("q0", q0), Arg("v0", v0),
+                                           Arg("forces", forces, shapes=((-1, w.nv),))), w.rollout),
+        Target("ProjectiveWorld.rollout_backward",
+               (Arg("dL_dQ", np.outer([0.0, 0.5, 1.0], f)), Arg("dL_dV", np.outer([0.2, 0.0, 1.0], v0))),
+               lambda **k: vars(w.rollout_backward(Q, V, forces, **k))),
+        Target("ProjectiveWorld.energy", (Arg("q", q0),), w.energy),
+        Target("ProjectiveMaterial", (Arg("youngs_modulus", 1e5), Arg("poisson_ratio", 0.3), Arg("density", 1000.0)),
+               material),
+        Target("TetMesh", (Arg("vertices", tetra, shapes=((4, 3),)),), tet_mesh),
+        Target("ProjectiveWorld.add_sphere", (Arg("centre", [0.2, 0.05, 0.05]), Arg("radius", 0.06)), sphere),
+    ]
+
+
 GROUPS = {
     "world": _world_targets,
     "parameters": _parameter_targets,
@@ -368,9 +447,11 @@ GROUPS = {
     "joints": _joint_targets,
     "trajopt": _trajopt_targets,
     "torch": _torch_targets,
+    "barrier": _barrier_targets,
+    "projective": _projective_targets,
 }
 # the groups of the shared fast run (tests/fuzz/conftest.py); torch's import alone costs more than a group
-FAST_GROUPS = ("world", "parameters", "lcp", "constructors", "joints", "trajopt")
+FAST_GROUPS = ("world", "parameters", "lcp", "constructors", "joints", "trajopt", "barrier", "projective")
 
 
 def targets(group: str) -> list[Target]:

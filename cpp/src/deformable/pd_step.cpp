@@ -167,6 +167,10 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     internal += grad.row(i).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
+  if (!std::isfinite(data.force_scale) || !std::isfinite(g_start))
+    throw std::invalid_argument("the projective step's forces overflow at its start (force scale " +
+                                sci(data.force_scale) + "): q, v, f or an obstacle's centre, radius, size or pose hold "
+                                "values too large for the step");
   // bodies with the neo-Hookean energy: line searches start no further than an element's inversion
   bool neohookean = false;
   for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;

@@ -445,6 +445,7 @@ double collisionFreeStepOfCandidates(const BarrierWorldModel& model, BarrierWorl
     // a body whose points may leave their chords by deviation[b] keeps that much more apart
     options.min_distance = deviation ? deviation[a] + deviation[b] : 0.0;
     if (!overlap(ba, bb, options.min_distance)) continue;
+    if (alpha <= 0.0) return 0.0;  // no part of the move is free: later pairs cannot change that
     options.t_max = alpha;  // a later hit than the step so far changes nothing: stop there
     const CcdResult r = p.kind == BarrierPair::PointTriangle
                             ? pointTriangleCcd(s[0], s[1], s[2], s[3], e[0], e[1], e[2], e[3], options)
@@ -483,12 +484,12 @@ void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, 
     for (size_t g = 0; g < model.planes.size(); ++g)
       for (const Vec3& p : d.x[a])
         RD_CHECK_ARG(planeGap(model.planes[g], p) > 0.0, "body '" << model.bodies[a].name << "' touches or crosses "
-                                                                   << "ground plane " << g << " (the state must be "
+                                                                   << "ground plane " << g << " (the state q must be "
                                                                    << "intersection-free)");
   }
   auto fail = [&](int a, int b) {
     RD_THROW(std::invalid_argument, "bodies '" << model.bodies[a].name << "' and '" << model.bodies[b].name
-                                              << "' intersect or touch (the state must be intersection-free)");
+                                              << "' intersect or touch (the state q must be intersection-free)");
   };
   forCandidates(model, d, false, 0.0, [&](BarrierPair::Kind kind, int a, int b, int i, int j) {
     if (pairDistance(model, d.x, BarrierPair{kind, a, b, i, j}) <= 0.0) fail(a, b);

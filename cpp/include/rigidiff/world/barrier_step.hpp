@@ -26,6 +26,10 @@ template <class Evaluate>
 double backtrackingLineSearch(const BarrierWorldModel& model, double& alpha, double energy, int iteration,
                               double residual, Evaluate&& evaluate) {
   const double slack = 1e-14 * std::max(1.0, std::abs(energy));
+  if (!(alpha > 0.0))  // CCD found a contact at the very start of the move: the Newton move is far too large
+    RD_THROW(std::runtime_error, "barrier step: no part of the Newton move of iteration "
+                                     << iteration << " is free of collisions (residual " << residual
+                                     << "): the forces or velocities are too large for the time step");
   for (;; alpha *= 0.5) {
     if (alpha < 1e-14)
       RD_THROW(std::runtime_error, "barrier step: the line search found no decrease at Newton iteration "

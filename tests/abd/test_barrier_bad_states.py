@@ -1,0 +1,54 @@
+"""States and inputs a barrier world cannot step are refused with the reason, never stepped into nonsense."""
+
+import numpy as np
+import pytest
+
+import rigidiff as rd
+from rigidiff.barrier_world import MAX_STRAIN
+
+
+def _two_cubes():
+    w = rd.World(dt=1e-2, solver="barrier")
+    w.add_ground()
+    w.add_affine_body(rd.Box([0.2, 0.2, 0.2]), pose=rd.Transform((0.0, 0.0, 0.1 + 0.5 * w.dhat)), name="low")
+    w.add_affine_body(rd.Box([0.2, 0.2, 0.2]), pose=rd.Transform((0.03, 0.0, 0.35)), name="high")
+    return w
+
+
+def test_an_affine_map_far_from_a_rotation_is_refused_naming_the_body():
+    w = _two_cubes()
+    q = w.q.copy()
+    q[w.layout("high").q][3] = 1e20  # an entry of A
+    for call in (lambda: w.step(q, w.v), lambda: w.step_jacobians(q, w.v), lambda: w.check_state(q),
+                 lambda: w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))):
+        with pytest.raises(ValueError, match=r"q: the affine map A of 'high' is far from a rotation"):
+            call()
+    with pytest.raises(ValueError, match=r"rollout step 0 \(from q0, v0\): q: the affine map A of 'high'"):
+        w.rollout(q, w.v, np.zeros((2, w.nv)))
+    # a strain just inside the bound is a state like any other
+    q = w.q.copy()
+    q[w.layout("high").q][3:6] *= 1.0 + 0.3 * MAX_STRAIN
+    w.step(q, w.v)
+
+
+def test_a_force_that_would_stretch_a_body_far_from_a_rotation_raises():
+    w = _two_cubes()
+    tau = np.zeros(w.nv)
+    tau[w.layout("high").v][6] = 1e20
+    with pytest.raises(RuntimeError, match=r"stretched 'high' far from a rotation"):
+        w.step(w.q, w.v, tau)
+    tau[w.layout("high").v][6] = 1e300  # a move with no collision-free part
+    with pytest.raises(RuntimeError):
+        w.step(w.q, w.v, tau)
+
+
+def test_non_finite_cotangents_and_badly_typed_forces_are_named():
+    w = _two_cubes()
+    g = np.ones(w.nq)
+    g[0] = np.nan
+    with pytest.raises(ValueError, match="dL_dq_next must be finite"):
+        w.step_vjp(w.q, w.v, None, g, np.ones(w.nv))
+    with pytest.raises(ValueError, match="taus must be"):
+        w.rollout(w.q, w.v, np.zeros((2, w.nv), dtype=complex))
+    with pytest.raises(ValueError, match="velocity must be"):
+        w.add_affine_body(rd.Sphere(0.05), pose=rd.Transform((1.0, 0.0, 1.0)), velocity=["a", "b", "c"])

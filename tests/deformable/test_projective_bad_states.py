@@ -1,0 +1,47 @@
+"""A projective step whose forces overflow at its start is refused, never "converged" on a NaN residual."""
+
+import numpy as np
+import pytest
+
+import rigidiff as rd
+
+
+def _block():
+    w = rd.World(dt=1e-2, solver="projective")
+    w.add_ground()
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (2, 2, 2), origin=(0.0, 0.0, 0.002))
+    w.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
+    return w
+
+
+def test_a_vertex_too_far_away_is_refused_by_every_call():
+    w = _block()
+    q = w.q.copy()
+    q[14] = 1e300
+    with pytest.raises(ValueError, match="forces overflow at its start"):
+        w.step(q, w.v)
+    with pytest.raises(ValueError, match="forces overflow at its start"):
+        w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))
+    with pytest.raises(ValueError, match=r"rollout step 0 \(from q0, v0, forces\[0\]\)"):
+        w.rollout(q, w.v, np.zeros((2, w.nv)))
+    with pytest.raises(ValueError, match="q: the energy or its gradient overflows"):
+        w.energy(q)
+
+
+def test_a_ball_too_large_for_double_precision_is_named():
+    w = _block()
+    w.add_sphere((0.2, 0.05, 0.05), 6e198, name="ball")
+    with pytest.raises(ValueError, match="radius"):
+        w.step(w.q, w.v)
+
+
+def test_badly_typed_inputs_are_named():
+    w = _block()
+    with pytest.raises(ValueError, match="forces must be"):
+        w.rollout(w.q, w.v, np.zeros((2, w.nv), dtype=complex))
+    with pytest.raises(ValueError, match="q must have shape"):
+        w.energy(np.zeros(3))
+    with pytest.raises(ValueError, match="vertices must be"):
+        rd.TetMesh(np.zeros((4, 3), dtype=complex), np.array([[0, 1, 2, 3]]))
+    with pytest.raises(ValueError, match=r"its vertices \[0, 1, 2, 3\]"):
+        rd.TetMesh(np.zeros((4, 3)), np.array([[0, 1, 2, 3]]))

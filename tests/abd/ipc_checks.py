@@ -15,10 +15,14 @@ def ipc_surfaces(ipctk, world, q, ground_half_width=None):
     return ipctk.CollisionMesh(V, ipctk.edges(F), F), V
 
 
-def assert_intersection_free(ipctk, world, q, dhat, ground_half_width=None):
+def assert_intersection_free(ipctk, world, q, dhat, ground_half_width=None, patches=None):
     """Asserts that IPC Toolkit finds no intersection at q and a positive distance for every pair within dhat;
-    returns IPC Toolkit's minimum distance over those pairs (inf when there is none)."""
+    returns IPC Toolkit's minimum distance over those pairs (inf when there is none). patches (one per vertex
+    of world.surfaces(q)), when given, pairs only vertices of different patches (a skeleton's links overlap at
+    their joints and never collide with each other)."""
     mesh, V = ipc_surfaces(ipctk, world, q, ground_half_width)
+    if patches is not None:
+        mesh.can_collide = ipctk.make_vertex_patches_filter(np.asarray(patches, dtype=np.int32))
     assert not ipctk.has_intersections(mesh, V)
     collisions = ipctk.NormalCollisions()
     collisions.build(mesh, V, dhat)

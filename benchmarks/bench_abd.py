@@ -14,17 +14,22 @@ Printed:
 3. additive CCD on a perfectly aligned stack of 10 cubes closing their gaps (IPC Toolkit's Tight-Inclusion
    CCD stalls on such stacks, so it is not run): the step size and the time, ours and ipctk's;
 4. rigidiff's own LCP world (rigid bodies, boxes as walls) on the same 100 cubes, same poses, dt and
-   friction: the price of intersection-free contact.
+   friction: the price of intersection-free contact;
+5. 100 non-convex bodies (50 rings, 50 L-shaped prisms; tests/abd/nonconvex_drop.py) dropped in four layers
+   into a box of static walls: ms per step and Newton iterations.
 
-    python benchmarks/bench_abd.py                  # 2 s of simulated time
+    python benchmarks/bench_abd.py                  # 2 s of simulated time (0.5 s of the non-convex drop)
     python benchmarks/bench_abd.py --seconds 10     # the whole settle
+    python benchmarks/bench_abd.py --nonconvex-only --nonconvex-seconds 1
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -163,17 +168,46 @@ def aligned_stack(n: int = 10, gap: float = 0.5 * DHAT):
     return world, world.q, dq
 
 
+def nonconvex_drop(seconds: float) -> None:
+    """Part 5: the drop of tests/abd/nonconvex_drop.py (5 x 5 bodies in each of 4 layers), timed per step."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "abd"))
+    from nonconvex_drop import drop_scene
+
+    world = drop_scene(side=5, layers=4)
+    steps = int(round(seconds / world.dt))
+    q, v = world.q, world.v
+    walls, iterations, min_d = [], [], np.inf
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        q, v = world.step(q, v)
+        walls.append(time.perf_counter() - t0)
+        iterations.append(world.last_step["newton_iterations"])
+        min_d = min(min_d, world.last_step["min_distance"])
+    walls, iterations = np.array(walls), np.array(iterations)
+    faces = sum(len(world.surface(q, name)[1]) for name in world.body_names)
+    print(f"\n5. 100 rings and L-shapes ({faces} faces with the walls') dropped into a box of static walls, {steps} "
+          f"steps of dt = {world.dt} (friction {world.friction})")
+    print(f"   per step: mean {1e3 * walls.mean():.0f} ms, median {1e3 * np.median(walls):.0f} ms, max "
+          f"{1e3 * walls.max():.0f} ms; Newton iterations per step: mean {iterations.mean():.1f}, max "
+          f"{iterations.max()}; smallest surface distance {min_d:.3g} m")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="simulated time of the pile")
     parser.add_argument("--repeat", type=int, default=5, help="rounds of the single-query timings (median)")
     parser.add_argument("--pile-only", action="store_true", help="only part 1 (e.g. to time an older build)")
+    parser.add_argument("--nonconvex-seconds", type=float, default=0.5, help="simulated time of part 5")
+    parser.add_argument("--nonconvex-only", action="store_true", help="only part 5")
     args = parser.parse_args(argv)
     ipctk.set_num_threads(1)
     steps = int(round(args.seconds / DT))
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     print(f"rigidiff {rd.__version__}, ipctk {ipctk.__version__}; load average {' '.join(load)}")
+    if args.nonconvex_only:
+        nonconvex_drop(args.nonconvex_seconds)
+        return
 
     world = barrier_pile()
     r = run_pile(world, steps)
@@ -244,6 +278,7 @@ def main(argv=None) -> None:
           f"the barrier world costs {r['walls'].mean() / t_lcp:.1f}x as much")
     for w in caught:
         print(f"   LCP world: {str(w.message).split(':')[0]}")
+    nonconvex_drop(args.nonconvex_seconds)
 
 
 if __name__ == "__main__":

@@ -217,6 +217,16 @@ cdef class BarrierWorldCore:
         cdef cnp.ndarray D = _vec(dq, n, "dq")
         return self._bw.get().collisionFreeStep(_ptr(Q), _ptr(D))
 
+    def _bw_contact_timings(self, q, dq, int repeat):
+        if repeat < 1:
+            raise ValueError(f"repeat must be >= 1, got {repeat}")
+        cdef int n = self._bw.get().nq()
+        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray D = _vec(dq, n, "dq")
+        cdef cnp.ndarray out = _empty1(8)
+        self._bw.get().contactTimings(_ptr(Q), _ptr(D), repeat, _ptr(out))
+        return out
+
 
 def _barrier_values(s, double dhat):
     """(n, 3): IPC's barrier b(s; dhat^2) and its first two derivatives in s at n squared distances s."""

@@ -298,6 +298,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         double frictionPotential(const double* q, const double* q_n, double kappa, double* grad) except +
         double barrierPotential(const double* q, double* grad, double* hessian) except +
         double collisionFreeStep(const double* q, const double* dq) except +
+        void contactTimings(const double* q, const double* dq, int repeat, double* out) except +
         void setSkeletons(const Model& model) except +
         int addSkeletonSurface(const string& name, int joint, int group, const double* points, int n,
                                const int* faces, int m) except +

@@ -1,7 +1,10 @@
 // The barrier world as seen by the bindings (bind/api_barrier.hpp).
 #include "rigidiff/bind/api_barrier.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <vector>
 
 #include "rigidiff/abd/orthogonality.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
@@ -262,6 +265,50 @@ double BarrierWorld::barrierPotential(const double* q, double* grad, double* hes
 double BarrierWorld::collisionFreeStep(const double* q, const double* dq) {
   refuseSkeletons("collision-free steps");
   return rigidiff::collisionFreeStep(model_, data_, q, dq);
+}
+
+void BarrierWorld::contactTimings(const double* q, const double* dq, int repeat, double* out) {
+  refuseSkeletons("contact timings");
+  RD_CHECK_ARG(repeat >= 1, "repeat must be >= 1, got " << repeat);
+  using Clock = std::chrono::steady_clock;
+  auto median = [repeat](auto&& f) {
+    std::vector<double> t(repeat);
+    for (double& s : t) {
+      const Clock::time_point start = Clock::now();
+      f();
+      s = std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    std::nth_element(t.begin(), t.begin() + repeat / 2, t.end());
+    return t[repeat / 2];
+  };
+  const int n = model_.nq(), nb = static_cast<int>(model_.bodies.size());
+  VecX grad(n);
+  out[0] = median([&] {
+    barrierPositions(model_, q, data_.x);
+    collectBarrierPairs(model_, data_);
+  });
+  const double candidates = static_cast<double>(data_.candidates.size());
+  const double pairs = static_cast<double>(data_.pairs.size());
+  double value = 0.0;
+  out[1] = median([&] {
+    grad.setZero();
+    value = rigidiff::barrierPotential(model_, data_, 1.0, grad.data(), nullptr);
+  });
+  // the pattern is written once before the clock, as a Newton loop keeps it while the same bodies touch
+  data_.hessian.reset(nb);
+  rigidiff::barrierPotential(model_, data_, 1.0, nullptr, &data_.hessian);
+  data_.hessian.writeLower(data_.matrix);
+  out[2] = median([&] {
+    data_.hessian.reset(nb);
+    rigidiff::barrierPotential(model_, data_, 1.0, nullptr, &data_.hessian);
+    data_.hessian.writeLower(data_.matrix);
+  });
+  double alpha = 1.0;
+  out[3] = median([&] { alpha = rigidiff::collisionFreeStep(model_, data_, q, dq); });
+  out[4] = candidates;
+  out[5] = pairs;
+  out[6] = alpha;
+  out[7] = value;
 }
 
 void parallelChunkVisits(int n, int bad, int* visits) {

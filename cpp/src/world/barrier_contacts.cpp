@@ -297,8 +297,10 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
   const double shat = model.options.dhat * model.options.dhat;
   const AffineBody& A = model.bodies[p.body_a];
   const auto& xa = d.x[p.body_a];
+  // H (and dds below) are only written and read when the Hessian is asked for: a gradient pass over many
+  // pairs does not clear them
   Vec12 g = Vec12::Zero();
-  Mat12 H = Mat12::Zero();
+  Mat12 H;
   Vec3 xbar[4];
   int slot[4] = {0, 0, 0, 0}, npts = 4;
   double value;
@@ -312,7 +314,10 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
     g.head<3>() = b1 * 2.0 * gap * n;
     // (b'' ds ds^T + b' dds) = (4 gap^2 b'' + 2 b') n n^T: rank one, its projection in closed form
     const double c = 4.0 * gap * gap * b2 + 2.0 * b1;
-    H.topLeftCorner<3, 3>() = ((project ? std::max(c, 0.0) : c) * n) * n.transpose();
+    if (need_hessian) {
+      H.setZero();
+      H.topLeftCorner<3, 3>() = ((project ? std::max(c, 0.0) : c) * n) * n.transpose();
+    }
     xbar[0] = A.rest[p.a];
     npts = 1;
   } else {
@@ -337,16 +342,19 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
       }
     }
     Vec12 ds;
-    Mat12 dds = Mat12::Zero();
+    Mat12 dds;
     double s;
+    // the distance type once for the value and its derivatives (each would classify the pair again)
     if (p.kind == BarrierPair::PointTriangle) {
-      s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3]);
-      ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
-      if (need_hessian) dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+      const auto type = pointTriangleDistanceType(pts[0], pts[1], pts[2], pts[3]);
+      s = pointTriangleDistance(pts[0], pts[1], pts[2], pts[3], type);
+      ds = pointTriangleDistanceGradient(pts[0], pts[1], pts[2], pts[3], type);
+      if (need_hessian) dds = pointTriangleDistanceHessian(pts[0], pts[1], pts[2], pts[3], type);
     } else {
-      s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3]);
-      ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3]);
-      if (need_hessian) dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3]);
+      const auto type = edgeEdgeDistanceType(pts[0], pts[1], pts[2], pts[3]);
+      s = edgeEdgeDistance(pts[0], pts[1], pts[2], pts[3], type);
+      ds = edgeEdgeDistanceGradient(pts[0], pts[1], pts[2], pts[3], type);
+      if (need_hessian) dds = edgeEdgeDistanceHessian(pts[0], pts[1], pts[2], pts[3], type);
     }
     const Vec3 b = barrierValuesAt(s, shat, shat_derivative);
     const double b0 = b[0], b1 = b[1], b2 = b[2];
@@ -357,13 +365,20 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
     } else {
       // edges nearly parallel: IPC's mollifier m fades the pair out smoothly (eps_x from the rest lengths)
       const double eps = edgeEdgeMollifierThreshold(xbar[0], xbar[1], xbar[2], xbar[3]);
-      const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
-      const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
-      value = m * b0;
-      g = b0 * dm + m * b1 * ds;
-      if (need_hessian) {
-        const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
-        H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
+      if (!((pts[1] - pts[0]).cross(pts[3] - pts[2]).squaredNorm() < eps)) {
+        // at or past its threshold the mollifier is the constant 1 (most pairs): no derivatives to add
+        value = b0;
+        g = b1 * ds;
+        if (need_hessian) H = b2 * ds * ds.transpose() + b1 * dds;
+      } else {
+        const double m = edgeEdgeMollifier(pts[0], pts[1], pts[2], pts[3], eps);
+        value = m * b0;
+        const Vec12 dm = edgeEdgeMollifierGradient(pts[0], pts[1], pts[2], pts[3], eps);
+        g = b0 * dm + m * b1 * ds;
+        if (need_hessian) {
+          const Mat12 ddm = edgeEdgeMollifierHessian(pts[0], pts[1], pts[2], pts[3], eps);
+          H = b0 * ddm + b1 * (dm * ds.transpose() + ds * dm.transpose()) + m * (b2 * ds * ds.transpose() + b1 * dds);
+        }
       }
     }
     if (need_hessian && project) H = projectToPsd(H);

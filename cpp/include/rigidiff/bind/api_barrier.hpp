@@ -93,6 +93,12 @@ class BarrierWorld {
   double barrierPotential(const double* q, double* grad, double* hessian);
   /// The largest collision-free fraction of the move from q to q + dq.
   double collisionFreeStep(const double* q, const double* dq);
+  /// Benchmarks only: the median seconds over `repeat` rounds of each contact part at q, out (8) = pairs
+  /// within dhat from scratch (positions, candidates, distances), the barrier gradient of those pairs, their
+  /// PSD-projected Hessian written into the Newton matrix's kept sparsity pattern, the collision-free step
+  /// of the move dq (its swept candidates and CCD); then the numbers of candidates and pairs within dhat,
+  /// the collision-free fraction and the barrier sum.
+  void contactTimings(const double* q, const double* dq, int repeat, double* out);
 
  private:
   /// invalid_argument naming what if the world has skeletons (what is not supported with them yet).

@@ -83,6 +83,11 @@ class BarrierGradients:
         for derivatives to ~1e-6. A static mesh's coordinates are inputs but not unknowns: its rows are
         q' = q and v' = 0, and its columns say how moving it pushes the bodies.
 
+        With skeletons H also holds their M(q) + dt D + dt^2 K, the joint-limit barrier's exact second derivative
+        and the curvature of the link surfaces' pose maps against the contact forces on them; the start state
+        enters through M(q) and the bias forces (RNEA derivatives) and through the link surfaces' friction
+        frames, and a torque clipped to its joint's effort limit has zero derivative.
+
         Args:
             q, v: the start state (nq,), (nv,).
             tau: generalised forces (nv,), zero if None.
@@ -141,7 +146,7 @@ class BarrierGradients:
     def _signature(self) -> tuple:
         """What the steps' linearisations depend on beyond the recorded states."""
         return (self.nq, tuple(self.parameters().values.tolist()), tuple(np.asarray(self.gravity).tolist()),
-                self.friction_velocity)
+                self.friction_velocity, self.joint_limits)
 
     def _rollout_backward(self, traj, dL_dQ, dL_dV, wrt, coordinates: bool = False,
                           explore_contact_modes: bool = False):
@@ -151,8 +156,8 @@ class BarrierGradients:
 
         kappas, signature = traj._modes
         if signature != self._signature():
-            raise RuntimeError("the world changed (its bodies, parameters, gravity or friction_velocity) since the "
-                               "rollout was recorded; record it again")
+            raise RuntimeError("the world changed (its bodies, parameters, gravity, friction_velocity or joint_limits) "
+                               "since the rollout was recorded; record it again")
         names, idx = self._resolve_wrt(wrt)
         T = len(traj)
         GQ = np.zeros((T + 1, self.nq)) if dL_dQ is None else as_array(dL_dQ, (T + 1, self.nq), "dL_dQ")

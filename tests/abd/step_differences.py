@@ -20,3 +20,11 @@ def central_jacobians(world, q, v, tau, eps):
             cols[name_q][:, j] = (qp - qm) / (2 * eps[which])
             cols[name_v][:, j] = (vp - vm) / (2 * eps[which])
     return cols
+
+
+def relative_error(analytic, fd):
+    """The largest difference between a derivative and its central differences, relative to the derivative's
+    largest entry (which must be non-zero, and the two not identical: a check that cannot fail is no check)."""
+    scale = np.abs(analytic).max()
+    assert scale > 0.0 and not np.array_equal(analytic, fd)
+    return np.abs(analytic - fd).max() / scale

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
-from step_differences import NAMES, central_jacobians
+from step_differences import NAMES, central_jacobians, relative_error
 
 BOX = rd.Box((0.2, 0.2, 0.2))
 
@@ -90,12 +90,6 @@ SCENES = {"sliding": _sliding, "sticking": _sticking, "two_cubes": _two_cubes, "
           "incline_sticking": _incline_sticking, "static_ramp": _on_static_ramp}
 
 
-def _relative_error(analytic, fd):
-    scale = np.abs(analytic).max()
-    assert scale > 0.0 and not np.array_equal(analytic, fd)
-    return np.abs(analytic - fd).max() / scale
-
-
 @pytest.mark.parametrize("scene", SCENES)
 def test_step_jacobians_through_friction_match_central_differences(scene):
     world = SCENES[scene]()
@@ -107,7 +101,7 @@ def test_step_jacobians_through_friction_match_central_differences(scene):
     # falls as the step squared (on the incline 1.4e-3 relative at 1e-5, 1.6e-7 at 1e-7)
     fd = central_jacobians(world, q, v, tau, eps=(1e-7, 1e-5, 1e-4))
     for name in NAMES:
-        err = _relative_error(getattr(J, name), fd[name])
+        err = relative_error(getattr(J, name), fd[name])
         assert err < 1e-6, f"{name}: relative error {err:.2e}"
 
 
@@ -168,7 +162,7 @@ def test_parameter_jacobians_match_central_differences(scene):
         qm, vm = _with(make, values, field, value - h).step(q, v)
         col = J.parameter_names.index(name)
         for analytic, fd in ((J.dq_dp[:, col], (qp - qm) / (2 * h)), (J.dv_dp[:, col], (vp - vm) / (2 * h))):
-            err = _relative_error(analytic, fd)
+            err = relative_error(analytic, fd)
             assert err < 1e-6, f"{scene} {name}: relative error {err:.2e}"
 
 
@@ -181,7 +175,7 @@ def test_friction_gradient_at_zero_friction():
     qp, _ = _sliding(friction=h).step(q, v)
     q0, _ = _sliding(friction=0.0).step(q, v)
     fd = (qp - q0) / h  # one-sided: mu cannot go below 0
-    assert _relative_error(J.dq_dp[:, 0], fd) < 1e-4
+    assert relative_error(J.dq_dp[:, 0], fd) < 1e-4
 
 
 def test_wrt_selection_and_names():
@@ -217,7 +211,7 @@ def test_static_mesh_coordinates_are_inputs_not_unknowns():
     fd = central_jacobians(world, q, v, np.zeros(world.nv), eps=(1e-7, 1e-5, 1e-4))
     for name in ("dq_dq", "dv_dq"):
         analytic = getattr(J, name)[cube, ramp]
-        err = _relative_error(analytic, fd[name][cube, ramp])
+        err = relative_error(analytic, fd[name][cube, ramp])
         assert err < 1e-6, f"{name}: relative error {err:.2e}"
     g = world.step_vjp(q, v, None, np.ones(world.nq), np.ones(world.nv))
     np.testing.assert_allclose(g.q, J.dq_dq.T @ np.ones(world.nq) + J.dv_dq.T @ np.ones(world.nv), rtol=1e-9,

@@ -10,6 +10,7 @@
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/barrier_articulated_derivatives.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
@@ -192,25 +193,41 @@ int BarrierWorld::parameterCount() const { return barrierParameterCount(model_);
 
 void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
                                  double* jac, double* jac_p) {
-  refuseSkeletons("step derivatives");
-  const long nn = static_cast<long>(model_.nq()) * model_.nq();
-  const long np = static_cast<long>(model_.nq()) * parameterCount();
-  barrierStepJacobians(model_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn, jac + 3 * nn, jac + 4 * nn,
-                       jac + 5 * nn, jac_p, jac_p + np);
+  const long nn = static_cast<long>(nq()) * nq();
+  const long np = static_cast<long>(nq()) * parameterCount();
+  if (art_data_)
+    articulatedStepJacobians(model_, art_, *art_data_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn,
+                             jac + 3 * nn, jac + 4 * nn, jac + 5 * nn, jac_p, jac_p + np);
+  else
+    barrierStepJacobians(model_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn, jac + 3 * nn,
+                         jac + 4 * nn, jac + 5 * nn, jac_p, jac_p + np);
+}
+
+void BarrierWorld::vjpAt(const double* q, const double* v, const double* tau, const double* q_next, double kappa_start,
+                         double kappa_end, const double* gq_next, const double* gv_next, double* gq, double* gv,
+                         double* gtau, double* gparams) {
+  if (art_data_)
+    articulatedVjpAt(model_, art_, *art_data_, data_, q, v, tau, q_next, kappa_start, kappa_end, gq_next, gv_next, gq,
+                     gv, gtau, gparams);
+  else
+    barrierVjpAt(model_, data_, q, v, tau, q_next, kappa_start, kappa_end, gq_next, gv_next, gq, gv, gtau, gparams);
 }
 
 void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, const double* gq_next,
                            const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gtau,
                            double* gparams) {
-  refuseSkeletons("step derivatives");
-  barrierStepVjp(model_, data_, q, v, tau, gq_next, gv_next, q_out, v_out, gq, gv, gtau, gparams);
+  step(q, v, tau, q_out, v_out);
+  vjpAt(q, v, tau, q_out, data_.stats.kappa_start, data_.stats.kappa, gq_next, gv_next, gq, gv, gtau, gparams);
 }
 
 void BarrierWorld::rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
                                    const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus,
                                    double* gparams) {
-  refuseSkeletons("a recorded rollout's backward pass");
-  barrierRolloutBackward(model_, data_, T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams);
+  reverseRollout(nq(), parameterCount(), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
+                 [&](const double* q, const double* v, const double* tau, const double* q_next, double ks, double ke,
+                     const double* gq_next, const double* gv_next, double* gq, double* gv, double* gtau, double* gp) {
+                   vjpAt(q, v, tau, q_next, ks, ke, gq_next, gv_next, gq, gv, gtau, gp);
+                 });
 }
 
 void BarrierWorld::stats(double* out) const {

@@ -336,6 +336,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   const double shat = world.options.dhat * world.options.dhat;
   const BarrierStiffness stiffness = initialBarrierStiffness(l, shat, moving > 0 ? mass / moving : 1.0, 0.0, 0.0);
   double kappa = std::exp2(std::ceil(std::log2(stiffness.kappa_min)));
+  data.stats.kappa_start = kappa;  // the friction's, which the step's derivatives need
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
 
   VecX qk = q0, grad(n), trial(n), grad_trial(n), dir(n), free_step(n), limit_diagonal(ns);

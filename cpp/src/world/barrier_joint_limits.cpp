@@ -7,6 +7,7 @@
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_articulated.hpp"
+#include "rigidiff/world/barrier_articulated_derivatives.hpp"
 
 namespace rigidiff {
 
@@ -39,6 +40,20 @@ double jointLimitBarrier(const ArticulatedBarrier& art, double dhat, const doubl
     if (hess_diag) hess_diag[c] += weight * std::max(4.0 * gap * gap * barrierSecondDerivative(s, shat) + 2.0 * b1, 0.0);
   });
   return total;
+}
+
+void jointLimitDerivatives(const ArticulatedBarrier& art, double dhat, const double* q, double weight,
+                           double* hess_diag, double* dshat_grad) {
+  if (!art.joint_limits) return;
+  const double shat = dhat * dhat;
+  forLimits(art, q, [&](int c, double gap, double sign) {
+    if (gap >= dhat) return;
+    const double s = gap * gap;
+    const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    hess_diag[c] += weight * (4.0 * s * b2 + 2.0 * b1);  // exact: no clamping
+    // b(s; shat) = shat^2 beta(s / shat) gives d b' / d shat = (b' - s b'') / shat
+    dshat_grad[c] += weight * sign * 2.0 * gap * (b1 - s * b2) / shat;
+  });
 }
 
 double jointLimitStep(const ArticulatedBarrier& art, const double* q, const double* dq) {

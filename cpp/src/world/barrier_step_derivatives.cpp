@@ -69,12 +69,13 @@ VecX massTimes(const BarrierWorldModel& model, const VecX& x) {
   return out;
 }
 
-// dr/dtheta (nq x barrierParameterCount) at the solution; data.pairs and data.x are those of q_next
+// dr/dtheta (nq x (2 nb + 2)) at the solution for the first nb bodies' density and stiffness, friction and dhat;
+// data.pairs and data.x are those of q_next
 MatX parameterDerivatives(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
-                          const double* q_next, double kappa_end, const BarrierStepLinearisation& lin) {
-  const int n = model.nq(), nb = static_cast<int>(model.bodies.size());
+                          const double* q_next, double kappa_end, int nb, const BarrierStepLinearisation& lin) {
+  const int n = model.nq();
   const double h = model.dt;
-  MatX P = MatX::Zero(n, barrierParameterCount(model));
+  MatX P = MatX::Zero(n, 2 * nb + 2);
   for (int i = 0; i < nb; ++i) {
     const AffineBody& body = model.bodies[i];
     const int at = 12 * i;
@@ -100,10 +101,9 @@ MatX parameterDerivatives(const BarrierWorldModel& model, BarrierWorldData& data
 
 int barrierParameterCount(const BarrierWorldModel& model) { return 2 * static_cast<int>(model.bodies.size()) + 2; }
 
-void linearizeBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
-                          const double* tau, const double* q_next, double kappa_start, double kappa_end,
-                          BarrierStepLinearisation& lin) {
-  (void)tau;  // r is linear in tau: it leaves no trace in H, C or dr/dtheta
+void linearizeBarrierContacts(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
+                              const double* q_next, double kappa_start, double kappa_end, int parameter_bodies,
+                              BarrierStepLinearisation& lin) {
   const double h = model.dt;
   lin.coupling.clear();
   // the start state: the friction pairs the step froze there, and how they move with it
@@ -133,11 +133,19 @@ void linearizeBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data
     const FrictionPair& f = data.friction[k];
     return std::make_pair(f.body[0], f.npts == 4 ? f.body[3] : -1);
   }, lin);
+  lin.parameters = parameterDerivatives(model, data, q, v, q_next, kappa_end, parameter_bodies, lin);
+}
+
+void linearizeBarrierStep(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
+                          const double* tau, const double* q_next, double kappa_start, double kappa_end,
+                          BarrierStepLinearisation& lin) {
+  (void)tau;  // r is linear in tau: it leaves no trace in H, C or dr/dtheta
+  linearizeBarrierContacts(model, data, q, v, q_next, kappa_start, kappa_end, static_cast<int>(model.bodies.size()),
+                           lin);
   if (data.hessian.writeLower(data.matrix)) data.ldlt.analyzePattern(data.matrix);
   data.ldlt.factorize(data.matrix);
   if (data.ldlt.info() != Eigen::Success)
     RD_THROW(std::runtime_error, "barrier step derivatives: the Hessian at the solution is singular");
-  lin.parameters = parameterDerivatives(model, data, q, v, q_next, kappa_end, lin);
 }
 
 void barrierStepJacobians(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
@@ -214,18 +222,17 @@ void barrierStepVjp(const BarrierWorldModel& model, BarrierWorldData& data, cons
                gtau, gparams);
 }
 
-void barrierRolloutBackward(const BarrierWorldModel& model, BarrierWorldData& data, int T, const double* Q,
-                            const double* V, const double* taus, const double* kappas, const double* GQ,
-                            const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams) {
+void reverseRollout(int n, int np, int T, const double* Q, const double* V, const double* taus, const double* kappas,
+                    const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams,
+                    const StepVjpAt& vjp) {
   RD_CHECK_ARG(T >= 0, "the rollout must have T >= 0 steps, got " << T);
-  const int n = model.nq(), np = barrierParameterCount(model);
   VecX gq = Eigen::Map<const VecX>(GQ + static_cast<long>(T) * n, n);
   VecX gv = Eigen::Map<const VecX>(GV + static_cast<long>(T) * n, n);
   VecX step_q(n), step_v(n), step_p(np), total_p = VecX::Zero(np);
   for (int t = T - 1; t >= 0; --t) {
     const long at = static_cast<long>(t) * n;
-    barrierVjpAt(model, data, Q + at, V + at, taus + at, Q + at + n, kappas[2 * t], kappas[2 * t + 1], gq.data(),
-                 gv.data(), step_q.data(), step_v.data(), gtaus + at, step_p.data());
+    vjp(Q + at, V + at, taus + at, Q + at + n, kappas[2 * t], kappas[2 * t + 1], gq.data(), gv.data(), step_q.data(),
+        step_v.data(), gtaus + at, step_p.data());
     gq = step_q + Eigen::Map<const VecX>(GQ + at, n);
     gv = step_v + Eigen::Map<const VecX>(GV + at, n);
     total_p += step_p;
@@ -233,6 +240,16 @@ void barrierRolloutBackward(const BarrierWorldModel& model, BarrierWorldData& da
   Eigen::Map<VecX>(gq0, n) = gq;
   Eigen::Map<VecX>(gv0, n) = gv;
   Eigen::Map<VecX>(gparams, np) = total_p;
+}
+
+void barrierRolloutBackward(const BarrierWorldModel& model, BarrierWorldData& data, int T, const double* Q,
+                            const double* V, const double* taus, const double* kappas, const double* GQ,
+                            const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams) {
+  reverseRollout(model.nq(), barrierParameterCount(model), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
+                 [&](const double* q, const double* v, const double* tau, const double* q_next, double ks, double ke,
+                     const double* gq_next, const double* gv_next, double* gq, double* gv, double* gtau, double* gp) {
+                   barrierVjpAt(model, data, q, v, tau, q_next, ks, ke, gq_next, gv_next, gq, gv, gtau, gp);
+                 });
 }
 
 }  // namespace rigidiff

@@ -103,6 +103,10 @@ class BarrierWorld {
  private:
   /// invalid_argument naming what if the world has skeletons (what is not supported with them yet).
   void refuseSkeletons(const char* what) const;
+  /// One step's reverse mode at its recorded solution q_next (with or without skeletons).
+  void vjpAt(const double* q, const double* v, const double* tau, const double* q_next, double kappa_start,
+             double kappa_end, const double* gq_next, const double* gv_next, double* gq, double* gv, double* gtau,
+             double* gparams);
 
   BarrierWorldModel model_;
   BarrierWorldData data_;

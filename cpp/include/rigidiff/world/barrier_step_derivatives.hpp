@@ -12,6 +12,7 @@
 // between them and through the friction frames, dq'/dq_static = -H^-1 (H_coupling + C_static).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "rigidiff/world/barrier_friction_derivatives.hpp"
@@ -39,6 +40,15 @@ struct BarrierStepLinearisation {
   MatX parameters;  ///< dr/dtheta (nq x barrierParameterCount; zero on a static body's rows)
 };
 
+/// The contact part of a step's linearisation at its solution q_next (the start (q, v), the barrier stiffnesses
+/// kappa_start and kappa_end of BarrierStepStats), without factorising: data.hessian = the exact Hessian of E at
+/// q_next on the moving participants (a static one's diagonal block is its mass matrix), lin.friction, lin.coupling,
+/// and lin.parameters = dr/dtheta (model.nq() x (2 parameter_bodies + 2)) for the density and stiffness of the first
+/// parameter_bodies bodies, then friction and dhat. data.friction is left holding the pairs frozen at q.
+void linearizeBarrierContacts(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
+                              const double* q_next, double kappa_start, double kappa_end, int parameter_bodies,
+                              BarrierStepLinearisation& lin);
+
 /// Linearises the step from (q, v, tau) whose solution is q_next, taken with the barrier stiffnesses
 /// kappa_start and kappa_end (BarrierStepStats): factors H at q_next in data.ldlt and fills lin.
 /// runtime_error if H is singular.
@@ -64,6 +74,17 @@ void barrierVjpAt(const BarrierWorldModel& model, BarrierWorldData& data, const 
 void barrierStepVjp(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
                     const double* tau, const double* gq_next, const double* gv_next, double* q_out, double* v_out,
                     double* gq, double* gv, double* gtau, double* gparams);
+
+/// One step's reverse mode at a recorded solution, as barrierVjpAt's arguments after the model and scratch.
+using StepVjpAt = std::function<void(const double* q, const double* v, const double* tau, const double* q_next,
+                                     double kappa_start, double kappa_end, const double* gq_next,
+                                     const double* gv_next, double* gq, double* gv, double* gtau, double* gparams)>;
+
+/// The reverse pass of a recorded rollout of T steps of a state of n coordinates and np parameters, each step's
+/// reverse mode by vjp (arguments as barrierRolloutBackward's).
+void reverseRollout(int n, int np, int T, const double* Q, const double* V, const double* taus, const double* kappas,
+                    const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams,
+                    const StepVjpAt& vjp);
 
 /// The reverse pass of a recorded rollout of T steps: states Q, V ((T+1) x nq), forces taus (T x nq) and each
 /// step's (kappa_start, kappa_end) (T x 2), all row-major; cotangents GQ, GV ((T+1) x nq) of every state.

@@ -26,7 +26,8 @@ Slip slip(const PdModel& model, const PdData& data, const Points& x, std::size_t
   s.y = s.u.norm();
   if (s.y < eps) {
     s.f1_y = -s.y / (eps * eps) + 2.0 / eps;
-    s.c2 = -1.0 / (eps * eps * std::max(s.y, 1e-300));
+    // c2 u u^T has the size |u| / eps^2: zero at u = 0 (where 1 / |u| would make it inf times 0)
+    s.c2 = s.y > 0.0 ? -1.0 / (eps * eps * s.y) : 0.0;
   } else {
     s.f1_y = 1.0 / s.y;
     s.c2 = -1.0 / (s.y * s.y * s.y);

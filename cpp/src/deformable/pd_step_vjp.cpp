@@ -11,6 +11,7 @@
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_muscle.hpp"
+#include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
@@ -26,7 +27,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   PdHessian& hessian = data.hessian;
   pdHessianBuild(model, data.x, hessian);
   const Points b = gq_next + gv_next / h;
-  Points Z = Points::Zero(model.n, 3), HZ;
+  Points Z = Points::Zero(model.n, 3);
   VecX bf(3 * nf);
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
@@ -63,7 +64,14 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
                                " iterations");
   }
   pdScatterFree(model, zf, Z);
-  pdHessianProduct(model, hessian, Z, HZ);  // elastic and penalty only: friction is added below
+  pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
+}
+
+void pdStepCotangents(const PdModel& model, PdData& data, const Points& Z, const Points& b, const Points& gv_next,
+                      Points& gq, Points& gv, Points& gf, VecX& gE, VecX& gnu) {
+  const double h = model.dt, h2 = h * h;
+  Points HZ;
+  pdHessianProduct(model, data.hessian, Z, HZ);  // elastic and penalty only: friction is added below
   gq = -gv_next / h;
   gv.setZero(model.n, 3);
   gf.setZero(model.n, 3);

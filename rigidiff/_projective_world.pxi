@@ -107,6 +107,11 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray P = _vec(position, 3, "position")
         self._pw.get().setObstaclePose(o, _ptr(R), _ptr(P))
 
+    def _pw_set_obstacle_velocity(self, int o, linear, angular):
+        cdef cnp.ndarray V = _vec(linear, 3, "linear velocity")
+        cdef cnp.ndarray W = _vec(angular, 3, "angular velocity")
+        self._pw.get().setObstacleVelocity(o, _ptr(V), _ptr(W))
+
     def _pw_contact_and_density_gradients(self):
         cdef cnp.ndarray out = _empty1(self._pw.get().bodyCount() + 2)
         self._pw.get().contactAndDensityGradients(_ptr(out))

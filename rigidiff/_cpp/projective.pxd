@@ -36,6 +36,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void addSphere(const double* centre, double radius) except +
         int addBox(const double* half, const double* rotation, const double* position) except +
         void setObstaclePose(int o, const double* rotation, const double* position) except +
+        void setObstacleVelocity(int o, const double* linear, const double* angular) except +
         int obstacleCount()
         void obstacleGradients(double* out)
         void contactAndDensityGradients(double* out)

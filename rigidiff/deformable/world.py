@@ -50,10 +50,12 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core
             if it stalls (fewer Hessians, many more iterations: 2 to 4 times slower on DiffPD's cantilever and
             rolling sphere); "newton-cholesky": Newton with the assembled Hessian factorised at every
             iteration (sparse LDL^T) and a direct adjoint, a baseline.
-        friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,
-            is frictionless): IPC's lagged smoothed friction, its normal forces (the penalty's, k times the
-            depth) and tangent planes frozen at the start of each step, so a vertex that only reaches a plane
-            during a step rubs on it from the next step on.
+        friction: Coulomb's coefficient mu between surface vertices and ground planes, balls, boxes and the
+            skeletons' links (>= 0; 0, the default, is frictionless): IPC's lagged smoothed friction, its normal
+            forces (the penalty's, k times the depth) and tangent planes frozen at the start of each step, so a
+            vertex that only reaches an obstacle during a step rubs on it from the next step on. The slip is
+            measured against the obstacle's surface, which a ball's or box's velocity (set_obstacle_pose) and
+            a link's motion carry along.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
@@ -177,7 +179,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core
 
     @property
     def friction(self) -> float:
-        """Coulomb's coefficient between surface vertices and ground planes (0: frictionless); settable."""
+        """Coulomb's coefficient between surface vertices and the planes, balls, boxes and links (0: frictionless);
+        settable."""
         return self._pw_friction()[0]
 
     @friction.setter

@@ -138,7 +138,10 @@ void ProjectiveWorld::addSphere(const double* centre, double radius) {
   const Vec3 c(centre[0], centre[1], centre[2]);
   if (!c.allFinite() || !(radius > 0.0) || !std::isfinite(radius))
     throw std::invalid_argument("a sphere needs a finite centre and a finite radius > 0");
-  model_.spheres.push_back({c, radius});
+  deformable::PdSphere sphere;
+  sphere.centre = c;
+  sphere.radius = radius;
+  model_.spheres.push_back(sphere);
   data_.factor_valid = false;
 }
 
@@ -180,6 +183,20 @@ void ProjectiveWorld::setObstaclePose(int o, const double* rotation, const doubl
   deformable::PdBox& box = model_.boxes[o - planes - spheres];
   box.rotation = rotationFrom(rotation);
   box.position = p;
+}
+
+void ProjectiveWorld::setObstacleVelocity(int o, const double* linear, const double* angular) {
+  const int planes = static_cast<int>(model_.planes.size()), spheres = static_cast<int>(model_.spheres.size());
+  if (o < planes || o >= model_.obstacleCount()) throw std::out_of_range("obstacle " + std::to_string(o) + " cannot move");
+  const Vec3 v(linear[0], linear[1], linear[2]), w(angular[0], angular[1], angular[2]);
+  if (!v.allFinite() || !w.allFinite()) throw std::invalid_argument("an obstacle's velocity must be finite");
+  if (o < planes + spheres) {
+    model_.spheres[o - planes].linear = v;
+    model_.spheres[o - planes].angular = w;
+    return;
+  }
+  model_.boxes[o - planes - spheres].linear = v;
+  model_.boxes[o - planes - spheres].angular = w;
 }
 
 void ProjectiveWorld::contactAndDensityGradients(double* out) const {

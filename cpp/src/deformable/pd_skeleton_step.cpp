@@ -112,17 +112,10 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   std::vector<PdLinkContact> at_start, at_guess;
   linkContacts(model, sk, ad, q, s0, at_start);
   linkContacts(model, sk, ad, data.y, s0 + h * u0, at_guess);
-  std::vector<char> contacts(model.n, 0);
-  for (int i = 0; i < model.n; ++i)
-    if (model.surface[i])
-      for (int o = 0; o < model.obstacleCount(); ++o) {
-        Vec3 n;
-        double curvature;
-        contacts[i] += model.obstacleDistance(o, q.row(i).transpose(), &n, &curvature) < 0.0 ||
-                       model.obstacleDistance(o, data.y.row(i).transpose(), &n, &curvature) < 0.0;
-      }
+  std::vector<char> contacts = pdContactCandidates(model, q, data.y), linked(model.n, 0);
   for (const auto* list : {&at_start, &at_guess})
-    for (const PdLinkContact& c : *list) contacts[c.vertex] = std::max<char>(contacts[c.vertex], 1);
+    for (const PdLinkContact& c : *list) linked[c.vertex] = 1;
+  for (int i = 0; i < model.n; ++i) contacts[i] += linked[i];
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
   pdFrictionContacts(model, data);
@@ -224,13 +217,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
   ad.contacts = static_cast<int>(final_contacts.size());
-  data.contacts = ad.contacts;
-  for (int i = 0; i < model.n; ++i)
-    for (int o = 0; o < model.obstacleCount(); ++o) {
-      Vec3 n;
-      double curvature;
-      if (model.surface[i] && model.obstacleDistance(o, X.row(i).transpose(), &n, &curvature) < 0.0) ++data.contacts;
-    }
+  data.contacts = ad.contacts + pdObstacleContactCount(model, X);
 }
 
 }  // namespace deformable

@@ -5,7 +5,6 @@
 // so s0 and u0 receive their cotangents from the RNEA derivatives, tau w_s (inside the effort limits).
 #include <cmath>
 #include <stdexcept>
-#include <string>
 
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
@@ -34,24 +33,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   auto product = [&](const VecX& w) { return pdSkeletonHessianProduct(model, data, ad, w, Z); };
   auto inverse = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
   VecX w = VecX::Zero(bv.size());
-  const double b_norm = bv.norm(), target = model.options.tolerance * b_norm;
-  if (b_norm > 0.0) {
-    int iterations = preconditionedCg(product, inverse, bv, w, model.options.tolerance, model.options.max_iterations);
-    double residual = (product(w) - bv).norm();
-    if (!(residual <= target)) {  // non-positive curvature met: L-BFGS on w^T H w / 2 - b^T w from there
-      auto quadratic = [&](const VecX& z, VecX& g) {
-        g = product(z) - bv;
-        return 0.5 * z.dot(g - bv);
-      };
-      const LbfgsResult r = lbfgs(quadratic, inverse, w, target, model.options.max_iterations, model.options.history);
-      iterations += r.iterations;
-      residual = r.gradient_norm;
-    }
-    if (!(residual <= target))
-      throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " + sci(residual) + " is " +
-                               sci(residual / b_norm) + " of |b| after " + std::to_string(iterations) +
-                               " iterations");
-  }
+  solveAdjoint(product, inverse, bv, w, model.options.tolerance, model.options.max_iterations, model.options.history);
   Z.setZero(model.n, 3);
   pdScatterFree(model, w.head(3 * nf), Z);
   const VecX ws = w.tail(nv);

@@ -25,7 +25,7 @@ class ProjectiveWorld {
   /// Threads of the per-element work of steps and adjoints (>= 1; results do not depend on it).
   void setThreads(int threads);
   int threads() const { return model_.options.threads; }
-  /// friction >= 0 (Coulomb's mu of the planes), friction_velocity > 0 (eps_v, m/s).
+  /// friction >= 0 (Coulomb's mu of the obstacles and links), friction_velocity > 0 (eps_v, m/s).
   void setFriction(double friction, double friction_velocity);
   double friction() const { return model_.friction; }
   double frictionVelocity() const { return model_.friction_velocity; }
@@ -54,6 +54,9 @@ class ProjectiveWorld {
   int addBox(const double* half, const double* rotation, const double* position);
   /// Moves obstacle o (a sphere: its centre to position; a box: to the pose; planes do not move).
   void setObstaclePose(int o, const double* rotation, const double* position);
+  /// Sets obstacle o's velocity during the next steps (linear at its position, angular; world axes), which its
+  /// friction carries the surface with (planes do not move).
+  void setObstacleVelocity(int o, const double* linear, const double* angular);
   int obstacleCount() const { return model_.obstacleCount(); }
   /// out (bodies + 2) = the last adjoint's cotangents of the bodies' densities, the contact stiffness and mu.
   void contactAndDensityGradients(double* out) const;

@@ -138,10 +138,17 @@ class ProjectiveObstacles:
 
         out = []
         for kind, _, size, pose, _ in self._obstacles.values():
-            polys = tessellate(Sphere(size) if kind == "sphere" else Box(size))
+            polys = fan_triangles(tessellate(Sphere(size) if kind == "sphere" else Box(size)))
             out.append(("obstacles", polys @ pose.rotation.T + pose.translation))
         return out
 
     def _viz_planes(self) -> list:
         """[(normal, a point)] in world coordinates of the ground planes rigidiff.viz draws."""
         return [(n, height * n) for n, height in self._planes]
+
+
+def fan_triangles(polygons: np.ndarray) -> np.ndarray:
+    """(m (k - 2), 3, 3) triangles fanned from the first corner of each convex polygon of (m, k, 3) (a box's
+    quadrilaterals): rigidiff.viz draws the surfaces of these worlds as triangles."""
+    k = polygons.shape[1]
+    return np.concatenate([polygons[:, [0, j, j + 1]] for j in range(1, k - 1)]) if k > 3 else polygons

@@ -160,13 +160,14 @@ class ProjectiveSkeletons:
         """[(skeleton name, triangles (m, 3, 3) in world coordinates)] of the link shapes at the state q."""
         if not self._link_shapes:
             return []
+        from rigidiff.deformable.obstacles import fan_triangles
         from rigidiff.viz._scene import tessellate
 
         poses = self._articulated.body_poses(np.asarray(q, dtype=np.float64)[self._nq_vertices:])
         out = []
         for name, f, shape, origin in self._link_shapes:
             T = poses[f] @ origin.matrix
-            out.append((name, tessellate(shape) @ T[:3, :3].T + T[:3, 3]))
+            out.append((name, fan_triangles(tessellate(shape)) @ T[:3, :3].T + T[:3, 3]))
         return out
 
     def _unknown_skeleton_or_body(self, name):

@@ -254,5 +254,37 @@ def test_bad_skeletons_are_refused():
 def test_link_shapes_are_drawn_with_the_soft_bodies():
     world = _world()
     world.add_skeleton(_arm())
-    keys = [key for key, _ in world._viz_surfaces(world.q)]
+    surfaces = world._viz_surfaces(world.q)
+    keys = [key for key, _ in surfaces]
     assert keys.count("arm") == 2 and "block" in keys
+    assert all(tri.shape[1:] == (3, 3) for _, tri in surfaces)  # triangles, as rd.viz draws them
+    pusher = _world()
+    pusher.add_skeleton(_pusher())
+    box = [tri for key, tri in pusher._viz_surfaces(pusher.q) if key == "pusher"][0]
+    assert len(box) == 12 and box[:, :, 0].max() == pytest.approx(X0)  # the whole box, its face at X0
+
+
+@pytest.mark.parametrize("joint", ["universal", "translational"])
+def test_gradients_through_universal_and_translational_joints(joint):
+    """A ball on a universal joint (two revolutes) swinging against the block's side, or a box on a translational
+    joint: the coupled step's gradients against central differences."""
+    world = _world(friction=0.3)
+    world.add_ground()
+    sk = rd.Skeleton(joint)
+    if joint == "universal":
+        body = sk.add_body("bob", rd.UniversalJoint("u", axis1=(1, 0, 0), axis2=(0, 1, 0), damping=0.05),
+                           joint_origin=rd.Transform((0.1 + 0.0195, 0.05, 0.15)),
+                           inertia=rd.Inertia.from_shape(rd.Sphere(0.02), mass=0.2, origin=rd.Transform((0, 0, -0.125))))
+        body.add_shape(rd.Sphere(0.02), rd.Transform((0.0, 0.0, -0.125)))
+    else:
+        body = sk.add_body("slab", rd.TranslationalJoint("t", damping=0.2),
+                           joint_origin=rd.Transform((0.05, 0.05, 0.07 - 5e-4)),
+                           inertia=rd.Inertia.from_shape(rd.Box((0.06, 0.06, 0.04)), mass=0.3))
+        body.add_shape(rd.Box((0.06, 0.06, 0.04)))
+    world.add_skeleton(sk)
+    q, v, f = _start(world, seed=11)
+    s = world.layout(joint)
+    v[s.v] = 0.1
+    world.step(q, v, f)
+    assert world.last_step["contacts"] > 0
+    _check_vjp(world, q, v, f, seed=12)

@@ -82,8 +82,9 @@ class ProjectiveSkeletons:
         (spheres, boxes, capsules) push the deformable surface vertices with the penalty of contact_stiffness and
         rub on them with the world's friction, two-way: one implicit-Euler step minimises the deformable bodies'
         and the skeletons' incremental potential together (docs/deformable.md, "Robots"), with the joints'
-        damping, stiffness and effort limits and gravity on the links. Links of skeletons do not touch each
-        other or the ground. The skeleton is compiled when added: later edits to it are not seen.
+        damping, stiffness and effort limits and gravity on the links (their position limits are not
+        enforced). Links of skeletons do not touch each other, the ground or the balls and boxes, and shapes
+        welded to the world are ignored. The skeleton is compiled when added: later edits to it are not seen.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a free, ball or planar joint (weld a floating base with a fixed root joint), or a

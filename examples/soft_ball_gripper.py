@@ -59,15 +59,19 @@ def build(friction: float = 0.8):
     return world
 
 
+LIFT_STEPS = (15, 45)  # the lift pulls from the 15th to the 45th step, then holds
+
+
 def controls(world, steps: int, squeeze: float) -> np.ndarray:
-    """Joint forces of an open-loop grasp: the fingers close with the force `squeeze` (N) from the first step,
-    the lift pulls up with the links' weight plus 3 N from a third of the way on. Forces (steps, nv)."""
+    """Joint forces of an open-loop grasp: the fingers close with the force `squeeze` (N) from the first step;
+    the lift carries the links' weight, pulls 3 N more over LIFT_STEPS, then carries the ball's weight too.
+    Forces (steps, nv)."""
     s = world.layout("gripper").v
     F = np.zeros((steps, world.nv))
     F[:, s.start + 1:s.stop] = squeeze
-    weight = 9.81 * 0.4
-    F[:, s.start] = weight
-    F[steps // 3:, s.start] += 3.0
+    F[:, s.start] = 9.81 * 0.4
+    F[LIFT_STEPS[0]:LIFT_STEPS[1], s.start] += 3.0
+    F[LIFT_STEPS[1]:, s.start] += 9.81 * world.masses("ball").sum()
     return F
 
 
@@ -110,6 +114,8 @@ def plot(out: Path, world, Q, heights: dict) -> list:
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     steps = 45 if fast else 120
     heights = {}
+    # the squeeze is optimised over the lift itself (LIFT_STEPS[1] steps), in either mode
+    lift = LIFT_STEPS[1]
     for mu in (0.8, 0.0):
         world = build(mu)
         start = time.perf_counter()
@@ -123,11 +129,11 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     s = world.layout("gripper").v
     # the squeeze that brings the held ball to a target height (the fingers sink deeper the harder they press,
     # so the ball rises less): Newton's method on the final height through the rollout's gradient
-    light, firm = (height(world, world.rollout(world.q, world.v, controls(world, steps, x))[0][-1]) for x in (1.0, 1.5))
+    light, firm = (height(world, world.rollout(world.q, world.v, controls(world, lift, x))[0][-1]) for x in (1.0, 1.5))
     target = 0.5 * (light + firm)
     squeeze = 1.0
     for it in range(4 if fast else 6):
-        F = controls(world, steps, squeeze)
+        F = controls(world, lift, squeeze)
         Q, V = world.rollout(world.q, world.v, F)
         slope = final_height_gradient(world, Q, V, F)[:, s.start + 1:s.stop].sum()  # both fingers, every step
         err = height(world, Q[-1]) - target
@@ -135,9 +141,9 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
               f"(target {target:.5f}), d height / d squeeze {slope:.4e} m/N")
         squeeze = float(np.clip(squeeze - err / slope, 0.5 * squeeze, 2.0 * squeeze))
     h = 1e-4
-    up, down = (height(world, world.rollout(world.q, world.v, controls(world, steps, squeeze + d))[0][-1])
+    up, down = (height(world, world.rollout(world.q, world.v, controls(world, lift, squeeze + d))[0][-1])
                 for d in (h, -h))
-    F = controls(world, steps, squeeze)
+    F = controls(world, lift, squeeze)
     Q, V = world.rollout(world.q, world.v, F)
     adjoint = final_height_gradient(world, Q, V, F)[:, s.start + 1:s.stop].sum()
     fd = (up - down) / (2 * h)

@@ -107,6 +107,11 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray P = _vec(position, 3, "position")
         self._pw.get().setObstaclePose(o, _ptr(R), _ptr(P))
 
+    def _pw_set_obstacle_velocity(self, int o, linear, angular):
+        cdef cnp.ndarray V = _vec(linear, 3, "linear velocity")
+        cdef cnp.ndarray W = _vec(angular, 3, "angular velocity")
+        self._pw.get().setObstacleVelocity(o, _ptr(V), _ptr(W))
+
     def _pw_contact_and_density_gradients(self):
         cdef cnp.ndarray out = _empty1(self._pw.get().bodyCount() + 2)
         self._pw.get().contactAndDensityGradients(_ptr(out))
@@ -118,7 +123,20 @@ cdef class ProjectiveWorldCore:
         return out.reshape(-1, 6)
 
     def _pw_nq(self):
-        return 3 * self._pw.get().vertexCount()
+        return self._pw.get().stateSize()
+
+    def _pw_set_skeletons(self, WorldCore compiled):
+        """Copies the multibody model of compiled (an lcp World holding the skeletons) into the world."""
+        self._pw.get().setSkeletons(deref(compiled._wm).model)
+
+    def _pw_clear_skeletons(self):
+        self._pw.get().clearSkeletons()
+
+    def _pw_add_link_shape(self, int joint, int kind, rotation, position, size):
+        cdef cnp.ndarray R = _mat(rotation, 3, 3, "rotation")
+        cdef cnp.ndarray P = _vec(position, 3, "position")
+        cdef cnp.ndarray S = _vec(size, 3, "size")
+        return self._pw.get().addLinkShape(joint, kind, _ptr(R), _ptr(P), _ptr(S))
 
     def _pw_body_range(self, int body):
         cdef cnp.ndarray out = np.empty(2, dtype=np.intc)
@@ -139,7 +157,7 @@ cdef class ProjectiveWorldCore:
         return surface.astype(bool), fixed.astype(bool)
 
     def _pw_step(self, q, v, f):
-        cdef int n = 3 * self._pw.get().vertexCount()
+        cdef int n = self._pw.get().stateSize()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray F = _vec(f, n, "f")
@@ -153,7 +171,7 @@ cdef class ProjectiveWorldCore:
         return q_out, v_out
 
     def _pw_step_vjp(self, q, v, f, gq_next, gv_next):
-        cdef int n = 3 * self._pw.get().vertexCount()
+        cdef int n = self._pw.get().stateSize()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray F = _vec(f, n, "f")
@@ -181,7 +199,7 @@ cdef class ProjectiveWorldCore:
         return self._pw.get().raiseOnFailure()
 
     def _pw_set_start_guess(self, x):
-        cdef cnp.ndarray X = _vec(x, 3 * self._pw.get().vertexCount(), "start guess")
+        cdef cnp.ndarray X = _vec(x, self._pw.get().stateSize(), "start guess")
         self._pw.get().setStartGuess(_ptr(X))
 
     def _pw_stats(self):

@@ -2,6 +2,8 @@
 from libcpp cimport bool
 from libcpp.string cimport string
 
+from rigidiff._cpp.api cimport Model
+
 
 cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" nogil:
     cdef cppclass ProjectiveWorld:
@@ -34,6 +36,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void addSphere(const double* centre, double radius) except +
         int addBox(const double* half, const double* rotation, const double* position) except +
         void setObstaclePose(int o, const double* rotation, const double* position) except +
+        void setObstacleVelocity(int o, const double* linear, const double* angular) except +
         int obstacleCount()
         void obstacleGradients(double* out)
         void contactAndDensityGradients(double* out)
@@ -43,6 +46,12 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void masses(double* out)
         void surfaceMask(int* out)
         void fixedMask(int* out)
+        void setSkeletons(const Model& model) except +
+        void clearSkeletons()
+        int addLinkShape(int joint, int kind, const double* rotation, const double* position,
+                         const double* size) except +
+        int skeletonDofs()
+        int stateSize()
         void step(const double* q, const double* v, const double* f, double* q_out, double* v_out) except +
         void stepVjp(const double* q, const double* v, const double* f, const double* gq_next,
                      const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,

@@ -1,8 +1,10 @@
 """The obstacles of a projective world: ground planes, and balls and boxes that the caller may move between
 steps (kinematic: their motion is prescribed, not simulated). Surface vertices inside one are pushed out by
-the penalty k/2 d^2 of the world's contact_stiffness; the gradients of a step with respect to a ball's or
-box's pose come with step_vjp (parameter names "pose:<name>:x", ":y", ":z", then ":rx", ":ry", ":rz" for a
-box's rotation about its own origin, in world axes)."""
+the penalty k/2 d^2 of the world's contact_stiffness and rub on it with the world's friction, relative to the
+obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries along during a step; the
+gradients of a step with respect to a ball's or box's pose come with step_vjp (parameter names
+"pose:<name>:x", ":y", ":z", then ":rx", ":ry", ":rz" for a box's rotation about its own origin, in world
+axes)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,8 @@ class ProjectiveObstacles:
 
     def _init_obstacles(self) -> None:
         self._planes: list = []  # (normal, height)
-        self._obstacles: dict = {}  # name -> [kind ("sphere" | "box"), index among its kind, size, Transform]
+        # name -> [kind ("sphere" | "box"), index among its kind, size, Transform, velocity (6,)]
+        self._obstacles: dict = {}
 
     def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
         """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
@@ -41,22 +44,24 @@ class ProjectiveObstacles:
         return name
 
     def add_sphere(self, centre, radius: float, name: str | None = None) -> str:
-        """Add a frictionless ball of the given centre (3,) and radius (> 0) and return its name ("sphere<i>" if
-        None): surface vertices that enter it are pushed out along its normal by the penalty of stiffness
-        contact_stiffness. set_obstacle_pose moves it between steps."""
+        """Add a ball of the given centre (3,) and radius (> 0) and return its name ("sphere<i>" if None): surface
+        vertices that enter it are pushed out along its normal by the penalty of stiffness contact_stiffness
+        and rub on it with the world's friction. set_obstacle_pose moves it between steps (and sets the
+        velocity its surface has during a step: zero until set)."""
         centre = as_array(centre, (3,), "centre")
         radius = as_scalar(radius, "radius", minimum=0.0, strict=True)
         name = self._new_obstacle_name(name, "sphere")
         self._pw_add_sphere(centre, radius)
         index = sum(k == "sphere" for k, *_ in self._obstacles.values())
-        self._obstacles[name] = ["sphere", index, radius, Transform(translation=centre)]
+        self._obstacles[name] = ["sphere", index, radius, Transform(translation=centre), np.zeros(6)]
         return name
 
     def add_box(self, size, pose=None, name: str | None = None) -> str:
-        """Add a frictionless box of edge lengths size (3,) (> 0) centred at pose (an rd.Transform; identity if
-        None) and return its name ("box<i>" if None): surface vertices that enter it are pushed out through its
-        nearest face by the penalty of stiffness contact_stiffness. set_obstacle_pose moves it between steps,
-        e.g. to push a soft body along a prescribed path."""
+        """Add a box of edge lengths size (3,) (> 0) centred at pose (an rd.Transform; identity if None) and
+        return its name ("box<i>" if None): surface vertices that enter it are pushed out through its nearest
+        face by the penalty of stiffness contact_stiffness and rub on it with the world's friction.
+        set_obstacle_pose moves it between steps, e.g. to push a soft body along a prescribed path (and sets the
+        velocity its surface has during a step: zero until set)."""
         size = as_array(size, (3,), "size")
         if not (size > 0.0).all():
             raise ValueError(f"size must be > 0, got {size}")
@@ -66,7 +71,7 @@ class ProjectiveObstacles:
         name = self._new_obstacle_name(name, "box")
         self._pw_add_box(size / 2.0, pose.rotation, pose.translation)
         index = sum(k == "box" for k, *_ in self._obstacles.values())
-        self._obstacles[name] = ["box", index, size.copy(), pose]
+        self._obstacles[name] = ["box", index, size.copy(), pose, np.zeros(6)]
         return name
 
     @property
@@ -89,16 +94,27 @@ class ProjectiveObstacles:
         """A ball's or box's pose (a ball's rotation is the identity)."""
         return self._obstacle(name)[3]
 
-    def set_obstacle_pose(self, name: str, pose) -> None:
+    def obstacle_velocity(self, name: str) -> np.ndarray:
+        """A ball's or box's velocity during a step (6,): linear (of its centre) then angular, world axes."""
+        return self._obstacle(name)[4].copy()
+
+    def set_obstacle_pose(self, name: str, pose, velocity=None) -> None:
         """Move a ball or a box to pose (an rd.Transform; a ball takes its translation only) for the next
-        steps."""
+        steps, with the velocity (6,: linear velocity of its centre, then angular velocity, world axes, in m/s
+        and rad/s) its surface has during them: friction measures a vertex's slip against the obstacle's
+        material point, which moves by dt (v + w x (x - centre)) over a step. None: zero (a still obstacle). A
+        pusher moved by d per step passes velocity (d / dt, 0). The gradients of a step do not include its
+        velocity."""
         if not isinstance(pose, Transform):
             raise TypeError(f"pose must be an rd.Transform, got {type(pose).__name__}")
         entry = self._obstacle(name)
+        velocity = np.zeros(6) if velocity is None else as_array(velocity, (6,), "velocity")
         if entry[0] == "sphere":
             pose = Transform(translation=pose.translation)
-        self._pw_set_obstacle_pose(self._core_obstacle_index(name), pose.rotation, pose.translation)
-        entry[3] = pose
+        o = self._core_obstacle_index(name)
+        self._pw_set_obstacle_velocity(o, velocity[:3], velocity[3:])
+        self._pw_set_obstacle_pose(o, pose.rotation, pose.translation)
+        entry[3], entry[4] = pose, velocity.copy()
 
     def _obstacle_parameter_names(self) -> tuple:
         names = []
@@ -121,11 +137,18 @@ class ProjectiveObstacles:
         from rigidiff.viz._scene import tessellate
 
         out = []
-        for kind, _, size, pose in self._obstacles.values():
-            polys = tessellate(Sphere(size) if kind == "sphere" else Box(size))
+        for kind, _, size, pose, _ in self._obstacles.values():
+            polys = fan_triangles(tessellate(Sphere(size) if kind == "sphere" else Box(size)))
             out.append(("obstacles", polys @ pose.rotation.T + pose.translation))
         return out
 
     def _viz_planes(self) -> list:
         """[(normal, a point)] in world coordinates of the ground planes rigidiff.viz draws."""
         return [(n, height * n) for n, height in self._planes]
+
+
+def fan_triangles(polygons: np.ndarray) -> np.ndarray:
+    """(m (k - 2), 3, 3) triangles fanned from the first corner of each convex polygon of (m, k, 3) (a box's
+    quadrilaterals): rigidiff.viz draws the surfaces of these worlds as triangles."""
+    k = polygons.shape[1]
+    return np.concatenate([polygons[:, [0, j, j + 1]] for j in range(1, k - 1)]) if k > 3 else polygons

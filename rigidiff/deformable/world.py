@@ -18,16 +18,18 @@ from rigidiff._validate import as_array, as_name, as_scalar, as_threads
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
 from rigidiff.deformable.obstacles import ProjectiveObstacles
+from rigidiff.deformable.skeletons import ProjectiveSkeletons
 from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
 
 __all__ = ["ProjectiveWorld"]
 
 
-class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore):
-    """A world of deformable solids under Projective Dynamics, with static ground planes.
+class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore):
+    """A world of deformable solids under Projective Dynamics, with ground planes, balls and boxes, and articulated
+    skeletons whose links touch the soft bodies two-way (add_skeleton).
 
-    Made by ``rd.World(dt, solver="projective")``. No skeletons, particles or affine bodies (those calls raise
+    Made by ``rd.World(dt, solver="projective")``. No particles or affine bodies (those calls raise
     NotImplementedError).
 
     Args:
@@ -48,10 +50,12 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
             if it stalls (fewer Hessians, many more iterations: 2 to 4 times slower on DiffPD's cantilever and
             rolling sphere); "newton-cholesky": Newton with the assembled Hessian factorised at every
             iteration (sparse LDL^T) and a direct adjoint, a baseline.
-        friction: Coulomb's coefficient mu between surface vertices and ground planes (>= 0; 0, the default,
-            is frictionless): IPC's lagged smoothed friction, its normal forces (the penalty's, k times the
-            depth) and tangent planes frozen at the start of each step, so a vertex that only reaches a plane
-            during a step rubs on it from the next step on.
+        friction: Coulomb's coefficient mu between surface vertices and ground planes, balls, boxes and the
+            skeletons' links (>= 0; 0, the default, is frictionless): IPC's lagged smoothed friction, its normal
+            forces (the penalty's, k times the depth) and tangent planes frozen at the start of each step, so a
+            vertex that only reaches an obstacle during a step rubs on it from the next step on. The slip is
+            measured against the obstacle's surface, which a ball's or box's velocity (set_obstacle_pose) and
+            a link's motion carry along.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
@@ -97,6 +101,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         self._q0 = np.zeros(0)
         self._v0 = np.zeros(0)
         self._init_obstacles()
+        self._init_skeletons()
         self._muscles: list[str] = []
         self.time = 0.0
 
@@ -174,7 +179,8 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
 
     @property
     def friction(self) -> float:
-        """Coulomb's coefficient between surface vertices and ground planes (0: frictionless); settable."""
+        """Coulomb's coefficient between surface vertices and the planes, balls, boxes and links (0: frictionless);
+        settable."""
         return self._pw_friction()[0]
 
     @friction.setter
@@ -227,8 +233,9 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         self._meshes.append(mesh)
         self._materials.append(material)
         start = mesh.vertices @ pose.rotation.T + pose.translation
-        self._q0 = np.concatenate([self._q0, start.ravel()])
-        self._v0 = np.concatenate([self._v0, np.tile(vel, len(mesh.vertices))])
+        nx = len(self._q0) - self._nq_skeletons  # the vertices come before the skeletons' coordinates
+        self._q0 = np.concatenate([self._q0[:nx], start.ravel(), self._q0[nx:]])
+        self._v0 = np.concatenate([self._v0[:nx], np.tile(vel, len(mesh.vertices)), self._v0[nx:]])
         return self.layout(name)
 
     @staticmethod
@@ -322,10 +329,6 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         a = np.ones(m) if activation is None else as_array(activation, (m,), "activation")
         self._pw_set_activation(a)
 
-    def add_skeleton(self, skeleton):
-        """Refused: skeletons need an lcp world (the default)."""
-        raise NotImplementedError("projective worlds do not support skeletons yet; use an lcp world (the default)")
-
     def add_particles(self, *args, **kwargs):
         """Refused: particle sets need an lcp world (the default)."""
         raise NotImplementedError("projective worlds do not support particle sets; use an lcp world (the default)")
@@ -337,18 +340,23 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
     # ------------------------------------------------------------------ layout
     @property
     def nq(self) -> int:
-        """Size of q: 3 per vertex."""
+        """Size of q: 3 per vertex, then the skeletons' joint coordinates."""
         return self._pw_nq()
 
     @property
     def nv(self) -> int:
-        """Size of v (and of the forces f): 3 per vertex."""
+        """Size of v (and of the forces f): 3 per vertex, then the skeletons' joint velocities."""
         return self._pw_nq()
 
     def layout(self, name):
-        """The Layout (kind "deformable") of the body called name."""
+        """The Layout of the body (kind "deformable") or skeleton (kind "skeleton") called name."""
         from rigidiff.world import Layout
 
+        skeleton = self._skeleton_layout(name)
+        if skeleton is not None:
+            return skeleton
+        if name not in self._names:
+            raise self._unknown_skeleton_or_body(name)
         first, count = self._pw_body_range(self._index(name))
         s = slice(3 * first, 3 * (first + count))
         return Layout(name, "deformable", s, s)
@@ -394,7 +402,7 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         for name in self._names:
             x, faces = self.surface(q, name)
             out.append((name, x[faces]))
-        return out + self._viz_obstacle_surfaces()
+        return out + self._viz_obstacle_surfaces() + self._viz_link_surfaces(q)
 
     # ------------------------------------------------------------------ stepping
     def _forces(self, f) -> np.ndarray:
@@ -402,8 +410,9 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
 
     def step(self, q, v, f=None, activation=None):
         """One implicit Euler step: (q', v') from (q, v) under external vertex forces f (nv, in N, held over the
-        step; zero if None) and the muscles' activations (one per muscle, see add_muscle; 1 if None). Fixed
-        vertices stay at q. RuntimeError naming the residual if the solve does not converge within
+        step; zero if None; its entries at a skeleton's layout(name).v are the skeleton's joint forces tau, in N
+        or N m, clipped to the effort limits) and the muscles' activations (one per muscle, see add_muscle; 1 if
+        None). Fixed vertices stay at q. RuntimeError naming the residual if the solve does not converge within
         max_iterations."""
         self._set_activation(activation)
         out = self._pw_step(q, v, self._forces(f))
@@ -421,7 +430,8 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         then "contact_stiffness" and "friction" (the penalty's k and Coulomb's mu), "muscle_stiffness:<muscle>",
         then each ball's and box's pose, "pose:<name>:x", ..., see add_box) from the
         cotangents of q' and v': the adjoint of the step, solved with the
-        step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f, parameters, parameter_names, q_next,
+        step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f (the joint forces' cotangents at the
+        skeletons' slices), parameters, parameter_names, q_next,
         v_next, activation)."""
         from rigidiff.jacobians import Gradients
 
@@ -451,10 +461,11 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
         return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
 
     def energy(self, q, activation=None):
-        """(E, dE/dq): the elastic, muscle and ground-penalty energy at q (under the activations, 1 if None) and
-        its gradient (nq)."""
+        """(E, dE/dx): the elastic, muscle and ground-penalty energy of the deformable bodies at q (under the
+        activations, 1 if None) and its gradient with respect to the vertices (3 per vertex; a skeleton's
+        coordinates in q are not read)."""
         self._set_activation(activation)
-        E, grad = self._pw_energy(as_array(q, (self.nq,), "q"))
+        E, grad = self._pw_energy(as_array(q, (self.nq,), "q")[:self._nq_vertices])
         if not (np.isfinite(E) and np.isfinite(grad).all()):
             raise ValueError(f"q: the energy or its gradient overflows at this state (E = {E}): its positions are "
                              f"too far apart to be a deformed rest shape")
@@ -463,7 +474,8 @@ class ProjectiveWorld(ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore)
     @property
     def last_step(self) -> dict:
         """What the last step did: iterations (Newton or L-BFGS), converged, residual (final |grad g| relative to force_scale),
-        contacts (surface vertices below a ground plane), force_scale (see ProjectiveWorld's tolerance)."""
+        contacts (pairs of a surface vertex and a plane, ball, box or link shape it is inside), force_scale (see
+        ProjectiveWorld's tolerance)."""
         s = self._pw_stats()
         return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),
                 "force_scale": float(s[3]), "converged": bool(s[4])}

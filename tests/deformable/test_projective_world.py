@@ -90,8 +90,10 @@ def test_bad_input_is_named():
         world.add_deformable(world.mesh("block"), rd.ProjectiveMaterial(1e5), name="x", fixed=[99])
     with pytest.raises(ValueError, match="every vertex is fixed"):
         world.set_fixed("block", np.arange(27))
-    with pytest.raises(NotImplementedError):
+    with pytest.raises(TypeError, match="rigidiff.Skeleton"):
         world.add_skeleton(None)
+    with pytest.raises(NotImplementedError):
+        world.add_particles(None)
 
 
 @pytest.mark.parametrize("kwargs, message", [

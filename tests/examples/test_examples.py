@@ -326,7 +326,18 @@ def check_soft_ball_sysid(report: str, out: Path):
     check_pngs(out, ["soft_ball_sysid.png"], report)
 
 
+def check_soft_ball_gripper(report: str, out: Path):
+    start = number(report, rf"friction 0.8: the ball's height goes from {NUM} m")
+    assert number(report, rf"friction 0.8: the ball's height goes from [\d.]+ m to {NUM} m") > start + 0.02  # lifted
+    assert number(report, rf"friction 0: the ball's height goes from [\d.]+ m to {NUM} m") < start + 0.002  # slips
+    final, target = number(report, rf"final height {NUM} m, target"), number(report, rf"m, target {NUM} m")
+    assert abs(final - target) < 2e-4  # the squeeze found by the gradient reaches the target height
+    assert number(report, rf"relative difference {NUM}") < 1e-4  # the adjoint through the rollout
+    check_pngs(out, ["soft_ball_gripper.png", "soft_ball_gripper_frames.png"], report)
+
+
 CHECKS = {
+    "soft_ball_gripper.py": check_soft_ball_gripper,
     "soft_tendon_reach.py": check_soft_tendon,
     "rings_and_gripper.py": check_rings_and_gripper,
     "soft_ball_drop.py": check_soft_ball,

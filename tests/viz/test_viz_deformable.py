@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
+from rigidiff.deformable.obstacles import fan_triangles
 from rigidiff.viz import _scene
 
 pytest.importorskip("matplotlib")
@@ -32,7 +33,7 @@ def test_the_surfaces_follow_q(dropped):
     closed surface hides the others) and the ball's; the block falls, the ball stays."""
     world, Q = dropped
     scene = _scene.Scene(world, Q, _scene.Camera())
-    ball = _scene.tessellate(rd.Sphere(0.05))[:, :3] + (0.3, 0.0, 0.0)
+    ball = fan_triangles(_scene.tessellate(rd.Sphere(0.05))) + (0.3, 0.0, 0.0)  # its quadrilaterals, halved
     for q in (Q[0], Q[-1]):
         polys, colors = scene.bodies(world.body_poses(q), q)
         x, tri = world.surface(q, "block")

@@ -138,7 +138,10 @@ void ProjectiveWorld::addSphere(const double* centre, double radius) {
   const Vec3 c(centre[0], centre[1], centre[2]);
   if (!c.allFinite() || !(radius > 0.0) || !std::isfinite(radius))
     throw std::invalid_argument("a sphere needs a finite centre and a finite radius > 0");
-  model_.spheres.push_back({c, radius});
+  deformable::PdSphere sphere;
+  sphere.centre = c;
+  sphere.radius = radius;
+  model_.spheres.push_back(sphere);
   data_.factor_valid = false;
 }
 
@@ -182,6 +185,20 @@ void ProjectiveWorld::setObstaclePose(int o, const double* rotation, const doubl
   box.position = p;
 }
 
+void ProjectiveWorld::setObstacleVelocity(int o, const double* linear, const double* angular) {
+  const int planes = static_cast<int>(model_.planes.size()), spheres = static_cast<int>(model_.spheres.size());
+  if (o < planes || o >= model_.obstacleCount()) throw std::out_of_range("obstacle " + std::to_string(o) + " cannot move");
+  const Vec3 v(linear[0], linear[1], linear[2]), w(angular[0], angular[1], angular[2]);
+  if (!v.allFinite() || !w.allFinite()) throw std::invalid_argument("an obstacle's velocity must be finite");
+  if (o < planes + spheres) {
+    model_.spheres[o - planes].linear = v;
+    model_.spheres[o - planes].angular = w;
+    return;
+  }
+  model_.boxes[o - planes - spheres].linear = v;
+  model_.boxes[o - planes - spheres].angular = w;
+}
+
 void ProjectiveWorld::contactAndDensityGradients(double* out) const {
   const int b = bodyCount();
   for (int k = 0; k < b; ++k) out[k] = data_.grad_density.size() == b ? data_.grad_density[k] : 0.0;
@@ -210,10 +227,53 @@ void ProjectiveWorld::fixedMask(int* out) const {
   for (int i = 0; i < model_.n; ++i) out[i] = model_.fixed[i];
 }
 
+void ProjectiveWorld::setSkeletons(const Model& model) {
+  deformable::checkSkeletonJoints(model);
+  sk_ = std::make_unique<deformable::PdSkeletons>();
+  sk_->model = model;
+  sk_data_ = std::make_unique<deformable::PdSkeletonData>(sk_->model);
+}
+
+void ProjectiveWorld::clearSkeletons() {
+  sk_data_.reset();
+  sk_.reset();
+}
+
+int ProjectiveWorld::addLinkShape(int joint, int kind, const double* rotation, const double* position,
+                                  const double* size) {
+  if (!sk_) throw std::invalid_argument("set the skeletons' model before their shapes");
+  if (joint < 1 || joint >= sk_->model.njoints)
+    throw std::out_of_range("joint index " + std::to_string(joint) + " outside [1, " +
+                            std::to_string(sk_->model.njoints) + ")");
+  if (kind < 0 || kind > 2) throw std::invalid_argument("shape kind must be 0 (sphere), 1 (box) or 2 (capsule)");
+  deformable::PdLinkShape shape;
+  shape.joint = joint;
+  shape.kind = static_cast<deformable::PdShapeKind>(kind);
+  shape.placement = SE3(Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(rotation),
+                        Eigen::Map<const Vec3>(position));
+  shape.size = Eigen::Map<const Vec3>(size);
+  const int used = kind == 0 ? 1 : kind == 1 ? 3 : 2;
+  if (!shape.size.head(used).allFinite() || !(shape.size.head(used).minCoeff() > 0.0))
+    throw std::invalid_argument("a link shape's size must be finite and > 0");
+  sk_->shapes.push_back(shape);
+  return static_cast<int>(sk_->shapes.size()) - 1;
+}
+
 void ProjectiveWorld::step(const double* q, const double* v, const double* f, double* q_out, double* v_out) {
   const int n = model_.n;
   Points qn, vn;
-  deformable::pdStep(model_, data_, points(q, n), points(v, n), points(f, n), qn, vn);
+  if (!sk_) {
+    deformable::pdStep(model_, data_, points(q, n), points(v, n), points(f, n), qn, vn);
+  } else {
+    const int nv = sk_->nv();
+    sk_->model.gravity = model_.gravity;
+    VecX sn, un;
+    deformable::pdSkeletonStep(model_, data_, *sk_, *sk_data_, points(q, n), points(v, n), points(f, n),
+                               Eigen::Map<const VecX>(q + 3 * n, nv), Eigen::Map<const VecX>(v + 3 * n, nv),
+                               Eigen::Map<const VecX>(f + 3 * n, nv), qn, vn, sn, un);
+    Eigen::Map<VecX>(q_out + 3 * n, nv) = sn;
+    Eigen::Map<VecX>(v_out + 3 * n, nv) = un;
+  }
   Eigen::Map<Points>(q_out, n, 3) = qn;
   Eigen::Map<Points>(v_out, n, 3) = vn;
 }
@@ -225,7 +285,18 @@ void ProjectiveWorld::stepVjp(const double* q, const double* v, const double* f,
   step(q, v, f, q_out, v_out);
   Points a, b, c;
   VecX e, nu;
-  deformable::pdStepVjp(model_, data_, points(gq_next, n), points(gv_next, n), a, b, c, e, nu);
+  if (!sk_) {
+    deformable::pdStepVjp(model_, data_, points(gq_next, n), points(gv_next, n), a, b, c, e, nu);
+  } else {
+    const int nv = sk_->nv();
+    VecX gs, gu;
+    deformable::pdSkeletonStepVjp(model_, data_, *sk_, *sk_data_, points(gq_next, n), points(gv_next, n),
+                                  Eigen::Map<const VecX>(gq_next + 3 * n, nv),
+                                  Eigen::Map<const VecX>(gv_next + 3 * n, nv), a, b, c, gs, gu, e, nu);
+    Eigen::Map<VecX>(gq + 3 * n, nv) = gs;
+    Eigen::Map<VecX>(gv + 3 * n, nv) = gu;
+    Eigen::Map<VecX>(gf + 3 * n, nv) = sk_data_->grad_tau;
+  }
   Eigen::Map<Points>(gq, n, 3) = a;
   Eigen::Map<Points>(gv, n, 3) = b;
   Eigen::Map<Points>(gf, n, 3) = c;
@@ -237,6 +308,10 @@ void ProjectiveWorld::setStartGuess(const double* x) {
   const Points guess = points(x, model_.n);
   if (!guess.allFinite()) throw std::invalid_argument("a start guess must be finite");
   data_.start_guess = guess;
+  if (sk_) {
+    sk_data_->start_guess = Eigen::Map<const VecX>(x + 3 * model_.n, sk_->nv());
+    if (!sk_data_->start_guess.allFinite()) throw std::invalid_argument("a start guess must be finite");
+  }
 }
 
 void ProjectiveWorld::stats(double* out) const {

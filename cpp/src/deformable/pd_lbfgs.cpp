@@ -5,6 +5,7 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <stdexcept>
 
 namespace rigidiff {
 namespace deformable {
@@ -144,6 +145,34 @@ LbfgsResult newton(const std::function<double(const VecX&, VecX&)>& f,
   }
   result.converged = true;
   return result;
+}
+
+void solveAdjoint(const std::function<VecX(const VecX&)>& H, const std::function<VecX(const VecX&)>& p, const VecX& b,
+                  VecX& z, double tolerance, int max_iterations, int history) {
+  const double b_norm = b.norm(), target = tolerance * b_norm;
+  if (z.size() != b.size()) z.setZero(b.size());
+  if (!(b_norm > 0.0)) {
+    z.setZero();
+    return;
+  }
+  int iterations = 0;
+  double residual = (H(z) - b).norm();  // a direct solve's answer is kept where it is accurate enough
+  if (!(residual <= target)) {
+    iterations = preconditionedCg(H, p, b, z, tolerance, max_iterations);
+    residual = (H(z) - b).norm();
+  }
+  if (!(residual <= target)) {
+    auto quadratic = [&](const VecX& x, VecX& g) {
+      g = H(x) - b;
+      return 0.5 * x.dot(g - b);
+    };
+    const LbfgsResult r = lbfgs(quadratic, p, z, target, max_iterations, history);
+    iterations += r.iterations;
+    residual = r.gradient_norm;
+  }
+  if (!(residual <= target))
+    throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " + sci(residual) + " is " +
+                             sci(residual / b_norm) + " of |b| after " + std::to_string(iterations) + " iterations");
 }
 
 }  // namespace deformable

@@ -38,6 +38,21 @@ double PdModel::obstacleDistance(int o, const Vec3& x, Vec3* normal, double* cur
   return d;
 }
 
+void PdModel::obstacleMotion(int o, Vec3* position, Vec3* linear, Vec3* angular) const {
+  const int n_planes = static_cast<int>(planes.size()), n_spheres = static_cast<int>(spheres.size());
+  position->setZero();
+  linear->setZero();
+  angular->setZero();
+  if (o < n_planes) return;
+  if (o < n_planes + n_spheres) {
+    const PdSphere& s = spheres[o - n_planes];
+    *position = s.centre, *linear = s.linear, *angular = s.angular;
+    return;
+  }
+  const PdBox& b = boxes[o - n_planes - n_spheres];
+  *position = b.position, *linear = b.linear, *angular = b.angular;
+}
+
 void pdObstacleCotangents(const PdModel& model, const Points& x, const Points& Z, VecX& out) {
   out.setZero(6 * model.obstacleCount());
   const int first_box = static_cast<int>(model.planes.size() + model.spheres.size());

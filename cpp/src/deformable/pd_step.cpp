@@ -124,15 +124,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   // the matrix holds the penalty stiffness of the surface vertices below a plane at q or at the inertial target
   // y (the ones likely to touch during the step): elsewhere it would only slow the iteration down; the solution
   // does not depend on it
-  std::vector<char> contacts(model.n, 0);
-  for (int i = 0; i < model.n; ++i)
-    if (model.surface[i])
-      for (int o = 0; o < model.obstacleCount(); ++o) {
-        Vec3 n;
-        double curvature;
-        contacts[i] += model.obstacleDistance(o, q.row(i).transpose(), &n, &curvature) < 0.0 ||
-                       model.obstacleDistance(o, data.y.row(i).transpose(), &n, &curvature) < 0.0;
-      }
+  const std::vector<char> contacts = pdContactCandidates(model, q, data.y);
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
   pdFrictionContacts(model, data);
@@ -248,13 +240,25 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   data.x = X;
   q_next = X;
   v_next = (X - q) / h;
-  data.contacts = 0;
+  data.contacts = pdObstacleContactCount(model, X);
+}
+
+std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y) {
+  std::vector<char> contacts(model.n, 0);
   for (int i = 0; i < model.n; ++i)
-    for (int o = 0; o < model.obstacleCount(); ++o) {
+    for (int o = 0; model.surface[i] && o < model.obstacleCount(); ++o) {
       Vec3 n;
       double curvature;
-      if (model.surface[i] && model.obstacleDistance(o, X.row(i).transpose(), &n, &curvature) < 0.0) ++data.contacts;
+      contacts[i] += model.obstacleDistance(o, q.row(i).transpose(), &n, &curvature) < 0.0 ||
+                     model.obstacleDistance(o, y.row(i).transpose(), &n, &curvature) < 0.0;
     }
+  return contacts;
+}
+
+int pdObstacleContactCount(const PdModel& model, const Points& x) {
+  int count = 0;
+  model.forEachPenetration(x, [&](int, int, double, const Vec3&, double) { ++count; });
+  return count;
 }
 
 }  // namespace deformable

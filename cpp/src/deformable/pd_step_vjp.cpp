@@ -11,6 +11,7 @@
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_muscle.hpp"
+#include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
@@ -26,7 +27,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   PdHessian& hessian = data.hessian;
   pdHessianBuild(model, data.x, hessian);
   const Points b = gq_next + gv_next / h;
-  Points Z = Points::Zero(model.n, 3), HZ;
+  Points Z = Points::Zero(model.n, 3);
   VecX bf(3 * nf);
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
@@ -34,36 +35,22 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   auto product = [&](const VecX& z) { return pdHessianFree(model, data, hessian, z, Z); };
   auto inverse = [&](const VecX& g) { return pdSolve(model, data, g); };
   VecX zf = VecX::Zero(3 * nf);
-  const double b_norm = bf.norm(), target = model.options.tolerance * b_norm;
-  if (b_norm > 0.0) {
-    // conjugate gradients preconditioned by A^-1 (H is positive definite at a minimum of g); where they meet
-    // non-positive curvature, L-BFGS on z^T H z / 2 - b^T z from where they stopped
-    int iterations = 0;
-    if (model.options.method == PdMethod::NewtonCholesky) {  // the direct adjoint of the baseline
-      Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(pdHessianMatrix(model, data, hessian));
-      if (factor.info() == Eigen::Success) zf = factor.solve(bf);
-    }
-    double residual = (product(zf) - bf).norm();
-    if (!(residual <= target)) {
-      iterations = preconditionedCg(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations);
-      residual = (product(zf) - bf).norm();
-    }
-    if (!(residual <= target)) {
-      auto quadratic = [&](const VecX& z, VecX& g) {
-        g = product(z) - bf;
-        return 0.5 * z.dot(g - bf);
-      };
-      const LbfgsResult r = lbfgs(quadratic, inverse, zf, target, model.options.max_iterations, model.options.history);
-      iterations += r.iterations;
-      residual = r.gradient_norm;
-    }
-    if (!(residual <= target))
-      throw std::runtime_error("the projective adjoint did not converge: |H z - b| = " + sci(residual) + " is " +
-                               sci(residual / b_norm) + " of |b| after " + std::to_string(iterations) +
-                               " iterations");
+  if (model.options.method == PdMethod::NewtonCholesky && bf.norm() > 0.0) {  // the direct adjoint of the baseline
+    Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(pdHessianMatrix(model, data, hessian));
+    if (factor.info() == Eigen::Success) zf = factor.solve(bf);
   }
+  // conjugate gradients preconditioned by A^-1 (H is positive definite at a minimum of g), L-BFGS where they meet
+  // non-positive curvature
+  solveAdjoint(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations, model.options.history);
   pdScatterFree(model, zf, Z);
-  pdHessianProduct(model, hessian, Z, HZ);  // elastic and penalty only: friction is added below
+  pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
+}
+
+void pdStepCotangents(const PdModel& model, PdData& data, const Points& Z, const Points& b, const Points& gv_next,
+                      Points& gq, Points& gv, Points& gf, VecX& gE, VecX& gnu) {
+  const double h = model.dt, h2 = h * h;
+  Points HZ;
+  pdHessianProduct(model, data.hessian, Z, HZ);  // elastic and penalty only: friction is added below
   gq = -gv_next / h;
   gv.setZero(model.n, 3);
   gf.setZero(model.n, 3);
@@ -77,8 +64,8 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     gv.row(i) = h * dy;
     gf.row(i) = Z.row(i);
   }
-  pdFrictionCotangent(model, data, Z, gq);
   pdObstacleCotangents(model, data.x, Z, data.grad_obstacles);
+  pdFrictionCotangent(model, data, Z, gq, data.grad_obstacles);
   // muscles: dL/d(theta) = -z^T d(grad E)/d(theta), d(grad E)/d(theta) at node k being (d stress/d theta) g_k
   const int muscles = static_cast<int>(model.muscles.size());
   data.grad_activation.setZero(muscles);

@@ -2,8 +2,10 @@
 // and sizes. Positions, velocities and forces are flat (3 per vertex, bodies in insertion order).
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
@@ -23,7 +25,7 @@ class ProjectiveWorld {
   /// Threads of the per-element work of steps and adjoints (>= 1; results do not depend on it).
   void setThreads(int threads);
   int threads() const { return model_.options.threads; }
-  /// friction >= 0 (Coulomb's mu of the planes), friction_velocity > 0 (eps_v, m/s).
+  /// friction >= 0 (Coulomb's mu of the obstacles and links), friction_velocity > 0 (eps_v, m/s).
   void setFriction(double friction, double friction_velocity);
   double friction() const { return model_.friction; }
   double frictionVelocity() const { return model_.friction_velocity; }
@@ -52,6 +54,9 @@ class ProjectiveWorld {
   int addBox(const double* half, const double* rotation, const double* position);
   /// Moves obstacle o (a sphere: its centre to position; a box: to the pose; planes do not move).
   void setObstaclePose(int o, const double* rotation, const double* position);
+  /// Sets obstacle o's velocity during the next steps (linear at its position, angular; world axes), which its
+  /// friction carries the surface with (planes do not move).
+  void setObstacleVelocity(int o, const double* linear, const double* angular);
   int obstacleCount() const { return model_.obstacleCount(); }
   /// out (bodies + 2) = the last adjoint's cotangents of the bodies' densities, the contact stiffness and mu.
   void contactAndDensityGradients(double* out) const;
@@ -64,15 +69,27 @@ class ProjectiveWorld {
   void masses(double* out) const;           ///< (n) lumped vertex masses
   void surfaceMask(int* out) const;         ///< (n) 1 for surface vertices
   void fixedMask(int* out) const;           ///< (n) 1 for fixed vertices
+  /// Replaces the skeletons by the multibody model (revolute, prismatic and translational joints only,
+  /// invalid_argument naming the joint otherwise), without shapes; their coordinates follow the vertices'.
+  void setSkeletons(const Model& model);
+  void clearSkeletons();
+  /// A collision shape on joint (>= 1) of the skeletons: kind 0 sphere (size: radius), 1 box (half extents),
+  /// 2 capsule (radius, half length along its z axis); placement in the joint frame (rotation row-major 9,
+  /// position 3). Its index.
+  int addLinkShape(int joint, int kind, const double* rotation, const double* position, const double* size);
+  int skeletonDofs() const { return sk_ ? sk_->nv() : 0; }
+  /// The size of q, v and f: 3 per vertex, then the skeletons' joints.
+  int stateSize() const { return 3 * model_.n + skeletonDofs(); }
+  /// The step of the state (stateSize each; f: vertex forces, then the joint forces tau).
   void step(const double* q, const double* v, const double* f, double* q_out, double* v_out);
-  /// The step and the cotangents of q, v, f (3n each) and of each body's Young's modulus and Poisson's ratio
+  /// The step and the cotangents of q, v, f (stateSize each) and of each body's Young's modulus and Poisson's ratio
   /// (gE, gnu: one per body).
   void stepVjp(const double* q, const double* v, const double* f, const double* gq_next, const double* gv_next,
                double* q_out, double* v_out, double* gq, double* gv, double* gf, double* gE, double* gnu);
   /// Whether a step that does not converge throws (else it returns its last iterate, finite, and stats says so).
   void setRaiseOnFailure(bool raise) { model_.options.raise_on_failure = raise; }
   bool raiseOnFailure() const { return model_.options.raise_on_failure; }
-  /// One more starting point (3n) for the next step only: step_vjp of a recorded rollout passes the recorded next
+  /// One more starting point (stateSize) for the next step only: step_vjp of a recorded rollout passes the recorded next
   /// state, so that solving the step again takes no iteration.
   void setStartGuess(const double* x);
   /// out (5) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1)
@@ -86,6 +103,8 @@ class ProjectiveWorld {
  private:
   deformable::PdModel model_;
   deformable::PdData data_;
+  std::unique_ptr<deformable::PdSkeletons> sk_;
+  std::unique_ptr<deformable::PdSkeletonData> sk_data_;
 };
 
 /// The rotation-variant SVD of the deformable solver, F = U diag(sigma) V^T (all row-major 3 x 3; for tests).

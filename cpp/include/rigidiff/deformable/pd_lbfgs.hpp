@@ -49,6 +49,12 @@ LbfgsResult lbfgs(const std::function<double(const VecX&, VecX&)>& f, const std:
 int preconditionedCg(const std::function<VecX(const VecX&)>& H, const std::function<VecX(const VecX&)>& p,
                      const VecX& b, VecX& x, double tolerance, int max_iterations);
 
+/// The adjoint solve H z = b: conjugate gradients preconditioned by p from z (its start), then, where they meet
+/// non-positive curvature, L-BFGS on z^T H z / 2 - b^T z from where they stopped, until |H z - b| <=
+/// tolerance |b|. runtime_error naming the residual when neither gets there.
+void solveAdjoint(const std::function<VecX(const VecX&)>& H, const std::function<VecX(const VecX&)>& p, const VecX& b,
+                  VecX& z, double tolerance, int max_iterations, int history);
+
 /// Newton's method on f from x until |grad f| <= threshold: direction(x, g, forcing) returns a Newton direction
 /// at x for the gradient g, as an inexact solve may with the relative residual `forcing` (Eisenstat and Walker's
 /// choice, never tighter than the threshold needs); a direction that does not descend is replaced by

@@ -62,18 +62,21 @@ struct PdPlane {
   double offset = 0.0;
 };
 
-/// A ball {x : |x - centre| <= radius}: its outside is free. Its centre may move between steps.
+/// A ball {x : |x - centre| <= radius}: its outside is free. Its centre may move between steps; its velocity
+/// (linear at the centre, angular, world axes) is the motion friction sees during a step.
 struct PdSphere {
   Vec3 centre = Vec3::Zero();
   double radius = 1.0;
+  Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();
 };
 
 /// A box of half extents `half` at the pose (rotation, position): its outside is free. Its pose may move
-/// between steps.
+/// between steps; its velocity (linear at its position, angular, world axes) is the motion friction sees.
 struct PdBox {
   Vec3 half = Vec3::Ones();
   Mat3 rotation = Mat3::Identity();
   Vec3 position = Vec3::Zero();
+  Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();
 };
 
 /// How a step minimises its incremental potential.
@@ -144,6 +147,10 @@ struct PdModel {
   /// of the distance field (1 / |x - centre| for a sphere; 0 for a plane, and for a box where x is inside).
   double obstacleDistance(int o, const Vec3& x, Vec3* normal, double* curvature) const;
 
+  /// Obstacle o's position (a sphere's centre, a box's origin; 0 for a plane) and velocity during a step (zero
+  /// for a plane).
+  void obstacleMotion(int o, Vec3* position, Vec3* linear, Vec3* angular) const;
+
   /// Calls visit(i, o, depth, normal, curvature) for every surface vertex i of x inside an obstacle o (depth < 0:
   /// its signed distance), once per obstacle it is inside.
   template <typename Visit>
@@ -160,12 +167,16 @@ struct PdModel {
   }
 };
 
-/// The friction of a step, lagged: each surface vertex below a plane at the step's start q rubs on it with the
-/// normal force lambda = k * depth(q), in the plane's tangent directions, relative to where it started.
+/// The friction of a step, lagged: each free surface vertex inside an obstacle at the step's start q rubs on it
+/// with the normal force lambda = k * depth(q), in the tangent plane of the normal there, relative to the
+/// obstacle's material point under it, which the obstacle's velocity moves over the step (the reference).
 struct PdFriction {
   std::vector<int> vertex;
+  std::vector<int> obstacle;
   std::vector<Vec3> normal;
   std::vector<double> lambda;
+  std::vector<Vec3> reference;  ///< q_i + dt (v + w x (q_i - position))
+  std::vector<Mat3> curvature;  ///< the distance field's Hessian at q_i (for the adjoint)
 };
 
 /// The side of an element's block in storage (a hexahedron's 3 x 8 dofs; a tetrahedron uses its top-left 12).

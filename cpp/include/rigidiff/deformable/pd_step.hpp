@@ -29,17 +29,24 @@ VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g);
 /// Writes xf (stacked as in pdSolve) into the free rows of X (n x 3).
 void pdScatterFree(const PdModel& model, const VecX& xf, Points& X);
 
-/// IPC's lagged smoothed friction D(x) = sum mu lambda f0(|P (x - q)|) of the step's contacts (data.friction,
-/// from q = data.q; P the plane's tangent projector, f0 the C1 mollifier of |.| below eps_v dt) and its
-/// gradient, added to grad (n x 3) if not null.
+/// IPC's lagged smoothed friction D(x) = sum mu lambda f0(|P (x - r)|) of the step's contacts (data.friction,
+/// from q = data.q; P the tangent projector, r the reference point, f0 the C1 mollifier of |.| below eps_v dt)
+/// and its gradient, added to grad (n x 3) if not null.
 double pdFrictionEnergy(const PdModel& model, const PdData& data, const Points& x, Points* grad);
 
 /// Adds hess D(x) z to out (n x 3).
 void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Points& x, const Points& z, Points& out);
 
-/// Adds to gq (n x 3) the cotangent of the step's start q through the friction's reference point and normal
-/// forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x.
-void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq);
+/// Adds to gq (n x 3) the cotangent of the step's start q through the friction's reference points, normals and
+/// normal forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x, and to grad_obstacles
+/// (6 per obstacle, as pdObstacleCotangents) those of the obstacles' poses.
+void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq, VecX& grad_obstacles);
+
+/// How many obstacles each surface vertex is inside at q or at y (n): the penalties the PD matrix holds.
+std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y);
+
+/// The pairs (surface vertex, obstacle) in contact at x.
+int pdObstacleContactCount(const PdModel& model, const Points& x);
 
 /// Finds the step's friction contacts from data.q (see PdFriction); none without friction unless `always`.
 void pdFrictionContacts(const PdModel& model, PdData& data, bool always = false);

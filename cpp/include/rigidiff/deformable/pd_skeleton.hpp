@@ -1,0 +1,151 @@
+// Articulated skeletons in a Projective Dynamics world (docs/deformable.md, "Robots"): their links' collision
+// shapes (spheres, boxes, capsules) push the surface vertices of the deformable bodies with the same penalty
+// k/2 d^2 as the obstacles and rub on them with the same lagged friction, two-way: one implicit-Euler
+// incremental potential over (free vertices x, joint coordinates s) is minimised at once,
+//   G(x, s) = g(x) + S(s) + C(x, s),
+//   S(s) = 1/2 u^T M(s0) u / h^2 - tau_c^T ds + b(s0, u0)^T ds + 1/(2h) ds^T D ds + 1/2 (s - s_r)^T K (s - s_r),
+// with g the deformable bodies' potential (pd_step.hpp), ds = s - s0, u = ds - h u0 (s0, u0 the joints' start
+// coordinates and velocities), tau_c the joint forces clipped to the effort limits, b the bias forces (gravity
+// included), D, K the joints' damping and stiffness about the rest position s_r: the articulated incremental
+// potential of the barrier world (world/barrier_articulated.hpp) divided by h^2, so that it is an energy like
+// g. Only vector-space joints (revolute, prismatic, translational; universal ones are two revolutes): ds/dt = u.
+// C holds the link contacts. Their Hessian is exact (the second derivatives of the links' poses included), so
+// the adjoint of the step is exact too.
+#pragma once
+
+#include <vector>
+
+#include "rigidiff/deformable/pd_step.hpp"
+#include "rigidiff/multibody/data.hpp"
+#include "rigidiff/multibody/model.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+/// The kinds of collision shape a link may carry.
+enum class PdShapeKind { Sphere = 0, Box = 1, Capsule = 2 };
+
+/// A link's collision shape: its pose in the frame of the joint that moves it and its size (a sphere: radius;
+/// a box: half extents; a capsule: radius and half the length of its axis, which is the local z axis).
+struct PdLinkShape {
+  int joint = 1;
+  PdShapeKind kind = PdShapeKind::Sphere;
+  SE3 placement;
+  Vec3 size = Vec3::Ones();
+};
+
+/// The skeletons of a projective world: one multibody model of all of them (their coordinates after the
+/// vertices in q and v) and their links' shapes.
+struct PdSkeletons {
+  Model model;
+  std::vector<PdLinkShape> shapes;
+  int nv() const { return model.nv; }
+};
+
+/// One vertex's contact with a link shape, at given joint coordinates: the signed distance d (< 0 inside), the
+/// outward normal n and the distance field's Hessian (world frame), the joint's pose, and the point Jacobian
+/// J (3 x nv: the velocity of the link's material point at the vertex per joint velocity) with the links'
+/// angular Jacobian W (3 x nv), zero outside the shape's chain.
+struct PdLinkContact {
+  int vertex = 0, shape = 0;
+  double d = 0.0;
+  Vec3 normal = Vec3::UnitZ();
+  Mat3 curvature = Mat3::Zero();
+  MatX J, W;
+};
+
+/// Lagged friction of a vertex inside a link shape at the step's start: normal force lambda = k depth, the
+/// normal there, and the link's material point under the vertex (in the joint frame) that the slip follows.
+struct PdLinkFriction {
+  int vertex = 0, shape = 0;
+  double lambda = 0.0;
+  Vec3 normal = Vec3::UnitZ();
+  Mat3 curvature = Mat3::Zero();  ///< the distance field's Hessian at the start, for the adjoint
+  Vec3 local = Vec3::Zero();
+  Mat3 rotation0 = Mat3::Identity();  ///< the joint's rotation at the start
+  MatX J0, W0;                    ///< the start's point and angular Jacobians at the vertex, for the adjoint
+};
+
+/// One vertex's block of the coupling Hessian: rows and columns (x_i, s).
+struct PdCouplingBlock {
+  int vertex = 0;
+  Mat3 xx = Mat3::Zero();
+  MatX xs;  ///< 3 x nv
+};
+
+/// Scratch and caches of a coupled step (the multibody Data, the step's constants, the solution's Hessian).
+struct PdSkeletonData {
+  explicit PdSkeletonData(const Model& model) : data(model) {}
+  Data data;
+  VecX s0, u0, tau, tau_c, s;       ///< the joints' start, velocity, forces (given, clipped), solution
+  MatX M;                           ///< M(s0)
+  VecX bias;                        ///< b(s0, u0), gravity included
+  std::vector<PdLinkFriction> friction;
+  std::vector<PdCouplingBlock> blocks;  ///< the coupling Hessian at the last iterate (or solution)
+  MatX hss;                         ///< the joints' block of the Hessian, the skeletons' own terms included
+  Eigen::LLT<MatX> preconditioner;  ///< of the joints' Gauss-Newton block
+  VecX start_guess;                 ///< (nv, or empty) the joints' part of a caller's guess, used once
+  VecX grad_tau;                    ///< the last adjoint's cotangent of the joint forces
+  int contacts = 0;                 ///< link contacts at the solution
+};
+
+/// invalid_argument naming the joint unless every joint is revolute, prismatic or translational.
+void checkSkeletonJoints(const Model& model);
+
+/// Signed distance of the world point x to shape k of the skeletons posed by the kinematics in data (oMi), with
+/// the outward normal and the distance field's Hessian (world frame).
+double linkShapeDistance(const PdSkeletons& sk, const Data& data, int k, const Vec3& x, Vec3* normal, Mat3* curvature);
+
+/// Every contact of a free surface vertex of X (n x 3) inside a link shape at the joint coordinates s, with
+/// point Jacobians (computes the kinematics and joint Jacobians at s into ad.data).
+void linkContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& X, const VecX& s,
+                  std::vector<PdLinkContact>& out);
+
+/// The lagged friction contacts of the step from (q, s0) into ad.friction (none without friction unless always).
+void linkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q,
+                          const VecX& s0, bool always);
+
+/// C(x, s): the link penalty and friction of the step in ad (its friction contacts), with its gradient added to
+/// gx (n x 3) and gs (nv) when given, and its Hessian blocks (ad.blocks; the joints' part added to hss) when
+/// hessian is true.
+double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& X, const VecX& s,
+                    Points* gx, VecX* gs, MatX* hss, bool hessian);
+
+/// For the adjoint (Z: n x 3, ws: nv) of the step whose solution is (X, s) and whose friction contacts are
+/// ad.friction (all of them, built with always = true): adds the cotangents of the start's vertices (gq, n x 3)
+/// and joints (gs0, nv) through the friction's normal forces, normals and material points, and returns
+/// -Z^T d(grad C)/d(mu), the cotangent of the friction coefficient. Needs the kinematics at s in ad.data.
+double linkFrictionCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const Points& X,
+                              const Points& Z, const VecX& ws, Points& gq, VecX& gs0);
+
+/// The Hessian of G at (X, s) over the stacked vector (the free vertices stacked as in pdSolve, then s): the
+/// deformable part into data.hessian, the coupling blocks into ad.blocks, the joints' block into ad.hss, and the
+/// preconditioner of its products, blockdiag(A^-1, the joints' block^-1) (their own terms M / h^2 + D / h + K
+/// where the whole is not positive definite).
+void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
+                            const Points& X, const VecX& s);
+/// The product of the Hessian last built with zv (3 free_count + nv); Z is n x 3 scratch.
+VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& zv,
+                              Points& Z);
+/// The preconditioner applied to g (3 free_count + nv).
+VecX pdSkeletonPrecondition(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& g);
+
+/// One coupled step from the vertices (q, v, f: n x 3) and the joints (s0, u0, tau: nv) into (q', v', s', u').
+void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q,
+                    const Points& v, const Points& f, const VecX& s0, const VecX& u0, const VecX& tau, Points& q_next,
+                    Points& v_next, VecX& s_next, VecX& u_next);
+
+/// The adjoint of the coupled step just taken: the cotangents of the vertices (gq, gv, gf), the joints (gs,
+/// gu; the joint forces' in ad.grad_tau) and the parameters (gE, gnu and data's) from those of the next state.
+void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
+                       const Points& gq_next, const Points& gv_next, const VecX& gs_next, const VecX& gu_next,
+                       Points& gq, Points& gv, Points& gf, VecX& gs, VecX& gu, VecX& gE, VecX& gnu);
+
+/// The cotangents of a step's inputs and parameters for the adjoint Z (n x 3, zero on fixed vertices) of its
+/// solution in data, b (n x 3) the cotangent of x' (b = dL/dq' + dL/dv' / h): what pdStepVjp computes after its
+/// solve, shared with the coupled step.
+void pdStepCotangents(const PdModel& model, PdData& data, const Points& Z, const Points& b, const Points& gv_next,
+                      Points& gq, Points& gv, Points& gf, VecX& gE, VecX& gnu);
+
+}  // namespace deformable
+}  // namespace rigidiff

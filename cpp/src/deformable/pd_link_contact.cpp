@@ -1,0 +1,264 @@
+// The contacts of deformable surface vertices with the links' shapes of a skeleton (pd_skeleton.hpp): the
+// shapes' signed distances, the penalty k/2 d^2 and the lagged friction, with their exact Hessians over
+// (x, s).
+//
+// For a vertex at x and a link posed by the joint coordinates s, the distance d(x, s) = phi(pose(s)^-1 x) has
+// the gradient (n, -J^T n), J the velocity of the link's material point at x per joint velocity (columns
+// v_j + w_j x x from the world-origin twists (v_j, w_j) of the chain's dofs), and the Hessian
+//   xx: C,   x s_j: -C J_j + w_j x n,   s_i s_j (i an ancestor of j, or j itself): J_i^T C J_j + n . (w_j x J_i),
+// C the distance field's Hessian, since a twist column moves with its ancestors: dS_j/ds_i = [S_i, S_j]. The
+// material point p(s) = pose(s) p_local that friction follows has d^2 p / ds_i ds_j = w_i x J_j(p) (i an
+// ancestor of j).
+#include <cmath>
+
+#include "rigidiff/algorithm/jacobian.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/algorithm/point_jacobian.hpp"
+#include "rigidiff/deformable/pd_skeleton.hpp"
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+namespace deformable {
+namespace {
+
+// the signed distance of p to a shape centred at its frame's origin, with the normal and Hessian (local frame)
+double localDistance(const PdLinkShape& shape, const Vec3& p, Vec3* n, Mat3* C) {
+  C->setZero();
+  if (shape.kind == PdShapeKind::Box) {
+    const Vec3 excess = p.cwiseAbs() - shape.size;
+    const Vec3 sign(p[0] < 0.0 ? -1.0 : 1.0, p[1] < 0.0 ? -1.0 : 1.0, p[2] < 0.0 ? -1.0 : 1.0);
+    if ((excess.array() < 0.0).all()) {  // inside: the nearest face's plane
+      int j = 0;
+      excess.maxCoeff(&j);
+      *n = sign[j] * Vec3::Unit(j);
+      return excess[j];
+    }
+    const Vec3 out = excess.cwiseMax(0.0).cwiseProduct(sign);
+    const double d = out.norm();
+    *n = out / d;
+    return d;  // outside: no contact, so its curvature is never needed
+  }
+  // a sphere, or a capsule: the distance to its axis segment [-half, half] along z minus the radius
+  Vec3 r = p;
+  bool on_axis = false;
+  if (shape.kind == PdShapeKind::Capsule) {
+    const double t = std::max(-shape.size[1], std::min(shape.size[1], p[2]));
+    on_axis = t == p[2];
+    r[2] -= t;
+  }
+  const double len = r.norm();
+  if (!(len > 0.0)) {
+    *n = on_axis ? Vec3::UnitX() : Vec3::UnitZ();
+    return -shape.size[0];
+  }
+  *n = r / len;
+  *C = (Mat3::Identity() - *n * n->transpose()) / len;
+  if (on_axis) C->row(2).setZero(), C->col(2).setZero();  // straight along the axis
+  return len - shape.size[0];
+}
+
+// the chain's point (v_c + w_c x x) and angular (w_c) Jacobian columns of joint j's link at the world point x
+void chainJacobians(const Model& model, const Data& data, int j, const Vec3& x, MatX& J, MatX& W) {
+  J.setZero(3, model.nv);
+  W.setZero(3, model.nv);
+  forChainDofs(model, j, [&](int c) {
+    const Vec3 w = data.J.col(c).tail<3>();
+    J.col(c) = data.J.col(c).head<3>() + w.cross(x);
+    W.col(c) = w;
+  });
+}
+
+// out(i, j) += scale n . (w_j x a_i) for i <= j (i an ancestor: the lower dof index), or scale n . (w_i x a_j)
+// when ancestor_turns, symmetrised: the terms of the Hessian that the links' turning brings (a = J)
+void addTurningTerms(const MatX& A, const MatX& W, const Vec3& n, double scale, bool ancestor_turns, MatX& out) {
+  const int nv = static_cast<int>(A.cols());
+  for (int i = 0; i < nv; ++i)
+    for (int j = i; j < nv; ++j) {
+      const int a = ancestor_turns ? j : i, t_col = ancestor_turns ? i : j;
+      const double t = scale * n.dot(Vec3(W.col(t_col)).cross(Vec3(A.col(a))));
+      out(i, j) += t;
+      if (j != i) out(j, i) += t;
+    }
+}
+
+// the lagged slip of a friction contact and its mollifier (pd_friction.cpp's f0, f1)
+struct LinkSlip {
+  Vec3 u, r, phi;  // the slip in the tangent plane, x - phi, the material point
+  double y = 0.0, f0 = 0.0, f1_y = 0.0, c2 = 0.0;
+};
+
+LinkSlip linkSlip(const PdModel& model, const PdLinkFriction& c, const SE3& pose, const Vec3& x) {
+  LinkSlip s;
+  const double eps = model.friction_velocity * model.dt;
+  s.phi = pose.actPoint(c.local);
+  s.r = x - s.phi;
+  s.u = s.r - c.normal * c.normal.dot(s.r);
+  s.y = s.u.norm();
+  if (s.y < eps) {
+    s.f0 = -s.y * s.y * s.y / (3.0 * eps * eps) + s.y * s.y / eps + eps / 3.0;
+    s.f1_y = -s.y / (eps * eps) + 2.0 / eps;
+    // c2 u u^T has the size |u| / eps^2: zero at u = 0 (where 1 / |u| would make it inf times 0)
+    s.c2 = s.y > 0.0 ? -1.0 / (eps * eps * s.y) : 0.0;
+  } else {
+    s.f0 = s.y;
+    s.f1_y = 1.0 / s.y;
+    s.c2 = -1.0 / (s.y * s.y * s.y);
+  }
+  return s;
+}
+
+SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) { return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement; }
+
+}  // namespace
+
+void checkSkeletonJoints(const Model& model) {
+  for (int j = 1; j < model.njoints; ++j) {
+    const JointType t = model.joints[j].type;
+    RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational,
+                 "joint '" << model.names[j] << "': projective worlds support revolute, prismatic, universal and "
+                           << "translational joints only (weld a floating base to the world with a fixed root joint)");
+  }
+}
+
+double linkShapeDistance(const PdSkeletons& sk, const Data& data, int k, const Vec3& x, Vec3* normal, Mat3* curvature) {
+  const SE3 pose = shapePose(sk, data, k);
+  Vec3 n;
+  Mat3 C;
+  const double d = localDistance(sk.shapes[k], pose.R.transpose() * (x - pose.p), &n, &C);
+  *normal = pose.R * n;
+  *curvature = pose.R * C * pose.R.transpose();
+  return d;
+}
+
+void linkContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& X, const VecX& s,
+                  std::vector<PdLinkContact>& out) {
+  out.clear();
+  if (sk.model.nq > 0) {
+    forwardKinematics(sk.model, ad.data, s.data());
+    computeJointJacobians(sk.model, ad.data, s.data());
+  }
+  for (int i = 0; i < model.n; ++i) {
+    if (!model.surface[i] || model.free_index[i] < 0) continue;
+    const Vec3 x = X.row(i).transpose();
+    for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
+      PdLinkContact c;
+      c.d = linkShapeDistance(sk, ad.data, k, x, &c.normal, &c.curvature);
+      if (!(c.d < 0.0)) continue;
+      c.vertex = i;
+      c.shape = k;
+      chainJacobians(sk.model, ad.data, sk.shapes[k].joint, x, c.J, c.W);
+      out.push_back(std::move(c));
+    }
+  }
+}
+
+void linkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q,
+                          const VecX& s0, bool always) {
+  ad.friction.clear();
+  if (!(model.friction > 0.0) && !always) return;
+  std::vector<PdLinkContact> contacts;
+  linkContacts(model, sk, ad, q, s0, contacts);
+  for (const PdLinkContact& c : contacts) {
+    const SE3& pose = ad.data.oMi[sk.shapes[c.shape].joint];
+    PdLinkFriction f;
+    f.vertex = c.vertex;
+    f.shape = c.shape;
+    f.lambda = -model.contact_stiffness * c.d;
+    f.normal = c.normal;
+    f.curvature = c.curvature;
+    f.local = pose.R.transpose() * (q.row(c.vertex).transpose() - pose.p);
+    f.rotation0 = pose.R;
+    f.J0 = c.J;
+    f.W0 = c.W;
+    ad.friction.push_back(std::move(f));
+  }
+}
+
+double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& X, const VecX& s,
+                    Points* gx, VecX* gs, MatX* hss, bool hessian) {
+  std::vector<PdLinkContact> contacts;
+  linkContacts(model, sk, ad, X, s, contacts);
+  const double k = model.contact_stiffness;
+  const int nv = sk.nv();
+  double energy = 0.0;
+  if (hessian) ad.blocks.clear();
+  for (const PdLinkContact& c : contacts) {
+    const Vec3& n = c.normal;
+    const VecX Jn = c.J.transpose() * n;
+    energy += 0.5 * k * c.d * c.d;
+    if (gx) gx->row(c.vertex) += k * c.d * n.transpose();
+    if (gs) *gs -= k * c.d * Jn;
+    if (!hessian) continue;
+    // k (grad d grad d^T + d hess d), grad d = (n, -J^T n)
+    PdCouplingBlock b;
+    b.vertex = c.vertex;
+    b.xx = k * (n * n.transpose() + c.d * c.curvature);
+    b.xs = -k * n * Jn.transpose();
+    MatX turn = c.W;  // columns w_j x n
+    for (int j = 0; j < nv; ++j) turn.col(j) = Vec3(c.W.col(j)).cross(n);
+    b.xs += k * c.d * (turn - c.curvature * c.J);
+    *hss += k * Jn * Jn.transpose() + k * c.d * (c.J.transpose() * c.curvature * c.J);
+    addTurningTerms(c.J, c.W, n, k * c.d, false, *hss);
+    ad.blocks.push_back(std::move(b));
+  }
+  // friction: mu lambda f0(|P (x - p(s))|), p the link's material point under the vertex at the start
+  for (const PdLinkFriction& c : ad.friction) {
+    const int j = sk.shapes[c.shape].joint;
+    const SE3& pose = ad.data.oMi[j];
+    const Vec3 x = X.row(c.vertex).transpose();
+    const LinkSlip sl = linkSlip(model, c, pose, x);
+    const double w = model.friction * c.lambda;
+    energy += w * sl.f0;
+    if (!(w > 0.0)) continue;
+    const Vec3 psi = sl.f1_y * sl.u;
+    MatX J, W;
+    chainJacobians(sk.model, ad.data, j, sl.phi, J, W);
+    if (gx) gx->row(c.vertex) += w * psi.transpose();
+    if (gs) *gs -= w * J.transpose() * psi;
+    if (!hessian) continue;
+    const Mat3 P = Mat3::Identity() - c.normal * c.normal.transpose();
+    const Mat3 Hu = w * (sl.f1_y * P + sl.c2 * sl.u * sl.u.transpose());
+    PdCouplingBlock b;
+    b.vertex = c.vertex;
+    b.xx = Hu;
+    b.xs = -Hu * J;
+    *hss += J.transpose() * Hu * J;
+    // dD/dp . d^2 p / ds_i ds_j = -w psi . (w_i x J_j) for i an ancestor of j
+    addTurningTerms(J, W, psi, -w, true, *hss);
+    ad.blocks.push_back(std::move(b));
+  }
+  return energy;
+}
+
+double linkFrictionCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const Points& X,
+                              const Points& Z, const VecX& ws, Points& gq, VecX& gs0) {
+  const double k = model.contact_stiffness, mu = model.friction;
+  double per_mu = 0.0;
+  for (const PdLinkFriction& c : ad.friction) {
+    const int j = sk.shapes[c.shape].joint;
+    const SE3& pose = ad.data.oMi[j];
+    const LinkSlip sl = linkSlip(model, c, pose, X.row(c.vertex).transpose());
+    MatX J, W;
+    chainJacobians(sk.model, ad.data, j, sl.phi, J, W);
+    // w^T grad C_c = mu lambda (z_i - J ws) . psi =: mu lambda rel . psi
+    const Vec3 psi = sl.f1_y * sl.u, rel = Z.row(c.vertex).transpose() - J * ws, omega = W * ws;
+    per_mu -= c.lambda * rel.dot(psi);
+    if (!(mu > 0.0)) continue;
+    const Mat3 Hpsi = sl.f1_y * Mat3::Identity() + sl.c2 * sl.u * sl.u.transpose();  // d psi / d u
+    const Mat3 P = Mat3::Identity() - c.normal * c.normal.transpose();
+    const Vec3 hr = Hpsi * rel;
+    // its derivatives with respect to the lagged lambda, material point p (through phi = pose p) and normal
+    const double g_lambda = mu * rel.dot(psi);
+    const Vec3 g_local = pose.R.transpose() * (mu * c.lambda * (-psi.cross(omega) - P * hr));
+    const Vec3 g_normal = -mu * c.lambda * (c.normal.dot(sl.r) * hr + hr.dot(c.normal) * sl.r);
+    // chained to the start: lambda = -k d(x0, s0), n = grad_x d, local = R0^T (x0 - p0)
+    const Vec3 gx = -k * g_lambda * c.normal + c.curvature * g_normal + c.rotation0 * g_local;
+    gq.row(c.vertex) -= gx.transpose();
+    gs0 -= k * g_lambda * (c.J0.transpose() * c.normal) - c.J0.transpose() * (c.curvature * g_normal) +
+           c.W0.transpose() * c.normal.cross(g_normal) - c.J0.transpose() * (c.rotation0 * g_local);
+  }
+  return per_mu;
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

@@ -1,0 +1,224 @@
+// The coupled step of deformable bodies and skeletons (pd_skeleton.hpp): Newton's method on G(x, s) over the
+// stacked vector (free vertices, joint coordinates), each direction from conjugate gradients on the exact
+// Hessian preconditioned by blockdiag(A^-1, the joints' block^-1).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "rigidiff/algorithm/crba.hpp"
+#include "rigidiff/algorithm/rnea.hpp"
+#include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_skeleton.hpp"
+#include "rigidiff/macros.hpp"
+
+namespace rigidiff {
+namespace deformable {
+namespace {
+
+// S(s) of pd_skeleton.hpp and its gradient into g (nv)
+double jointPotential(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& s,
+                         VecX& g) {
+  const double h = model.dt, h2 = h * h;
+  const VecX ds = s - ad.s0, u = ds - h * ad.u0, Mu = ad.M * u, stretch = s - sk.model.rest_position;
+  const VecX& D = sk.model.damping;
+  const VecX& K = sk.model.stiffness;
+  g = Mu / h2 - ad.tau_c + ad.bias + D.cwiseProduct(ds) / h + K.cwiseProduct(stretch);
+  return 0.5 * u.dot(Mu) / h2 + (ad.bias - ad.tau_c).dot(ds) + 0.5 * ds.dot(D.cwiseProduct(ds)) / h +
+         0.5 * stretch.dot(K.cwiseProduct(stretch));
+}
+
+// M / h^2 + D / h + K: the joints' own block of the Hessian
+MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad) {
+  MatX H = ad.M / (model.dt * model.dt);
+  H.diagonal() += sk.model.damping / model.dt + sk.model.stiffness;
+  return H;
+}
+
+void checkFiniteVector(const VecX& a, const char* name) {
+  for (int i = 0; i < a.size(); ++i)
+    RD_CHECK_ARG(std::isfinite(a[i]), name << "[" << i << "] is not finite (" << a[i] << ")");
+}
+
+VecX gatherFree(const PdModel& model, const Points& X) {
+  const int nf = model.free_count;
+  VecX out(3 * nf);
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0)
+      for (int c = 0; c < 3; ++c) out[c * nf + model.free_index[i]] = X(i, c);
+  return out;
+}
+
+}  // namespace
+
+void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
+                            const Points& X, const VecX& s) {
+  pdHessianBuild(model, X, data.hessian);
+  const MatX own = jointBlock(model, sk, ad);
+  ad.hss = own;
+  linkCoupling(model, sk, ad, X, s, nullptr, nullptr, &ad.hss, true);
+  ad.preconditioner.compute(ad.hss);
+  if (ad.preconditioner.info() != Eigen::Success) ad.preconditioner.compute(own);
+}
+
+VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& zv,
+                              Points& Z) {
+  const int nf = model.free_count, nv = static_cast<int>(ad.hss.rows());
+  VecX out(3 * nf + nv);
+  out.head(3 * nf) = pdHessianFree(model, data, data.hessian, zv.head(3 * nf), Z);
+  const auto zs = zv.tail(nv);
+  out.tail(nv) = ad.hss * zs;
+  for (const PdCouplingBlock& b : ad.blocks) {
+    const int r = model.free_index[b.vertex];
+    const Vec3 zx(zv[r], zv[nf + r], zv[2 * nf + r]);
+    const Vec3 hx = b.xx * zx + b.xs * zs;
+    for (int c = 0; c < 3; ++c) out[c * nf + r] += hx[c];
+    out.tail(nv) += b.xs.transpose() * zx;
+  }
+  return out;
+}
+
+VecX pdSkeletonPrecondition(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& g) {
+  const int nf = model.free_count, nv = static_cast<int>(ad.hss.rows());
+  VecX out(3 * nf + nv);
+  out.head(3 * nf) = pdSolve(model, data, g.head(3 * nf));
+  if (nv > 0) out.tail(nv) = ad.preconditioner.solve(g.tail(nv));
+  return out;
+}
+
+void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q,
+                    const Points& v, const Points& f, const VecX& s0, const VecX& u0, const VecX& tau, Points& q_next,
+                    Points& v_next, VecX& s_next, VecX& u_next) {
+  RD_CHECK_ARG(!model.bodies.empty(), "the world has no deformable body");
+  RD_CHECK_ARG(q.allFinite() && v.allFinite() && f.allFinite(), "q, v and f must be finite");
+  checkFiniteVector(s0, "q (skeleton)");
+  checkFiniteVector(u0, "v (skeleton)");
+  checkFiniteVector(tau, "tau");
+  const double h = model.dt, h2 = h * h;
+  const int nf = model.free_count, nv = sk.nv(), N = 3 * nf + nv;
+  data.q = q;
+  data.f = f;
+  data.y.resize(model.n, 3);
+  for (int i = 0; i < model.n; ++i)
+    data.y.row(i) = q.row(i) + h * v.row(i) + h2 * (model.gravity.transpose() + f.row(i) / model.mass[i]);
+  ad.s0 = s0;
+  ad.u0 = u0;
+  ad.tau = tau;
+  ad.tau_c = tau.cwiseMax(-sk.model.effort_limit).cwiseMin(sk.model.effort_limit);
+  ad.M = nv > 0 ? crba(sk.model, ad.data, s0.data()) : MatX(0, 0);
+  ad.bias = nv > 0 ? VecX(nonLinearEffects(sk.model, ad.data, s0.data(), u0.data())) : VecX(0);
+  // the PD matrix holds the penalty of vertices inside an obstacle or a link shape at the start or the guess
+  std::vector<PdLinkContact> at_start, at_guess;
+  linkContacts(model, sk, ad, q, s0, at_start);
+  linkContacts(model, sk, ad, data.y, s0 + h * u0, at_guess);
+  std::vector<char> contacts = pdContactCandidates(model, q, data.y), linked(model.n, 0);
+  for (const auto* list : {&at_start, &at_guess})
+    for (const PdLinkContact& c : *list) linked[c.vertex] = 1;
+  for (int i = 0; i < model.n; ++i) contacts[i] += linked[i];
+  if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
+    pdFactorise(model, data, contacts);
+  pdFrictionContacts(model, data);
+  linkFrictionContacts(model, sk, ad, q, s0, false);
+
+  Points X = q, grad;
+  VecX gs;
+  auto potential = [&](const VecX& z, VecX& g) {
+    pdScatterFree(model, z.head(3 * nf), X);
+    const VecX s = z.tail(nv);
+    double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
+    value += jointPotential(model, sk, ad, s, gs);
+    value += linkCoupling(model, sk, ad, X, s, &grad, &gs, nullptr, false);
+    g.resize(N);
+    for (int i = 0; i < model.n; ++i) {
+      const int r = model.free_index[i];
+      if (r < 0) continue;
+      const Eigen::RowVector3d dx = X.row(i) - data.y.row(i);
+      value += 0.5 * model.mass[i] / h2 * dx.squaredNorm();
+      for (int c = 0; c < 3; ++c) g[c * nf + r] = model.mass[i] / h2 * dx[c] + grad(i, c);
+    }
+    g.tail(nv) = gs;
+    return value;
+  };
+  // the start, the motion continued, and a caller's guess: the lowest of them
+  VecX z(N), g0;
+  z << gatherFree(model, q), s0;
+  Evaluated best{potential(z, g0), g0};
+  // the scale of the forces at play at the start (inertial, and internal with the joints' and contacts')
+  double inertia = 0.0, internal = 0.0;
+  for (int i = 0; i < model.n; ++i) {
+    if (model.free_index[i] < 0) continue;
+    inertia += (model.mass[i] / h2 * (q.row(i) - data.y.row(i))).squaredNorm();
+    internal += grad.row(i).squaredNorm();
+  }
+  if (nv > 0) {
+    const VecX inertial_s = ad.M * u0 / h;
+    inertia += inertial_s.squaredNorm();
+    internal += (gs + inertial_s).squaredNorm();
+  }
+  data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
+  bool neohookean = false;
+  for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;
+  Points X_d = q, D = Points::Zero(model.n, 3);
+  StepLimit limit;
+  if (neohookean)
+    limit = [&](const VecX& at, const VecX& d) {
+      pdScatterFree(model, at.head(3 * nf), X_d);
+      pdScatterFree(model, d.head(3 * nf), D);
+      return pdInversionFreeStep(model, X_d, D);
+    };
+  VecX guess(N), g_try;
+  guess << gatherFree(model, q + h * v), s0 + h * u0;
+  if (limit) guess = z + limit(z, guess - z) * (guess - z);
+  const double g_guess = potential(guess, g_try);
+  if (g_guess < best.value) z.swap(guess), best = {g_guess, g_try};
+  if (data.start_guess.rows() == model.n && ad.start_guess.size() == nv) {
+    guess << gatherFree(model, data.start_guess), ad.start_guess;
+    const double g_given = potential(guess, g_try);
+    if (g_given < best.value) z.swap(guess), best = {g_given, g_try};
+  }
+  data.start_guess.resize(0, 3);
+  ad.start_guess.resize(0);
+  double inertial = 0.0;
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0) inertial += (model.mass[i] / h2 * data.y.row(i)).squaredNorm();
+  if (nv > 0) inertial += (ad.M * (s0 + h * u0) / h2).squaredNorm();  // the joints' share of the rounding
+  const double threshold = std::max(model.options.tolerance * data.force_scale,
+                                    1e3 * std::numeric_limits<double>::epsilon() * std::sqrt(inertial));
+  Points X_h = X, Z;
+  auto direction = [&](const VecX& at, const VecX& g, double forcing) {
+    pdScatterFree(model, at.head(3 * nf), X_h);
+    pdSkeletonHessianBuild(model, data, sk, ad, X_h, at.tail(nv));
+    auto product = [&](const VecX& w) { return pdSkeletonHessianProduct(model, data, ad, w, Z); };
+    auto inverse = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
+    VecX d;
+    preconditionedCg(product, inverse, -g, d, forcing, 10 * static_cast<int>(g.size()));
+    return d;
+  };
+  // the fallback of a direction that does not descend: the preconditioner of the start's Hessian
+  pdSkeletonHessianBuild(model, data, sk, ad, X, z.tail(nv));
+  auto fallback = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
+  const LbfgsResult r = newton(potential, direction, fallback, z, threshold, model.options.max_iterations, limit, &best);
+  data.iterations = r.iterations;
+  data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
+  data.converged = r.converged;
+  if (!r.converged && model.options.raise_on_failure)
+    throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) + " is " +
+                             sci(data.residual) + " of the start's force scale after " +
+                             std::to_string(r.iterations) + " iterations (tolerance " +
+                             sci(model.options.tolerance) + ")");
+  pdScatterFree(model, z.head(3 * nf), X);
+  data.x = X;
+  ad.s = z.tail(nv);
+  q_next = X;
+  v_next = (X - q) / h;
+  s_next = ad.s;
+  u_next = (ad.s - s0) / h;
+  std::vector<PdLinkContact> final_contacts;
+  linkContacts(model, sk, ad, X, ad.s, final_contacts);
+  ad.contacts = static_cast<int>(final_contacts.size());
+  data.contacts = ad.contacts + pdObstacleContactCount(model, X);
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

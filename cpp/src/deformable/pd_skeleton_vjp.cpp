@@ -1,0 +1,71 @@
+// The adjoint of the coupled step (pd_skeleton.hpp). At the solution grad G(x, s; inputs) = 0, so with H the
+// Hessian of G over the stacked (free vertices, joints) and b the cotangents of (x', s') (b = dL/dq' + dL/dv' / h
+// for each), H w = b, and each input theta receives -w^T d(grad G)/d(theta). The joints' part of grad G is
+//   rnea(s0, u0, (s - s0 - h u0) / h^2) - tau_c + D (s - s0) / h + K (s - s_r) + grad_s C,
+// so s0 and u0 receive their cotangents from the RNEA derivatives, tau w_s (inside the effort limits).
+#include <cmath>
+#include <stdexcept>
+
+#include "rigidiff/algorithm/rnea_derivatives.hpp"
+#include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_skeleton.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
+                       const Points& gq_next, const Points& gv_next, const VecX& gs_next, const VecX& gu_next,
+                       Points& gq, Points& gv, Points& gf, VecX& gs, VecX& gu, VecX& gE, VecX& gnu) {
+  const int nf = model.free_count, nv = sk.nv();
+  if (data.x.rows() != model.n || ad.s.size() != nv) throw std::logic_error("step_vjp needs a step first");
+  if (!gq_next.allFinite() || !gv_next.allFinite() || !gs_next.allFinite() || !gu_next.allFinite())
+    throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
+  const double h = model.dt, h2 = h * h;
+  pdSkeletonHessianBuild(model, data, sk, ad, data.x, ad.s);
+  const Points b = gq_next + gv_next / h;
+  const VecX bs = gs_next + gu_next / h;
+  VecX bv(3 * nf + nv);
+  for (int i = 0; i < model.n; ++i)
+    if (model.free_index[i] >= 0)
+      for (int c = 0; c < 3; ++c) bv[c * nf + model.free_index[i]] = b(i, c);
+  bv.tail(nv) = bs;
+  Points Z = Points::Zero(model.n, 3);
+  auto product = [&](const VecX& w) { return pdSkeletonHessianProduct(model, data, ad, w, Z); };
+  auto inverse = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
+  VecX w = VecX::Zero(bv.size());
+  solveAdjoint(product, inverse, bv, w, model.options.tolerance, model.options.max_iterations, model.options.history);
+  Z.setZero(model.n, 3);
+  pdScatterFree(model, w.head(3 * nf), Z);
+  const VecX ws = w.tail(nv);
+  pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
+
+  // the link contacts at the solution: the contact stiffness through the penalty's k d grad d
+  std::vector<PdLinkContact> contacts;
+  linkContacts(model, sk, ad, data.x, ad.s, contacts);
+  for (const PdLinkContact& c : contacts)
+    data.grad_contact_stiffness -= c.d * (c.normal.dot(Z.row(c.vertex).transpose()) - ws.dot(c.J.transpose() * c.normal));
+  // friction on the links: its lagged normal forces, normals and material points, and mu (every contact, so that
+  // the gradient of switching friction on exists at mu = 0)
+  gs = VecX::Zero(nv);
+  PdSkeletonData lagged(sk.model);
+  linkFrictionContacts(model, sk, lagged, data.q, ad.s0, true);
+  std::vector<PdLinkContact> again;  // (the kinematics at the solution, which linkFrictionCotangents reads)
+  linkContacts(model, sk, lagged, data.x, ad.s, again);
+  const double per_mu = linkFrictionCotangents(model, sk, lagged, data.x, Z, ws, gq, gs);
+  data.grad_friction += per_mu;
+  data.grad_contact_stiffness += model.friction * per_mu / model.contact_stiffness;
+
+  // the joints: s' = s, u' = (s - s0) / h
+  gu = VecX::Zero(nv);
+  ad.grad_tau = VecX::Zero(nv);
+  if (nv == 0) return;
+  const VecX a = (ad.s - ad.s0 - h * ad.u0) / h2;
+  computeRNEADerivatives(sk.model, ad.data, ad.s0.data(), ad.u0.data(), a.data());
+  gs += -ad.data.dtau_dq.transpose() * ws + ad.M * ws / h2 + sk.model.damping.cwiseProduct(ws) / h - gu_next / h;
+  gu = -ad.data.dtau_dv.transpose() * ws + ad.M * ws / h;
+  for (int i = 0; i < nv; ++i)
+    ad.grad_tau[i] = std::abs(ad.tau[i]) < sk.model.effort_limit[i] ? ws[i] : 0.0;
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

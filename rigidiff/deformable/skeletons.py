@@ -1,0 +1,176 @@
+"""Articulated skeletons in projective worlds (mixed into rigidiff.ProjectiveWorld; docs/deformable.md, "Robots").
+
+A skeleton's generalised coordinates come after the deformable bodies' vertices in q and v (skeletons in the
+order they were added), so adding a robot leaves every vertex index, force vector and muscle as it was. Its
+model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
+copies; the collision shapes of its links (spheres, boxes, capsules) push and rub on the deformable surface
+vertices, two-way, in one implicit step."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rigidiff._barrier_skeletons import SUPPORTED_JOINTS  # the joints whose coordinates form a vector space
+from rigidiff.errors import UnknownNameError
+
+
+def _shape_code(skeleton, body, shape) -> tuple:
+    """(core kind, size (3,)) of a link shape; ValueError naming the alternatives for other shapes."""
+    from rigidiff.shapes import Box, Capsule, Plane, Sphere
+
+    if isinstance(shape, Sphere):
+        return 0, np.array([shape.radius, 0.0, 0.0])
+    if isinstance(shape, Box):
+        return 1, np.asarray(shape.half_extents, dtype=np.float64)
+    if isinstance(shape, Capsule):
+        return 2, np.array([shape.radius, 0.5 * shape.length, 0.0])
+    if isinstance(shape, Plane):
+        raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a plane shape; a projective world's "
+                         f"ground is world.add_ground()")
+    raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a {type(shape).__name__} shape; the links "
+                     f"of a projective world's skeletons touch soft bodies with spheres, boxes and capsules only "
+                     f"(approximate it by those, or set collide=False on it)")
+
+
+def _check_skeleton(skeleton) -> None:
+    """TypeError / ValueError for what a projective world cannot hold."""
+    from rigidiff.skeleton import Skeleton
+
+    if not isinstance(skeleton, Skeleton):
+        raise TypeError(f"skeleton must be a rigidiff.Skeleton, got {type(skeleton).__name__}")
+    if not skeleton.bodies:
+        raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
+    for body in skeleton.bodies:
+        j = body.joint
+        if j.type not in SUPPORTED_JOINTS:
+            raise ValueError(
+                f"skeleton {skeleton.name!r}: joint {j.name!r} is a {j.type} joint; projective worlds support "
+                f"{', '.join(SUPPORTED_JOINTS)} joints (a floating base needs a Lie-group integration the implicit "
+                f"step does not have: weld it to the world with a fixed root joint)")
+        for inst in body.shapes:
+            if inst.collide:
+                _shape_code(skeleton, body, inst.shape)
+
+
+class ProjectiveSkeletons:
+    """The skeleton half of ProjectiveWorld: adding skeletons, their layouts and their link shapes."""
+
+    def _init_skeletons(self) -> None:
+        self._skeletons: list = []
+        self._articulated = None  # the lcp World that compiles the skeletons
+        self._link_shapes: list = []  # per link shape: (skeleton name, frame index, shape, pose in the body frame)
+
+    @property
+    def skeletons(self) -> list:
+        """The skeletons of the world, in the order they were added (their coordinates follow the vertices')."""
+        return list(self._skeletons)
+
+    @property
+    def _nq_skeletons(self) -> int:
+        return 0 if self._articulated is None else self._articulated.nq
+
+    @property
+    def _nq_vertices(self) -> int:
+        return self.nq - self._nq_skeletons
+
+    def add_skeleton(self, skeleton):
+        """Add an articulated skeleton (a robot arm, a gripper, a pusher on prismatic joints) and return it.
+
+        Its generalised coordinates join q and v after the deformable bodies' vertices (and the skeletons added
+        before it), starting at its neutral configuration at rest; ``world.layout(skeleton.name)`` gives them,
+        and the same slice of the step's ``f`` holds its joint forces tau. The collision shapes of its links
+        (spheres, boxes, capsules) push the deformable surface vertices with the penalty of contact_stiffness and
+        rub on them with the world's friction, two-way: one implicit-Euler step minimises the deformable bodies'
+        and the skeletons' incremental potential together (docs/deformable.md, "Robots"), with the joints'
+        damping, stiffness and effort limits and gravity on the links (their position limits are not
+        enforced). Links of skeletons do not touch each other, the ground or the balls and boxes, and shapes
+        welded to the world are ignored. The skeleton is compiled when added: later edits to it are not seen.
+
+        TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
+        body or skeleton, a free, ball or planar joint (weld a floating base with a fixed root joint), or a
+        link shape other than a sphere, box or capsule (a mesh or cylinder: approximate it by those).
+        """
+        _check_skeleton(skeleton)
+        if any(s is skeleton for s in self._skeletons):
+            raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
+        if skeleton.name in self._names or any(s.name == skeleton.name for s in self._skeletons):
+            raise ValueError(f"name {skeleton.name!r} is already used")
+        nx, ns = self._nq_vertices, self._nq_skeletons
+        q_old, v_old = self._q0.copy(), self._v0.copy()
+        try:
+            self._install_skeletons(self._skeletons + [skeleton])
+        except Exception:
+            self._install_skeletons(self._skeletons)
+            raise
+        qs = self._articulated.q  # the new skeleton's neutral configuration after the others' coordinates
+        qs[:ns] = q_old[nx:nx + ns]
+        vs = np.zeros(len(qs))
+        vs[:ns] = v_old[nx:nx + ns]
+        self._q0 = np.concatenate([q_old[:nx], qs])
+        self._v0 = np.concatenate([v_old[:nx], vs])
+        return skeleton
+
+    def _install_skeletons(self, skeletons: list) -> None:
+        """Compile skeletons into the core (none: remove them)."""
+        from rigidiff.world import World
+
+        self._pw_clear_skeletons()
+        self._skeletons, self._articulated, self._link_shapes = [], None, []
+        if not skeletons:
+            return
+        inner = World(dt=self.dt, gravity=self.gravity)
+        for sk in skeletons:
+            inner.add_skeleton(sk)
+        inner._ensure_compiled()
+        self._pw_set_skeletons(inner)
+        for f, (sk, body) in enumerate(inner._frames):
+            joint, frame_pose = inner._frame_support[f]
+            for inst in body.shapes:
+                if not inst.collide:
+                    continue
+                kind, size = _shape_code(sk, body, inst.shape)
+                if joint == 0:
+                    continue  # welded to the world: a skeleton's static links do not touch soft bodies
+                placement = frame_pose @ inst.origin
+                self._pw_add_link_shape(joint, kind, placement.rotation, placement.translation, size)
+                self._link_shapes.append((sk.name, f, inst.shape, inst.origin))
+        self._skeletons, self._articulated = list(skeletons), inner
+
+    def _skeleton_layout(self, name):
+        """The Layout of the skeleton called name (or given as the object), None if there is none."""
+        from rigidiff.world import Layout
+
+        for sk in self._skeletons:
+            if sk is name or sk.name == name:
+                inner = self._articulated.layout(sk.name)
+                nx = self._nq_vertices
+                return Layout(sk.name, "skeleton", slice(nx + inner.q.start, nx + inner.q.stop),
+                              slice(nx + inner.v.start, nx + inner.v.stop))
+        return None
+
+    def skeleton_world(self):
+        """The lcp World that holds this world's skeletons (their kinematics: ``body_pose``, ``body_poses``,
+        Jacobians, ``layout``): its q and v are the last ``skeleton_world().nq`` entries of this world's.
+        ValueError if the world has no skeleton."""
+        if self._articulated is None:
+            raise ValueError("the world has no skeleton: add one with world.add_skeleton(...)")
+        self._articulated.gravity = self.gravity
+        return self._articulated
+
+    def _viz_link_surfaces(self, q) -> list:
+        """[(skeleton name, triangles (m, 3, 3) in world coordinates)] of the link shapes at the state q."""
+        if not self._link_shapes:
+            return []
+        from rigidiff.deformable.obstacles import fan_triangles
+        from rigidiff.viz._scene import tessellate
+
+        poses = self._articulated.body_poses(np.asarray(q, dtype=np.float64)[self._nq_vertices:])
+        out = []
+        for name, f, shape, origin in self._link_shapes:
+            T = poses[f] @ origin.matrix
+            out.append((name, fan_triangles(tessellate(shape)) @ T[:3, :3].T + T[:3, 3]))
+        return out
+
+    def _unknown_skeleton_or_body(self, name):
+        names = [sk.name for sk in self._skeletons] + list(self._names)
+        return UnknownNameError(f"no deformable body named {name!r} (nor a skeleton); the world has {names}")

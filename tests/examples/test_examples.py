@@ -326,7 +326,28 @@ def check_soft_ball_sysid(report: str, out: Path):
     check_pngs(out, ["soft_ball_sysid.png"], report)
 
 
+def check_soft_torus(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-3  # the adjoint through the rollout, along a direction
+    before = number(report, rf"first guess {NUM} cm")
+    after = number(report, rf"optimised {NUM} cm")
+    assert after > 0.5 and after > before + 0.1  # the muscles alone roll it forward, farther after the optimiser
+    assert number(report, rf"lowest vertex over the optimised run: {NUM} mm") > -2.0  # on the ground, not through it
+    check_pngs(out, ["soft_torus_roll.png", "soft_torus_roll_frames.png"], report)
+
+
+def check_soft_quadruped(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-3  # the adjoint through the rollout, along a direction
+    before = number(report, rf"first guess {NUM} cm")
+    after = number(report, rf"optimised {NUM} cm")
+    assert after > 0.2 and after > before + 0.05  # it walks forward, farther after the optimiser
+    assert number(report, rf"lowest vertex over the optimised run: {NUM} mm") > -2.0
+    assert number(report, rf"centre of mass height change at most {NUM} mm") < 10.0  # standing, not fallen
+    check_pngs(out, ["soft_quadruped_walk.png", "soft_quadruped_walk_frames.png"], report)
+
+
 CHECKS = {
+    "soft_torus_roll.py": check_soft_torus,
+    "soft_quadruped_walk.py": check_soft_quadruped,
     "soft_tendon_reach.py": check_soft_tendon,
     "rings_and_gripper.py": check_rings_and_gripper,
     "soft_ball_drop.py": check_soft_ball,

@@ -345,7 +345,17 @@ def check_soft_quadruped(report: str, out: Path):
     check_pngs(out, ["soft_quadruped_walk.png", "soft_quadruped_walk_frames.png"], report)
 
 
+def check_soft_plant(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # the adjoint through the rollout vs central difference
+    assert number(report, rf"largest sway of a vertex: {NUM} mm") > 10.0  # the push bends it
+    assert number(report, rf"of a fixed base vertex: {NUM} m") == 0.0  # the attached base stays put
+    assert number(report, rf"loss {NUM} mm²") > 1.0  # the guess is far from the recording
+    assert number(report, rf"fitted E = [\d.e+]+ Pa \(relative error {NUM}\)") < 1e-3
+    check_pngs(out, ["soft_plant_sysid.png", "soft_plant_sysid_frames.png"], report)
+
+
 CHECKS = {
+    "soft_plant_sysid.py": check_soft_plant,
     "soft_torus_roll.py": check_soft_torus,
     "soft_quadruped_walk.py": check_soft_quadruped,
     "soft_tendon_reach.py": check_soft_tendon,

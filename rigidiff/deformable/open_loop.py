@@ -15,7 +15,8 @@ class OpenLoopControl:
     distance a body travels with respect to the schedule's parameters.
 
     Args:
-        world: an rd.ProjectiveWorld with muscles; rollouts start at its stored state (world.q, world.v).
+        world: an rd.ProjectiveWorld with muscles; rollouts start at its stored state (world.q, world.v) when
+            the control is made.
         body: the name of the deformable body whose centre of mass (weighted by its vertex masses) is followed.
         schedule: a function (x, times) -> (activations (T, muscles), derivatives (len(x), T, muscles)) giving
             every step's activations (in the order of world.muscle_names) at the times (T,) of the steps' starts

@@ -3,8 +3,8 @@ through the simulation.
 
 DiffPD's quadruped (Du et al. 2021, Sec. 7.3) in a projective world: a body block on four legs, the union of
 five boxes (trimesh) voxelised into trilinear hexahedra, standing on a ground with Coulomb friction. Each leg
-has two muscles, its front and its back half, with fibres along the leg; they work against each other to
-swing it, in a trot (the diagonal pairs in phase):
+has two muscles, its front and its back (halves, or thirds with a passive middle), with fibres along the leg;
+they work against each other to swing it, in a trot (the diagonal pairs in phase):
 
     front a = 1 - A (1 + sin(theta)) / 2,   back a = 1 - A (1 - sin(theta)) / 2,
     theta = omega t + phi_leg,   omega = s x 10 rad/s,   phi_leg = 0 or pi,
@@ -75,9 +75,11 @@ def build(fast: bool = False):
         y0 = 0.0 if name.endswith("left") else ly - foot
         inside = ((centres[:, 0] > x0) & (centres[:, 0] < x0 + foot) & (centres[:, 1] > y0)
                   & (centres[:, 1] < y0 + foot) & (centres[:, 2] < leg_top))
-        front = centres[:, 0] > x0 + foot / 2
+        # the halves mirror each other: with an odd number of cubes across a leg, its middle column is passive
+        middle = x0 + foot / 2
+        front, back = centres[:, 0] > middle + 1e-9, centres[:, 0] < middle - 1e-9
         world.add_muscle("quadruped", np.flatnonzero(inside & front), (0.0, 0.0, 1.0), 5e5, name=f"{name}/front")
-        world.add_muscle("quadruped", np.flatnonzero(inside & ~front), (0.0, 0.0, 1.0), 5e5, name=f"{name}/back")
+        world.add_muscle("quadruped", np.flatnonzero(inside & back), (0.0, 0.0, 1.0), 5e5, name=f"{name}/back")
     return world
 
 

@@ -451,6 +451,7 @@ def render() -> str:
     out += render_class(rd.ProjectiveMaterial, members=public_members(rd.ProjectiveMaterial))
     out += render_class(rd.TetMesh, members=public_members(rd.TetMesh))
     out += render_class(rd.HexMesh, members=public_members(rd.HexMesh))
+    out += render_class(rd.OpenLoopControl, members=public_members(rd.OpenLoopControl))
     out += render_class(rd.JointInfo)
     out += render_class(rd.Layout)
     out += render_class(rd.ParticleSet, samples[rd.ParticleSet], constructor=False)

@@ -38,11 +38,12 @@ from rigidiff.particles import ParticleSet
 from rigidiff.warm_start import WarmStart
 from rigidiff.world import JointInfo, Layout, World
 from rigidiff.barrier_world import BarrierWorld
-from rigidiff.deformable import HexMesh, ProjectiveMaterial, ProjectiveWorld, TetMesh
+from rigidiff.deformable import HexMesh, OpenLoopControl, ProjectiveMaterial, ProjectiveWorld, TetMesh
 
 __all__ = [
     "BarrierWorld",
     "HexMesh",
+    "OpenLoopControl",
     "ProjectiveMaterial",
     "ProjectiveWorld",
     "TetMesh",

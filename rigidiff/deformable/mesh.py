@@ -204,7 +204,9 @@ class HexMesh:
         if not mesh.is_watertight:
             raise ValueError("shape_or_mesh: the surface is not watertight (closed and manifold): it has no inside to voxelise")
         lo, hi = mesh.bounds
-        counts = np.maximum(np.ceil((hi - lo) / dx).astype(int), 1)
+        # a size that is a whole number of cubes up to rounding (0.15 / 0.025 = 6.000000000000001) takes that
+        # number, not one more that would shift the grid by half a cube
+        counts = np.maximum(np.ceil((hi - lo) / dx - 1e-9).astype(int), 1)
         start = 0.5 * (lo + hi) - 0.5 * counts * dx
         centres = np.stack(np.meshgrid(*[start[d] + dx * (np.arange(counts[d]) + 0.5) for d in range(3)],
                                        indexing="ij"), axis=-1).reshape(-1, 3)

@@ -127,6 +127,17 @@ def test_voxelise_a_sphere():
     assert abs(fine.volume() - sphere.volume) < abs(mesh.volume() - sphere.volume)
 
 
+def test_voxelise_a_box_of_whole_cubes():
+    """A box whose sides are whole numbers of cubes up to rounding is voxelised exactly: 0.15 / 0.025 is
+    6.000000000000001 in floating point, and a seventh column would shift the grid off the box by half a cube."""
+    box = trimesh.creation.box((0.2, 0.15, 0.05))
+    box.apply_translation((0.1, 0.075, 0.025))
+    mesh = rd.HexMesh.from_surface(box, dx=0.025)
+    assert len(mesh.elements) == 8 * 6 * 2
+    np.testing.assert_allclose(mesh.vertices.min(axis=0), (0.0, 0.0, 0.0), atol=1e-12)
+    np.testing.assert_allclose(mesh.vertices.max(axis=0), (0.2, 0.15, 0.05), atol=1e-12)
+
+
 def test_voxelise_refuses_open_surfaces():
     sphere = trimesh.creation.icosphere(subdivisions=2, radius=0.1)
     open_mesh = trimesh.Trimesh(sphere.vertices, sphere.faces[:-3])

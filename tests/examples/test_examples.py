@@ -336,8 +336,39 @@ def check_soft_ball_gripper(report: str, out: Path):
     check_pngs(out, ["soft_ball_gripper.png", "soft_ball_gripper_frames.png"], report)
 
 
+def check_soft_torus(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-3  # the adjoint through the rollout, along a direction
+    before = number(report, rf"first guess {NUM} cm")
+    after = number(report, rf"optimised {NUM} cm")
+    assert after > 0.5 and after > before + 0.1  # the muscles alone roll it forward, farther after the optimiser
+    assert number(report, rf"lowest vertex over the optimised run: {NUM} mm") > -2.0  # on the ground, not through it
+    check_pngs(out, ["soft_torus_roll.png", "soft_torus_roll_frames.png"], report)
+
+
+def check_soft_quadruped(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-3  # the adjoint through the rollout, along a direction
+    before = number(report, rf"first guess {NUM} cm")
+    after = number(report, rf"optimised {NUM} cm")
+    assert after > 0.2 and after > before + 0.05  # it walks forward, farther after the optimiser
+    assert number(report, rf"lowest vertex over the optimised run: {NUM} mm") > -2.0
+    assert number(report, rf"centre of mass height change at most {NUM} mm") < 10.0  # standing, not fallen
+    check_pngs(out, ["soft_quadruped_walk.png", "soft_quadruped_walk_frames.png"], report)
+
+
+def check_soft_plant(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # the adjoint through the rollout vs central difference
+    assert number(report, rf"largest sway of a vertex: {NUM} mm") > 10.0  # the push bends it
+    assert number(report, rf"of a fixed base vertex: {NUM} m") == 0.0  # the attached base stays put
+    assert number(report, rf"loss {NUM} mm²") > 1.0  # the guess is far from the recording
+    assert number(report, rf"fitted E = [\d.e+]+ Pa \(relative error {NUM}\)") < 1e-3
+    check_pngs(out, ["soft_plant_sysid.png", "soft_plant_sysid_frames.png"], report)
+
+
 CHECKS = {
     "soft_ball_gripper.py": check_soft_ball_gripper,
+    "soft_plant_sysid.py": check_soft_plant,
+    "soft_torus_roll.py": check_soft_torus,
+    "soft_quadruped_walk.py": check_soft_quadruped,
     "soft_tendon_reach.py": check_soft_tendon,
     "rings_and_gripper.py": check_rings_and_gripper,
     "soft_ball_drop.py": check_soft_ball,

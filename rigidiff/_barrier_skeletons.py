@@ -9,32 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidiff._vector_space_skeletons import check_vector_space_skeleton
 from rigidiff.errors import UnknownNameError
-
-#: joint types a barrier world steps: those whose coordinates form a vector space (dq/dt = v)
-SUPPORTED_JOINTS = ("fixed", "revolute", "prismatic", "universal", "translational")
-
 
 def _check_skeleton(skeleton) -> None:
     """TypeError / ValueError for what a barrier world cannot hold."""
     from rigidiff.shapes import Plane
-    from rigidiff.skeleton import Skeleton
 
-    if not isinstance(skeleton, Skeleton):
-        raise TypeError(f"skeleton must be a rigidiff.Skeleton, got {type(skeleton).__name__}")
-    if not skeleton.bodies:
-        raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
-    for body in skeleton.bodies:
-        j = body.joint
-        if j.type not in SUPPORTED_JOINTS:
-            raise ValueError(
-                f"skeleton {skeleton.name!r}: joint {j.name!r} is a {j.type} joint; barrier worlds support "
-                f"{', '.join(SUPPORTED_JOINTS)} joints (free, ball and planar joints need a Lie-group integration "
-                f"the barrier step does not have yet: weld a floating base to the world with a fixed root joint)")
-        for inst in body.shapes:
-            if inst.collide and isinstance(inst.shape, Plane):
-                raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a plane shape; a barrier world's "
-                                 f"ground is world.add_ground()")
+    def check_shape(body, shape):
+        if isinstance(shape, Plane):
+            raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a plane shape; a barrier world's "
+                             f"ground is world.add_ground()")
+
+    check_vector_space_skeleton(skeleton, "barrier", check_shape)
 
 
 class SkeletonParticipants:

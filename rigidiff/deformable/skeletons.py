@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidiff._barrier_skeletons import SUPPORTED_JOINTS  # the joints whose coordinates form a vector space
+from rigidiff._vector_space_skeletons import check_vector_space_skeleton
 from rigidiff.errors import UnknownNameError
 
 
@@ -34,22 +34,7 @@ def _shape_code(skeleton, body, shape) -> tuple:
 
 def _check_skeleton(skeleton) -> None:
     """TypeError / ValueError for what a projective world cannot hold."""
-    from rigidiff.skeleton import Skeleton
-
-    if not isinstance(skeleton, Skeleton):
-        raise TypeError(f"skeleton must be a rigidiff.Skeleton, got {type(skeleton).__name__}")
-    if not skeleton.bodies:
-        raise ValueError(f"skeleton {skeleton.name!r} has no bodies")
-    for body in skeleton.bodies:
-        j = body.joint
-        if j.type not in SUPPORTED_JOINTS:
-            raise ValueError(
-                f"skeleton {skeleton.name!r}: joint {j.name!r} is a {j.type} joint; projective worlds support "
-                f"{', '.join(SUPPORTED_JOINTS)} joints (a floating base needs a Lie-group integration the implicit "
-                f"step does not have: weld it to the world with a fixed root joint)")
-        for inst in body.shapes:
-            if inst.collide:
-                _shape_code(skeleton, body, inst.shape)
+    check_vector_space_skeleton(skeleton, "projective", lambda body, shape: _shape_code(skeleton, body, shape))
 
 
 class ProjectiveSkeletons:

@@ -45,3 +45,23 @@ def test_badly_typed_inputs_are_named():
         rd.TetMesh(np.zeros((4, 3), dtype=complex), np.array([[0, 1, 2, 3]]))
     with pytest.raises(ValueError, match=r"its vertices \[0, 1, 2, 3\]"):
         rd.TetMesh(np.zeros((4, 3)), np.array([[0, 1, 2, 3]]))
+
+
+def test_a_world_with_a_robot_refuses_overflowing_states_too():
+    w = _block()
+    box = rd.Box((0.04, 0.06, 0.06))
+    sk = rd.Skeleton("pusher")
+    paddle = sk.add_body("paddle", rd.PrismaticJoint("slide", axis=(1, 0, 0)),
+                         joint_origin=rd.Transform((-0.03, 0.05, 0.03)), inertia=rd.Inertia.from_shape(box, mass=0.5))
+    paddle.add_shape(box)
+    w.add_skeleton(sk)
+    w.step(w.q, w.v)  # a valid start steps
+    for index in (14, w.nq - 1):  # a vertex, the joint
+        q = w.q.copy()
+        q[index] = 1e300
+        with pytest.raises(ValueError, match="forces overflow at its start"):
+            w.step(q, w.v)
+    f = np.zeros(w.nv)
+    f[-1] = 1e300  # the joint's force
+    with pytest.raises(ValueError, match="forces overflow at its start"):
+        w.step(w.q, w.v, f)

@@ -157,10 +157,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
     internal += (gs + inertial_s).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
-  if (!std::isfinite(data.force_scale) || !std::isfinite(best.value))  // as the step without skeletons
-    throw std::invalid_argument("the projective step's forces overflow at its start (force scale " +
-                                sci(data.force_scale) + "): q, v, f or an obstacle's centre, radius, size or pose "
-                                "hold values too large for the step");
+  pdCheckStartIsFinite(data.force_scale, best.value);
   bool neohookean = false;
   for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;
   Points X_d = q, D = Points::Zero(model.n, 3);

@@ -108,6 +108,13 @@ void checkFinite(const Points& a, const char* name) {
 
 }  // namespace
 
+void pdCheckStartIsFinite(double force_scale, double start_potential) {
+  if (!std::isfinite(force_scale) || !std::isfinite(start_potential))
+    throw std::invalid_argument("the projective step's forces overflow at its start (force scale " + sci(force_scale) +
+                                "): q, v, f or an obstacle's centre, radius, size or pose hold values too large for "
+                                "the step");
+}
+
 void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,
             Points& v_next) {
   if (model.bodies.empty()) throw std::invalid_argument("the world has no deformable body");
@@ -159,10 +166,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     internal += grad.row(i).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
-  if (!std::isfinite(data.force_scale) || !std::isfinite(g_start))
-    throw std::invalid_argument("the projective step's forces overflow at its start (force scale " +
-                                sci(data.force_scale) + "): q, v, f or an obstacle's centre, radius, size or pose hold "
-                                "values too large for the step");
+  pdCheckStartIsFinite(data.force_scale, g_start);
   // bodies with the neo-Hookean energy: line searches start no further than an element's inversion
   bool neohookean = false;
   for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;

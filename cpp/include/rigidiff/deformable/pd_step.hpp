@@ -74,6 +74,10 @@ void pdObstacleCotangents(const PdModel& model, const Points& x, const Points& Z
 /// falls to a tenth of its value at x: the start of an inversion-free line search (1 without neo-Hookean bodies).
 double pdInversionFreeStep(const PdModel& model, const Points& x, const Points& d);
 
+/// invalid_argument unless a step's start has a finite force scale and potential: q, v, f or an obstacle hold
+/// values too large for the step (a vertex at 1e300 would otherwise "converge" on a NaN residual).
+void pdCheckStartIsFinite(double force_scale, double start_potential);
+
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.
 void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,

@@ -8,6 +8,7 @@ RIGIDIFF_UNITY=0 (one compile per C++ source instead of the unity build, see uni
 """
 
 import hashlib
+import json
 import os
 import platform
 import site
@@ -86,6 +87,7 @@ class ParallelBuildExt(build_ext):
         original = compiler.compile
         flags = self.extensions[0].extra_compile_args + unit_params
         self.build_temp = str(object_dir(compiler.compiler_so[0], flags))
+        record_objects(self.build_temp, compiler.compiler_so[0], flags)
         # always link (seconds): a .so linked from another folder's objects (another numpy, Python, ...) is
         # never kept because its sources or objects are older than it
         self.force = compiler.force = True
@@ -162,6 +164,22 @@ def object_dir(compiler: str, flags: list) -> Path:
     key = "\n".join([compiler_version(compiler), *flags, sys.version, sysconfig.get_config_var("EXT_SUFFIX") or "",
                      numpy.__version__, Cython.__version__, eigen_version(find_eigen()), " ".join(platform.libc_ver())])
     return ROOT / "build" / f"objects-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
+
+
+OBJECTS_RECORD = "objects.json"
+
+
+def record_objects(folder: str, compiler: str, flags: list) -> None:
+    """Writes what the objects of `folder` were compiled with (compiler, its version, Eigen's version, flags),
+    so that the C++ tests (tests/cpp/cppbuild.py) can link their programs against the package's own objects
+    instead of compiling the core again."""
+    record = {"compiler": compiler, "version": compiler_version(compiler), "eigen": eigen_version(find_eigen()),
+              "flags": flags}
+    path = Path(folder) / OBJECTS_RECORD
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(record, indent=1)
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
 
 
 HEADERS_MTIME = max((p.stat().st_mtime for p in (ROOT / "cpp" / "include").rglob("*.hpp")), default=0.0)

@@ -150,6 +150,70 @@ def unity_sources(sources):
     return [ROOT / unit for unit in units] + [s for s in sources if Path(s) not in core]
 
 
+def package_core_objects():
+    """The objects setup.py compiled of the core's sources (bind/ left out) for the package, and the flags it
+    compiled them with, when they stand for the checkout's sources as they are: compiled by the same compiler
+    against the same Eigen as the tests would, each up to date with every file of the checkout it read, and
+    every core source in exactly one of them. ``(None, None)`` otherwise: never built here, built by another
+    compiler or Eigen, or stale after an edit, in which case the tests compile the core themselves."""
+    setup = setup_functions()
+    core = {p.resolve() for p in core_sources()}
+    here = os.getcwd()
+    os.chdir(ROOT)  # the dependency files name the checkout's files relative to it, as the compiler saw them
+    try:
+        return _fresh_package_objects(setup, core)
+    finally:
+        os.chdir(here)
+
+
+def _fresh_package_objects(setup, core):
+    for folder in sorted((ROOT / "build").glob("objects-*")):
+        try:
+            record = json.loads((folder / setup["OBJECTS_RECORD"]).read_text())
+            version = subprocess.run([record["compiler"], "--version"], capture_output=True, text=True).stdout
+            if version != record["version"] or record["eigen"] != setup["eigen_version"](str(require())):
+                continue
+        except (OSError, ValueError, KeyError):
+            continue
+        objects, covered = [], set()
+        # a unity unit's object (setup.py writes the units to build/unity), else a source's own (RIGIDIFF_UNITY=0)
+        for unit in sorted((ROOT / setup["UNITY_DIR"]).glob("*.cpp")):
+            included = {(unit.parent / line.split('"')[1]).resolve() for line in unit.read_text().splitlines()
+                        if line.startswith("#include")}
+            obj = folder / unit.relative_to(ROOT).with_suffix(".o")
+            if included and included <= core and not included & covered and setup["up_to_date"](str(obj), str(unit)):
+                objects.append(str(obj))
+                covered |= included
+        for src in sorted(core - covered):
+            obj = folder / src.relative_to(ROOT).with_suffix(".o")
+            if setup["up_to_date"](str(obj), str(src)):
+                objects.append(str(obj))
+                covered.add(src)
+        if covered == core:
+            return objects, record["flags"]
+    return None, None
+
+
+def build_against_core(programs, exe, core=None, flags=("-O0", "-DNDEBUG"), link_flags=()):
+    """Compiles the test's own sources `programs` and links them with the core: with all the package's objects
+    (bind/ left out) when `package_core_objects` finds them up to date (the code the package runs, and no
+    compile of the core), else by `build` with `core` (the core's sources the programs need; default: all)
+    compiled here at `flags`. With the package's objects the programs take its -D/-U flags (NDEBUG,
+    EIGEN_NO_DEBUG, ...) instead of those of `flags`, so that every inline function has one meaning."""
+    objects, package_flags = package_core_objects()
+    if objects is None:
+        return build([*(core or core_sources()), *programs], exe, flags=flags, link_flags=link_flags)
+    flags = [f for f in flags if not f.startswith(("-D", "-U"))]
+    macros = [f for f in package_flags if f.startswith(("-D", "-U"))]
+    cflags = ["-std=c++17", *flags, *macros, f"-I{ROOT / 'cpp' / 'include'}", f"-I{require()}"]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        compiled = [str(o) for o in pool.map(lambda src: compile_cached(src, cflags, OBJECT_CACHE), programs)]
+    link = subprocess.run(["g++", *compiled, *objects, "-o", str(exe), "-pthread", *link_flags],
+                          capture_output=True, text=True)
+    assert link.returncode == 0, link.stderr[-3000:]
+    return Path(exe)
+
+
 def build(sources, exe, flags=("-O0", "-DNDEBUG"), link_flags=(), cache=OBJECT_CACHE):
     """Compiles `sources` in parallel (-std=c++17, the core's include path; objects reused from `cache`
     when their inputs did not change; the core's in unity units), links them into `exe` and returns its

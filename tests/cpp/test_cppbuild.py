@@ -2,7 +2,10 @@
 other flags compile again, so a cached object never stands for code that changed."""
 
 import subprocess
+from pathlib import Path
 
+import cppbuild
+import pytest
 from cppbuild import OBJECT_CACHE, ROOT, build, core_sources, require, unity_sources
 
 
@@ -60,3 +63,38 @@ def test_the_core_sources_are_compiled_in_units_that_include_each_once(monkeypat
     assert sorted(included) == sorted(sources)
     monkeypatch.setenv("RIGIDIFF_UNITY", "0")
     assert unity_sources([*sources, other]) == [*sources, other]
+
+
+def _package_objects_or_skip():
+    require()
+    objects, flags = cppbuild.package_core_objects()
+    if objects is None:
+        pytest.skip("the package's objects of the core are not in build/ (installed from a wheel, or stale)")
+    return objects, flags
+
+
+def test_the_package_objects_cover_each_core_source_once():
+    objects, flags = _package_objects_or_skip()
+    assert "-O3" in flags or "-O0" in flags
+    covered = []
+    for obj in map(Path, objects):
+        unit = ROOT / "build" / "unity" / f"{obj.stem}.cpp"
+        if obj.parent.name == "unity" and unit.is_file():
+            covered += [(unit.parent / line.split('"')[1]).resolve() for line in unit.read_text().splitlines()
+                        if line.startswith("#include")]
+        else:
+            covered.append(ROOT / Path(*obj.with_suffix(".cpp").parts[obj.parts.index("cpp"):]))
+    assert sorted(covered) == sorted(p.resolve() for p in core_sources())
+
+
+def test_package_objects_of_another_eigen_or_stale_are_not_used(monkeypatch):
+    _package_objects_or_skip()
+    real = cppbuild.setup_functions()
+    monkeypatch.setattr(cppbuild, "setup_functions", lambda: {**real, "eigen_version": lambda include: "0.0.0"})
+    assert cppbuild.package_core_objects() == (None, None)
+
+    def stale_algorithm_unit(obj, src):  # as after an edit of a source of cpp/src/algorithm
+        return "algorithm" not in Path(src).name and real["up_to_date"](obj, src)
+
+    monkeypatch.setattr(cppbuild, "setup_functions", lambda: {**real, "up_to_date": stale_algorithm_unit})
+    assert cppbuild.package_core_objects() == (None, None)

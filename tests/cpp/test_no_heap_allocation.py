@@ -1,19 +1,21 @@
 """No algorithm of the C++ core allocates on the heap once its Data exists (docs/architecture.md, Model and Data).
 
-Compiles a test program of tests/cpp against the core's sources, with malloc wrapped and counted; the
-program reports "0 of" the calls it counted allocating.
+Compiles a test program of tests/cpp, with malloc wrapped and counted, and links it with the package's own
+objects of the core when they are up to date (else with the core's sources compiled at -O0); the program
+reports "0 of" the calls it counted allocating.
 """
 
 import subprocess
 
-from cppbuild import ROOT, build, core_sources, require
+from cppbuild import ROOT, build_against_core, core_sources, require
 
 
 def _assert_program_does_not_allocate(tmp_path, program, sources, link_flags=()):
     require()
-    # -O0: allocation is a matter of semantics, not of optimisation, and -O0 compiles fastest
-    exe = build([*sources, ROOT / "tests" / "cpp" / f"{program}.cpp"], tmp_path / program, flags=("-O0", "-DNDEBUG"),
-                link_flags=link_flags)
+    # -O0 for what is compiled here: allocation is a matter of semantics, not of optimisation, and -O0
+    # compiles fastest
+    exe = build_against_core([ROOT / "tests" / "cpp" / f"{program}.cpp"], tmp_path / program, core=sources,
+                             link_flags=link_flags)
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "0 of" in run.stdout

@@ -86,7 +86,8 @@ void walkPairs(const Bvh& a, const Bvh& b, int ia, int ib, const Meet& meet, con
 
 }  // namespace
 
-void bvhPairs(const Bvh& a, const Bvh& b, const SE3& aMb, double margin, std::vector<std::pair<int, int>>& out) {
+void bvhPairs(const Bvh& a, const Bvh& b, const SE3& aMb, double margin, std::vector<std::pair<int, int>>& out,
+              PairSortBuffers* buffers) {
   out.clear();
   if (a.nodes.empty() || b.nodes.empty()) return;
   if (aMb.R == Mat3::Identity()) {
@@ -117,7 +118,7 @@ void bvhPairs(const Bvh& a, const Bvh& b, const SE3& aMb, double margin, std::ve
           if (!separatedByFaces(boxes, P) && !separatedByEdges(boxes, P)) out.emplace_back(a.order[s], b.order[r]);
         });
   }
-  std::sort(out.begin(), out.end());
+  sortPairs(out, static_cast<int>(a.order.size()), static_cast<int>(b.order.size()), buffers);
 }
 
 void Bvh::selfPairs(double margin, std::vector<std::pair<int, int>>& out) const {

@@ -2,7 +2,9 @@
 // themselves (mesh_rounded.hpp), boxes and other triangle meshes their faces, edges and vertices
 // (mesh_polytope.hpp); cylinders and convex meshes meet the prisms of the faces near them, each through
 // the convex routine (collision/triangle_mesh.hpp).
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "contact_patches.hpp"
 #include "mesh_polytope.hpp"
@@ -30,14 +32,41 @@ void boxIn(const SE3& Mf, const CollisionShape& s, const SE3& Ms, double grow, V
 }
 
 // a contact on an edge or vertex shared by several faces is found once per face: keep the first
+// (within 1e-9 size of a contact kept before it, with the same normal). Each contact is compared only
+// with those whose x lies within that distance of its own (an order by x), which keeps the same contacts
+// as comparing it with every earlier one.
 void dropDuplicates(std::vector<Contact>& out, std::size_t first, double size) {
-  std::size_t kept = first;
-  for (std::size_t k = first; k < out.size(); ++k) {
-    bool seen = false;
-    for (std::size_t i = first; i < kept && !seen; ++i)
-      seen = (out[i].point - out[k].point).norm() <= 1e-9 * size && out[i].normal.dot(out[k].normal) > 1.0 - 1e-12;
-    if (!seen) out[kept++] = out[k];
+  const std::size_t n = out.size() - first;
+  const double tol = 1e-9 * size;
+  auto same = [&](std::size_t i, std::size_t k) {
+    return (out[i].point - out[k].point).norm() <= tol && out[i].normal.dot(out[k].normal) > 1.0 - 1e-12;
+  };
+  bool finite = std::isfinite(tol);
+  for (std::size_t k = first; k < out.size() && finite; ++k) finite = out[k].point.allFinite();
+  std::vector<char> drop(n, 0);
+  if (!finite || n < 32) {  // few contacts, or NaN that an order cannot hold: compare with every earlier one
+    for (std::size_t k = 1; k < n; ++k)
+      for (std::size_t i = 0; i < k && !drop[k]; ++i) drop[k] = !drop[i] && same(first + i, first + k);
+  } else {
+    std::vector<std::size_t> byX(n), rank(n);
+    for (std::size_t k = 0; k < n; ++k) byX[k] = k;
+    std::sort(byX.begin(), byX.end(), [&](std::size_t a, std::size_t b) {
+      const double xa = out[first + a].point.x(), xb = out[first + b].point.x();
+      return xa < xb || (xa == xb && a < b);
+    });
+    for (std::size_t r = 0; r < n; ++r) rank[byX[r]] = r;
+    const double window = 2.0 * tol;  // wider than any pair same() accepts, round-off of its norm included
+    for (std::size_t k = 1; k < n; ++k) {  // in order, so that an earlier contact's fate is known
+      const double x = out[first + k].point.x();
+      for (std::size_t r = rank[k]; r-- > 0 && x - out[first + byX[r]].point.x() <= window && !drop[k];)
+        drop[k] = byX[r] < k && !drop[byX[r]] && same(first + byX[r], first + k);
+      for (std::size_t r = rank[k] + 1; r < n && out[first + byX[r]].point.x() - x <= window && !drop[k]; ++r)
+        drop[k] = byX[r] < k && !drop[byX[r]] && same(first + byX[r], first + k);
+    }
   }
+  std::size_t kept = first;
+  for (std::size_t k = 0; k < n; ++k)
+    if (!drop[k]) out[kept++] = out[first + k];
   out.resize(kept);
 }
 

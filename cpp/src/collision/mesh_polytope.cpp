@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "contact_patches.hpp"  // kPatchAngleDegrees
+#include "rigidiff/collision/pair_sort.hpp"
 #include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/collision/triangle_mesh.hpp"
 
@@ -60,9 +61,14 @@ struct Side {
   // per vertex: do its candidate faces bend there? (a flat vertex touches only through its faces)
   std::vector<bool> corner;
 
-  void prepare(std::vector<int> cand) {
-    std::sort(cand.begin(), cand.end());
-    cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+  void prepare(const std::vector<int>& listed, PairSortBuffers& buffers) {
+    std::vector<int> cand;  // the listed faces, once each, in increasing order
+    {
+      std::vector<char> seen(faces->size(), 0);
+      for (int f : listed) seen[f] = 1;
+      for (int f = 0; f < static_cast<int>(seen.size()); ++f)
+        if (seen[f]) cand.push_back(f);
+    }
     x.assign(points->size(), Vec3::Zero());
     n.assign(faces->size(), Vec3::Zero());
     for (int f : cand) {
@@ -75,7 +81,7 @@ struct Side {
         edgeFaces.emplace_back(std::min(i, j), std::max(i, j), f);
       }
     }
-    std::sort(vertexFaces.begin(), vertexFaces.end());
+    stableSortByFirst(vertexFaces, static_cast<int>(points->size()), buffers);  // the faces come in order
     std::sort(edgeFaces.begin(), edgeFaces.end());
     corner.assign(points->size(), false);
     for (std::size_t i = 0, j = 0; i < vertexFaces.size(); i = j) {
@@ -447,7 +453,8 @@ void meshPolytopePairs(const CollisionShape& a, const SE3& Ma, const CollisionSh
                        const std::vector<int>& faces, double margin, std::vector<std::pair<int, int>>& pairs) {
   pairs.clear();
   if (b.type == ShapeType::TriangleMesh) {
-    bvhPairs(a.triangles->tree, b.triangles->tree, Ma.actInv(Mb), margin, pairs);
+    PairSortBuffers buffers;
+    bvhPairs(a.triangles->tree, b.triangles->tree, Ma.actInv(Mb), margin, pairs, &buffers);
     return;
   }
   // a face and a box triangle pair up when their prisms' boxes (the box's triangles reach its smallest half
@@ -512,11 +519,12 @@ void meshPolytope(const CollisionShape& a, const SE3& Ma, int ga, const Collisio
     fa.push_back(f);
     fb.push_back(g);
   }
-  A.prepare(fa);
-  B.prepare(fb);
+  PairSortBuffers buffers;
+  A.prepare(fa, buffers);
+  B.prepare(fb, buffers);
   std::vector<std::pair<int, int>> swapped;  // (face of B, face of A)
   for (const auto& [f, g] : pairs) swapped.emplace_back(g, f);
-  std::sort(swapped.begin(), swapped.end());
+  sortPairs(swapped, static_cast<int>(B.faces->size()), static_cast<int>(A.faces->size()), &buffers);
   vertexFaceContacts(A, B, pairs, true, margin, out);
   vertexFaceContacts(B, A, swapped, false, margin, out);
   edgeEdgeContacts(A, B, pairs, margin, out);

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "rigidiff/collision/pair_sort.hpp"
 #include "rigidiff/fwd.hpp"
 #include "rigidiff/spatial/se3.hpp"
 
@@ -57,8 +58,10 @@ struct Bvh {
 /// out = the pairs (i of a, j of b) whose boxes overlap: a's box grown by margin (a's frame) against b's
 /// box placed in a's frame by aMb (the pose of b's frame in a's frame) as an oriented box. The test is
 /// exact for those two boxes (separating axes: the 3 + 3 face normals and their 9 cross products),
-/// sorted. With aMb the identity this is the pairs of overlapping axis-aligned boxes.
-void bvhPairs(const Bvh& a, const Bvh& b, const SE3& aMb, double margin, std::vector<std::pair<int, int>>& out);
+/// sorted. With aMb the identity this is the pairs of overlapping axis-aligned boxes. `buffers` (optional):
+/// sort thousands of pairs by counting in them (pair_sort.hpp); without, std::sort, which allocates nothing.
+void bvhPairs(const Bvh& a, const Bvh& b, const SE3& aMb, double margin, std::vector<std::pair<int, int>>& out,
+              PairSortBuffers* buffers = nullptr);
 
 /// lo, hi (m) = the boxes of the m triangles `faces` (vertex indices into points, n of them).
 /// invalid_argument for an index out of range or a non-finite vertex of a face.

@@ -1,7 +1,7 @@
 """The obstacles of a projective world: ground planes, and balls and boxes that the caller may move between
-steps (kinematic: their motion is prescribed, not simulated). Surface vertices inside one are pushed out by
-the penalty k/2 d^2 of the world's contact_stiffness and rub on it with the world's friction, relative to the
-obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries along during a step; the
+steps (kinematic: their motion is prescribed, not simulated). Surface vertices inside one, and the shapes of
+skeletons' links (skeletons.py), are pushed out by the penalty k/2 d^2 of the world's contact_stiffness and rub
+on it with the world's friction, relative to the obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries along during a step; the
 gradients of a step with respect to a ball's or box's pose come with step_vjp (parameter names
 "pose:<name>:x", ":y", ":z", then ":rx", ":ry", ":rz" for a box's rotation about its own origin, in world
 axes)."""
@@ -28,7 +28,8 @@ class ProjectiveObstacles:
 
     def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
         """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
-        the normal points away from are pushed back by the penalty of stiffness contact_stiffness."""
+        the normal points away from are pushed back by the penalty of stiffness contact_stiffness, and so are the
+        skeletons' link shapes (a sphere by its centre, a capsule by its end-spheres, a box by its corners)."""
         n = as_array(normal, (3,), "normal")
         if not np.linalg.norm(n) > 0.0:
             raise ValueError("normal must be non-zero")
@@ -46,7 +47,7 @@ class ProjectiveObstacles:
     def add_sphere(self, centre, radius: float, name: str | None = None) -> str:
         """Add a ball of the given centre (3,) and radius (> 0) and return its name ("sphere<i>" if None): surface
         vertices that enter it are pushed out along its normal by the penalty of stiffness contact_stiffness
-        and rub on it with the world's friction. set_obstacle_pose moves it between steps (and sets the
+        and rub on it with the world's friction, and so do the skeletons' link shapes. set_obstacle_pose moves it between steps (and sets the
         velocity its surface has during a step: zero until set)."""
         centre = as_array(centre, (3,), "centre")
         radius = as_scalar(radius, "radius", minimum=0.0, strict=True)

@@ -4,7 +4,8 @@ A skeleton's generalised coordinates come after the deformable bodies' vertices 
 order they were added), so adding a robot leaves every vertex index, force vector and muscle as it was. Its
 model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
 copies; the collision shapes of its links (spheres, boxes, capsules) push and rub on the deformable surface
-vertices, two-way, in one implicit step."""
+vertices, two-way, in one implicit step, and on the world's ground, balls and boxes (the core's
+pd_link_obstacles.cpp; a capsule or box link does not touch a box, and a warning says so)."""
 
 from __future__ import annotations
 

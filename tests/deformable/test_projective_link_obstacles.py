@@ -294,3 +294,39 @@ def test_capsules_and_boxes_against_box_obstacles_are_warned_of_once():
     other.add_box((0.1, 0.1, 0.1), rd.Transform((0.5, 0.5, 0.0)))
     with pytest.warns(UserWarning, match="'leg/shin'.*box.*'box0'"):
         other.add_skeleton(_leg(rd.Box((0.02, 0.02, 0.02)), (0.0, 0.0, 0.2)))
+
+
+def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
+    """A capsule leg sliding over a moving ball with friction: the joints' columns of step_jacobians, and the
+    gradient of a three-step rollout with respect to the first step's joint forces, against central differences."""
+    world, name, q, v, f = _pair_world("ball-capsule", True)
+    s = world.layout("leg")
+    J = world.step_jacobians(q, v, f)
+    for i in range(s.v.start, s.v.stop):
+        # the leg's rows: the far cube's vertices move only by the solver's tolerance, which the leg's state sets
+        for key, column, h in (("q", J.dq_dq[s.q, i], 1e-6), ("v", J.dq_dv[s.q, i], 1e-6), ("f", J.dq_dtau[s.q, i], 1e-4)):
+            e = np.zeros(world.nv)
+            e[i] = h
+            args = {"q": q, "v": v, "f": f}
+            up = world.step(**{**args, key: args[key] + e})[0][s.q]
+            down = world.step(**{**args, key: args[key] - e})[0][s.q]
+            assert column == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-6 * np.abs(column).max()), key
+    forces = np.tile(f, (3, 1))
+    Q, V = world.rollout(q, v, forces)
+    assert world.last_step["contacts"] > 0
+    rng = np.random.default_rng(0)
+    dQ, dV = np.zeros_like(Q), np.zeros_like(V)
+    dQ[-1], dV[-1] = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+    g = world.rollout_backward(Q, V, forces, dQ, dV)
+
+    def loss(f0):
+        fs = forces.copy()
+        fs[0] = f0
+        Qh, Vh = world.rollout(q, v, fs)
+        return dQ[-1] @ Qh[-1] + dV[-1] @ Vh[-1]
+
+    for i in range(s.v.start, s.v.stop):
+        e = np.zeros(world.nv)
+        e[i] = 1e-5
+        fd = (loss(f + e) - loss(f - e)) / 2e-5
+        assert g.tau[0, i] == pytest.approx(fd, rel=1e-6, abs=1e-6 * np.abs(g.tau[0, s.v]).max())

@@ -330,3 +330,34 @@ def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
         e[i] = 1e-5
         fd = (loss(f + e) - loss(f - e)) / 2e-5
         assert g.tau[0, i] == pytest.approx(fd, rel=1e-6, abs=1e-6 * np.abs(g.tau[0, s.v]).max())
+
+
+def test_a_box_link_standing_on_frictionless_ground_pushes_a_block_and_momentum_balances():
+    """A box on a translational joint rests on the ground (its corners in it) and pushes a soft block standing on
+    the same frictionless ground: the ground pushes both along z only, so the x momentum of box and block grows by
+    the joint's x force times dt at every step."""
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-10, max_iterations=5000, contact_stiffness=K)
+    world.add_ground()
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.05), (2, 2, 2), origin=(0.0, 0.0, -2e-4))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(3e4, 0.3, 1000.0, kind=("corotated", "volume")), name="block")
+    sk = rd.Skeleton("pusher")
+    box = rd.Box((0.04, 0.06, 0.04))
+    body = sk.add_body("pusher", rd.TranslationalJoint("slide"), joint_origin=rd.Transform((-0.0195, 0.05, 0.0195)),
+                       inertia=rd.Inertia.from_shape(box, mass=0.4))
+    body.add_shape(box)
+    world.add_skeleton(sk)
+    s, m = world.layout("pusher"), world.masses("block")
+    f = np.zeros(world.nv)
+    f[s.v] = (3.0, 0.0, 0.0)
+
+    def momentum(v):
+        return m @ v[world.layout("block").v].reshape(-1, 3)[:, 0] + 0.4 * v[s.v][0]
+
+    q, v = world.q, world.v
+    x0 = world.positions(q, "block")[:, 0].mean()
+    for _ in range(30):
+        p = momentum(v)
+        q, v = world.step(q, v, f)
+        assert momentum(v) == pytest.approx(p + 3.0 * world.dt, rel=1e-6, abs=1e-9)
+    assert world.positions(q, "block")[:, 0].mean() > x0 + 0.01  # pushed along
+    assert -2e-3 < 0.0195 + q[s.q][2] - 0.02 < 0.0  # the pusher stands on the ground, a little in it

@@ -1,12 +1,12 @@
 """A two-link leg standing on the ground kicks a soft ball along it, and the kick that sends the ball to a target
 distance is found by Newton steps on the gradient through the rollout.
 
-A projective world (``rd.World(dt, solver="projective")``) holds a voxelised soft ball and a skeleton: a hip on
-a translational joint (springs and dampers hold it near its start), a thigh on a hip joint and a shin on a knee
-joint (both revolute about -y, so that they turn the foot forward, to +x), with capsules for bones and a sphere for a foot. The foot stands on the ground
-(the ground pushes and rubs on the links' shapes with the penalty and lagged friction it applies to soft
-vertices), and the bones and the foot push the ball two-way. The kick is a torque on the hip joint over a few
-steps (open loop: the skeleton's slice of ``f``); gravity acts on the links and the ball.
+A projective world (``rd.World(dt, solver="projective")``) holds a voxelised soft ball and a skeleton: a hip on a
+translational joint (springs and dampers hold it near its start), a thigh on a hip joint and a shin on a knee joint
+(both revolute about -y, so that they turn the foot forward, to +x), with capsules for bones and a sphere for a foot.
+The foot stands on the ground (the ground pushes and rubs on the links' shapes with the penalty and lagged friction
+it applies to soft vertices), and the bones and the foot push the ball two-way. The kick is a torque on the hip joint
+over a few steps (open loop: the skeleton's slice of ``f``); gravity acts on the links and the ball.
 
 The script lets the leg settle on its foot and reports the foot's share of the weight and its depth in the
 ground, kicks the ball, checks the gradient of the ball's travel with respect to the kick's torque from

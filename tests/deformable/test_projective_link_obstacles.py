@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
-from test_projective_obstacles import _attribute_difference, _pose_differences
+from test_projective_obstacles import _attribute_difference, _friction_switched_on, _pose_differences
 
 import rigidiff as rd
 
@@ -279,6 +279,15 @@ def test_gradients_of_links_on_obstacles_match_central_differences(pair, touchin
             assert np.abs([g.parameter(f"pose:{name}:{c}") for c in "xyz"]).max() > 0.0
 
 
+def test_gradient_of_switching_the_links_friction_on_exists_at_zero():
+    """At mu = 0 the links' friction contacts on the obstacles are still found for the adjoint: the gradient with
+    respect to mu matches a forward difference (mu cannot go below 0) for every pair."""
+    for pair in PAIRS:
+        world, _, q, v, f = _pair_world(pair, True, friction=0.0)
+        g, fd = _friction_switched_on(world, q, v, f)
+        assert g != 0.0 and g == pytest.approx(fd, rel=1e-5), pair
+
+
 def test_capsules_and_boxes_against_box_obstacles_are_warned_of_once():
     world = _world()
     with warnings.catch_warnings():
@@ -304,7 +313,8 @@ def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
     J = world.step_jacobians(q, v, f)
     for i in range(s.v.start, s.v.stop):
         # the leg's rows: the far cube's vertices move only by the solver's tolerance, which the leg's state sets
-        for key, column, h in (("q", J.dq_dq[s.q, i], 1e-6), ("v", J.dq_dv[s.q, i], 1e-6), ("f", J.dq_dtau[s.q, i], 1e-4)):
+        for key, column, h in (("q", J.dq_dq[s.q, i], 1e-6), ("v", J.dq_dv[s.q, i], 1e-6),
+                               ("f", J.dq_dtau[s.q, i], 1e-4)):
             e = np.zeros(world.nv)
             e[i] = h
             args = {"q": q, "v": v, "f": f}

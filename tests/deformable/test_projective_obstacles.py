@@ -43,6 +43,22 @@ def _pose_differences(world, name, components, loss, h):
     return out
 
 
+def _friction_switched_on(world, q, v, f, h=1e-8):
+    """(the step's gradient with respect to mu at mu = 0, its forward difference) for a random loss of the next
+    state: mu cannot go below 0."""
+    rng = np.random.default_rng(4)
+    wq, wv = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+
+    def loss(mu):
+        world.friction = mu
+        qn, vn = world.step(q, v, f)
+        return wq @ qn + wv @ vn
+
+    world.friction = 0.0
+    g = world.step_vjp(q, v, f, wq, wv).parameter("friction")
+    return g, (loss(h) - loss(0.0)) / h
+
+
 def _attribute_difference(world, attr, loss, h):
     """The central difference of loss() over a world's attribute (friction, contact_stiffness), its step h
     relative."""

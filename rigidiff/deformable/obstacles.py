@@ -1,9 +1,9 @@
-"""The obstacles of a projective world: ground planes, and balls and boxes that the caller may move between
-steps (kinematic: their motion is prescribed, not simulated). Surface vertices inside one are pushed out by
-the penalty k/2 d^2 of the world's contact_stiffness and rub on it with the world's friction, relative to the
-obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries along during a step; the
-gradients of a step with respect to a ball's or box's pose come with step_vjp (parameter names
-"pose:<name>:x", ":y", ":z", then ":rx", ":ry", ":rz" for a box's rotation about its own origin, in world
+"""The obstacles of a projective world: ground planes, and balls and boxes that the caller may move between steps
+(kinematic: their motion is prescribed, not simulated). Surface vertices inside one, and the shapes of skeletons'
+links (skeletons.py), are pushed out by the penalty k/2 d^2 of the world's contact_stiffness and rub on it with the
+world's friction, relative to the obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries
+along during a step; the gradients of a step with respect to a ball's or box's pose come with step_vjp (parameter
+names "pose:<name>:x", ":y", ":z", then ":rx", ":ry", ":rz" for a box's rotation about its own origin, in world
 axes)."""
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ class ProjectiveObstacles:
 
     def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
         """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
-        the normal points away from are pushed back by the penalty of stiffness contact_stiffness."""
+        the normal points away from are pushed back by the penalty of stiffness contact_stiffness, and so are the
+        skeletons' link shapes (a sphere by its centre, a capsule by its end-spheres, a box by its corners)."""
         n = as_array(normal, (3,), "normal")
         if not np.linalg.norm(n) > 0.0:
             raise ValueError("normal must be non-zero")
@@ -45,9 +46,9 @@ class ProjectiveObstacles:
 
     def add_sphere(self, centre, radius: float, name: str | None = None) -> str:
         """Add a ball of the given centre (3,) and radius (> 0) and return its name ("sphere<i>" if None): surface
-        vertices that enter it are pushed out along its normal by the penalty of stiffness contact_stiffness
-        and rub on it with the world's friction. set_obstacle_pose moves it between steps (and sets the
-        velocity its surface has during a step: zero until set)."""
+        vertices that enter it are pushed out along its normal by the penalty of stiffness contact_stiffness and rub
+        on it with the world's friction, and so do the skeletons' link shapes. set_obstacle_pose moves it between
+        steps (and sets the velocity its surface has during a step: zero until set)."""
         centre = as_array(centre, (3,), "centre")
         radius = as_scalar(radius, "radius", minimum=0.0, strict=True)
         name = self._new_obstacle_name(name, "sphere")
@@ -59,7 +60,8 @@ class ProjectiveObstacles:
     def add_box(self, size, pose=None, name: str | None = None) -> str:
         """Add a box of edge lengths size (3,) (> 0) centred at pose (an rd.Transform; identity if None) and
         return its name ("box<i>" if None): surface vertices that enter it are pushed out through its nearest
-        face by the penalty of stiffness contact_stiffness and rub on it with the world's friction.
+        face by the penalty of stiffness contact_stiffness and rub on it with the world's friction, and so are the
+        spheres of skeletons' links (a warning names each capsule or box link, which it does not touch).
         set_obstacle_pose moves it between steps, e.g. to push a soft body along a prescribed path (and sets the
         velocity its surface has during a step: zero until set)."""
         size = as_array(size, (3,), "size")
@@ -72,6 +74,7 @@ class ProjectiveObstacles:
         self._pw_add_box(size / 2.0, pose.rotation, pose.translation)
         index = sum(k == "box" for k, *_ in self._obstacles.values())
         self._obstacles[name] = ["box", index, size.copy(), pose, np.zeros(6)]
+        self._warn_of_untouching_pairs()
         return name
 
     @property

@@ -4,9 +4,12 @@ A skeleton's generalised coordinates come after the deformable bodies' vertices 
 order they were added), so adding a robot leaves every vertex index, force vector and muscle as it was. Its
 model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
 copies; the collision shapes of its links (spheres, boxes, capsules) push and rub on the deformable surface
-vertices, two-way, in one implicit step."""
+vertices, two-way, in one implicit step, and on the world's ground, balls and boxes (the core's
+pd_link_obstacles.cpp; a capsule or box link does not touch a box, and a warning says so)."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -44,6 +47,7 @@ class ProjectiveSkeletons:
         self._skeletons: list = []
         self._articulated = None  # the lcp World that compiles the skeletons
         self._link_shapes: list = []  # per link shape: (skeleton name, frame index, shape, pose in the body frame)
+        self._warned_pairs: set = set()  # (link, obstacle) pairs without contact already warned of
 
     @property
     def skeletons(self) -> list:
@@ -65,11 +69,13 @@ class ProjectiveSkeletons:
         before it), starting at its neutral configuration at rest; ``world.layout(skeleton.name)`` gives them,
         and the same slice of the step's ``f`` holds its joint forces tau. The collision shapes of its links
         (spheres, boxes, capsules) push the deformable surface vertices with the penalty of contact_stiffness and
-        rub on them with the world's friction, two-way: one implicit-Euler step minimises the deformable bodies'
-        and the skeletons' incremental potential together (docs/deformable.md, "Robots"), with the joints'
-        damping, stiffness and effort limits and gravity on the links (their position limits are not
-        enforced). Links of skeletons do not touch each other, the ground or the balls and boxes, and shapes
-        welded to the world are ignored. The skeleton is compiled when added: later edits to it are not seen.
+        rub on them with the world's friction, two-way, and are pushed and rubbed the same way by the ground
+        planes, the balls and the boxes (one-way: those are kinematic): one implicit-Euler step minimises the
+        deformable bodies' and the skeletons' incremental potential together (docs/deformable.md, "Robots"),
+        with the joints' damping, stiffness and effort limits and gravity on the links (their position limits
+        are not enforced). A capsule or box link does not touch a box obstacle (a warning names such pairs),
+        links of skeletons do not touch each other, and shapes welded to the world are ignored. The skeleton
+        is compiled when added: later edits to it are not seen.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a free, ball or planar joint (weld a floating base with a fixed root joint), or a
@@ -120,6 +126,28 @@ class ProjectiveSkeletons:
                 self._pw_add_link_shape(joint, kind, placement.rotation, placement.translation, size)
                 self._link_shapes.append((sk.name, f, inst.shape, inst.origin))
         self._skeletons, self._articulated = list(skeletons), inner
+        self._warn_of_untouching_pairs()
+
+    def _link_name(self, f: int) -> str:
+        sk, body = self._articulated._frames[f]
+        return f"{sk.name}/{body.name}"
+
+    def _warn_of_untouching_pairs(self) -> None:
+        """Warn once per pair of a capsule or box link and a box obstacle: such pairs do not touch."""
+        from rigidiff.shapes import Sphere
+
+        boxes = [name for name, (kind, *_) in self._obstacles.items() if kind == "box"]
+        for _, f, shape, _ in self._link_shapes:
+            if isinstance(shape, Sphere):
+                continue
+            for box in boxes:
+                pair = (self._link_name(f), type(shape).__name__, box)
+                if pair in self._warned_pairs:
+                    continue
+                self._warned_pairs.add(pair)
+                warnings.warn(f"link {pair[0]!r}: its {pair[1].lower()} does not touch the box obstacle {box!r} "
+                              f"(a projective world's links touch boxes with their spheres only; give the link a "
+                              f"sphere there)", stacklevel=3)
 
     def _skeleton_layout(self, name):
         """The Layout of the skeleton called name (or given as the object), None if there is none."""

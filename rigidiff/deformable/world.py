@@ -474,7 +474,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core
     @property
     def last_step(self) -> dict:
         """What the last step did: iterations (Newton or L-BFGS), converged, residual (final |grad g| relative to force_scale),
-        contacts (pairs of a surface vertex and a plane, ball, box or link shape it is inside), force_scale (see
+        contacts (pairs of a surface vertex and a plane, ball, box or link shape it is inside, and the links'
+        probes inside a plane, ball or box: docs/deformable.md, "Robots"), force_scale (see
         ProjectiveWorld's tolerance)."""
         s = self._pw_stats()
         return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),

@@ -5,7 +5,7 @@ own step, through the state, the forces, the poses and mu."""
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
-from test_projective_obstacles import _moved
+from test_projective_obstacles import _attribute_difference, _pose_differences
 
 import rigidiff as rd
 
@@ -76,23 +76,11 @@ def test_gradients_with_friction_on_moving_obstacles_match_central_differences()
             assert grad[i] == pytest.approx(fd, rel=rel, abs=rel * scale), (name, i)
     pscale = np.abs(g.parameters).max()
     for name, components in ((lid, 6), (ball, 3)):
-        pose, velocity = world.obstacle_pose(name), world.obstacle_velocity(name)
-        for c in range(components):
-            values = []
-            for sign in (1, -1):
-                world.set_obstacle_pose(name, _moved(pose, c, sign * h), velocity)
-                values.append(loss())
-            world.set_obstacle_pose(name, pose, velocity)
-            key = f"pose:{name}:{('x', 'y', 'z', 'rx', 'ry', 'rz')[c]}"
-            assert g.parameter(key) == pytest.approx((values[0] - values[1]) / (2 * h), rel=rel, abs=rel * pscale), key
-    for attr, value in (("friction", 0.4), ("contact_stiffness", 2e4)):
-        step = h * value
-        setattr(world, attr, value + step)
-        up = loss()
-        setattr(world, attr, value - step)
-        down = loss()
-        setattr(world, attr, value)
-        assert g.parameter(attr) == pytest.approx((up - down) / (2 * step), rel=rel, abs=rel * pscale), attr
+        for key, fd in _pose_differences(world, name, components, loss, h).items():
+            assert g.parameter(key) == pytest.approx(fd, rel=rel, abs=rel * pscale), key
+    for attr in ("friction", "contact_stiffness"):
+        fd = _attribute_difference(world, attr, loss, h)
+        assert g.parameter(attr) == pytest.approx(fd, rel=rel, abs=rel * pscale), attr
 
 
 def test_bad_velocities_are_refused():

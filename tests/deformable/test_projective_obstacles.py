@@ -28,6 +28,50 @@ def _moved(pose, component, h):
     return rd.Transform(pose.translation, Rotation.from_rotvec(w).as_matrix() @ pose.rotation)
 
 
+def _pose_differences(world, name, components, loss, h):
+    """{parameter name: central difference of loss()} over the first `components` of the obstacle's pose (its
+    velocity kept)."""
+    pose, velocity = world.obstacle_pose(name), world.obstacle_velocity(name)
+    out = {}
+    for c in range(components):
+        values = []
+        for sign in (1, -1):
+            world.set_obstacle_pose(name, _moved(pose, c, sign * h), velocity)
+            values.append(loss())
+        world.set_obstacle_pose(name, pose, velocity)
+        out[f"pose:{name}:{('x', 'y', 'z', 'rx', 'ry', 'rz')[c]}"] = (values[0] - values[1]) / (2 * h)
+    return out
+
+
+def _friction_switched_on(world, q, v, f, h=1e-8):
+    """(the step's gradient with respect to mu at mu = 0, its forward difference) for a random loss of the next
+    state: mu cannot go below 0."""
+    rng = np.random.default_rng(4)
+    wq, wv = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+
+    def loss(mu):
+        world.friction = mu
+        qn, vn = world.step(q, v, f)
+        return wq @ qn + wv @ vn
+
+    world.friction = 0.0
+    g = world.step_vjp(q, v, f, wq, wv).parameter("friction")
+    return g, (loss(h) - loss(0.0)) / h
+
+
+def _attribute_difference(world, attr, loss, h):
+    """The central difference of loss() over a world's attribute (friction, contact_stiffness), its step h
+    relative."""
+    value = getattr(world, attr)
+    step = h * value
+    setattr(world, attr, value + step)
+    up = loss()
+    setattr(world, attr, value - step)
+    down = loss()
+    setattr(world, attr, value)
+    return (up - down) / (2 * step)
+
+
 def test_pose_gradients_match_central_differences():
     world = _block()
     box = world.add_box((0.1, 0.1, 0.1), rd.Transform((0.13, 0.02, -0.03),

@@ -336,6 +336,16 @@ def check_soft_ball_gripper(report: str, out: Path):
     check_pngs(out, ["soft_ball_gripper.png", "soft_ball_gripper_frames.png"], report)
 
 
+def check_soft_ball_kick(report: str, out: Path):
+    depth = number(report, rf"standing: the foot is {NUM} mm deep")
+    assert 0.1 < depth < 0.3 and 0.5 < number(report, rf"in the ground, carrying {NUM} N") < 1.5  # it stands
+    assert number(report, rf"the ball's centre of mass moves {NUM} m") > 0.005  # the kick reaches the ball
+    final, target = number(report, rf"the ball ends at {NUM} m, target"), number(report, rf"m, target {NUM} m")
+    assert abs(final - target) < 1e-4  # the torque found by the gradient sends it to the target
+    assert number(report, rf"relative difference {NUM}") < 1e-4  # the adjoint through the rollout
+    check_pngs(out, ["soft_ball_kick.png", "soft_ball_kick_frames.png"], report)
+
+
 def check_soft_torus(report: str, out: Path):
     assert number(report, rf"relative difference {NUM}") < 1e-3  # the adjoint through the rollout, along a direction
     before = number(report, rf"first guess {NUM} cm")
@@ -366,6 +376,7 @@ def check_soft_plant(report: str, out: Path):
 
 CHECKS = {
     "soft_ball_gripper.py": check_soft_ball_gripper,
+    "soft_ball_kick.py": check_soft_ball_kick,
     "soft_plant_sysid.py": check_soft_plant,
     "soft_torus_roll.py": check_soft_torus,
     "soft_quadruped_walk.py": check_soft_quadruped,

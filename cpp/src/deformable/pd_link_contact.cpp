@@ -23,21 +23,8 @@ namespace {
 
 // the signed distance of p to a shape centred at its frame's origin, with the normal and Hessian (local frame)
 double localDistance(const PdLinkShape& shape, const Vec3& p, Vec3* n, Mat3* C) {
+  if (shape.kind == PdShapeKind::Box) return boxDistance(shape.size, p, n, C);
   C->setZero();
-  if (shape.kind == PdShapeKind::Box) {
-    const Vec3 excess = p.cwiseAbs() - shape.size;
-    const Vec3 sign(p[0] < 0.0 ? -1.0 : 1.0, p[1] < 0.0 ? -1.0 : 1.0, p[2] < 0.0 ? -1.0 : 1.0);
-    if ((excess.array() < 0.0).all()) {  // inside: the nearest face's plane
-      int j = 0;
-      excess.maxCoeff(&j);
-      *n = sign[j] * Vec3::Unit(j);
-      return excess[j];
-    }
-    const Vec3 out = excess.cwiseMax(0.0).cwiseProduct(sign);
-    const double d = out.norm();
-    *n = out / d;
-    return d;  // outside: no contact, so its curvature is never needed
-  }
   // a sphere, or a capsule: the distance to its axis segment [-half, half] along z minus the radius
   Vec3 r = p;
   bool on_axis = false;
@@ -57,42 +44,18 @@ double localDistance(const PdLinkShape& shape, const Vec3& p, Vec3* n, Mat3* C) 
   return len - shape.size[0];
 }
 
-// the chain's point (v_c + w_c x x) and angular (w_c) Jacobian columns of joint j's link at the world point x
-void chainJacobians(const Model& model, const Data& data, int j, const Vec3& x, MatX& J, MatX& W) {
-  J.setZero(3, model.nv);
-  W.setZero(3, model.nv);
-  forChainDofs(model, j, [&](int c) {
-    const Vec3 w = data.J.col(c).tail<3>();
-    J.col(c) = data.J.col(c).head<3>() + w.cross(x);
-    W.col(c) = w;
-  });
-}
-
-// out(i, j) += scale n . (w_j x a_i) for i <= j (i an ancestor: the lower dof index), or scale n . (w_i x a_j)
-// when ancestor_turns, symmetrised: the terms of the Hessian that the links' turning brings (a = J)
-void addTurningTerms(const MatX& A, const MatX& W, const Vec3& n, double scale, bool ancestor_turns, MatX& out) {
-  const int nv = static_cast<int>(A.cols());
-  for (int i = 0; i < nv; ++i)
-    for (int j = i; j < nv; ++j) {
-      const int a = ancestor_turns ? j : i, t_col = ancestor_turns ? i : j;
-      const double t = scale * n.dot(Vec3(W.col(t_col)).cross(Vec3(A.col(a))));
-      out(i, j) += t;
-      if (j != i) out(j, i) += t;
-    }
-}
-
 // the lagged slip of a friction contact and its mollifier (pd_friction.cpp's f0, f1)
 struct LinkSlip {
   Vec3 u, r, phi;  // the slip in the tangent plane, x - phi, the material point
   double y = 0.0, f0 = 0.0, f1_y = 0.0, c2 = 0.0;
 };
 
-LinkSlip linkSlip(const PdModel& model, const PdLinkFriction& c, const SE3& pose, const Vec3& x) {
+LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, const SE3& pose, const Vec3& x) {
   LinkSlip s;
   const double eps = model.friction_velocity * model.dt;
-  s.phi = pose.actPoint(c.local);
+  s.phi = pose.actPoint(local);
   s.r = x - s.phi;
-  s.u = s.r - c.normal * c.normal.dot(s.r);
+  s.u = s.r - normal * normal.dot(s.r);
   s.y = s.u.norm();
   if (s.y < eps) {
     s.f0 = -s.y * s.y * s.y / (3.0 * eps * eps) + s.y * s.y / eps + eps / 3.0;
@@ -110,6 +73,94 @@ LinkSlip linkSlip(const PdModel& model, const PdLinkFriction& c, const SE3& pose
 SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) { return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement; }
 
 }  // namespace
+
+double boxDistance(const Vec3& half, const Vec3& p, Vec3* n, Mat3* C) {
+  C->setZero();
+  const Vec3 excess = p.cwiseAbs() - half;
+  const Vec3 sign(p[0] < 0.0 ? -1.0 : 1.0, p[1] < 0.0 ? -1.0 : 1.0, p[2] < 0.0 ? -1.0 : 1.0);
+  if ((excess.array() < 0.0).all()) {  // inside: the nearest face's plane
+    int j = 0;
+    excess.maxCoeff(&j);
+    *n = sign[j] * Vec3::Unit(j);
+    return excess[j];
+  }
+  // outside: the distance to the nearest face, edge or corner, curved across the axes it sticks out along
+  const Vec3 out = excess.cwiseMax(0.0).cwiseProduct(sign);
+  const double d = out.norm();
+  *n = out / d;
+  for (int a = 0; a < 3; ++a) (*C)(a, a) = excess[a] > 0.0 ? 1.0 / d : 0.0;
+  *C -= *n * n->transpose() / d;
+  return d;
+}
+
+void chainJacobians(const Model& model, const Data& data, int j, const Vec3& x, MatX& J, MatX& W) {
+  J.setZero(3, model.nv);
+  W.setZero(3, model.nv);
+  forChainDofs(model, j, [&](int c) {
+    const Vec3 w = data.J.col(c).tail<3>();
+    J.col(c) = data.J.col(c).head<3>() + w.cross(x);
+    W.col(c) = w;
+  });
+}
+
+void addTurningTerms(const MatX& A, const MatX& W, const Vec3& n, double scale, bool ancestor_turns, MatX& out) {
+  const int nv = static_cast<int>(A.cols());
+  for (int i = 0; i < nv; ++i)
+    for (int j = i; j < nv; ++j) {
+      const int a = ancestor_turns ? j : i, t_col = ancestor_turns ? i : j;
+      const double t = scale * n.dot(Vec3(W.col(t_col)).cross(Vec3(A.col(a))));
+      out(i, j) += t;
+      if (j != i) out(j, i) += t;
+    }
+}
+
+double linkFrictionTerm(const PdModel& model, const PdSkeletons& sk, const Data& data, int j, const Vec3& local,
+                        const Vec3& normal, double lambda, const Vec3& x, Vec3* gx, VecX* gs, MatX* hss,
+                        PdCouplingBlock* block) {
+  const LinkSlip sl = linkSlip(model, normal, local, data.oMi[j], x);
+  const double w = model.friction * lambda;
+  if (!(w > 0.0)) return w * sl.f0;
+  const Vec3 psi = sl.f1_y * sl.u;
+  MatX J, W;
+  chainJacobians(sk.model, data, j, sl.phi, J, W);
+  if (gx) *gx += w * psi;
+  if (gs) *gs -= w * J.transpose() * psi;
+  if (!hss) return w * sl.f0;
+  const Mat3 P = Mat3::Identity() - normal * normal.transpose();
+  const Mat3 Hu = w * (sl.f1_y * P + sl.c2 * sl.u * sl.u.transpose());
+  *hss += J.transpose() * Hu * J;
+  // dD/dp . d^2 p / ds_i ds_j = -w psi . (w_i x J_j) for i an ancestor of j
+  addTurningTerms(J, W, psi, -w, true, *hss);
+  if (block) {
+    block->xx = Hu;
+    block->xs = -Hu * J;
+  }
+  return w * sl.f0;
+}
+
+LinkFrictionCotangent linkFrictionCotangent(const PdModel& model, const PdSkeletons& sk, const Data& data, int j,
+                                            const Vec3& local, const Vec3& normal, double lambda, const Vec3& x,
+                                            const Vec3& zx, const VecX& ws) {
+  const double mu = model.friction;
+  const SE3& pose = data.oMi[j];
+  const LinkSlip sl = linkSlip(model, normal, local, pose, x);
+  MatX J, W;
+  chainJacobians(sk.model, data, j, sl.phi, J, W);
+  // w^T grad C_c = mu lambda (z_x - J ws) . psi =: mu lambda rel . psi
+  const Vec3 psi = sl.f1_y * sl.u, rel = zx - J * ws, omega = W * ws;
+  LinkFrictionCotangent g;
+  g.per_mu = -lambda * rel.dot(psi);
+  if (!(mu > 0.0)) return g;
+  const Mat3 Hpsi = sl.f1_y * Mat3::Identity() + sl.c2 * sl.u * sl.u.transpose();  // d psi / d u
+  const Mat3 P = Mat3::Identity() - normal * normal.transpose();
+  const Vec3 hr = Hpsi * rel;
+  // its derivatives with respect to the lagged lambda, material point p (through phi = pose p), normal and x
+  g.lambda = mu * rel.dot(psi);
+  g.local = pose.R.transpose() * (mu * lambda * (-psi.cross(omega) - P * hr));
+  g.normal = -mu * lambda * (normal.dot(sl.r) * hr + hr.dot(normal) * sl.r);
+  g.point = mu * lambda * P * hr;
+  return g;
+}
 
 void checkSkeletonJoints(const Model& model) {
   for (int j = 1; j < model.njoints; ++j) {
@@ -203,30 +254,16 @@ double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
   }
   // friction: mu lambda f0(|P (x - p(s))|), p the link's material point under the vertex at the start
   for (const PdLinkFriction& c : ad.friction) {
-    const int j = sk.shapes[c.shape].joint;
-    const SE3& pose = ad.data.oMi[j];
     const Vec3 x = X.row(c.vertex).transpose();
-    const LinkSlip sl = linkSlip(model, c, pose, x);
-    const double w = model.friction * c.lambda;
-    energy += w * sl.f0;
-    if (!(w > 0.0)) continue;
-    const Vec3 psi = sl.f1_y * sl.u;
-    MatX J, W;
-    chainJacobians(sk.model, ad.data, j, sl.phi, J, W);
-    if (gx) gx->row(c.vertex) += w * psi.transpose();
-    if (gs) *gs -= w * J.transpose() * psi;
-    if (!hessian) continue;
-    const Mat3 P = Mat3::Identity() - c.normal * c.normal.transpose();
-    const Mat3 Hu = w * (sl.f1_y * P + sl.c2 * sl.u * sl.u.transpose());
+    Vec3 g = Vec3::Zero();
     PdCouplingBlock b;
     b.vertex = c.vertex;
-    b.xx = Hu;
-    b.xs = -Hu * J;
-    *hss += J.transpose() * Hu * J;
-    // dD/dp . d^2 p / ds_i ds_j = -w psi . (w_i x J_j) for i an ancestor of j
-    addTurningTerms(J, W, psi, -w, true, *hss);
-    ad.blocks.push_back(std::move(b));
+    energy += linkFrictionTerm(model, sk, ad.data, sk.shapes[c.shape].joint, c.local, c.normal, c.lambda, x,
+                               gx ? &g : nullptr, gs, hessian ? hss : nullptr, &b);
+    if (gx) gx->row(c.vertex) += g.transpose();
+    if (hessian && b.xs.size() > 0) ad.blocks.push_back(std::move(b));
   }
+  energy += linkObstacleCoupling(model, sk, ad, gs, hessian ? hss : nullptr);
   return energy;
 }
 
@@ -235,27 +272,16 @@ double linkFrictionCotangents(const PdModel& model, const PdSkeletons& sk, const
   const double k = model.contact_stiffness, mu = model.friction;
   double per_mu = 0.0;
   for (const PdLinkFriction& c : ad.friction) {
-    const int j = sk.shapes[c.shape].joint;
-    const SE3& pose = ad.data.oMi[j];
-    const LinkSlip sl = linkSlip(model, c, pose, X.row(c.vertex).transpose());
-    MatX J, W;
-    chainJacobians(sk.model, ad.data, j, sl.phi, J, W);
-    // w^T grad C_c = mu lambda (z_i - J ws) . psi =: mu lambda rel . psi
-    const Vec3 psi = sl.f1_y * sl.u, rel = Z.row(c.vertex).transpose() - J * ws, omega = W * ws;
-    per_mu -= c.lambda * rel.dot(psi);
+    const LinkFrictionCotangent g = linkFrictionCotangent(model, sk, ad.data, sk.shapes[c.shape].joint, c.local,
+                                                          c.normal, c.lambda, X.row(c.vertex).transpose(),
+                                                          Z.row(c.vertex).transpose(), ws);
+    per_mu += g.per_mu;
     if (!(mu > 0.0)) continue;
-    const Mat3 Hpsi = sl.f1_y * Mat3::Identity() + sl.c2 * sl.u * sl.u.transpose();  // d psi / d u
-    const Mat3 P = Mat3::Identity() - c.normal * c.normal.transpose();
-    const Vec3 hr = Hpsi * rel;
-    // its derivatives with respect to the lagged lambda, material point p (through phi = pose p) and normal
-    const double g_lambda = mu * rel.dot(psi);
-    const Vec3 g_local = pose.R.transpose() * (mu * c.lambda * (-psi.cross(omega) - P * hr));
-    const Vec3 g_normal = -mu * c.lambda * (c.normal.dot(sl.r) * hr + hr.dot(c.normal) * sl.r);
     // chained to the start: lambda = -k d(x0, s0), n = grad_x d, local = R0^T (x0 - p0)
-    const Vec3 gx = -k * g_lambda * c.normal + c.curvature * g_normal + c.rotation0 * g_local;
+    const Vec3 gx = -k * g.lambda * c.normal + c.curvature * g.normal + c.rotation0 * g.local;
     gq.row(c.vertex) -= gx.transpose();
-    gs0 -= k * g_lambda * (c.J0.transpose() * c.normal) - c.J0.transpose() * (c.curvature * g_normal) +
-           c.W0.transpose() * c.normal.cross(g_normal) - c.J0.transpose() * (c.rotation0 * g_local);
+    gs0 -= k * g.lambda * (c.J0.transpose() * c.normal) - c.J0.transpose() * (c.curvature * g.normal) +
+           c.W0.transpose() * c.normal.cross(g.normal) - c.J0.transpose() * (c.rotation0 * g.local);
   }
   return per_mu;
 }

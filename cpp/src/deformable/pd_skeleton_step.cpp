@@ -120,6 +120,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
     pdFactorise(model, data, contacts);
   pdFrictionContacts(model, data);
   linkFrictionContacts(model, sk, ad, q, s0, false);
+  linkObstacleFrictionContacts(model, sk, ad, s0, false);
 
   Points X = q, grad;
   VecX gs;
@@ -217,7 +218,9 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   u_next = (ad.s - s0) / h;
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
-  ad.contacts = static_cast<int>(final_contacts.size());
+  int obstacle_contacts = 0;
+  linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts);
+  ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts;
   data.contacts = ad.contacts + pdObstacleContactCount(model, X);
 }
 

@@ -49,11 +49,16 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   gs = VecX::Zero(nv);
   PdSkeletonData lagged(sk.model);
   linkFrictionContacts(model, sk, lagged, data.q, ad.s0, true);
+  linkObstacleFrictionContacts(model, sk, lagged, ad.s0, true);
   std::vector<PdLinkContact> again;  // (the kinematics at the solution, which linkFrictionCotangents reads)
   linkContacts(model, sk, lagged, data.x, ad.s, again);
   const double per_mu = linkFrictionCotangents(model, sk, lagged, data.x, Z, ws, gq, gs);
   data.grad_friction += per_mu;
   data.grad_contact_stiffness += model.friction * per_mu / model.contact_stiffness;
+  // the links against the obstacles (the kinematics at the solution are in ad.data)
+  const auto [grad_k, obstacle_per_mu] = linkObstacleCotangents(model, sk, ad, lagged, ws, gs, data.grad_obstacles);
+  data.grad_contact_stiffness += grad_k;
+  data.grad_friction += obstacle_per_mu;
 
   // the joints: s' = s, u' = (s - s0) / h
   gu = VecX::Zero(nv);

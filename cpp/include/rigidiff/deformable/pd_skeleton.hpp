@@ -13,6 +13,7 @@
 // the adjoint of the step is exact too.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "rigidiff/deformable/pd_step.hpp"
@@ -73,6 +74,20 @@ struct PdCouplingBlock {
   MatX xs;  ///< 3 x nv
 };
 
+/// Lagged friction of a link shape inside an obstacle at the step's start (pd_link_obstacles.cpp): the normal
+/// force lambda = k depth, the normal, the link's material point at the contact (in the joint frame) and the
+/// obstacle's material point there at the end of the step (`reference`: it moves with the obstacle's velocity).
+/// `lagged` holds their derivatives (rows: lambda, normal, local, reference) along the start's link twist (world
+/// axes, linear at the origin, then angular) and the obstacle's translation and rotation about its position (12
+/// columns); jv0 and w0 map the joints' velocities to that link twist at the start (3 x nv each), for the adjoint.
+struct PdLinkObstacleFriction {
+  int shape = 0, obstacle = 0;
+  double lambda = 0.0;
+  Vec3 normal = Vec3::UnitZ(), local = Vec3::Zero(), reference = Vec3::Zero();
+  Eigen::Matrix<double, 10, 12> lagged;
+  MatX jv0, w0;
+};
+
 /// Scratch and caches of a coupled step (the multibody Data, the step's constants, the solution's Hessian).
 struct PdSkeletonData {
   explicit PdSkeletonData(const Model& model) : data(model) {}
@@ -81,6 +96,7 @@ struct PdSkeletonData {
   MatX M;                           ///< M(s0)
   VecX bias;                        ///< b(s0, u0), gravity included
   std::vector<PdLinkFriction> friction;
+  std::vector<PdLinkObstacleFriction> obstacle_friction;
   std::vector<PdCouplingBlock> blocks;  ///< the coupling Hessian at the last iterate (or solution)
   MatX hss;                         ///< the joints' block of the Hessian, the skeletons' own terms included
   Eigen::LLT<MatX> preconditioner;  ///< of the joints' Gauss-Newton block
@@ -91,6 +107,56 @@ struct PdSkeletonData {
 
 /// invalid_argument naming the joint unless every joint is revolute, prismatic or translational.
 void checkSkeletonJoints(const Model& model);
+
+/// The signed distance of the point p (box frame) to a box of half extents `half` centred at the origin, with the
+/// outward normal and the distance field's Hessian (zero inside, where the field is the nearest face's plane).
+double boxDistance(const Vec3& half, const Vec3& p, Vec3* normal, Mat3* curvature);
+
+/// The chain's point (v_c + w_c x x) and angular (w_c) Jacobian columns (3 x nv each) of joint j's link at the
+/// world point x, from the joint Jacobians in data.
+void chainJacobians(const Model& model, const Data& data, int j, const Vec3& x, MatX& J, MatX& W);
+
+/// out(i, j) += scale n . (w_j x a_i) for i <= j (i an ancestor: the lower dof index), or scale n . (w_i x a_j)
+/// when ancestor_turns, symmetrised: the terms of the Hessian that the links' turning brings (A = J).
+void addTurningTerms(const MatX& A, const MatX& W, const Vec3& n, double scale, bool ancestor_turns, MatX& out);
+
+/// The lagged friction term mu lambda f0(|P (x - p(s))|) of a point x against the material point p = pose local
+/// of joint j's link (P = I - n n^T, n the lagged normal), at the kinematics in data: its energy, its gradient
+/// added to gx (3) and gs (nv) when given, and when hss is given its Hessian (the joints' block added to hss, the
+/// point's blocks into block when given).
+double linkFrictionTerm(const PdModel& model, const PdSkeletons& sk, const Data& data, int j, const Vec3& local,
+                        const Vec3& normal, double lambda, const Vec3& x, Vec3* gx, VecX* gs, MatX* hss,
+                        PdCouplingBlock* block);
+
+/// The derivatives of w^T grad(term) for linkFrictionTerm's term and the adjoint (zx on the point x, ws on the
+/// joints): with respect to the lagged lambda, normal and material point (joint frame), and to x; per_mu is the
+/// cotangent of the friction coefficient, -w^T d(grad term)/d(mu).
+struct LinkFrictionCotangent {
+  double per_mu = 0.0, lambda = 0.0;
+  Vec3 normal = Vec3::Zero(), local = Vec3::Zero(), point = Vec3::Zero();
+};
+LinkFrictionCotangent linkFrictionCotangent(const PdModel& model, const PdSkeletons& sk, const Data& data, int j,
+                                            const Vec3& local, const Vec3& normal, double lambda, const Vec3& x,
+                                            const Vec3& zx, const VecX& ws);
+
+/// The link shapes against the obstacles (pd_link_obstacles.cpp): C_o(s) = sum k/2 d^2 over the link points
+/// inside a plane or a box and the balls inside a link shape at the joint coordinates whose kinematics ad.data
+/// holds, plus the lagged friction of ad.obstacle_friction; its gradient added to gs and its Hessian to hss when
+/// given. Returns the energy; contacts (if not null) receives the number of penetrating pairs.
+double linkObstacleCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, VecX* gs, MatX* hss,
+                            int* contacts = nullptr);
+
+/// The lagged friction of the link shapes on the obstacles at the start s0 (its kinematics computed into ad.data)
+/// into ad.obstacle_friction (none without friction unless always).
+void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& s0,
+                                  bool always);
+
+/// For the adjoint ws (nv) of the step whose solution's kinematics ad.data holds: adds the cotangents of the start's
+/// joints (gs0) and the obstacles' poses (grad_obstacles, 6 per obstacle) through the link-obstacle penalty and the
+/// lagged friction of `lagged` (built with always = true), and returns (the contact stiffness's, mu's) cotangents.
+std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                                 const PdSkeletonData& lagged, const VecX& ws, VecX& gs0,
+                                                 VecX& grad_obstacles);
 
 /// Signed distance of the world point x to shape k of the skeletons posed by the kinematics in data (oMi), with
 /// the outward normal and the distance field's Hessian (world frame).

@@ -1,0 +1,252 @@
+// The links' shapes against the obstacles of a projective world (pd_skeleton.hpp): the ground planes, balls and
+// boxes push and rub on the links with the vertices' penalty k/2 d^2 and lagged friction, as terms of the coupled
+// potential over the joint coordinates s with exact gradients and Hessians.
+//
+// A pair is one or more probes, each exact for its pair:
+// - a point probe: a material point p(s) = pose(s) l of the link with a radius r (a sphere's centre, a capsule's
+//   end-spheres, a box's corners with r = 0) in the distance field phi of a plane or a box obstacle:
+//   d = phi(p(s)) - r, grad d = J^T n, hess d = J^T C J + n . (w_i x J_j) (i an ancestor of j);
+// - a field probe: a ball's centre c in the link shape's distance field (pd_link_contact.cpp's vertices), minus
+//   the ball's radius: d = phi_link(c; s) - R, grad d = -J(c)^T n, hess d = J^T C J + n . (w_j x J_i).
+// Capsules and boxes against box obstacles have no exact probe here (the Python layer warns of such pairs).
+//
+// Friction follows the link's surface point at the contact at the step's start, p0 (r along -n from a point
+// probe, the link's surface point nearest a ball's centre), as a material point of the link, against the
+// obstacle's material point there moved by the obstacle's velocity over the step (the reference): the vertex
+// friction of pd_link_contact.cpp with the reference in the vertex's place. Its lagged quantities (lambda,
+// normal, material point, reference) depend on the start's joints and the obstacle's pose; their derivatives
+// along the link's twist and the obstacle's translation and rotation are taken forward when they are found.
+#include <array>
+
+#include "rigidiff/algorithm/jacobian.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/deformable/pd_skeleton.hpp"
+
+namespace rigidiff {
+namespace deformable {
+namespace {
+
+struct Probe {
+  int shape = 0, obstacle = 0;
+  bool field = false;      // a ball's centre in the link's field (else a link point in the obstacle's field)
+  Vec3 local = Vec3::Zero();  // the link point in its joint's frame (point probes)
+  double radius = 0.0;     // the link's radius about the point, or the ball's
+};
+
+std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& sk) {
+  std::vector<Probe> out;
+  const int n_planes = static_cast<int>(model.planes.size()), n_spheres = static_cast<int>(model.spheres.size());
+  for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
+    const PdLinkShape& shape = sk.shapes[k];
+    for (int o = 0; o < model.obstacleCount(); ++o) {
+      Probe p;
+      p.shape = k;
+      p.obstacle = o;
+      if (o >= n_planes && o < n_planes + n_spheres) {  // a ball: its centre in the link's field
+        p.field = true;
+        p.radius = model.spheres[o - n_planes].radius;
+        out.push_back(p);
+        continue;
+      }
+      if (shape.kind == PdShapeKind::Sphere) {
+        p.local = shape.placement.p;
+        p.radius = shape.size[0];
+        out.push_back(p);
+      } else if (o >= n_planes) {
+        continue;  // a capsule or a box against a box obstacle: not supported
+      } else if (shape.kind == PdShapeKind::Capsule) {  // the end-spheres are exact against a plane
+        p.radius = shape.size[0];
+        for (double end : {-1.0, 1.0}) {
+          p.local = shape.placement.actPoint(Vec3(0.0, 0.0, end * shape.size[1]));
+          out.push_back(p);
+        }
+      } else {  // a box: its corners are exact against a plane
+        for (int c = 0; c < 8; ++c) {
+          const Vec3 corner((c & 1 ? 1.0 : -1.0) * shape.size[0], (c & 2 ? 1.0 : -1.0) * shape.size[1],
+                            (c & 4 ? 1.0 : -1.0) * shape.size[2]);
+          p.local = shape.placement.actPoint(corner);
+          out.push_back(p);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+// the distance field of a plane or a box obstacle at x, with its normal and Hessian (world frame)
+double obstacleField(const PdModel& model, int o, const Vec3& x, Vec3* n, Mat3* C) {
+  const int n_planes = static_cast<int>(model.planes.size());
+  if (o < n_planes) {
+    *n = model.planes[o].normal;
+    C->setZero();
+    return n->dot(x) - model.planes[o].offset;
+  }
+  const PdBox& b = model.boxes[o - n_planes - static_cast<int>(model.spheres.size())];
+  Vec3 nl;
+  Mat3 Cl;
+  const double d = boxDistance(b.half, b.rotation.transpose() * (x - b.position), &nl, &Cl);
+  *n = b.rotation * nl;
+  *C = b.rotation * Cl * b.rotation.transpose();
+  return d;
+}
+
+// a probe at the kinematics in data: the probed point (the link point, or the ball's centre), the field's value
+// phi there, d = phi - radius, the normal and the field's Hessian, and the chain's Jacobians at the point
+struct ProbeState {
+  Vec3 point, n;
+  Mat3 C;
+  double phi = 0.0, d = 0.0;
+  MatX J, W;
+};
+
+ProbeState probeState(const PdModel& model, const PdSkeletons& sk, const Data& data, const Probe& p, bool jacobians) {
+  ProbeState st;
+  const int joint = sk.shapes[p.shape].joint;
+  if (p.field) {
+    st.point = model.spheres[p.obstacle - model.planes.size()].centre;
+    st.phi = linkShapeDistance(sk, data, p.shape, st.point, &st.n, &st.C);
+  } else {
+    st.point = data.oMi[joint].actPoint(p.local);
+    st.phi = obstacleField(model, p.obstacle, st.point, &st.n, &st.C);
+  }
+  st.d = st.phi - p.radius;
+  if (jacobians && st.d < 0.0) chainJacobians(sk.model, data, joint, st.point, st.J, st.W);
+  return st;
+}
+
+void kinematics(const PdSkeletons& sk, Data& data, const VecX& s) {
+  if (sk.model.nq == 0) return;
+  forwardKinematics(sk.model, data, s.data());
+  computeJointJacobians(sk.model, data, s.data());
+}
+
+// a basis direction e of the 12 perturbations: the link's twist (linear at the origin, angular), then the
+// obstacle's translation and rotation about its position
+std::array<Vec3, 4> direction(int e) {
+  std::array<Vec3, 4> out{Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+  out[e / 3][e % 3] = 1.0;
+  return out;
+}
+
+}  // namespace
+
+double linkObstacleCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, VecX* gs, MatX* hss,
+                            int* contacts) {
+  const double k = model.contact_stiffness;
+  double energy = 0.0;
+  int count = 0;
+  for (const Probe& p : linkObstacleProbes(model, sk)) {
+    const ProbeState st = probeState(model, sk, ad.data, p, gs || hss);
+    if (!(st.d < 0.0)) continue;
+    ++count;
+    energy += 0.5 * k * st.d * st.d;
+    if (!gs && !hss) continue;
+    const VecX grad_d = (p.field ? -1.0 : 1.0) * (st.J.transpose() * st.n);
+    if (gs) *gs += k * st.d * grad_d;
+    if (!hss) continue;
+    *hss += k * grad_d * grad_d.transpose() + k * st.d * (st.J.transpose() * st.C * st.J);
+    addTurningTerms(st.J, st.W, st.n, k * st.d, !p.field, *hss);
+  }
+  for (const PdLinkObstacleFriction& f : ad.obstacle_friction)
+    energy += linkFrictionTerm(model, sk, ad.data, sk.shapes[f.shape].joint, f.local, f.normal, f.lambda,
+                               f.reference, nullptr, gs, hss, nullptr);
+  if (contacts) *contacts = count;
+  return energy;
+}
+
+void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& s0,
+                                  bool always) {
+  ad.obstacle_friction.clear();
+  if ((!(model.friction > 0.0) && !always) || sk.shapes.empty() || model.obstacleCount() == 0) return;
+  kinematics(sk, ad.data, s0);
+  const double k = model.contact_stiffness, h = model.dt;
+  for (const Probe& p : linkObstacleProbes(model, sk)) {
+    const ProbeState st = probeState(model, sk, ad.data, p, false);
+    if (!(st.d < 0.0)) continue;
+    const int joint = sk.shapes[p.shape].joint;
+    const SE3& pose = ad.data.oMi[joint];
+    Vec3 position, linear, angular;
+    model.obstacleMotion(p.obstacle, &position, &linear, &angular);
+    // the link's surface point at the contact, and the obstacle's material point there at the step's end
+    const double along = p.field ? st.phi : p.radius;
+    const Vec3 p0 = st.point - along * st.n;
+    PdLinkObstacleFriction f;
+    f.shape = p.shape;
+    f.obstacle = p.obstacle;
+    f.lambda = -k * st.d;
+    f.normal = st.n;
+    f.local = pose.R.transpose() * (p0 - pose.p);
+    f.reference = p0 + h * (linear + angular.cross(p0 - position));
+    for (int e = 0; e < 12; ++e) {
+      const auto [vl, wl, dc, dw] = direction(e);
+      // the probed point's motion relative to the field's owner, and the field's turning
+      Vec3 drel, dn, dp0;
+      if (p.field) {
+        drel = dc - vl - wl.cross(st.point);
+        dn = wl.cross(st.n) + st.C * drel;
+        dp0 = dc - st.n.dot(drel) * st.n - st.phi * dn;
+      } else {
+        const Vec3 dpoint = vl + wl.cross(st.point);
+        drel = dpoint - dc - dw.cross(st.point - position);
+        dn = dw.cross(st.n) + st.C * drel;
+        dp0 = dpoint - p.radius * dn;
+      }
+      f.lagged(0, e) = -k * st.n.dot(drel);
+      f.lagged.block<3, 1>(1, e) = dn;
+      f.lagged.block<3, 1>(4, e) = pose.R.transpose() * (dp0 - vl - wl.cross(p0));
+      f.lagged.block<3, 1>(7, e) = dp0 + h * angular.cross(dp0 - dc);
+    }
+    chainJacobians(sk.model, ad.data, joint, Vec3::Zero(), f.jv0, f.w0);
+    ad.obstacle_friction.push_back(std::move(f));
+  }
+}
+
+std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                                 const PdSkeletonData& lagged, const VecX& ws, VecX& gs0,
+                                                 VecX& grad_obstacles) {
+  const double k = model.contact_stiffness, mu = model.friction;
+  const int n_planes = static_cast<int>(model.planes.size()), n_spheres = static_cast<int>(model.spheres.size());
+  double grad_k = 0.0, per_mu = 0.0;
+  // the penalty at the solution: -w^T d(k d grad_s d)/d(theta), a = J ws the probed point's motion under ws
+  for (const Probe& p : linkObstacleProbes(model, sk)) {
+    const ProbeState st = probeState(model, sk, ad.data, p, true);
+    if (!(st.d < 0.0)) continue;
+    const Vec3 a = st.J * ws;
+    const double sign = p.field ? -1.0 : 1.0;
+    grad_k -= sign * st.d * a.dot(st.n);
+    if (p.obstacle < n_planes) continue;  // planes do not move
+    Vec3 position, linear, angular;
+    model.obstacleMotion(p.obstacle, &position, &linear, &angular);
+    const bool ball = p.obstacle < n_planes + n_spheres;
+    for (int e = 0; e < (ball ? 3 : 6); ++e) {
+      const auto [vl, wl, dc, dw] = direction(6 + e);
+      double delta;
+      if (p.field) {  // the ball's centre moves in the link's field, and J(c) with it
+        const Vec3 dn = st.C * dc, da = Vec3(st.W * ws).cross(dc);
+        delta = -k * (st.n.dot(dc) * a.dot(st.n) + st.d * (da.dot(st.n) + a.dot(dn)));
+      } else {  // the box moves under the link point
+        const Vec3 drel = -dc - dw.cross(st.point - position), dn = dw.cross(st.n) + st.C * drel;
+        delta = k * (st.n.dot(drel) * a.dot(st.n) + st.d * a.dot(dn));
+      }
+      grad_obstacles[6 * p.obstacle + e] -= delta;
+    }
+  }
+  // the lagged friction: its normal forces, normals, material points and references, chained to the start's
+  // link twist (then the joints) and the obstacle's pose
+  for (const PdLinkObstacleFriction& f : lagged.obstacle_friction) {
+    const LinkFrictionCotangent g = linkFrictionCotangent(model, sk, ad.data, sk.shapes[f.shape].joint, f.local,
+                                                          f.normal, f.lambda, f.reference, Vec3::Zero(), ws);
+    per_mu += g.per_mu;
+    if (!(mu > 0.0)) continue;
+    Eigen::Matrix<double, 10, 1> by_lagged;
+    by_lagged << g.lambda, g.normal, g.local, g.point;
+    const Eigen::Matrix<double, 12, 1> cot = -f.lagged.transpose() * by_lagged;
+    gs0 += f.jv0.transpose() * cot.head<3>() + f.w0.transpose() * cot.segment<3>(3);
+    if (f.obstacle >= n_planes) grad_obstacles.segment<6>(6 * f.obstacle) += cot.tail<6>();
+  }
+  grad_k += mu * per_mu / k;  // friction's normal forces are k times the start's depths
+  return {grad_k, per_mu};
+}
+
+}  // namespace deformable
+}  // namespace rigidiff

@@ -39,7 +39,7 @@ def test_distance_primitives_do_not_allocate(tmp_path):
 
 def test_box_tree_queries_do_not_allocate(tmp_path):
     _assert_program_does_not_allocate(tmp_path, "bvh_no_heap",
-                                      core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp"))
+                                      core_sources("collision/bvh.cpp", "collision/bvh_pairs.cpp", "collision/pair_sort.cpp"))
 
 
 def test_ccd_queries_do_not_allocate(tmp_path):

@@ -323,3 +323,55 @@ def test_parameter_derivatives_match_finite_differences(build):
     gq, gv = np.random.default_rng(4).normal(size=(2, world.nv))
     g = world.step_vjp(q, v, tau, gq, gv, wrt=list(wrt))
     assert_close(g.parameters, J.dq_dp.T @ gq + J.dv_dp.T @ gv, rtol=1e-10, floor=1.0, what="g_parameters")
+
+
+def isotropic_body(shape, anisotropy=0.0, passive=False):
+    """A free cube or sphere (Ig = c I: no gyroscopic torque at any rate), spinning in free flight; with
+    `anisotropy`, its Ig's xy entry made that fraction of c, which takes the implicit update's general path."""
+    world = rd.World(dt=1e-2, gravity=(0.0, 0.0, -9.81))
+    sk = rd.Skeleton("body")
+    inertia = rd.Inertia.from_shape(shape, mass=0.8)
+    c = inertia.rotational_inertia[0, 0]
+    assert np.array_equal(inertia.rotational_inertia, c * np.eye(3))
+    if anisotropy:
+        Ig = c * np.eye(3)
+        Ig[0, 1] = Ig[1, 0] = anisotropy * c
+        inertia = rd.Inertia(0.8, rotational_inertia=Ig)
+    joint = rd.FreeJoint("free", damping=0.05, armature=0.01) if passive else rd.FreeJoint("free")
+    sk.add_body("b", joint=joint, inertia=inertia).add_shape(shape)
+    world.add_skeleton(sk)
+    return world
+
+
+ISOTROPIC_STATE = (np.r_[0.1, -0.2, 1.0, Rotation.from_rotvec([0.4, 0.1, -0.3]).as_quat()],
+                   np.r_[0.7, -0.4, 1.1, 6.0, -9.0, 12.0], np.r_[0.3, 0.1, -0.2, 0.05, -0.02, 0.01])
+
+
+@pytest.mark.parametrize("shape", [rd.Box((0.1, 0.1, 0.1)), rd.Sphere(0.05)], ids=["cube", "sphere"])
+@pytest.mark.parametrize("passive", [False, True], ids=["rigid", "passive"])
+def test_an_isotropic_body_steps_as_the_general_update_does_in_the_limit(shape, passive):
+    """A cube's or sphere's implicit update is the identity (its rate y = w): the step skips it. The general
+    update of the same body made anisotropic by 1e-9 gives the same step and Jacobians to that order."""
+    q, v, tau = ISOTROPIC_STATE
+    exact, near = isotropic_body(shape, passive=passive), isotropic_body(shape, 1e-9, passive=passive)
+    (q1, v1), (q2, v2) = exact.step(q, v, tau), near.step(q, v, tau)
+    assert_close(v1, v2, rtol=1e-7, floor=1.0, what="v_next")
+    assert_close(q1, q2, rtol=1e-7, floor=1.0, what="q_next")
+    J1, J2 = exact.step_jacobians(q, v, tau), near.step_jacobians(q, v, tau)
+    for name in ("dq_dq", "dq_dv", "dv_dq", "dv_dv", "dv_dtau"):
+        assert_close(getattr(J1, name), getattr(J2, name), rtol=1e-7, floor=1.0, what=name)
+
+
+@pytest.mark.parametrize("passive", [False, True], ids=["rigid", "passive"])
+def test_an_isotropic_body_keeps_its_inertia_derivatives(passive):
+    """Perturbing a cube's inertia breaks its symmetry: the step's derivatives in the inertia (and armature)
+    keep the implicit update's terms even where the step itself skips it."""
+    q, v, tau = ISOTROPIC_STATE
+    world = isotropic_body(rd.Box((0.1, 0.1, 0.1)), passive=passive)
+    wrt = ("inertia", "armature", "damping") if passive else ("inertia",)
+    # central steps of 1e-6: the cube's moments are 1.3e-3, which Ridders' first steps (1e-2) swamp
+    check_jacobians(world, q, v, tau, wrt=wrt, method="central", eps=1e-6, rtol=1e-5).raise_if_failed()
+    J = world.step_jacobians(q, v, tau, wrt=list(wrt))
+    gq, gv = np.random.default_rng(5).normal(size=(2, world.nv))
+    g = world.step_vjp(q, v, tau, gq, gv, wrt=list(wrt))
+    assert_close(g.parameters, J.dq_dp.T @ gq + J.dv_dp.T @ gv, rtol=1e-10, floor=1.0, what="g_parameters")

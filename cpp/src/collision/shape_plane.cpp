@@ -20,6 +20,11 @@ struct Candidates {
   std::vector<Feature> feature;
   std::vector<Vec3> world;
   std::vector<double> distance;
+  void clear() {
+    feature.clear();
+    world.clear();
+    distance.clear();
+  }
   void add(const PlaneContext& pc, const SE3& Ma, const Feature& f, double margin) {
     const Vec3 w = f.kind == FeatureKind::Circle ? circlePoint(f, Ma, pc.n) : Ma.actPoint(f.p);
     const double dist = pc.n.dot(w) - pc.offset - f.margin;
@@ -41,7 +46,9 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   pc.n = Mp.R * plane.normal;
   pc.offset = pc.n.dot(Mp.actPoint(pc.face.p));
   const Vec3 u = Ma.R.transpose() * pc.n;  // plane normal in A's frame
-  Candidates cand;
+  // the thread's lists, kept from call to call: a ball or a box on the ground allocates nothing
+  thread_local Candidates cand;
+  cand.clear();
   auto point = [&](const Vec3& p, double r) {
     Feature f;
     f.kind = FeatureKind::Point;
@@ -91,6 +98,10 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   }
   // a resting face of many vertices keeps the four that span it; points above the plane (let in by a
   // margin) only fill up to four
+  if (cand.feature.size() <= 4) {  // nothing to reduce
+    for (std::size_t k = 0; k < cand.feature.size(); ++k) addContact(out, ga, gp, cand.feature[k], Ma, pc.face, Mp, pc.n);
+    return;
+  }
   for (int k : manifold::reduceTouchingFirst(cand.world, cand.distance))
     addContact(out, ga, gp, cand.feature[k], Ma, pc.face, Mp, pc.n);
 }

@@ -549,7 +549,10 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   const MatX& Minv = data.Minv;
   for (int r = 0; r < m; ++r) {
     forRowSegments(model, cd, r, [&](int, int b, int n, int off) {
-      cd.MinvJtSeg.segment(off, n).noalias() = Minv.block(b, b, n, n) * cd.Jseg.segment(off, n);
+      if (n == 6)  // a free body's: the fixed-size product, without the general kernel's set-up
+        cd.MinvJtSeg.segment<6>(off).noalias() = Minv.block<6, 6>(b, b) * cd.Jseg.segment<6>(off);
+      else
+        cd.MinvJtSeg.segment(off, n).noalias() = Minv.block(b, b, n, n) * cd.Jseg.segment(off, n);
     });
     cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
   }

@@ -24,13 +24,29 @@ void forEachFreeJoint(const Model& model, const double* v, F&& f) {
   }
 }
 
-// f(g) for every gyroscopic joint g (gyroscopic_update.hpp)
+// Whether joint i's body turns with no gyroscopic torque at any rate: its rotational inertia Ig (about the
+// centre of mass for a free joint, the joint origin for a ball joint) is a multiple of the identity, as a
+// sphere's or a cube's. Then w x Ig w = 0, the implicit update's rate is y = w and both its maps are the
+// identity, (a)'s shift and (b)'s half impulse zero, and so are their derivatives in the state; not those in
+// the inertia, which break the symmetry.
+bool isIsotropic(const Model& model, int i) {
+  const Mat3 Ig = model.joints[i].type == JointType::Free ? model.inertias[i].Ic
+                                                          : Mat3(model.inertia_matrices[i].bottomRightCorner<3, 3>());
+  return Ig(0, 1) == 0.0 && Ig(0, 2) == 0.0 && Ig(1, 2) == 0.0 && Ig(1, 0) == 0.0 && Ig(2, 0) == 0.0 &&
+         Ig(2, 1) == 0.0 && Ig(0, 0) == Ig(1, 1) && Ig(1, 1) == Ig(2, 2);
+}
+
+// a gyroscopic joint whose maps in the state are not the identity
+bool turnsGyroscopically(const Model& model, int i) { return isGyroscopicJoint(model, i) && !isIsotropic(model, i); }
+
+// f(g) for every gyroscopic joint g (gyroscopic_update.hpp); with `skip_isotropic`, not those whose state
+// maps are the identity (isIsotropic): the maps in the state skip them, their inertia derivatives do not
 template <typename F>
-void forEachGyroscopicJoint(const Model& model, double dt, F&& f) {
+void forEachGyroscopicJoint(const Model& model, double dt, F&& f, bool skip_isotropic = true) {
   if (!model.implicit_gyroscopic || !hasQuaternions(model)) return;
   // only root joints qualify: visit them alone, each subtree's dofs following its root's (depth-first order)
   for (int i = 1; i < model.njoints;) {
-    if (isGyroscopicJoint(model, i)) f(gyroscopicJoint(model, i, dt));
+    if (skip_isotropic ? turnsGyroscopically(model, i) : isGyroscopicJoint(model, i)) f(gyroscopicJoint(model, i, dt));
     const int next = model.joints[i].idx_v + model.subtree_nv[i];
     if (next >= model.nv) break;
     i = model.dof_joint[next];
@@ -107,7 +123,7 @@ void addFrameTurnTranspose(const Model& model, const double* v, double dt, const
 
 int reexpressionBlock(const Model& model, int i, const double* v_step, double dt, Mat6& Tj) {
   const JointModel& j = model.joints[i];
-  const bool gyro = isGyroscopicJoint(model, i), free = j.type == JointType::Free;
+  const bool gyro = turnsGyroscopically(model, i), free = j.type == JointType::Free;
   if (!free && !gyro) return 0;
   const double* x = v_step + j.idx_v;
   Vec6 z = Vec6::Zero();
@@ -130,7 +146,7 @@ void reexpressFreeVelocities(const Model& model, double dt, const double* v_step
   if (v_out != v_step) std::copy(v_step, v_step + model.nv, v_out);
   for (int i = 1; i < model.njoints && hasQuaternions(model); ++i) {
     const JointModel& j = model.joints[i];
-    const bool gyro = isGyroscopicJoint(model, i), free = j.type == JointType::Free;
+    const bool gyro = turnsGyroscopically(model, i), free = j.type == JointType::Free;
     if (!free && !gyro) continue;
     const int o = j.idx_v;
     const Vec3 w_step(v_step[o + j.nv - 3], v_step[o + j.nv - 2], v_step[o + j.nv - 1]);
@@ -148,7 +164,7 @@ void stepAcceleration(const Model& model, double dt, const double* v, const doub
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     const int o = j.idx_v;
-    if (isGyroscopicJoint(model, i)) {
+    if (turnsGyroscopically(model, i)) {
       // (b) inverted: its rotation w~ from w_out alone, then (free joints) z_u = E u_out, and x = z - CB s
       const GyroscopicJoint g = gyroscopicJoint(model, i, dt);
       Vec6 z = Vec6::Zero();
@@ -190,7 +206,7 @@ void addGyroscopicImpulseInertiaColumns(const Model& model, const double* v, dou
   forEachGyroscopicJoint(model, dt, [&](const GyroscopicJoint& g) {
     gyroscopicShiftInertiaDerivatives(model, g, angularPart(g, v), dt, dr);
     for (int k = 0; k < 10; ++k) D.col(10 * (g.i - 1) + k).noalias() += response.middleCols<3>(g.oa) * dr[k];
-  });
+  }, false);
 }
 
 namespace {
@@ -207,7 +223,7 @@ void forEachRateParameterDerivative(const Model& model, const double* v_step, do
       for (Vec6& d : dz_arm) d.head<3>() = (Et * d.head<3>()).eval();
     }
     f(g, dz_theta, dz_arm);
-  });
+  }, false);
 }
 }  // namespace
 
@@ -230,7 +246,7 @@ void addGyroscopicParameterVJP(const Model& model, const double* v, const double
       gyroscopicShiftInertiaDerivatives(model, g, angularPart(g, v), dt, dr);
       const Vec3 w = Eigen::Map<const Vec3>(lam + g.oa) / dt;  // lam / dt: the adjoint of a generalized force
       for (int k = 0; k < 10; ++k) g_theta[10 * (g.i - 1) + k] += dr[k].dot(w);
-    });
+    }, false);
   }
   if (!g_theta && !g_armature) return;
   forEachRateParameterDerivative(model, v_step, dt, [&](const GyroscopicJoint& g, const Vec6* dz_theta,

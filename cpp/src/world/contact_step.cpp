@@ -549,10 +549,16 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   const MatX& Minv = data.Minv;
   for (int r = 0; r < m; ++r) {
     forRowSegments(model, cd, r, [&](int, int b, int n, int off) {
-      if (n == 6)  // a free body's: the fixed-size product, without the general kernel's set-up
+      if (n == 6) {  // a free body's: the fixed-size product, without the general kernel's set-up
         cd.MinvJtSeg.segment<6>(off).noalias() = Minv.block<6, 6>(b, b) * cd.Jseg.segment<6>(off);
-      else
-        cd.MinvJtSeg.segment(off, n).noalias() = Minv.block(b, b, n, n) * cd.Jseg.segment(off, n);
+        return;
+      }
+      // a row moves only the dofs of its bodies' chains (a foot's 12 of a humanoid's 38): the columns of
+      // those dofs alone
+      auto out = cd.MinvJtSeg.segment(off, n);
+      out.setZero();
+      for (int k = 0; k < n; ++k)
+        if (const double jk = cd.Jseg[off + k]; jk != 0.0) out.noalias() += Minv.block(b, b + k, n, 1) * jk;
     });
     cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
   }

@@ -26,13 +26,14 @@ double jointPotential(const PdModel& model, const PdSkeletons& sk, const PdSkele
   const VecX& K = sk.model.stiffness;
   g = Mu / h2 - ad.tau_c + ad.bias + D.cwiseProduct(ds) / h + K.cwiseProduct(stretch);
   return 0.5 * u.dot(Mu) / h2 + (ad.bias - ad.tau_c).dot(ds) + 0.5 * ds.dot(D.cwiseProduct(ds)) / h +
-         0.5 * stretch.dot(K.cwiseProduct(stretch));
+         0.5 * stretch.dot(K.cwiseProduct(stretch)) + jointLimitPenalty(sk, s, &g, nullptr);
 }
 
-// M / h^2 + D / h + K: the joints' own block of the Hessian
-MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad) {
+// M / h^2 + D / h + K + the limits' penalty at s: the joints' own block of the Hessian
+MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& s) {
   MatX H = ad.M / (model.dt * model.dt);
   H.diagonal() += sk.model.damping / model.dt + sk.model.stiffness;
+  jointLimitPenalty(sk, s, nullptr, &H);
   return H;
 }
 
@@ -55,7 +56,7 @@ VecX gatherFree(const PdModel& model, const Points& X) {
 void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
                             const Points& X, const VecX& s) {
   pdHessianBuild(model, X, data.hessian);
-  const MatX own = jointBlock(model, sk, ad);
+  const MatX own = jointBlock(model, sk, ad, s);
   ad.hss = own;
   linkCoupling(model, sk, ad, X, s, nullptr, nullptr, &ad.hss, true);
   ad.preconditioner.compute(ad.hss);

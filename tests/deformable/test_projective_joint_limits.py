@@ -44,15 +44,18 @@ def test_limits_are_off_by_default_and_validated():
     assert world.joint_limits and world.parameters()["joint_limit_stiffness"] == 1e4
 
 
-def test_a_pendulum_falls_onto_its_limit_and_rests_there():
-    world = _pendulum_world(damping=0.5)
+@pytest.mark.parametrize("stiffness", [1e4, 1e8])
+def test_a_pendulum_falls_onto_its_limit_and_rests_there(stiffness):
+    world = _pendulum_world(damping=0.5, stiffness=stiffness)
     s = world.layout("pendulum")
     q, v = world.q, world.v
     for _ in range(300):
         q, v = world.step(q, v)
-    # at rest the penalty holds gravity's torque m g L cos(s): the bob rests beyond the limit by that over k
-    torque = MASS * G * LENGTH * np.cos(UPPER)
-    assert q[s.q][0] == pytest.approx(UPPER + torque / 1e4, abs=1e-6)
+    # at rest the penalty holds gravity's torque: k depth = m g L cos(limit + depth)
+    depth = 0.0
+    for _ in range(20):
+        depth = MASS * G * LENGTH * np.cos(UPPER + depth) / stiffness
+    assert q[s.q][0] - UPPER == pytest.approx(depth, rel=1e-6)
     assert abs(v[s.v][0]) < 1e-5
     free = _pendulum_world(limits=False, damping=0.5)
     q, v = free.q, free.v

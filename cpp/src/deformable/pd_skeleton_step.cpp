@@ -186,6 +186,10 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0) inertial += (model.mass[i] / h2 * data.y.row(i)).squaredNorm();
   if (nv > 0) inertial += (ad.M * (s0 + h * u0) / h2).squaredNorm();  // the joints' share of the rounding
+  // the limits' penalty k_l (s - limit) rounds at eps k_l |limit|
+  for (int i = 0; sk.joint_limits && i < nv; ++i)
+    for (const double limit : {sk.model.lower_limit[i], sk.model.upper_limit[i]})
+      if (std::isfinite(limit)) inertial += std::pow(sk.limit_stiffness * limit, 2);
   const double threshold = std::max(model.options.tolerance * data.force_scale,
                                     1e3 * std::numeric_limits<double>::epsilon() * std::sqrt(inertial));
   Points X_h = X, Z;

@@ -5,7 +5,7 @@ own step with a joint in its limit at the start and entering it during the step.
 
 import numpy as np
 import pytest
-from test_projective_skeletons import _arm, _check_vjp, _start, _world
+from test_projective_skeletons import _arm, _check_vjp, _pusher, _start, _world
 
 import rigidiff as rd
 
@@ -167,3 +167,35 @@ def test_jacobians_and_rollout_backward_through_a_limit():
     dk = 2e3 * 1e-6
     assert g.parameter("joint_limit_stiffness") == pytest.approx((loss(k=2e3 + dk) - loss(k=2e3 - dk)) / (2 * dk),
                                                                  rel=1e-6)
+
+
+def test_a_pusher_stopped_by_its_limit_balances_momentum_with_the_limit_force():
+    """A box on a prismatic rail pushes the soft block on frictionless ground into its upper limit (N/m units):
+    each step, the x momentum of block and pusher grows by (tau - k_l (s' - upper)) dt, the limit's force at the
+    step's end being the only external one along x; the pusher ends held at the limit."""
+    world = _world(tolerance=1e-10)
+    world.add_ground()
+    sk = _pusher(("x",))
+    upper = 0.004
+    sk.bodies[0].joint.upper = np.array([upper])
+    world.add_skeleton(sk)
+    world.joint_limits = True
+    k = world.joint_limit_stiffness = 5e3
+    s = world.layout("pusher")
+    m = world.masses("block")
+    q, v = world.q, world.v
+    tau = 2.0
+    f = np.zeros(world.nv)
+    f[s.v] = tau
+
+    def momentum(v):
+        return m @ v[world.layout("block").v].reshape(-1, 3)[:, 0] + 0.5 * v[s.v][0]
+
+    reached = False
+    for _ in range(40):
+        p = momentum(v)
+        q, v = world.step(q, v, f)
+        limit_force = -k * max(0.0, q[s.q][0] - upper)
+        reached = reached or limit_force < 0.0
+        assert momentum(v) == pytest.approx(p + (tau + limit_force) * world.dt, rel=1e-6, abs=1e-9)
+    assert reached and upper < q[s.q][0] < upper + 2 * tau / k

@@ -5,7 +5,7 @@ own step with a joint in its limit at the start and entering it during the step.
 
 import numpy as np
 import pytest
-from test_projective_skeletons import _arm, _check_vjp, _pusher, _start, _world
+from test_projective_skeletons import _arm, _check_vjp, _pusher, _start, _world, _x_momentum
 
 import rigidiff as rd
 
@@ -182,15 +182,11 @@ def test_a_pusher_stopped_by_its_limit_balances_momentum_with_the_limit_force():
     world.joint_limits = True
     k = world.joint_limit_stiffness = 5e3
     s = world.layout("pusher")
-    m = world.masses("block")
     q, v = world.q, world.v
     tau = 2.0
     f = np.zeros(world.nv)
     f[s.v] = tau
-
-    def momentum(v):
-        return m @ v[world.layout("block").v].reshape(-1, 3)[:, 0] + 0.5 * v[s.v][0]
-
+    momentum = _x_momentum(world)
     reached = False
     for _ in range(40):
         p = momentum(v)

@@ -172,3 +172,25 @@ def test_rollout_backward_of_each_parameter_kind_matches_central_differences():
         fd = _derivative(world, loss, name)
         assert fd != 0.0
         assert g.parameter(name) == pytest.approx(fd, rel=1e-6), name
+
+
+def test_step_gradients_of_a_body_welded_to_a_link():
+    """A weight welded to the arm's tip at an angle shares its joint's merged inertia: its own mass, centre of mass
+    and inertia are mapped back from the joint's cotangents through its pose in the joint frame."""
+    world = _world(friction=0.5)
+    world.add_ground()
+    sk = _arm()
+    sk.add_body("weight", rd.FixedJoint("weld"), parent=sk.bodies[1],
+                joint_origin=rd.Transform((0.01, 0.0, 0.02), rpy=(0.3, -0.2, 0.5)),
+                inertia=rd.Inertia(0.05, (0.005, 0.01, -0.003), np.diag([2e-5, 3e-5, 4e-5])))
+    world.add_skeleton(sk)
+    world.set_parameters(JOINTS)
+    q, v, f = _start(world, seed=3)
+    s = world.layout("arm")
+    v[s.v] = (0.05, -0.3)
+    q[s.q] = (0.002, 0.3)
+    world.step(q, v, f)
+    assert world.last_step["contacts"] >= 2
+    names = [n for n in _skeleton_names(world) if n.startswith("weight/")]
+    assert len(names) == 10
+    assert _check_step_gradients(world, q, v, f, names) >= 8

@@ -5,7 +5,7 @@ short rollout, on a two-link arm rubbing on a soft block with friction, and a ba
 
 import numpy as np
 import pytest
-from test_projective_skeletons import _arm, _start, _world
+from test_projective_skeletons import _arm, _arm_start, _start, _world
 
 import rigidiff as rd
 from rigidiff.errors import UnknownNameError
@@ -20,11 +20,8 @@ def _arm_world():
     world.add_ground()
     world.add_skeleton(_arm())
     world.set_parameters(JOINTS)
-    q, v, f = _start(world, seed=3)
-    s = world.layout("arm")
-    v[s.v] = (0.05, -0.3)
-    q[s.q] = (0.002, 0.3)
-    f[s.v] = (0.02, -0.01)
+    q, v, f = _arm_start(world)
+    f[world.layout("arm").v] = (0.02, -0.01)
     return world, q, v, f
 
 
@@ -185,10 +182,7 @@ def test_step_gradients_of_a_body_welded_to_a_link():
                 inertia=rd.Inertia(0.05, (0.005, 0.01, -0.003), np.diag([2e-5, 3e-5, 4e-5])))
     world.add_skeleton(sk)
     world.set_parameters(JOINTS)
-    q, v, f = _start(world, seed=3)
-    s = world.layout("arm")
-    v[s.v] = (0.05, -0.3)
-    q[s.q] = (0.002, 0.3)
+    q, v, f = _arm_start(world)
     world.step(q, v, f)
     assert world.last_step["contacts"] >= 2
     names = [n for n in _skeleton_names(world) if n.startswith("weight/")]

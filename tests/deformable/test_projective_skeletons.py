@@ -147,6 +147,16 @@ def _start(world, seed=1):
     return q, v, f
 
 
+def _arm_start(world):
+    """(q, v, f) of the arm (layout "arm") lying on the block, its shoulder turning down into it and its wrist
+    swinging the ball sideways."""
+    q, v, f = _start(world, seed=3)
+    s = world.layout("arm")
+    v[s.v] = (0.05, -0.3)
+    q[s.q] = (0.002, 0.3)
+    return q, v, f
+
+
 def test_gradients_of_a_prismatic_pusher_with_friction_match_central_differences():
     world = _world(friction=0.4)
     world.add_ground()
@@ -169,10 +179,7 @@ def test_gradients_of_a_revolute_arm_with_friction_match_central_differences():
     world = _world(friction=0.5)
     world.add_ground()
     world.add_skeleton(_arm())
-    q, v, f = _start(world, seed=3)
-    s = world.layout("arm")
-    v[s.v] = (0.05, -0.3)
-    q[s.q] = (0.002, 0.3)
+    q, v, f = _arm_start(world)
     world.step(q, v, f)
     assert world.last_step["contacts"] >= 2
     _check_vjp(world, q, v, f, seed=2, parameters=(("friction", lambda x: setattr(world, "friction", x), 0.5),))

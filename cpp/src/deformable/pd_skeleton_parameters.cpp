@@ -21,7 +21,8 @@ void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, 
   std::vector<Vec6> xi(m.njoints, Vec6::Zero());
   for (int i = 1; i < m.njoints; ++i) {
     const JointModel& jm = m.joints[i];
-    xi[i] = ad.data.liMi[i].actInv(xi[m.parents[i]]) + ad.data.S.middleCols(jm.idx_v, jm.nv) * ws.segment(jm.idx_v, jm.nv);
+    xi[i] = ad.data.liMi[i].actInv(xi[m.parents[i]]);
+    xi[i] += ad.data.S.middleCols(jm.idx_v, jm.nv) * ws.segment(jm.idx_v, jm.nv);
     ad.grad_inertia.segment<10>(10 * (i - 1)) = -bodyRegressor(ad.data.v[i], ad.data.a_gf[i]).transpose() * xi[i];
   }
   ad.grad_damping = -ws.cwiseProduct(ds) / h;

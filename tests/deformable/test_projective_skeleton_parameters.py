@@ -150,7 +150,7 @@ def test_step_gradients_through_a_universal_joint():
     assert _check_step_gradients(world, q, v, f, names, seed=12) >= 12
 
 
-def test_rollout_backward_of_each_parameter_kind_matches_central_differences():
+def test_rollout_backward_of_every_skeleton_parameter_matches_central_differences():
     world, q, v, f = _arm_world()
     forces = np.tile(f, (3, 1))
     Q, V = world.rollout(q, v, forces)
@@ -164,11 +164,12 @@ def test_rollout_backward_of_each_parameter_kind_matches_central_differences():
         Qh, Vh = world.rollout(q, v, forces)
         return np.sum(dQ * Qh) + np.sum(dV * Vh)
 
-    for name in ("upper/mass", "upper/com_x", "tip/com_y", "upper/inertia_yy", "tip/inertia_xy",
-                 "shoulder/damping", "wrist/stiffness", "shoulder/armature"):
+    nonzero = 0
+    for name in _skeleton_names(world):
         fd = _derivative(world, loss, name)
-        assert fd != 0.0
-        assert g.parameter(name) == pytest.approx(fd, rel=1e-6), name
+        assert g.parameter(name) == pytest.approx(fd, rel=1e-6, abs=1e-12), name
+        nonzero += fd != 0.0
+    assert nonzero >= 18
 
 
 def test_step_gradients_of_a_body_welded_to_a_link():

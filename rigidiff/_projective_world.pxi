@@ -132,6 +132,19 @@ cdef class ProjectiveWorldCore:
     def _pw_clear_skeletons(self):
         self._pw.get().clearSkeletons()
 
+    def _pw_set_joint_limits(self, bint on, double stiffness):
+        self._pw.get().setJointLimits(on, stiffness)
+
+    def _pw_joint_limits(self):
+        cdef cnp.ndarray out = _empty1(2)
+        self._pw.get().jointLimits(_ptr(out))
+        return bool(out[0]), float(out[1])
+
+    def _pw_skeleton_parameter_gradients(self):
+        cdef cnp.ndarray out = _empty1(self._pw.get().skeletonParameterCount())
+        self._pw.get().skeletonParameterGradients(_ptr(out))
+        return out
+
     def _pw_add_link_shape(self, int joint, int kind, rotation, position, size):
         cdef cnp.ndarray R = _mat(rotation, 3, 3, "rotation")
         cdef cnp.ndarray P = _vec(position, 3, "position")

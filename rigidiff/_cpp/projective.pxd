@@ -51,6 +51,10 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         int addLinkShape(int joint, int kind, const double* rotation, const double* position,
                          const double* size) except +
         int skeletonDofs()
+        void setJointLimits(bool on, double stiffness) except +
+        void jointLimits(double* out)
+        int skeletonParameterCount()
+        void skeletonParameterGradients(double* out)
         int stateSize()
         void step(const double* q, const double* v, const double* f, double* q_out, double* v_out) except +
         void stepVjp(const double* q, const double* v, const double* f, const double* gq_next,

@@ -72,14 +72,15 @@ class ProjectiveSkeletons:
         rub on them with the world's friction, two-way, and are pushed and rubbed the same way by the ground
         planes, the balls and the boxes (one-way: those are kinematic): one implicit-Euler step minimises the
         deformable bodies' and the skeletons' incremental potential together (docs/deformable.md, "Robots"),
-        with the joints' damping, stiffness and effort limits and gravity on the links (their position limits
-        are not enforced). A capsule or box link does not touch a box obstacle (a warning names such pairs),
-        links of skeletons do not touch each other, and shapes welded to the world are ignored. The skeleton
-        is compiled when added: later edits to it are not seen.
+        with the joints' damping, stiffness and effort limits and gravity on the links, and their position
+        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). A capsule or box
+        link does not touch a box obstacle (a warning names such pairs), links of skeletons do not touch each
+        other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
+        it are not seen.
 
-        TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
-        body or skeleton, a free, ball or planar joint (weld a floating base with a fixed root joint), or a
-        link shape other than a sphere, box or capsule (a mesh or cylinder: approximate it by those).
+        TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a body
+        or skeleton, a free, ball or planar joint (weld a floating base with a fixed root joint), or a link
+        shape other than a sphere, box or capsule (a mesh or cylinder: approximate it by those).
         """
         _check_skeleton(skeleton)
         if any(s is skeleton for s in self._skeletons):

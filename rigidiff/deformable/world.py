@@ -18,6 +18,7 @@ from rigidiff._validate import as_array, as_name, as_scalar, as_threads
 from rigidiff.deformable.material import ProjectiveMaterial
 from rigidiff.deformable.mesh import HexMesh, TetMesh
 from rigidiff.deformable.obstacles import ProjectiveObstacles
+from rigidiff.deformable.skeleton_parameters import ProjectiveSkeletonParameters
 from rigidiff.deformable.skeletons import ProjectiveSkeletons
 from rigidiff.errors import UnknownNameError
 from rigidiff.transform import Transform
@@ -25,7 +26,8 @@ from rigidiff.transform import Transform
 __all__ = ["ProjectiveWorld"]
 
 
-class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core.ProjectiveWorldCore):
+class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, ProjectiveObstacles, BodyWorld,
+                      _core.ProjectiveWorldCore):
     """A world of deformable solids under Projective Dynamics, with ground planes, balls and boxes, and articulated
     skeletons whose links touch the soft bodies two-way (add_skeleton).
 
@@ -420,15 +422,84 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core
         return out
 
     def _parameter_names(self) -> tuple:
+        return self._own_parameter_names() + self._obstacle_parameter_names() + self._skeleton_parameter_names()
+
+    def _own_parameter_names(self) -> tuple:
+        """The materials', contacts' and muscles' parameter names (those parameters() lists before the skeletons')."""
         return (tuple(f"youngs_modulus:{n}" for n in self._names) + tuple(f"poisson_ratio:{n}" for n in self._names)
                 + tuple(f"density:{n}" for n in self._names) + ("contact_stiffness", "friction")
-                + tuple(f"muscle_stiffness:{m}" for m in self._muscles) + self._obstacle_parameter_names())
+                + tuple(f"muscle_stiffness:{m}" for m in self._muscles))
+
+    def parameters(self):
+        """The world's physical parameters as one named vector (rigidiff.Parameters, with bounds): each body's
+        "youngs_modulus:<body>", "poisson_ratio:<body>", "density:<body>", then "contact_stiffness", "friction",
+        "muscle_stiffness:<muscle>", then the skeletons' own, named as the lcp world names them (each link's
+        "<body>/mass", "<body>/com_x", ..., "<body>/inertia_xx", ... about its centre of mass, each joint's
+        "<joint>/damping", "<joint>/stiffness", "<joint>/armature") and "joint_limit_stiffness". step_vjp and
+        rollout_backward differentiate all of them, and the balls' and boxes' poses besides (set by
+        set_obstacle_pose, not listed here)."""
+        from rigidiff.parameters import Parameters
+
+        values, lower, upper = [], [], []
+        for m in self._materials:
+            values.append(m.youngs_modulus), lower.append(0.0), upper.append(np.inf)
+        for m in self._materials:
+            values.append(m.poisson_ratio), lower.append(0.0), upper.append(0.5)
+        for m in self._materials:
+            values.append(m.density), lower.append(0.0), upper.append(np.inf)
+        values += [self.contact_stiffness, self.friction]
+        lower += [0.0, 0.0]
+        upper += [np.inf, np.inf]
+        for m in self._muscles:
+            values.append(self.muscle_stiffness(m)), lower.append(0.0), upper.append(np.inf)
+        sv, sl, su = self._skeleton_parameter_values()
+        arrs = [np.concatenate([np.array(a, dtype=float), b]) for a, b in ((values, sv), (lower, sl), (upper, su))]
+        for a in arrs:
+            a.flags.writeable = False
+        return Parameters(self._own_parameter_names() + self._skeleton_parameter_names(), *arrs)
+
+    def set_parameters(self, values) -> None:
+        """Set physical parameters: a full vector ordered as ``parameters().names``, or a {name: value} dict of
+        some of them. Materials change as by set_material, the skeletons' parameters as by the lcp world's
+        set_parameters (written into the skeletons' bodies and joints, then recompiled); the state is kept.
+        UnknownNameError for an unknown name, ValueError naming the parameter for a value out of its range (a
+        negative mass, an inertia that is not positive semi-definite, a Poisson's ratio of 0.5 or more, ...)."""
+        from rigidiff.parameters import unknown_message
+
+        current = self.parameters()
+        if isinstance(values, dict):
+            updates = dict(values)
+            for name in updates:
+                if name not in current.names:
+                    raise UnknownNameError(unknown_message(name, current.names))
+        else:
+            updates = dict(zip(current.names, as_array(values, (len(current.names),), "parameter values").tolist()))
+        materials = {}
+        skeleton = {}
+        for name, value in updates.items():
+            kind, _, owner = name.partition(":")
+            if kind in ("youngs_modulus", "poisson_ratio", "density") and owner in self._names:
+                materials.setdefault(owner, {})[kind] = value
+            elif kind == "muscle_stiffness" and owner in self._muscles:
+                self.set_muscle_stiffness(owner, value)
+            elif name in ("contact_stiffness", "friction"):
+                setattr(self, name, value)
+            else:
+                skeleton[name] = value
+        for owner, changes in materials.items():
+            old = self.material(owner)
+            fields = {"youngs_modulus": old.youngs_modulus, "poisson_ratio": old.poisson_ratio,
+                      "density": old.density, **changes}
+            self.set_material(owner, ProjectiveMaterial(**fields, kind=old.energies))
+        if skeleton:
+            self._set_skeleton_parameters(skeleton)
 
     def step_vjp(self, q, v, f, dL_dq_next, dL_dv_next, activation=None):
         """Gradients of a loss L(q', v') of one step with respect to q, v, f, the activations and the parameters
         (parameter_names: "youngs_modulus:<body>" for each body, then "poisson_ratio:<body>", "density:<body>",
         then "contact_stiffness" and "friction" (the penalty's k and Coulomb's mu), "muscle_stiffness:<muscle>",
-        then each ball's and box's pose, "pose:<name>:x", ..., see add_box) from the
+        then each ball's and box's pose, "pose:<name>:x", ..., see add_box, then the skeletons' own parameters
+        and "joint_limit_stiffness", see parameters()) from the
         cotangents of q' and v': the adjoint of the step, solved with the
         step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f (the joint forces' cotangents at the
         skeletons' slices), parameters, parameter_names, q_next,
@@ -439,7 +510,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveObstacles, BodyWorld, _core
         qn, vn, gq, gv, gf, gE, gnu = self._pw_step_vjp(q, v, self._forces(f), dL_dq_next, dL_dv_next)
         self._warn_if_unconverged()
         ga, gk = self._pw_muscle_gradients()
-        parameters = np.concatenate([gE, gnu, self._pw_contact_and_density_gradients(), gk, self._obstacle_parameters()])
+        parameters = np.concatenate([gE, gnu, self._pw_contact_and_density_gradients(), gk, self._obstacle_parameters(),
+                                     self._skeleton_parameters()])
         return Gradients(gq, gv, gf, parameters, self._parameter_names(), qn, vn, ga)
 
     def step_jacobians(self, q, v, f=None, activation=None):

@@ -83,15 +83,12 @@ def test_a_pushed_block_moves_and_momentum_balances_the_joint_force():
     world.add_ground()
     world.add_skeleton(_pusher(("x",)))
     s = world.layout("pusher")
-    m = world.masses("block")
     q, v = world.q, world.v
     tau = 2.0
     f = np.zeros(world.nv)
     f[s.v] = tau
     x0 = world.positions(q, "block")[:, 0].mean()
-
-    def momentum(v):
-        return m @ v[world.layout("block").v].reshape(-1, 3)[:, 0] + 0.5 * v[s.v][0]
+    momentum = _x_momentum(world)
 
     for t in range(40):
         p = momentum(v)
@@ -102,6 +99,13 @@ def test_a_pushed_block_moves_and_momentum_balances_the_joint_force():
     # the pusher's face stays at the block's back, a little inside (the penalty's depth)
     back = world.positions(q, "block")[:, 0].min()
     assert 0.0 < X0 + q[s.q][0] - back < 3e-3
+
+
+def _x_momentum(world):
+    """The x momentum of the block and the pusher (0.5 kg on one x rail) at the velocities v."""
+    m = world.masses("block")
+    block, rail = world.layout("block").v, world.layout("pusher").v
+    return lambda v: m @ v[block].reshape(-1, 3)[:, 0] + 0.5 * v[rail][0]
 
 
 def _check_vjp(world, q, v, f, seed=0, rel=1e-6, parameters=()):
@@ -143,6 +147,16 @@ def _start(world, seed=1):
     return q, v, f
 
 
+def _arm_start(world):
+    """(q, v, f) of the arm (layout "arm") lying on the block, its shoulder turning down into it and its wrist
+    swinging the ball sideways."""
+    q, v, f = _start(world, seed=3)
+    s = world.layout("arm")
+    v[s.v] = (0.05, -0.3)
+    q[s.q] = (0.002, 0.3)
+    return q, v, f
+
+
 def test_gradients_of_a_prismatic_pusher_with_friction_match_central_differences():
     world = _world(friction=0.4)
     world.add_ground()
@@ -165,10 +179,7 @@ def test_gradients_of_a_revolute_arm_with_friction_match_central_differences():
     world = _world(friction=0.5)
     world.add_ground()
     world.add_skeleton(_arm())
-    q, v, f = _start(world, seed=3)
-    s = world.layout("arm")
-    v[s.v] = (0.05, -0.3)
-    q[s.q] = (0.002, 0.3)
+    q, v, f = _arm_start(world)
     world.step(q, v, f)
     assert world.last_step["contacts"] >= 2
     _check_vjp(world, q, v, f, seed=2, parameters=(("friction", lambda x: setattr(world, "friction", x), 0.5),))

@@ -394,6 +394,37 @@ def _barrier_targets():
     ]
 
 
+def _projective_parameters_target(mesh):
+    """set_parameters of a projective world with a block and an arm of a revolute and a prismatic joint, whose
+    link rests on the block and meets its joint limit: the materials', contacts' and skeleton's parameters."""
+    w = rd.World(dt=1e-2, solver="projective")
+    w.add_ground()
+    w.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
+    sk = rd.Skeleton("arm")
+    upper = sk.add_body("upper", rd.RevoluteJoint("hinge", axis=(0, 1, 0), upper=0.0, damping=0.1),
+                        joint_origin=rd.Transform((0.0, 0.05, 0.2)),
+                        inertia=rd.Inertia(0.3, (0.05, 0.0, 0.0), np.diag([1e-4, 2e-4, 3e-4])))
+    tip = sk.add_body("tip", rd.PrismaticJoint("slide", axis=(0, 0, 1), lower=-0.1, stiffness=1.0), parent=upper,
+                      joint_origin=rd.Transform((0.05, 0.0, 0.0)), inertia=rd.Inertia.from_shape(rd.Sphere(0.02), 0.1))
+    tip.add_shape(rd.Sphere(0.02))
+    w.add_skeleton(sk)
+    w.joint_limits = True
+    params = w.parameters().values.copy()
+    words = tuple(sorted({n.split("/")[-1].split(":")[0] for n in w.parameters().names}))
+    q0, v0 = w.q, w.v
+
+    def set_parameters(values):
+        """The values the world holds after set_parameters and a step (restored afterwards)."""
+        try:
+            w.set_parameters(values)
+            return w.parameters().values.copy(), w.step(q0, v0)
+        finally:
+            w.set_parameters(params)
+
+    return Target("ProjectiveWorld.set_parameters", (Arg("values", params, aliases=words + ("rotational_inertia",)),),
+                  set_parameters)
+
+
 def _projective_targets():
     """A projective world of one 2 x 2 x 2 hex block a little above the ground, and a ball beside it."""
     w = rd.World(dt=1e-2, solver="projective")
@@ -422,6 +453,7 @@ def _projective_targets():
 
     tetra = np.array([[0.0, 0.0, 0.0], [0.1, 0.0, 0.0], [0.0, 0.1, 0.0], [0.0, 0.0, 0.1]])
     return [
+        _projective_parameters_target(mesh),
         Target("ProjectiveWorld.step", (Arg("q", q0), Arg("v", v0), Arg("f", f, required=False)), w.step),
         Target("ProjectiveWorld.step_vjp", (Arg("q", q0), Arg("v", v0), Arg("f", f, required=False),
                                             Arg("dL_dq_next", f),

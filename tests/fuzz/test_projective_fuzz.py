@@ -1,5 +1,5 @@
 """The projective world's functions that take arrays (step, step_vjp, rollout, rollout_backward, energy,
-add_sphere) and the deformable constructors (ProjectiveMaterial, TetMesh) called with every hostile variant of
+add_sphere, set_parameters with a skeleton in its joint limit) and the deformable constructors (ProjectiveMaterial, TetMesh) called with every hostile variant of
 each argument in a child process: the float64 answer bit for bit, or a ValueError/TypeError naming the
 argument; never a crash or a silent NaN."""
 

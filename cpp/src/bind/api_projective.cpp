@@ -231,7 +231,35 @@ void ProjectiveWorld::setSkeletons(const Model& model) {
   deformable::checkSkeletonJoints(model);
   sk_ = std::make_unique<deformable::PdSkeletons>();
   sk_->model = model;
+  sk_->joint_limits = joint_limits_;
+  sk_->limit_stiffness = limit_stiffness_;
   sk_data_ = std::make_unique<deformable::PdSkeletonData>(sk_->model);
+}
+
+void ProjectiveWorld::setJointLimits(bool on, double stiffness) {
+  if (!(std::isfinite(stiffness) && stiffness > 0.0))
+    throw std::invalid_argument("joint_limit_stiffness must be finite and > 0, got " + std::to_string(stiffness));
+  joint_limits_ = on;
+  limit_stiffness_ = stiffness;
+  if (sk_) sk_->joint_limits = on, sk_->limit_stiffness = stiffness;
+}
+
+void ProjectiveWorld::jointLimits(double* out) const {
+  out[0] = joint_limits_ ? 1.0 : 0.0;
+  out[1] = limit_stiffness_;
+}
+
+void ProjectiveWorld::skeletonParameterGradients(double* out) const {
+  const int count = skeletonParameterCount();
+  Eigen::Map<VecX> g(out, count);
+  g.setZero();
+  if (count == 0 || sk_data_->grad_inertia.size() != count - 3 * sk_->nv() - 1) return;
+  const int ni = static_cast<int>(sk_data_->grad_inertia.size()), nv = sk_->nv();
+  g.head(ni) = sk_data_->grad_inertia;
+  g.segment(ni, nv) = sk_data_->grad_damping;
+  g.segment(ni + nv, nv) = sk_data_->grad_stiffness;
+  g.segment(ni + 2 * nv, nv) = sk_data_->grad_armature;
+  g[count - 1] = sk_data_->grad_limit_stiffness;
 }
 
 void ProjectiveWorld::clearSkeletons() {

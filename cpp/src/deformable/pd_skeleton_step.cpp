@@ -26,13 +26,14 @@ double jointPotential(const PdModel& model, const PdSkeletons& sk, const PdSkele
   const VecX& K = sk.model.stiffness;
   g = Mu / h2 - ad.tau_c + ad.bias + D.cwiseProduct(ds) / h + K.cwiseProduct(stretch);
   return 0.5 * u.dot(Mu) / h2 + (ad.bias - ad.tau_c).dot(ds) + 0.5 * ds.dot(D.cwiseProduct(ds)) / h +
-         0.5 * stretch.dot(K.cwiseProduct(stretch));
+         0.5 * stretch.dot(K.cwiseProduct(stretch)) + jointLimitPenalty(sk, s, &g, nullptr);
 }
 
-// M / h^2 + D / h + K: the joints' own block of the Hessian
-MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad) {
+// M / h^2 + D / h + K + the limits' penalty at s: the joints' own block of the Hessian
+MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& s) {
   MatX H = ad.M / (model.dt * model.dt);
   H.diagonal() += sk.model.damping / model.dt + sk.model.stiffness;
+  jointLimitPenalty(sk, s, nullptr, &H);
   return H;
 }
 
@@ -55,7 +56,7 @@ VecX gatherFree(const PdModel& model, const Points& X) {
 void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
                             const Points& X, const VecX& s) {
   pdHessianBuild(model, X, data.hessian);
-  const MatX own = jointBlock(model, sk, ad);
+  const MatX own = jointBlock(model, sk, ad, s);
   ad.hss = own;
   linkCoupling(model, sk, ad, X, s, nullptr, nullptr, &ad.hss, true);
   ad.preconditioner.compute(ad.hss);
@@ -185,6 +186,10 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0) inertial += (model.mass[i] / h2 * data.y.row(i)).squaredNorm();
   if (nv > 0) inertial += (ad.M * (s0 + h * u0) / h2).squaredNorm();  // the joints' share of the rounding
+  // the limits' penalty k_l (s - limit) rounds at eps k_l |limit|
+  for (int i = 0; sk.joint_limits && i < nv; ++i)
+    for (const double limit : {sk.model.lower_limit[i], sk.model.upper_limit[i]})
+      if (std::isfinite(limit)) inertial += std::pow(sk.limit_stiffness * limit, 2);
   const double threshold = std::max(model.options.tolerance * data.force_scale,
                                     1e3 * std::numeric_limits<double>::epsilon() * std::sqrt(inertial));
   Points X_h = X, Z;

@@ -1,8 +1,10 @@
 // The adjoint of the coupled step (pd_skeleton.hpp). At the solution grad G(x, s; inputs) = 0, so with H the
 // Hessian of G over the stacked (free vertices, joints) and b the cotangents of (x', s') (b = dL/dq' + dL/dv' / h
 // for each), H w = b, and each input theta receives -w^T d(grad G)/d(theta). The joints' part of grad G is
-//   rnea(s0, u0, (s - s0 - h u0) / h^2) - tau_c + D (s - s0) / h + K (s - s_r) + grad_s C,
-// so s0 and u0 receive their cotangents from the RNEA derivatives, tau w_s (inside the effort limits).
+//   rnea(s0, u0, (s - s0 - h u0) / h^2) - tau_c + D (s - s0) / h + K (s - s_r) + grad limits + grad_s C,
+// so s0 and u0 receive their cotangents from the RNEA derivatives, tau w_s (inside the effort limits), and the
+// skeletons' own parameters theirs from the regressor (pd_skeleton_parameters.cpp). The limits' penalty depends
+// on s alone: it enters through the Hessian.
 #include <cmath>
 #include <stdexcept>
 
@@ -70,6 +72,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   gu = -ad.data.dtau_dv.transpose() * ws + ad.M * ws / h;
   for (int i = 0; i < nv; ++i)
     ad.grad_tau[i] = std::abs(ad.tau[i]) < sk.model.effort_limit[i] ? ws[i] : 0.0;
+  pdSkeletonParameterCotangents(model, sk, ad, ws);
 }
 
 }  // namespace deformable

@@ -78,6 +78,17 @@ class ProjectiveWorld {
   /// position 3). Its index.
   int addLinkShape(int joint, int kind, const double* rotation, const double* position, const double* size);
   int skeletonDofs() const { return sk_ ? sk_->nv() : 0; }
+  /// Whether the skeletons' joint position limits act, by the penalty k/2 (gap)^2 with k = stiffness (> 0, in
+  /// N/m or N m/rad); kept across setSkeletons.
+  void setJointLimits(bool on, double stiffness);
+  /// out (2) = joint limits on (0 or 1), their stiffness.
+  void jointLimits(double* out) const;
+  /// The size of skeletonParameterGradients: 10 (njoints - 1) + 3 nv + 1 (0 without skeletons).
+  int skeletonParameterCount() const { return sk_ ? 10 * (sk_->model.njoints - 1) + 3 * sk_->nv() + 1 : 0; }
+  /// out (skeletonParameterCount) = the last adjoint's cotangents of the skeletons' inertial parameters (10 per
+  /// joint's merged body, in its joint frame), the joints' damping, stiffness and armature, and the limits'
+  /// stiffness (zeros before any adjoint).
+  void skeletonParameterGradients(double* out) const;
   /// The size of q, v and f: 3 per vertex, then the skeletons' joints.
   int stateSize() const { return 3 * model_.n + skeletonDofs(); }
   /// The step of the state (stateSize each; f: vertex forces, then the joint forces tau).
@@ -105,6 +116,8 @@ class ProjectiveWorld {
   deformable::PdData data_;
   std::unique_ptr<deformable::PdSkeletons> sk_;
   std::unique_ptr<deformable::PdSkeletonData> sk_data_;
+  bool joint_limits_ = false;
+  double limit_stiffness_ = 1e4;
 };
 
 /// The rotation-variant SVD of the deformable solver, F = U diag(sigma) V^T (all row-major 3 x 3; for tests).

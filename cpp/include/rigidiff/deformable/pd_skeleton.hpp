@@ -3,7 +3,8 @@
 // k/2 d^2 as the obstacles and rub on them with the same lagged friction, two-way: one implicit-Euler
 // incremental potential over (free vertices x, joint coordinates s) is minimised at once,
 //   G(x, s) = g(x) + S(s) + C(x, s),
-//   S(s) = 1/2 u^T M(s0) u / h^2 - tau_c^T ds + b(s0, u0)^T ds + 1/(2h) ds^T D ds + 1/2 (s - s_r)^T K (s - s_r),
+//   S(s) = 1/2 u^T M(s0) u / h^2 - tau_c^T ds + b(s0, u0)^T ds + 1/(2h) ds^T D ds + 1/2 (s - s_r)^T K (s - s_r)
+//          + k_l/2 sum (min(0, s - s_lo)^2 + min(0, s_hi - s)^2)   (the joint-limit penalty, when enabled),
 // with g the deformable bodies' potential (pd_step.hpp), ds = s - s0, u = ds - h u0 (s0, u0 the joints' start
 // coordinates and velocities), tau_c the joint forces clipped to the effort limits, b the bias forces (gravity
 // included), D, K the joints' damping and stiffness about the rest position s_r: the articulated incremental
@@ -36,10 +37,13 @@ struct PdLinkShape {
 };
 
 /// The skeletons of a projective world: one multibody model of all of them (their coordinates after the
-/// vertices in q and v) and their links' shapes.
+/// vertices in q and v) and their links' shapes. With joint_limits, each joint coordinate beyond its position
+/// limit adds the penalty limit_stiffness/2 (gap)^2 to the step's potential (pd_joint_limits.cpp).
 struct PdSkeletons {
   Model model;
   std::vector<PdLinkShape> shapes;
+  bool joint_limits = false;
+  double limit_stiffness = 1e4;
   int nv() const { return model.nv; }
 };
 
@@ -102,8 +106,22 @@ struct PdSkeletonData {
   Eigen::LLT<MatX> preconditioner;  ///< of the joints' Gauss-Newton block
   VecX start_guess;                 ///< (nv, or empty) the joints' part of a caller's guess, used once
   VecX grad_tau;                    ///< the last adjoint's cotangent of the joint forces
+  /// The last adjoint's cotangents of the skeletons' own parameters: the inertial parameters of each joint's
+  /// merged body (10 (njoints - 1), as regressor.hpp's inertiaParameters), the joints' damping, stiffness and
+  /// armature (nv each) and the joint-limit stiffness.
+  VecX grad_inertia, grad_damping, grad_stiffness, grad_armature;
+  double grad_limit_stiffness = 0.0;
   int contacts = 0;                 ///< link contacts at the solution
 };
+
+/// The joint-limit penalty of pd_skeleton.hpp at the joint coordinates s (0 unless sk.joint_limits): its energy,
+/// its gradient added to g and its (diagonal) Hessian to hss when given.
+double jointLimitPenalty(const PdSkeletons& sk, const VecX& s, VecX* g, MatX* hss);
+
+/// For the adjoint ws (nv) of the coupled step in ad (its s0, u0, s): the cotangents -ws^T d(grad G)/d(theta) of
+/// the skeletons' own parameters into ad.grad_inertia, grad_damping, grad_stiffness, grad_armature and
+/// grad_limit_stiffness (pd_skeleton_parameters.cpp). Overwrites the kinematics in ad.data.
+void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& ws);
 
 /// invalid_argument naming the joint unless every joint is revolute, prismatic or translational.
 void checkSkeletonJoints(const Model& model);

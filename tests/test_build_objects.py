@@ -2,6 +2,7 @@
 depend on changed (a file of the checkout by modification time, anything outside it by the folder's name)."""
 
 import os
+import re
 import runpy
 import shutil
 import sys
@@ -102,7 +103,8 @@ def test_the_unity_build_compiles_every_source_of_the_core_exactly_once(setup_py
         if any(src in setup_py["UNITY_ALONE"] for src in files):
             assert len(files) == 1  # a file whose names clash shares its unit with no other
         domains = {Path(src).parent for src in files}
-        assert len(domains) == 1 or Path(unit).stem == "misc"
+        # the small folders share "misc" (cut like any group: misc_1, misc_2, ... when it outgrows a unit)
+        assert len(domains) == 1 or re.fullmatch(r"misc(_\d+)?", Path(unit).stem)
     # two jobs stay busy: no unit holds much more than its share of the code
     size = {unit: sum((ROOT / src).stat().st_size for src in files) for unit, files in units.items()}
     assert max(size.values()) < 2.5 * sum(size.values()) / len(size)

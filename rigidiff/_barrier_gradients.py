@@ -98,6 +98,7 @@ class BarrierGradients:
         """
         from rigidiff.jacobians import StepJacobians
 
+        self._refuse_floating_derivatives("step_jacobians")
         names, idx = self._resolve_wrt(wrt)
         tau = np.zeros(self.nv) if tau is None else tau
         qn, vn, J, P = self._bw_step_jacobians(self._affine_state(q, "q"), v, tau)
@@ -112,6 +113,7 @@ class BarrierGradients:
         Gradients (q, v, tau, parameters, parameter_names, q_next, v_next); ``.parameter(name)`` reads one."""
         from rigidiff.jacobians import Gradients
 
+        self._refuse_floating_derivatives("step_vjp")
         names, idx = self._resolve_wrt(wrt)
         tau = np.zeros(self.nv) if tau is None else tau
         dL_dq_next = as_array(dL_dq_next, (self.nq,), "dL_dq_next")
@@ -154,6 +156,7 @@ class BarrierGradients:
         nothing) and there are no contact modes to explore (the barrier is smooth)."""
         from rigidiff.jacobians import Gradients
 
+        self._refuse_floating_derivatives("rollout backward passes")
         kappas, signature = traj._modes
         if signature != self._signature():
             raise RuntimeError("the world changed (its bodies, parameters, gravity, friction_velocity or joint_limits) "

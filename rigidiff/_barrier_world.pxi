@@ -67,6 +67,9 @@ cdef class BarrierWorldCore:
     def _bw_nq(self):
         return self._bw.get().nq()
 
+    def _bw_nv(self):
+        return self._bw.get().nv()
+
     def _bw_mass_properties(self, int body):
         cdef cnp.ndarray out = _empty1(14)
         self._bw.get().massProperties(body, _ptr(out))
@@ -121,11 +124,12 @@ cdef class BarrierWorldCore:
 
     def _bw_step(self, q, v, tau):
         cdef int n = self._bw.get().nq()
+        cdef int nv = self._bw.get().nv()
         cdef cnp.ndarray Q = _vec(q, n, "q")
-        cdef cnp.ndarray V = _vec(v, n, "v")
-        cdef cnp.ndarray T = _vec(tau, n, "tau")
+        cdef cnp.ndarray V = _vec(v, nv, "v")
+        cdef cnp.ndarray T = _vec(tau, nv, "tau")
         cdef cnp.ndarray q_out = _empty1(n)
-        cdef cnp.ndarray v_out = _empty1(n)
+        cdef cnp.ndarray v_out = _empty1(nv)
         self._bw.get().step(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out))
         return q_out, v_out
 
@@ -187,11 +191,12 @@ cdef class BarrierWorldCore:
 
     def _bw_incremental_potential(self, q, q_n, v_n, tau, double kappa):
         cdef int n = self._bw.get().nq()
+        cdef int nv = self._bw.get().nv()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray Qn = _vec(q_n, n, "q_n")
-        cdef cnp.ndarray Vn = _vec(v_n, n, "v_n")
-        cdef cnp.ndarray T = _vec(tau, n, "tau")
-        cdef cnp.ndarray grad = np.zeros(n)
+        cdef cnp.ndarray Vn = _vec(v_n, nv, "v_n")
+        cdef cnp.ndarray T = _vec(tau, nv, "tau")
+        cdef cnp.ndarray grad = np.zeros(nv)
         value = self._bw.get().incrementalPotential(_ptr(Q), _ptr(Qn), _ptr(Vn), _ptr(T), kappa, _ptr(grad))
         return value, grad
 
@@ -199,7 +204,7 @@ cdef class BarrierWorldCore:
         cdef int n = self._bw.get().nq()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray Qn = _vec(q_n, n, "q_n")
-        cdef cnp.ndarray grad = _empty1(n)
+        cdef cnp.ndarray grad = _empty1(self._bw.get().nv())
         value = self._bw.get().frictionPotential(_ptr(Q), _ptr(Qn), kappa, _ptr(grad))
         return value, grad
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rigidiff/abd/orthogonality.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
@@ -133,6 +134,7 @@ void BarrierWorld::restMesh(int body, double* points, int* faces) const {
 void BarrierWorld::checkState(const double* q) {
   for (int i = 0; i < nq(); ++i) RD_CHECK_ARG(std::isfinite(q[i]), "q[" << i << "] is not finite");
   if (!art_data_) return checkIntersectionFree(model_, data_, q);
+  checkConfiguration(art_.model, q);
   buildArticulatedContactModel(model_, art_, art_data_->contact);
   VecX y(art_data_->contact.nq());
   rigidiff::contactCoordinates(art_, art_data_->data, static_cast<int>(model_.bodies.size()), q, y.data());
@@ -153,6 +155,7 @@ void BarrierWorld::refuseSkeletons(const char* what) const {
 void BarrierWorld::setSkeletons(const Model& model) {
   ArticulatedBarrier art;
   art.model = model;
+  art.model.implicit_gyroscopic = false;  // the incremental potential takes b(q_n, v_n) whole
   art.joint_limits = joint_limits_;
   art.checkSupported();
   art_ = std::move(art);

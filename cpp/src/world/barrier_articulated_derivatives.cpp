@@ -84,6 +84,11 @@ void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier
                               BarrierWorldData& data, const double* q, const double* v, const double* tau,
                               const double* q_next, double kappa_start, double kappa_end,
                               ArticulatedStepLinearisation& lin) {
+  // free and ball joints: their step is not differentiated yet (the Python side raises NotImplementedError first)
+  for (int j = 1; j < art.model.njoints; ++j)
+    RD_CHECK_ARG(art.model.joints[j].type != JointType::Free && art.model.joints[j].type != JointType::Ball,
+                 "joint '" << art.model.names[j] << "': the derivatives of barrier steps with free or ball joints "
+                           << "are not implemented yet");
   const int ns = art.model.nv, nbodies = static_cast<int>(world.bodies.size()), n = ns + 12 * nbodies;
   const double h = world.dt;
   art.model.gravity = world.gravity;

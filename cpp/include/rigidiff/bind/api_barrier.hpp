@@ -36,11 +36,13 @@ class BarrierWorld {
   int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
   int planeCount() const { return static_cast<int>(model_.planes.size()); }
   void plane(int i, double* out) const;  ///< (normal, offset)
-  /// The size of q, v and tau: the skeletons' coordinates, then 12 per body.
+  /// The size of q: the skeletons' coordinates, then 12 per body.
   int nq() const { return art_.nq() + model_.nq(); }
+  /// The size of v and tau: the skeletons' velocities (nq - nv = one per free or ball joint), then 12 per body.
+  int nv() const { return art_.model.nv + model_.nq(); }
   /// Replaces the world's skeletons by the multibody model of all of them (copied; its coordinates come
   /// before the bodies') with no link surface yet. invalid_argument for a joint the barrier step does not
-  /// support (barrier_articulated.hpp).
+  /// support (barrier_articulated.hpp). The step takes the gyroscopic term explicitly (implicit_gyroscopic off).
   void setSkeletons(const Model& model);
   /// Adds a link surface: the closed mesh (points n x 3 in the frame of joint, faces m x 3) of skeleton group,
   /// named for messages. Returns its index.
@@ -84,10 +86,10 @@ class BarrierWorld {
   /// assembly, factorisation, CCD and in all, then the kappa it started with (BarrierStepStats).
   void stats(double* out) const;
   /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
-  /// kappa; grad (nq).
+  /// kappa; grad (nv).
   double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                               double kappa, double* grad);
-  /// The friction potential at q of the pairs frozen at q_n with barrier stiffness kappa; grad (nq).
+  /// The friction potential at q of the pairs frozen at q_n with barrier stiffness kappa; grad (nv).
   double frictionPotential(const double* q, const double* q_n, double kappa, double* grad);
   /// The barrier sum (unscaled) at q, its gradient (nq) and its PSD-projected Hessian (nq x nq, dense).
   double barrierPotential(const double* q, double* grad, double* hessian);

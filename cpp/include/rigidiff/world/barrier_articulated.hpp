@@ -7,8 +7,9 @@
 // that x = R xbar + p is the contact code's affine point map and every pair, distance, barrier and friction
 // term is reused unchanged. Gradients reach the joint coordinates by the chain rule g_q = J_y^T g_y and the
 // Newton matrix by the Gauss-Newton product J_y^T H_y J_y (PSD since H_y's element blocks are), with
-// J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Only vector-space joints (revolute, prismatic,
-// universal, translational: dq/dt = v) are supported; free, ball and planar joints are refused.
+// J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Revolute, prismatic, universal and translational
+// joints (dq/dt = v) and free and ball joints (floating bases, stepped in the tangent of their group:
+// barrier_floating_base.hpp) are supported; planar joints are refused.
 #pragma once
 
 #include <vector>
@@ -37,8 +38,8 @@ struct ArticulatedBarrier {
 
   int nq() const { return model.nq; }
   bool empty() const { return model.nv == 0 && surfaces.empty(); }
-  /// invalid_argument naming the joint unless every joint is revolute or prismatic (universal joints are two
-  /// revolutes in the core, translational ones three prismatic axes).
+  /// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free or ball
+  /// (universal joints are two revolutes in the core).
   void checkSupported() const;
 };
 
@@ -61,7 +62,8 @@ void contactCoordinates(const ArticulatedBarrier& art, Data& data, int nbodies, 
 /// jac (12 x nv, column-major) = dy/dq of surface k at the kinematics of data.J (after computeJointJacobians).
 void surfaceJacobian(const ArticulatedBarrier& art, const Data& data, int k, MatX& jac);
 
-/// The largest alpha in (0, 1] such that the move q + t alpha dq, t in [0, 1], of the state q keeps every pair
+/// The largest alpha in (0, 1] such that the move q (+) t alpha dq, t in [0, 1], of the state q (moveState of
+/// barrier_floating_base.hpp: q + t alpha dq for vector-space joints and bodies) keeps every pair
 /// of the contact model apart: piecewise-linear substeps of the joint-space path, each tested by additive CCD
 /// of the chords with a minimum separation that bounds each point's deviation from its chord
 /// (docs/affine.md, "Skeletons"). gap is the smallest distance at q (its tenth bounds the deviation).

@@ -50,22 +50,6 @@ class SkeletonParticipants:
     def _nv_skeletons(self) -> int:
         return 0 if self._articulated is None else self._articulated.nv
 
-    def _floating_joint(self):
-        """The name of the first free or ball joint of the world's skeletons, None if there is none."""
-        for sk in self._skeletons:
-            for body in sk.bodies:
-                if body.joint.type in FLOATING_JOINTS:
-                    return body.joint.name
-        return None
-
-    def _refuse_floating_derivatives(self, what: str) -> None:
-        """NotImplementedError naming the joint when a skeleton has a free or ball joint: the derivatives of their
-        step are not implemented yet."""
-        joint = self._floating_joint()
-        if joint is not None:
-            raise NotImplementedError(
-                f"{what} of barrier worlds with free or ball joints are not implemented yet (joint {joint!r}); "
-                f"the step itself is")
     def add_skeleton(self, skeleton, q=None):
         """Add an articulated skeleton (a robot arm, a legged robot) and return it.
 
@@ -80,7 +64,8 @@ class SkeletonParticipants:
 
         Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
         of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a
-        quaternion, so ``nq > nv``. The step's derivatives are not implemented for them yet (NotImplementedError).
+        quaternion, so ``nq > nv``, and the step's derivatives take q's perturbations and cotangents in the tangent
+(``q (+) e``, as the lcp world's do).
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a planar joint, a plane shape, an open mesh, or shapes that touch another participant

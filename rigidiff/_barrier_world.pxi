@@ -137,12 +137,13 @@ cdef class BarrierWorldCore:
         return self._bw.get().parameterCount()
 
     def _bw_step_jacobians(self, q, v, tau):
-        cdef int n = self._bw.get().nq()
+        cdef int nq = self._bw.get().nq()
+        cdef int n = self._bw.get().nv()
         cdef int np_ = self._bw.get().parameterCount()
-        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray Q = _vec(q, nq, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray T = _vec(tau, n, "tau")
-        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray q_out = _empty1(nq)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef cnp.ndarray jac = _empty3(6, n, n)
         cdef cnp.ndarray jac_p = _empty3(2, n, np_)
@@ -150,13 +151,14 @@ cdef class BarrierWorldCore:
         return q_out, v_out, jac, jac_p
 
     def _bw_step_vjp(self, q, v, tau, gq_next, gv_next):
-        cdef int n = self._bw.get().nq()
-        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef int nq = self._bw.get().nq()
+        cdef int n = self._bw.get().nv()
+        cdef cnp.ndarray Q = _vec(q, nq, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray T = _vec(tau, n, "tau")
         cdef cnp.ndarray A = _vec(gq_next, n, "dL_dq_next")
         cdef cnp.ndarray B = _vec(gv_next, n, "dL_dv_next")
-        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray q_out = _empty1(nq)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef cnp.ndarray gq = _empty1(n)
         cdef cnp.ndarray gv = _empty1(n)
@@ -167,11 +169,12 @@ cdef class BarrierWorldCore:
         return q_out, v_out, gq, gv, gt, gp
 
     def _bw_rollout_backward(self, Q, V, taus, kappas, GQ, GV):
-        cdef int n = self._bw.get().nq()
+        cdef int nq = self._bw.get().nq()
+        cdef int n = self._bw.get().nv()
         cdef cnp.ndarray Ta = _mat(taus, -1, n, "taus")
         cdef int T = <int>cnp.PyArray_DIM(Ta, 0)
         cdef str why = f" (the rollout has {T} steps)"
-        cdef cnp.ndarray Qa = _mat(Q, T + 1, n, "Q", why)
+        cdef cnp.ndarray Qa = _mat(Q, T + 1, nq, "Q", why)
         cdef cnp.ndarray Va = _mat(V, T + 1, n, "V", why)
         cdef cnp.ndarray K = _mat(kappas, T, 2, "kappas", why)
         cdef cnp.ndarray A = _mat(GQ, T + 1, n, "dL_dQ", why)

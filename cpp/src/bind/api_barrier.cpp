@@ -196,8 +196,8 @@ int BarrierWorld::parameterCount() const { return barrierParameterCount(model_);
 
 void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
                                  double* jac, double* jac_p) {
-  const long nn = static_cast<long>(nq()) * nq();
-  const long np = static_cast<long>(nq()) * parameterCount();
+  const long nn = static_cast<long>(nv()) * nv();
+  const long np = static_cast<long>(nv()) * parameterCount();
   if (art_data_)
     articulatedStepJacobians(model_, art_, *art_data_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn,
                              jac + 3 * nn, jac + 4 * nn, jac + 5 * nn, jac_p, jac_p + np);
@@ -226,7 +226,7 @@ void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, 
 void BarrierWorld::rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
                                    const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus,
                                    double* gparams) {
-  reverseRollout(nq(), parameterCount(), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
+  reverseRollout(nq(), nv(), parameterCount(), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
                  [&](const double* q, const double* v, const double* tau, const double* q_next, double ks, double ke,
                      const double* gq_next, const double* gv_next, double* gq, double* gv, double* gtau, double* gp) {
                    vjpAt(q, v, tau, q_next, ks, ke, gq_next, gv_next, gq, gv, gtau, gp);

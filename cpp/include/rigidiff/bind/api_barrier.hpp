@@ -71,8 +71,8 @@ class BarrierWorld {
   void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out);
   /// The number of parameters of the derivatives: each body's density, each body's stiffness, friction, dhat.
   int parameterCount() const;
-  /// The step and its six Jacobians (nq x nq each, row-major): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;
-  /// jac_p: dq_dp then dv_dp (nq x parameterCount each, row-major).
+  /// The step and its six Jacobians (nv x nv each, row-major; q's in the tangent): dq_dq, dq_dv, dq_dtau, dv_dq,
+  /// dv_dv, dv_dtau; jac_p: dq_dp then dv_dp (nv x parameterCount each, row-major).
   void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out, double* jac,
                      double* jac_p);
   /// The step and the cotangents (gq, gv, gtau, gparams (parameterCount)) pulled back from (gq_next, gv_next).

@@ -27,6 +27,16 @@ void stepDisplacement(const Model& model, const double* q_n, const double* q, do
 /// (E = exp3(dq_ang) = R_n^T R) and Jr3inv(dq_ang) on a ball joint.
 void displacementJacobian(const Model& model, const double* dq, MatX& Jd);
 
+/// V (model.nv x model.nv) = d (Jd(dq)^T r) / d dq at a fixed r (model.nv): the derivative of the transposed
+/// displacement Jacobian against r, zero on additive joints; on a free joint [[0, [E^T r_lin]x Jr3(phi)],
+/// [0, d (Jr3inv(phi)^T r_ang) / d phi]] (phi = dq_ang), on a ball joint the angular block.
+void displacementJacobianDerivative(const Model& model, const double* dq, const double* r, MatX& V);
+
+/// Dn (model.nv x model.nv) = d dq / d delta_n with q fixed and the start moved to q_n (+) delta_n (first order
+/// of both charts): -I on additive joints, [[-I, [dq_lin]x], [0, -Jr3inv(phi) E^T]] on a free joint and
+/// -Jr3inv(phi) E^T on a ball joint.
+void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn);
+
 /// out = the state q (model.nq joint coordinates, then `rest` plain coordinates) moved by alpha dq (model.nv,
 /// then `rest`): the joints by integrate(q, alpha dq, Motion::Step), the rest by q + alpha dq. out may not alias q.
 void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out);

@@ -1,0 +1,152 @@
+"""Step derivatives of barrier worlds with free and ball joints (floating bases), by the implicit function theorem
+in the tangent of the step's chart: against central differences of the step itself at a Newton tolerance of 1e-12,
+the configuration perturbed as q (+) e (SE(3)'s exponential, as the lcp world's step Jacobians take it) and q's
+change measured by difference(q'_minus, q'_plus); the reverse mode against the transposed Jacobians; a recorded
+rollout's backward pass against the chained step Jacobians."""
+
+import numpy as np
+import pytest
+
+import rigidiff as rd
+from step_differences import NAMES, assert_vjp_is_transposed_jacobians, relative_error
+from test_barrier_floating_base import _box_skeleton, _quaternion, _tree
+
+DHAT = 1e-3
+EPS = (1e-7, 1e-6, 1e-5)  # central-difference steps for q, v, tau
+
+
+def _world(friction=0.3):
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, friction=friction, newton_tolerance=1e-12,
+                     max_newton_iterations=2000)
+    world.add_ground()
+    return world
+
+
+def _move(world, q, d):
+    """q (+) d: the skeletons' coordinates by SE(3)'s exponential (world.skeleton_world().integrate), the bodies'
+    added."""
+    ns, nvs = world.skeleton_world().nq, world.skeleton_world().nv
+    return np.concatenate([world.skeleton_world().integrate(q[:ns], d[:nvs]), q[ns:] + d[nvs:]])
+
+
+def _change(world, q0, q1):
+    """q1 (-) q0 in the tangent at q0 (the skeletons' by difference, the bodies' subtracted)."""
+    ns = world.skeleton_world().nq
+    return np.concatenate([world.skeleton_world().difference(q0[:ns], q1[:ns]), q1[ns:] - q0[ns:]])
+
+
+def _central_jacobians(world, q, v, tau):
+    n = world.nv
+    cols = {name: np.zeros((n, n)) for name in NAMES}
+    for which, name_q, name_v in ((0, "dq_dq", "dv_dq"), (1, "dq_dv", "dv_dv"), (2, "dq_dtau", "dv_dtau")):
+        for j in range(n):
+            e = np.zeros(n)
+            e[j] = EPS[which]
+            args_p, args_m = [q.copy(), v.copy(), tau.copy()], [q.copy(), v.copy(), tau.copy()]
+            if which == 0:
+                args_p[0], args_m[0] = _move(world, q, e), _move(world, q, -e)
+            else:
+                args_p[which] = args_p[which] + e
+                args_m[which] = args_m[which] - e
+            qp, vp = world.step(*args_p)
+            qm, vm = world.step(*args_m)
+            cols[name_q][:, j] = _change(world, qm, qp) / (2 * EPS[which])
+            cols[name_v][:, j] = (vp - vm) / (2 * EPS[which])
+    return cols
+
+
+def _box_sliding_and_spinning():
+    """A free box resting on the ground (friction 0.3), sliding at 0.5 m/s and spinning about z at 3 rad/s, pushed
+    by a torque on every dof."""
+    world = _world()
+    world.add_skeleton(_box_skeleton(), q=np.concatenate([[0.0, 0.0, 0.04 + 0.5 * DHAT], _quaternion([0, 0, 0.3])]))
+    q, v = world.q, world.v
+    for _ in range(3):  # settle into the barrier
+        q, v = world.step(q, v)
+    v[:] = [0.5, 0.1, 0.0, 0.0, 0.0, 3.0]
+    return world, q, v, np.array([0.5, -0.3, 0.2, 0.01, -0.02, 0.03])
+
+
+def _box_on_a_cube():
+    """A free box (turned about z) resting on an affine cube on the ground, both sliding with friction 0.3."""
+    world = _world()
+    world.add_affine_body(rd.Box((0.3, 0.3, 0.1)), density=300.0, stiffness=1e4,
+                          pose=rd.Transform((0.0, 0.0, 0.05 + 0.5 * DHAT)), name="cube")
+    world.add_skeleton(_box_skeleton(), q=np.concatenate([[0.02, 0.0, 0.14 + DHAT], _quaternion([0, 0, 0.4])]))
+    q, v = world.q, world.v
+    for _ in range(3):
+        q, v = world.step(q, v)
+    v[:6] = [0.2, 0.0, 0.0, 0.0, 0.0, 1.0]
+    tau = np.zeros(world.nv)
+    tau[:6] = [0.3, 0.1, 0.0, 0.0, 0.02, 0.0]
+    return world, q, v, tau
+
+
+def _tree_standing():
+    """The free-floating tree (revolute hips and knee, a ball ankle) standing on the ground, its joints moving."""
+    world = _world()
+    q0 = np.concatenate([[0.0, 0.0, 0.195 + 0.5 * DHAT], [0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]])
+    world.add_skeleton(_tree(), q=q0)
+    q, v = world.q, world.v
+    for _ in range(5):
+        q, v = world.step(q, v)
+    rng = np.random.default_rng(3)
+    v = v + rng.normal(scale=0.2, size=world.nv)
+    return world, q, v, rng.normal(scale=0.1, size=world.nv)
+
+
+SCENES = {"box sliding and spinning": _box_sliding_and_spinning, "box on an affine cube": _box_on_a_cube,
+          "tree standing": _tree_standing}
+
+
+@pytest.mark.parametrize("scene", list(SCENES))
+def test_step_jacobians_match_central_differences(scene):
+    """Each of the six Jacobians against central differences of the step (contact, friction and, for the tree, the
+    ball joint's and the hips' coupling through M): within 1e-6 of the largest entry."""
+    world, q, v, tau = SCENES[scene]()
+    J = world.step_jacobians(q, v, tau)
+    assert world.last_step["active_pairs"] > 0
+    fd = _central_jacobians(world, q, v, tau)
+    for name in NAMES:
+        assert relative_error(getattr(J, name), fd[name]) < 1e-6, name
+
+
+def test_step_vjp_and_rollout_backward_match_the_jacobians():
+    """step_vjp is the transposed Jacobians times the cotangents; a recorded rollout's backward pass is the chain
+    of the step Jacobians (the box on the cube, 4 steps)."""
+    world, q, v, tau = _box_on_a_cube()
+    rng = np.random.default_rng(5)
+    a, b = rng.normal(size=world.nv), rng.normal(size=world.nv)
+    assert_vjp_is_transposed_jacobians(world, q, v, tau, a, b, 1e-12)
+    taus = np.tile(tau, (4, 1))
+    traj = world.rollout(q, v, taus, record=True)
+    dL_dQ, dL_dV = np.zeros((5, world.nv)), np.zeros((5, world.nv))
+    dL_dQ[-1], dL_dV[-1] = a, b
+    back = traj.backward(dL_dQ, dL_dV)
+    gq, gv = a, b
+    gtaus = []
+    for t in reversed(range(4)):
+        J = world.step_jacobians(traj.q[t], traj.v[t], taus[t])
+        gtaus.append(J.dq_dtau.T @ gq + J.dv_dtau.T @ gv)
+        gq, gv = J.dq_dq.T @ gq + J.dv_dq.T @ gv, J.dq_dv.T @ gq + J.dv_dv.T @ gv
+    np.testing.assert_allclose(back.q, gq, rtol=1e-8, atol=1e-10 * np.abs(gq).max())
+    np.testing.assert_allclose(back.v, gv, rtol=1e-8, atol=1e-10 * np.abs(gv).max())
+    np.testing.assert_allclose(back.tau, np.array(gtaus[::-1]), rtol=1e-8, atol=1e-10 * np.abs(gtaus).max())
+
+
+@pytest.mark.parametrize("make", [_box_skeleton, _tree])
+def test_free_flight_jacobians_equal_the_lcp_steps(make):
+    """Without contact the barrier step is the lcp world's semi-implicit step (gyroscopic term explicit), so their
+    Jacobians, taken in the same tangent convention, agree (to 1e-8 of the largest entry)."""
+    barrier = rd.World(dt=1e-2, solver="barrier", newton_tolerance=1e-12)
+    lcp = rd.World(dt=1e-2, gyroscopic="explicit")
+    lcp.add_skeleton(make())
+    q = lcp.q
+    q[:7] = np.concatenate([[0.1, -0.2, 1.0], _quaternion([0.3, -0.2, 0.5])])
+    barrier.add_skeleton(make(), q=q)
+    rng = np.random.default_rng(7)
+    v, tau = rng.normal(size=lcp.nv), rng.normal(scale=0.3, size=lcp.nv)
+    Jb, Jl = barrier.step_jacobians(q, v, tau), lcp.step_jacobians(q, v, tau)
+    for name in NAMES:
+        A, B = getattr(Jb, name), getattr(Jl, name)
+        np.testing.assert_allclose(A, B, rtol=0, atol=1e-8 * np.abs(B).max(), err_msg=name)

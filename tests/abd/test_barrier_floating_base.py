@@ -240,3 +240,37 @@ def test_floating_base_bad_input():
     projective = rd.World(dt=1e-2, solver="projective")
     with pytest.raises(ValueError, match="free joint.*fixed root joint"):
         projective.add_skeleton(_box_skeleton())
+
+
+def _limited_leg():
+    """A free box base with one leg on a hip about y limited to [-0.3, 0.3] rad."""
+    sk = rd.Skeleton("limited")
+    base_box, leg = rd.Box((0.3, 0.16, 0.06)), rd.Box((0.04, 0.04, 0.1))
+    base = sk.add_body("base", rd.FreeJoint("root"), inertia=rd.Inertia.from_shape(base_box, density=500.0))
+    base.add_shape(base_box)
+    at = rd.Transform((0.0, 0.0, -0.06))
+    hip = sk.add_body("leg", rd.RevoluteJoint("hip", axis=(0, 1, 0), lower=-0.3, upper=0.3), parent=base,
+                      joint_origin=rd.Transform((0.1, 0.0, -0.03)), inertia=rd.Inertia.from_shape(leg, density=500.0,
+                                                                                                   origin=at))
+    hip.add_shape(leg, at)
+    return sk
+
+
+def test_joint_limits_act_beside_a_free_joint():
+    """With joint_limits on, a hip driven by 0.5 N m against its upper limit while the body floats (its coordinate
+    in q after the free joint's quaternion) stays strictly below the limit and comes to rest within dhat of it; a
+    start beyond the limit raises ValueError naming the joint and its coordinate."""
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    world.joint_limits = True
+    world.gravity = (0.0, 0.0, 0.0)
+    world.add_skeleton(_limited_leg(), q=[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+    q, v = world.q, world.v
+    tau = np.zeros(world.nv)
+    tau[6] = 0.5
+    for _ in range(150):
+        q, v = world.step(q, v, tau)
+        assert q[7] < 0.3
+    assert 0.3 - DHAT < q[7] and abs(v[6]) < 1e-3
+    q[7] = 0.31
+    with pytest.raises(ValueError, match=r"joint 'limited/hip'.*q\[7\] = 0.31"):
+        world.step(q, v, tau)

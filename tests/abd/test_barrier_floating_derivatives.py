@@ -9,7 +9,7 @@ import pytest
 
 import rigidiff as rd
 from step_differences import NAMES, assert_vjp_is_transposed_jacobians, relative_error
-from test_barrier_floating_base import _box_skeleton, _quaternion, _tree
+from test_barrier_floating_base import _box_skeleton, _limited_leg, _quaternion, _tree
 
 DHAT = 1e-3
 EPS = (1e-7, 1e-6, 1e-5)  # central-difference steps for q, v, tau
@@ -102,17 +102,34 @@ def _tree_standing():
     return world, q, v, rng.normal(scale=0.1, size=world.nv)
 
 
+def _leg_at_its_limit():
+    """The floating base whose hip a torque holds inside its upper limit's barrier (joint limits on, no gravity)."""
+    world = _world()
+    world.joint_limits = True
+    world.gravity = (0.0, 0.0, 0.0)
+    world.add_skeleton(_limited_leg(), q=[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
+    q, v = world.q, world.v
+    tau = np.zeros(world.nv)
+    tau[6] = 0.5
+    for _ in range(100):
+        q, v = world.step(q, v, tau)
+    assert 0.3 - q[7] < DHAT
+    v[:6] = [0.1, 0.0, 0.0, 0.5, 0.0, 0.2]
+    return world, q, v, tau
+
+
 SCENES = {"box sliding and spinning": _box_sliding_and_spinning, "box on an affine cube": _box_on_a_cube,
-          "tree standing": _tree_standing}
+          "tree standing": _tree_standing, "leg at its limit": _leg_at_its_limit}
 
 
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_step_jacobians_match_central_differences(scene):
-    """Each of the six Jacobians against central differences of the step (contact, friction and, for the tree, the
-    ball joint's and the hips' coupling through M): within 1e-6 of the largest entry."""
+    """Each of the six Jacobians against central differences of the step (contact, friction, the joint-limit
+    barrier and, for the tree, the ball joint's and the hips' coupling through M): within 1e-6 of the largest
+    entry."""
     world, q, v, tau = SCENES[scene]()
     J = world.step_jacobians(q, v, tau)
-    assert world.last_step["active_pairs"] > 0
+    assert world.last_step["active_pairs"] > 0 or world.joint_limits
     fd = _central_jacobians(world, q, v, tau)
     for name in NAMES:
         assert relative_error(getattr(J, name), fd[name]) < 1e-6, name

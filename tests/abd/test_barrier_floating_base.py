@@ -256,20 +256,27 @@ def _limited_leg():
     return sk
 
 
-def test_joint_limits_act_beside_a_free_joint():
-    """With joint_limits on, a hip driven by 0.5 N m against its upper limit while the body floats (its coordinate
-    in q after the free joint's quaternion) stays strictly below the limit and comes to rest within dhat of it; a
-    start beyond the limit raises ValueError naming the joint and its coordinate."""
-    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+def push_leg_to_its_limit(world, steps):
+    """Adds the limited leg to world (joint limits on, no gravity) floating 1 m up and drives its hip by 0.5 N m
+    against the upper limit for steps steps, asserting that it stays below; returns the state and the torque."""
     world.joint_limits = True
     world.gravity = (0.0, 0.0, 0.0)
     world.add_skeleton(_limited_leg(), q=[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
     q, v = world.q, world.v
     tau = np.zeros(world.nv)
     tau[6] = 0.5
-    for _ in range(150):
+    for _ in range(steps):
         q, v = world.step(q, v, tau)
         assert q[7] < 0.3
+    return q, v, tau
+
+
+def test_joint_limits_act_beside_a_free_joint():
+    """With joint_limits on, a hip driven by 0.5 N m against its upper limit while the body floats (its coordinate
+    in q after the free joint's quaternion) stays strictly below the limit and comes to rest within dhat of it; a
+    start beyond the limit raises ValueError naming the joint and its coordinate."""
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    q, v, tau = push_leg_to_its_limit(world, 150)
     assert 0.3 - DHAT < q[7] and abs(v[6]) < 1e-3
     q[7] = 0.31
     with pytest.raises(ValueError, match=r"joint 'limited/hip'.*q\[7\] = 0.31"):

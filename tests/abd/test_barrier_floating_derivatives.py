@@ -9,7 +9,7 @@ import pytest
 
 import rigidiff as rd
 from step_differences import NAMES, assert_vjp_is_transposed_jacobians, relative_error
-from test_barrier_floating_base import _box_skeleton, _limited_leg, _quaternion, _tree
+from test_barrier_floating_base import _box_skeleton, _quaternion, _tree, push_leg_to_its_limit
 
 DHAT = 1e-3
 EPS = (1e-7, 1e-6, 1e-5)  # central-difference steps for q, v, tau
@@ -105,14 +105,7 @@ def _tree_standing():
 def _leg_at_its_limit():
     """The floating base whose hip a torque holds inside its upper limit's barrier (joint limits on, no gravity)."""
     world = _world()
-    world.joint_limits = True
-    world.gravity = (0.0, 0.0, 0.0)
-    world.add_skeleton(_limited_leg(), q=[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0])
-    q, v = world.q, world.v
-    tau = np.zeros(world.nv)
-    tau[6] = 0.5
-    for _ in range(100):
-        q, v = world.step(q, v, tau)
+    q, v, tau = push_leg_to_its_limit(world, 100)
     assert 0.3 - q[7] < DHAT
     v[:6] = [0.1, 0.0, 0.0, 0.5, 0.0, 0.2]
     return world, q, v, tau

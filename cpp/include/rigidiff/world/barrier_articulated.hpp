@@ -70,15 +70,16 @@ void surfaceJacobian(const ArticulatedBarrier& art, const Data& data, int k, Mat
 double articulatedCollisionFreeStep(const ArticulatedBarrier& art, ArticulatedBarrierData& ad, BarrierWorldData& data,
                                     const double* q, const double* dq, double gap);
 
-/// E(q) of the step from (q_n, v_n, tau) below with barrier stiffness kappa, without friction; grad (the state's
-/// size) = dE/dq when given (for tests against finite differences).
+/// E(q) of the step from (q_n, v_n, tau) below with barrier stiffness kappa, without friction; grad (the tangent's
+/// size, nv + 12 per body) = dE/dq when given, along q (+) delta with free and ball joints (moveState's chart), for
+/// tests against finite differences.
 double articulatedIncrementalPotential(const BarrierWorldModel& world, ArticulatedBarrier& art,
                                        ArticulatedBarrierData& ad, BarrierWorldData& data, const double* q,
                                        const double* q_n, const double* v_n, const double* tau, double kappa,
                                        double* grad);
 
 /// The lagged friction potential at the state q of the pairs within dhat at the start state q_n, frozen there with
-/// barrier stiffness kappa (barrier_friction.hpp); grad (the state's size) = its gradient, pulled back to the
+/// barrier stiffness kappa (barrier_friction.hpp); grad (the tangent's size) = its gradient, pulled back to the
 /// joints through the surfaces' Jacobians, when given (for tests against finite differences).
 double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                                     BarrierWorldData& data, const double* q, const double* q_n, double kappa,

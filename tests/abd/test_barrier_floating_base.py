@@ -255,6 +255,11 @@ def test_floating_base_bad_input():
     q[3:7] *= 1.5
     with pytest.raises(ValueError, match="root"):
         world.step(q, v)
+    # the step's chart holds turns below pi per step (300 rad/s at dt = 1e-2 steps as the lcp world does)
+    spin = np.zeros(world.nv)
+    spin[5] = 320.0
+    with pytest.raises(ValueError, match=r"joint 'box/root' would turn by 3.2 rad.*smaller dt"):
+        world.step(world.q, spin)
     # the derivatives take q's cotangents in the tangent (nv), as the lcp world's do
     q, v = world.q, world.v
     with pytest.raises(ValueError, match="dL_dq_next"):

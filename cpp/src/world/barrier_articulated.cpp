@@ -119,6 +119,19 @@ VecX pushForward(const ArticulatedBarrier& art, int nbodies, const Iterate& it, 
   return dy;
 }
 
+// invalid_argument naming the joint when a free or ball joint's predicted turn h |w| reaches pi: the step's
+// chart (log3 of the turn from the start) holds turns below pi per step
+void checkTurnsBelowPi(const Model& model, double h, const VecX& v) {
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Free && j.type != JointType::Ball) continue;
+    const double turn = h * v.segment<3>(j.idx_v + j.nv - 3).norm();
+    RD_CHECK_ARG(turn < M_PI, "v: joint '" << model.names[i] << "' would turn by " << turn << " rad in one step "
+                                          << "(|w| dt); the barrier step holds a free or ball joint's turn per step "
+                                          << "below pi: take a smaller dt");
+  }
+}
+
 // The skeletons' part of the incremental potential (scaled like the bodies': h^2 times an energy) at dq =
 // q' - q_n, and its gradient into g.head(nv). M, tau_eff (tau_c - b) and the spring offset are the step's.
 double skeletonPotential(const ArticulatedBarrier& art, double h, const MatX& M, const VecX& tau_eff,
@@ -233,6 +246,7 @@ struct StepPotential {
         // forces dq / h is the lcp step's v~ (free_joint_motion.hpp)
         difference(art.model, art.model.rest_position.data(), q, spring0.data());
         addFrameTurnVelocity(art.model, v, h, vs.data());
+        checkTurnsBelowPi(art.model, h, vs);
       }
     }
     vy = tauy = VecX::Zero(contact.nq());

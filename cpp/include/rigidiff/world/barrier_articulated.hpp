@@ -97,13 +97,16 @@ double jointLimitStep(const ArticulatedBarrier& art, const double* q, const doub
 /// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on).
 void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q);
 
-/// Steps the state (q, v) of a world with skeletons (art.nq() + world.nq() each) under tau into (q_out, v_out):
-/// implicit Euler in the joint coordinates, as one incremental potential with the affine bodies'
+/// Steps the state (q, v) of a world with skeletons (q: art.nq() + world.nq(); v, tau: art.model.nv + world.nq())
+/// under tau into (q_out, v_out): implicit Euler in the joint coordinates, as one incremental potential with the
+/// affine bodies'
 ///   E(q') = 1/2 u^T M(q_n) u - h^2 (tau_c - b(q_n, v_n))^T dq + h/2 dq^T D dq + h^2/2 (dq + q_n - q_r)^T K (...)
 ///           + E_bodies(q'_bodies) + kappa B(y(q')) + kappa B_limits(q') + friction,  dq = q' - q_n, u = dq - h v_n,
 /// (tau_c: tau clipped to the effort limits; D, K: joint damping and stiffness about q_r, the rest position),
-/// minimised by the barrier world's projected Newton method with a dense solve. invalid_argument for
-/// non-finite input or an intersecting start, runtime_error when Newton does not converge.
+/// minimised by the barrier world's projected Newton method with a dense solve. With free or ball joints dq is the
+/// displacement in the step's chart and u, the springs and v' change accordingly (barrier_floating_base.hpp).
+/// invalid_argument for non-finite input, a quaternion off unit norm, a free or ball joint turning by pi or more in
+/// a step, or an intersecting start; runtime_error when Newton does not converge.
 void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                             BarrierWorldData& data, const double* q, const double* v, const double* tau,
                             double* q_out, double* v_out);

@@ -86,7 +86,10 @@ class BarrierGradients:
         With skeletons H also holds their M(q) + dt D + dt^2 K, the joint-limit barrier's exact second derivative
         and the curvature of the link surfaces' pose maps against the contact forces on them; the start state
         enters through M(q) and the bias forces (RNEA derivatives) and through the link surfaces' friction
-        frames, and a torque clipped to its joint's effort limit has zero derivative.
+        frames, and a torque clipped to its joint's effort limit has zero derivative. With free or ball joints
+        (floating bases) q's perturbations and changes are in the tangent: q (+) e with SE(3)'s exponential, q'
+        measured by difference(q', q'_perturbed), as the lcp world's step_jacobians take them (docs/affine.md,
+        "Floating bases"); dq_dq and its kin are then (nv, nv) while q has nq entries.
 
         Args:
             q, v: the start state (nq,), (nv,).
@@ -108,13 +111,14 @@ class BarrierGradients:
     def step_vjp(self, q, v, tau, dL_dq_next, dL_dv_next, wrt=None):
         """Gradients of a loss L(q_next, v_next) of one step with respect to q, v, tau and the parameters of wrt
         (as in step_jacobians) from the cotangents of q_next and v_next: the transposed Jacobians of
-        step_jacobians times them, with one solve by the Hessian's factors and no Jacobian formed. Returns
+        step_jacobians times them, with one solve by the Hessian's factors and no Jacobian formed; dL_dq_next (nv,)
+        is the cotangent of q_next in the tangent (as step_jacobians' rows). Returns
         Gradients (q, v, tau, parameters, parameter_names, q_next, v_next); ``.parameter(name)`` reads one."""
         from rigidiff.jacobians import Gradients
 
         names, idx = self._resolve_wrt(wrt)
         tau = np.zeros(self.nv) if tau is None else tau
-        dL_dq_next = as_array(dL_dq_next, (self.nq,), "dL_dq_next")
+        dL_dq_next = as_array(dL_dq_next, (self.nv,), "dL_dq_next")
         dL_dv_next = as_array(dL_dv_next, (self.nv,), "dL_dv_next")
         qn, vn, gq, gv, gt, gp = self._bw_step_vjp(self._affine_state(q, "q"), v, tau, dL_dq_next, dL_dv_next)
         return Gradients(gq, gv, gt, gp[idx], names, qn, vn)
@@ -160,7 +164,7 @@ class BarrierGradients:
                                "since the rollout was recorded; record it again")
         names, idx = self._resolve_wrt(wrt)
         T = len(traj)
-        GQ = np.zeros((T + 1, self.nq)) if dL_dQ is None else as_array(dL_dQ, (T + 1, self.nq), "dL_dQ")
+        GQ = np.zeros((T + 1, self.nv)) if dL_dQ is None else as_array(dL_dQ, (T + 1, self.nv), "dL_dQ")
         GV = np.zeros((T + 1, self.nv)) if dL_dV is None else as_array(dL_dV, (T + 1, self.nv), "dL_dV")
         gq, gv, gtaus, gp = self._bw_rollout_backward(traj.q, traj.v, traj.tau, kappas, GQ, GV)
         return Gradients(gq, gv, gtaus, gp[idx], names)

@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidiff._validate import as_array
+
 from rigidiff._vector_space_skeletons import check_vector_space_skeleton
 from rigidiff.errors import UnknownNameError
+
+#: joint types the barrier step integrates on their rotation group (docs/affine.md, "Floating bases")
+FLOATING_JOINTS = ("free", "ball")
 
 def _check_skeleton(skeleton) -> None:
     """TypeError / ValueError for what a barrier world cannot hold."""
@@ -21,7 +26,7 @@ def _check_skeleton(skeleton) -> None:
             raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a plane shape; a barrier world's "
                              f"ground is world.add_ground()")
 
-    check_vector_space_skeleton(skeleton, "barrier", check_shape)
+    check_vector_space_skeleton(skeleton, "barrier", check_shape, also=FLOATING_JOINTS)
 
 
 class SkeletonParticipants:
@@ -41,21 +46,31 @@ class SkeletonParticipants:
     def _nq_skeletons(self) -> int:
         return 0 if self._articulated is None else self._articulated.nq
 
-    def add_skeleton(self, skeleton):
-        """Add an articulated skeleton (a robot arm) and return it.
+    @property
+    def _nv_skeletons(self) -> int:
+        return 0 if self._articulated is None else self._articulated.nv
+
+    def add_skeleton(self, skeleton, q=None):
+        """Add an articulated skeleton (a robot arm, a legged robot) and return it.
 
         Its generalised coordinates join q and v before the affine bodies (after the skeletons added before
-        it), starting at its neutral configuration at rest; ``world.layout(skeleton.name)`` gives them. Every
+        it), starting at rest at ``q`` (its nq coordinates; default its neutral configuration, where a floating
+        base sits at the world origin); ``world.layout(skeleton.name)`` gives them. Every
         collision shape of its bodies is a barrier participant placed by forward kinematics: it pushes, and is
         pushed by, the affine bodies, static meshes, ground planes and other skeletons' shapes. Shapes of one
         skeleton never collide with each other. The step is implicit Euler in the joint coordinates with the
         joints' damping, stiffness and effort limits, and their position limits when ``joint_limits`` is on
         (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
 
+        Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
+        of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a
+        quaternion, so ``nq > nv``, and the step's derivatives take q's perturbations and cotangents in the tangent
+(``q (+) e``, as the lcp world's do).
+
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
-        body or skeleton, a free, ball or planar joint (a floating base: weld the root with a fixed joint
-        instead), a plane shape, an open mesh, or shapes that touch another participant or a ground plane at
-        the neutral configuration.
+        body or skeleton, a planar joint, a plane shape, an open mesh, or shapes that touch another participant
+        or a ground plane at the start configuration; ValueError for a q of the wrong size, not finite or with a
+        quaternion that is not of unit norm.
         """
         _check_skeleton(skeleton)
         if any(s is skeleton for s in self._skeletons):
@@ -63,18 +78,20 @@ class SkeletonParticipants:
         if skeleton.name in self._names or any(s.name == skeleton.name for s in self._skeletons):
             raise ValueError(f"name {skeleton.name!r} is already used")
         old = (list(self._skeletons), self._q0, self._v0)
-        ns = self._nq_skeletons
+        ns, nvs = self._nq_skeletons, self._nv_skeletons
         try:
             self._install_skeletons(old[0] + [skeleton])
             qs = self._articulated.q  # the new skeleton's neutral configuration after the others' coordinates
             qs[:ns] = self._q0[:ns]
+            if q is not None:
+                qs[ns:] = as_array(q, (len(qs) - ns,), "q")
             q0 = np.concatenate([qs, self._q0[ns:]])
             self._bw_check_state(q0)
         except Exception:
             self._install_skeletons(old[0])
             raise
         self._q0 = q0
-        self._v0 = np.concatenate([np.zeros(len(qs)), self._v0[ns:]])
+        self._v0 = np.concatenate([np.zeros(self._articulated.nv), self._v0[nvs:]])
         return skeleton
 
     def _install_skeletons(self, skeletons: list) -> None:

@@ -67,6 +67,9 @@ cdef class BarrierWorldCore:
     def _bw_nq(self):
         return self._bw.get().nq()
 
+    def _bw_nv(self):
+        return self._bw.get().nv()
+
     def _bw_mass_properties(self, int body):
         cdef cnp.ndarray out = _empty1(14)
         self._bw.get().massProperties(body, _ptr(out))
@@ -121,11 +124,12 @@ cdef class BarrierWorldCore:
 
     def _bw_step(self, q, v, tau):
         cdef int n = self._bw.get().nq()
+        cdef int nv = self._bw.get().nv()
         cdef cnp.ndarray Q = _vec(q, n, "q")
-        cdef cnp.ndarray V = _vec(v, n, "v")
-        cdef cnp.ndarray T = _vec(tau, n, "tau")
+        cdef cnp.ndarray V = _vec(v, nv, "v")
+        cdef cnp.ndarray T = _vec(tau, nv, "tau")
         cdef cnp.ndarray q_out = _empty1(n)
-        cdef cnp.ndarray v_out = _empty1(n)
+        cdef cnp.ndarray v_out = _empty1(nv)
         self._bw.get().step(_ptr(Q), _ptr(V), _ptr(T), _ptr(q_out), _ptr(v_out))
         return q_out, v_out
 
@@ -133,12 +137,13 @@ cdef class BarrierWorldCore:
         return self._bw.get().parameterCount()
 
     def _bw_step_jacobians(self, q, v, tau):
-        cdef int n = self._bw.get().nq()
+        cdef int nq = self._bw.get().nq()
+        cdef int n = self._bw.get().nv()
         cdef int np_ = self._bw.get().parameterCount()
-        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef cnp.ndarray Q = _vec(q, nq, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray T = _vec(tau, n, "tau")
-        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray q_out = _empty1(nq)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef cnp.ndarray jac = _empty3(6, n, n)
         cdef cnp.ndarray jac_p = _empty3(2, n, np_)
@@ -146,13 +151,14 @@ cdef class BarrierWorldCore:
         return q_out, v_out, jac, jac_p
 
     def _bw_step_vjp(self, q, v, tau, gq_next, gv_next):
-        cdef int n = self._bw.get().nq()
-        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef int nq = self._bw.get().nq()
+        cdef int n = self._bw.get().nv()
+        cdef cnp.ndarray Q = _vec(q, nq, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray T = _vec(tau, n, "tau")
         cdef cnp.ndarray A = _vec(gq_next, n, "dL_dq_next")
         cdef cnp.ndarray B = _vec(gv_next, n, "dL_dv_next")
-        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray q_out = _empty1(nq)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef cnp.ndarray gq = _empty1(n)
         cdef cnp.ndarray gv = _empty1(n)
@@ -163,11 +169,12 @@ cdef class BarrierWorldCore:
         return q_out, v_out, gq, gv, gt, gp
 
     def _bw_rollout_backward(self, Q, V, taus, kappas, GQ, GV):
-        cdef int n = self._bw.get().nq()
+        cdef int nq = self._bw.get().nq()
+        cdef int n = self._bw.get().nv()
         cdef cnp.ndarray Ta = _mat(taus, -1, n, "taus")
         cdef int T = <int>cnp.PyArray_DIM(Ta, 0)
         cdef str why = f" (the rollout has {T} steps)"
-        cdef cnp.ndarray Qa = _mat(Q, T + 1, n, "Q", why)
+        cdef cnp.ndarray Qa = _mat(Q, T + 1, nq, "Q", why)
         cdef cnp.ndarray Va = _mat(V, T + 1, n, "V", why)
         cdef cnp.ndarray K = _mat(kappas, T, 2, "kappas", why)
         cdef cnp.ndarray A = _mat(GQ, T + 1, n, "dL_dQ", why)
@@ -187,11 +194,12 @@ cdef class BarrierWorldCore:
 
     def _bw_incremental_potential(self, q, q_n, v_n, tau, double kappa):
         cdef int n = self._bw.get().nq()
+        cdef int nv = self._bw.get().nv()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray Qn = _vec(q_n, n, "q_n")
-        cdef cnp.ndarray Vn = _vec(v_n, n, "v_n")
-        cdef cnp.ndarray T = _vec(tau, n, "tau")
-        cdef cnp.ndarray grad = np.zeros(n)
+        cdef cnp.ndarray Vn = _vec(v_n, nv, "v_n")
+        cdef cnp.ndarray T = _vec(tau, nv, "tau")
+        cdef cnp.ndarray grad = np.zeros(nv)
         value = self._bw.get().incrementalPotential(_ptr(Q), _ptr(Qn), _ptr(Vn), _ptr(T), kappa, _ptr(grad))
         return value, grad
 
@@ -199,7 +207,7 @@ cdef class BarrierWorldCore:
         cdef int n = self._bw.get().nq()
         cdef cnp.ndarray Q = _vec(q, n, "q")
         cdef cnp.ndarray Qn = _vec(q_n, n, "q_n")
-        cdef cnp.ndarray grad = _empty1(n)
+        cdef cnp.ndarray grad = _empty1(self._bw.get().nv())
         value = self._bw.get().frictionPotential(_ptr(Q), _ptr(Qn), kappa, _ptr(grad))
         return value, grad
 

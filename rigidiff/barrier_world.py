@@ -290,8 +290,9 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
 
     @property
     def nv(self) -> int:
-        """Size of v (and tau): as nq (the skeletons' joints are vector-space joints, dq/dt = v)."""
-        return self._bw_nq()
+        """Size of v (and tau): the skeletons' velocities (one fewer than their coordinates per free or ball joint,
+        whose q holds a quaternion), then 12 per affine body or static mesh."""
+        return self._bw_nv()
 
     def layout(self, name):
         """The Layout of the skeleton (kind "skeleton"), body (kind "affine") or static mesh (kind "static")
@@ -305,8 +306,8 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
             raise self._unknown(name)
         i = self._index(name)
         kind = "static" if name in self._static else "affine"
-        at = self._nq_skeletons + 12 * i
-        return Layout(name, kind, slice(at, at + 12), slice(at, at + 12))
+        at, at_v = self._nq_skeletons + 12 * i, self._nv_skeletons + 12 * i
+        return Layout(name, kind, slice(at, at + 12), slice(at_v, at_v + 12))
 
     # ------------------------------------------------------------------ bodies
     def mass_matrix(self, name) -> np.ndarray:

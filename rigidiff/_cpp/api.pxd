@@ -276,6 +276,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         int planeCount()
         void plane(int i, double* out) except +
         int nq()
+        int nv()
         void massProperties(int body, double* out) except +
         void massMatrix(int body, double* out) except +
         int vertexCount(int body) except +

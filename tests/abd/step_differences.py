@@ -28,3 +28,15 @@ def relative_error(analytic, fd):
     scale = np.abs(analytic).max()
     assert scale > 0.0 and not np.array_equal(analytic, fd)
     return np.abs(analytic - fd).max() / scale
+
+
+def assert_vjp_is_transposed_jacobians(world, q, v, tau, a, b, atol):
+    """world.step_vjp with the cotangents a (of q_next) and b (of v_next) equals the transposed step Jacobians times
+    them (to rtol 1e-9 and atol times each gradient's largest entry); returns the step Jacobians."""
+    J = world.step_jacobians(q, v, tau)
+    g = world.step_vjp(q, v, tau, a, b)
+    np.testing.assert_allclose(g.q, J.dq_dq.T @ a + J.dv_dq.T @ b, rtol=1e-9, atol=atol * np.abs(g.q).max())
+    np.testing.assert_allclose(g.v, J.dq_dv.T @ a + J.dv_dv.T @ b, rtol=1e-9, atol=atol * np.abs(g.v).max())
+    np.testing.assert_allclose(g.tau, J.dq_dtau.T @ a + J.dv_dtau.T @ b, rtol=1e-9, atol=atol * np.abs(g.tau).max())
+    np.testing.assert_array_equal(g.q_next, J.q_next)
+    return J

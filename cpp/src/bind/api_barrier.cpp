@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rigidiff/abd/orthogonality.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
@@ -133,6 +134,7 @@ void BarrierWorld::restMesh(int body, double* points, int* faces) const {
 void BarrierWorld::checkState(const double* q) {
   for (int i = 0; i < nq(); ++i) RD_CHECK_ARG(std::isfinite(q[i]), "q[" << i << "] is not finite");
   if (!art_data_) return checkIntersectionFree(model_, data_, q);
+  checkConfiguration(art_.model, q);
   buildArticulatedContactModel(model_, art_, art_data_->contact);
   VecX y(art_data_->contact.nq());
   rigidiff::contactCoordinates(art_, art_data_->data, static_cast<int>(model_.bodies.size()), q, y.data());
@@ -153,6 +155,7 @@ void BarrierWorld::refuseSkeletons(const char* what) const {
 void BarrierWorld::setSkeletons(const Model& model) {
   ArticulatedBarrier art;
   art.model = model;
+  art.model.implicit_gyroscopic = false;  // the incremental potential takes b(q_n, v_n) whole
   art.joint_limits = joint_limits_;
   art.checkSupported();
   art_ = std::move(art);
@@ -193,8 +196,8 @@ int BarrierWorld::parameterCount() const { return barrierParameterCount(model_);
 
 void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
                                  double* jac, double* jac_p) {
-  const long nn = static_cast<long>(nq()) * nq();
-  const long np = static_cast<long>(nq()) * parameterCount();
+  const long nn = static_cast<long>(nv()) * nv();
+  const long np = static_cast<long>(nv()) * parameterCount();
   if (art_data_)
     articulatedStepJacobians(model_, art_, *art_data_, data_, q, v, tau, q_out, v_out, jac, jac + nn, jac + 2 * nn,
                              jac + 3 * nn, jac + 4 * nn, jac + 5 * nn, jac_p, jac_p + np);
@@ -223,7 +226,7 @@ void BarrierWorld::stepVjp(const double* q, const double* v, const double* tau, 
 void BarrierWorld::rolloutBackward(int T, const double* Q, const double* V, const double* taus, const double* kappas,
                                    const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus,
                                    double* gparams) {
-  reverseRollout(nq(), parameterCount(), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
+  reverseRollout(nq(), nv(), parameterCount(), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
                  [&](const double* q, const double* v, const double* tau, const double* q_next, double ks, double ke,
                      const double* gq_next, const double* gv_next, double* gq, double* gv, double* gtau, double* gp) {
                    vjpAt(q, v, tau, q_next, ks, ke, gq_next, gv_next, gq, gv, gtau, gp);

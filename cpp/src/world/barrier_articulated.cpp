@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "rigidiff/abd/orthogonality.hpp"
+#include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
@@ -16,20 +17,21 @@
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_floating_base.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
 #include "rigidiff/world/block_hessian.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {
 
 void ArticulatedBarrier::checkSupported() const {
   for (int j = 1; j < model.njoints; ++j) {
     const JointType t = model.joints[j].type;
-    RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational,
-                 "joint '" << model.names[j] << "': barrier worlds support revolute, prismatic, universal and "
-                           << "translational joints only (free, ball and planar joints need a Lie-group "
-                           << "integration the barrier step does not have yet; weld a floating base to the "
-                           << "world with a fixed root joint)");
+    RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational ||
+                     t == JointType::Free || t == JointType::Ball,
+                 "joint '" << model.names[j] << "': barrier worlds support revolute, prismatic, universal, "
+                           << "translational, free and ball joints only (planar joints are not supported yet)");
   }
 }
 
@@ -91,6 +93,7 @@ struct Iterate {
 };
 
 void evaluateMaps(const ArticulatedBarrier& art, ArticulatedBarrierData& ad, int nbodies, const VecX& q, Iterate& it) {
+  // q: the state's configuration (the skeletons' nq coordinates, then the bodies')
   it.y.resize(ad.contact.nq());
   contactCoordinates(art, ad.data, nbodies, q.data(), it.y.data());
   it.jac.resize(art.surfaces.size());
@@ -114,6 +117,19 @@ VecX pushForward(const ArticulatedBarrier& art, int nbodies, const Iterate& it, 
   for (size_t k = 0; k < art.surfaces.size(); ++k)
     dy.segment<12>(12 * (nbodies + k)).noalias() = it.jac[k] * dq.head(ns);
   return dy;
+}
+
+// invalid_argument naming the joint when a free or ball joint's predicted turn h |w| reaches pi: the step's
+// chart (log3 of the turn from the start) holds turns below pi per step
+void checkTurnsBelowPi(const Model& model, double h, const VecX& v) {
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Free && j.type != JointType::Ball) continue;
+    const double turn = h * v.segment<3>(j.idx_v + j.nv - 3).norm();
+    RD_CHECK_ARG(turn < M_PI, "v: joint '" << model.names[i] << "' would turn by " << turn << " rad in one step "
+                                          << "(|w| dt); the barrier step holds a free or ball joint's turn per step "
+                                          << "below pi: take a smaller dt");
+  }
 }
 
 // The skeletons' part of the incremental potential (scaled like the bodies': h^2 times an energy) at dq =
@@ -215,13 +231,23 @@ struct StepPotential {
   StepPotential(const BarrierWorldModel& world, const ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                 BarrierWorldData& data, const double* q, const double* v, const double* tau, const VecX& y_start)
       : art(art), contact(ad.contact), data(data), ns(art.model.nv), nbodies(static_cast<int>(world.bodies.size())),
-        h(world.dt), dhat(world.options.dhat), q0(Eigen::Map<const VecX>(q, ns)), vs(Eigen::Map<const VecX>(v, ns)), y0(y_start),
-        M(MatX::Zero(ns, ns)), tau_eff(VecX::Zero(ns)), spring0(VecX::Zero(ns)) {
+        h(world.dt), dhat(world.options.dhat), rotations(hasRotationGroupJoints(art.model)),
+        q0(Eigen::Map<const VecX>(q, art.nq())), vs(Eigen::Map<const VecX>(v, ns)), y0(y_start),
+        M(MatX::Zero(ns, ns)), tau_eff(VecX::Zero(ns)), spring0(VecX::Zero(ns)), dq(VecX::Zero(ns)) {
     if (ns > 0) {
       M = crba(art.model, ad.data, q);
       tau_eff = Eigen::Map<const VecX>(tau, ns).cwiseMax(-art.model.effort_limit).cwiseMin(art.model.effort_limit) -
                 nonLinearEffects(art.model, ad.data, q, v);
-      spring0 = q0 - art.model.rest_position;
+      if (!rotations) {
+        spring0 = q0 - art.model.rest_position;
+      } else {
+        // the spring's displacement in the tangent, as the lcp step takes it; the predicted move adds the free
+        // joints' frame turn (w x u): b holds the -w x u of a child-frame velocity fixed in space, so without
+        // forces dq / h is the lcp step's v~ (free_joint_motion.hpp)
+        difference(art.model, art.model.rest_position.data(), q, spring0.data());
+        addFrameTurnVelocity(art.model, v, h, vs.data());
+        checkTurnsBelowPi(art.model, h, vs);
+      }
     }
     vy = tauy = VecX::Zero(contact.nq());
     vy.head(12 * nbodies) = Eigen::Map<const VecX>(v + ns, 12 * nbodies);
@@ -229,11 +255,26 @@ struct StepPotential {
     gy.resize(contact.nq());
   }
 
-  // E(qs) with barrier stiffness kappa (and the friction pairs of data.friction); g = its gradient when given
+  // The skeletons' displacement dq from the start at the configuration qs (qs.head(nq) - q0 for vector-space
+  // joints), left in dq.
+  const VecX& displacement(const VecX& qs) {
+    if (!rotations)
+      dq = qs.head(ns) - q0;
+    else if (ns > 0)
+      stepDisplacement(art.model, q0.data(), qs.data(), dq.data());
+    return dq;
+  }
+
+  // E(qs) with barrier stiffness kappa (and the friction pairs of data.friction) at the configuration qs; g = its
+  // gradient when given, in the tangent at qs (qs (+) delta, Motion::Step: dq's Jacobian Jd, below, on the joints)
   double operator()(const VecX& qs, const Iterate& it, double kappa, VecX* g) {
-    if (g) g->setZero(qs.size());
+    if (g) g->setZero(ns + 12 * nbodies);
     gy.setZero();
-    double e = skeletonPotential(art, h, M, tau_eff, spring0, vs, qs.head(ns) - q0, g);
+    double e = skeletonPotential(art, h, M, tau_eff, spring0, vs, displacement(qs), g);
+    if (g && rotations && ns > 0) {
+      displacementJacobian(art.model, dq.data(), Jd);
+      g->head(ns) = Jd.transpose() * g->head(ns);
+    }
     if (kappa > 0.0) e += kappa * jointLimitBarrier(art, dhat, qs.data(), kappa, g ? g->data() : nullptr, nullptr);
     e += incrementalPotential(contact, data, it.y.data(), y0.data(), vy.data(), tauy.data(), kappa,
                               g ? gy.data() : nullptr);
@@ -246,9 +287,11 @@ struct StepPotential {
   BarrierWorldData& data;
   int ns, nbodies;
   double h, dhat;
+  bool rotations;  // free or ball joints: dq in the step's chart (barrier_floating_base.hpp)
   VecX q0, vs, y0;
   MatX M;
-  VecX tau_eff, spring0, vy, tauy, gy;
+  VecX tau_eff, spring0, vy, tauy, gy, dq;
+  MatX Jd;  // d dq / d delta at the last configuration with rotations (set with its gradient)
 };
 
 void checkFiniteState(int n, const double* q, const double* v, const double* tau) {
@@ -259,6 +302,17 @@ void checkFiniteState(int n, const double* q, const double* v, const double* tau
   }
 }
 
+// The state's check with free or ball joints (q has nq + 12 nbodies entries, v and tau nv + 12 nbodies): finite,
+// unit quaternions (within 1e-6, naming the joint).
+void checkFiniteState(const ArticulatedBarrier& art, int nbodies, const double* q, const double* v,
+                      const double* tau) {
+  if (art.nq() == art.model.nv) return checkFiniteState(art.nq() + 12 * nbodies, q, v, tau);
+  checkFinite(q, art.nq() + 12 * nbodies, "q");
+  checkFinite(v, art.model.nv + 12 * nbodies, "v");
+  checkFinite(tau, art.model.nv + 12 * nbodies, "tau");
+  checkConfiguration(art.model, q);
+}
+
 }  // namespace
 
 double articulatedIncrementalPotential(const BarrierWorldModel& world, ArticulatedBarrier& art,
@@ -266,14 +320,15 @@ double articulatedIncrementalPotential(const BarrierWorldModel& world, Articulat
                                        const double* q_n, const double* v_n, const double* tau, double kappa,
                                        double* grad) {
   const int nbodies = static_cast<int>(world.bodies.size()), n = art.model.nv + 12 * nbodies;
-  checkFiniteState(n, q_n, v_n, tau);
+  const int nq = art.nq() + 12 * nbodies;
+  checkFiniteState(art, nbodies, q_n, v_n, tau);
   art.model.gravity = world.gravity;
   buildArticulatedContactModel(world, art, ad.contact);
   data.friction.clear();
   Iterate start, at;
-  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q_n, n), start);
+  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q_n, nq), start);
   StepPotential energy(world, art, ad, data, q_n, v_n, tau, start.y);
-  const VecX qs = Eigen::Map<const VecX>(q, n);
+  const VecX qs = Eigen::Map<const VecX>(q, nq);
   evaluateMaps(art, ad, nbodies, qs, at);
   VecX g;
   const double e = energy(qs, at, kappa, grad ? &g : nullptr);
@@ -285,13 +340,14 @@ double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedB
                                     BarrierWorldData& data, const double* q, const double* q_n, double kappa,
                                     double* grad) {
   const int nbodies = static_cast<int>(world.bodies.size()), n = art.model.nv + 12 * nbodies;
+  const int nq = art.nq() + 12 * nbodies;
   buildArticulatedContactModel(world, art, ad.contact);
   Iterate start, at;
-  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q_n, n), start);
+  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q_n, nq), start);
   barrierPositions(ad.contact, start.y.data(), data.x);
   collectBarrierPairs(ad.contact, data);
   buildFrictionPairs(ad.contact, data, kappa);
-  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q, n), at);
+  evaluateMaps(art, ad, nbodies, Eigen::Map<const VecX>(q, nq), at);
   VecX gy = VecX::Zero(ad.contact.nq());
   const double e = frictionPotential(ad.contact, data, at.y.data(), start.y.data(), gy.data(), nullptr);
   if (grad) {
@@ -306,8 +362,8 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
                             BarrierWorldData& data, const double* q, const double* v, const double* tau,
                             double* q_out, double* v_out) {
   const int ns = art.model.nv, nbodies = static_cast<int>(world.bodies.size());
-  const int n = ns + 12 * nbodies;
-  checkFiniteState(n, q, v, tau);
+  const int n = ns + 12 * nbodies, nq = art.nq() + 12 * nbodies;  // tangent and configuration sizes
+  checkFiniteState(art, nbodies, q, v, tau);
   const Clock::time_point start = Clock::now();
   const double h = world.dt;
   art.model.gravity = world.gravity;
@@ -316,7 +372,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   data.stats = BarrierStepStats();
   data.friction.clear();
 
-  const Eigen::Map<const VecX> q0(q, n);
+  const Eigen::Map<const VecX> q0(q, nq);
   Iterate at;
   evaluateMaps(art, ad, nbodies, q0, at);
   const VecX y0 = at.y;
@@ -339,7 +395,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   data.stats.kappa_start = kappa;  // the friction's, which the step's derivatives need
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
 
-  VecX qk = q0, grad(n), trial(n), grad_trial(n), dir(n), free_step(n), limit_diagonal(ns);
+  VecX qk = q0, grad(n), trial(nq), grad_trial(n), dir(n), free_step(n), limit_diagonal(ns);
   double e = energy(qk, at, kappa, &grad);
   // the friction pairs are frozen at the start state (data.pairs, data.x at y0), as in the affine step
   buildFrictionPairs(contact, data, kappa);
@@ -373,7 +429,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
       const AffineBody& body = world.bodies[i];
       data.hessian.addDiagonal(i, body.fixed ? body.mass_matrix
                                              : Mat12(body.mass_matrix + h * h * projectToPsd(orthogonalityHessian(
-                                                   qk.data() + ns + 12 * i, body.stiffness * body.integrals.volume))));
+                                                   qk.data() + art.nq() + 12 * i, body.stiffness * body.integrals.volume))));
     }
     barrierPotential(contact, data, kappa, nullptr, &data.hessian);
     frictionPotential(contact, data, at.y.data(), y0.data(), nullptr, &data.hessian);
@@ -381,7 +437,11 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     limit_diagonal.setZero(ns);
     jointLimitBarrier(art, world.options.dhat, qk.data(), kappa, nullptr, limit_diagonal.data());
     newton.Hss = M;
-    newton.Hss.diagonal() += h * art.model.damping + h * h * art.model.stiffness + limit_diagonal;
+    newton.Hss.diagonal() += h * art.model.damping + h * h * art.model.stiffness;
+    // with rotations the joint terms are quadratic in dq, not in delta: their Gauss-Newton product Jd^T A Jd
+    // (Jd at the iterate, set with the gradient) leaves out the curvature of dq(delta), keeping the matrix PSD
+    if (energy.rotations && ns > 0) newton.Hss = energy.Jd.transpose() * newton.Hss * energy.Jd;
+    newton.Hss.diagonal() += limit_diagonal;
     newton.assemble(art, nbodies, at, data.hessian);
     lap(data.stats.time_assembly);
     if (!newton.factorize())
@@ -404,7 +464,10 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
                                                          std::min(gap, world.options.dhat)));
     lap(data.stats.time_ccd);
     e = backtrackingLineSearch(world, alpha, e, iteration, residual, [&](double a) {
-      trial = qk + a * dir;
+      if (energy.rotations)
+        moveState(art.model, 12 * nbodies, qk.data(), dir.data(), a, trial.data());
+      else
+        trial = qk + a * dir;
       evaluateMaps(art, ad, nbodies, trial, trial_at);
       ++data.stats.line_search_evaluations;
       return energy(trial, trial_at, kappa, &grad_trial);
@@ -420,7 +483,17 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
       e = energy(qk, at, kappa, &grad);
     }
   }
-  finishBarrierStep(world, data, iteration, kappa, residual, q, qk, q_out, v_out);
+  if (!energy.rotations) {
+    finishBarrierStep(world, data, iteration, kappa, residual, q, qk, q_out, v_out);
+  } else {
+    // the bodies as the affine step finishes them; the joints' v~ = dq / h re-expressed as the lcp step does
+    // (a free joint's linear velocity in its new frame)
+    const int nqs = art.nq();
+    finishBarrierStep(world, data, iteration, kappa, residual, q + nqs, qk.tail(12 * nbodies), q_out + nqs, v_out + ns);
+    for (int i = 0; i < nqs; ++i) q_out[i] = qk[i];
+    const VecX v_step = energy.displacement(qk) / h;
+    reexpressFreeVelocities(art.model, h, v_step.data(), v_out);
+  }
   data.stats.time_total = std::chrono::duration<double>(Clock::now() - start).count();
 }
 

@@ -6,12 +6,17 @@
 // origin of its chain during the substep, |x''| <= 2 W_r^2 r + 2 W_r W_p, and r <= (r0 + W_p D) e^(W_r D)
 // (Gronwall, from |d/dt (x - o_j)| <= W_r r + W_p). Testing the chords by additive CCD with a minimum
 // separation of the two sides' bounds keeps the true surfaces apart (docs/affine.md, "Skeletons").
+// A free joint moves on the step's chart, q (+) t delta = (p + t R delta_lin, R exp3(t delta_ang)): a straight
+// translation at |delta_lin| and then a turn about the fixed axis R delta_ang through its origin at |delta_ang|,
+// i.e. a prismatic and a revolute dof of the chain; a ball joint is the turn alone (docs/affine.md, "Floating
+// bases").
 #include <algorithm>
 #include <cmath>
 
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/world/barrier_articulated.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_floating_base.hpp"
 
 namespace rigidiff {
 
@@ -24,14 +29,25 @@ constexpr double kMaxTurn = 0.5;
 // the deviation allowed per side, as a fraction of the smallest gap at the start of the move
 constexpr double kDeviationFraction = 0.1;
 
-bool revolute(JointType t) { return t == JointType::Revolute; }
+// joints that turn their link about their origin (free and ball joints: at the rate |delta_ang|)
+bool revolute(JointType t) { return t == JointType::Revolute || t == JointType::Free || t == JointType::Ball; }
 
-// the sums of |dq_c| over the revolute (w_r) and prismatic (w_p) dofs that move joint j's link
+// the sums of |dq_c| over the revolute (w_r) and prismatic (w_p) dofs that move joint j's link; a free joint adds
+// |dq_lin| to w_p and |dq_ang| to w_r, a ball joint |dq_ang| to w_r
 void chainSpeeds(const Model& model, int j, const double* dq, double& w_r, double& w_p) {
   w_r = w_p = 0.0;
-  for (int i = j; i > 0; i = model.parents[i])
-    for (int c = model.joints[i].idx_v; c < model.joints[i].idx_v + model.joints[i].nv; ++c)
-      (revolute(model.joints[i].type) ? w_r : w_p) += std::abs(dq[c]);
+  for (int i = j; i > 0; i = model.parents[i]) {
+    const JointModel& jm = model.joints[i];
+    const double* d = dq + jm.idx_v;
+    if (jm.type == JointType::Free) {
+      w_p += Eigen::Map<const Vec3>(d).norm();
+      w_r += Eigen::Map<const Vec3>(d + 3).norm();
+    } else if (jm.type == JointType::Ball) {
+      w_r += Eigen::Map<const Vec3>(d).norm();
+    } else {
+      for (int c = 0; c < jm.nv; ++c) (revolute(jm.type) ? w_r : w_p) += std::abs(d[c]);
+    }
+  }
 }
 
 // the largest distance from a vertex of x to a revolute joint origin of joint j's chain (kinematics in data)
@@ -51,7 +67,8 @@ double articulatedCollisionFreeStep(const ArticulatedBarrier& art, ArticulatedBa
   const BarrierWorldModel& contact = ad.contact;
   const int nsurf = static_cast<int>(art.surfaces.size());
   const int nbodies = static_cast<int>(contact.bodies.size()) - nsurf;
-  const int n = art.model.nv + 12 * nbodies;
+  const int n = art.nq() + 12 * nbodies;
+  const bool rotations = hasRotationGroupJoints(art.model);
   const double target = kDeviationFraction * gap;
   std::vector<double> w_r(nsurf), w_p(nsurf), accel(nsurf), deviation(contact.bodies.size(), 0.0);
   double w_max = 0.0;
@@ -77,7 +94,10 @@ double articulatedCollisionFreeStep(const ArticulatedBarrier& art, ArticulatedBa
     }
     if (a_max > 0.0) D = std::min(D, std::sqrt(8.0 * target / a_max));
     for (int k = 0; k < nsurf; ++k) deviation[nbodies + k] = accel[k] * D * D / 8.0;
-    for (int i = 0; i < n; ++i) qt[i] = q[i] + (t + D) * dq[i];
+    if (rotations)
+      moveState(art.model, 12 * nbodies, q, dq, t + D, qt.data());
+    else
+      for (int i = 0; i < n; ++i) qt[i] = q[i] + (t + D) * dq[i];
     contactCoordinates(art, ad.data, nbodies, qt.data(), y1.data());
     barrierPositions(contact, y1.data(), data.x_end);
     barrierCandidates(contact, data, true, 2.0 * target);

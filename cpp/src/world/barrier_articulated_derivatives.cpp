@@ -4,13 +4,17 @@
 #include <cmath>
 #include <utility>
 
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/point_jacobian.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
+#include "rigidiff/world/barrier_floating_base.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {
 
@@ -23,6 +27,13 @@ void addSurfaceCurvature(const ArticulatedBarrier& art, const Data& data, int k,
   for (int r = 0; r < 3; ++r) gR.row(r) = Eigen::Map<const Vec3>(g + 3 + 3 * r).transpose();
   std::vector<int> dofs;
   forChainDofs(art.model, j, [&](int c) { dofs.push_back(c); });
+  // a free or ball joint's columns turn with each of its own dofs (its frame moves as q (+) e), not only with those
+  // before them
+  const auto group_joint = [&](int e, int c) {
+    const int i = art.model.dof_joint[e];
+    const JointType t = art.model.joints[i].type;
+    return i == art.model.dof_joint[c] && (t == JointType::Free || t == JointType::Ball);
+  };
   for (int e : dofs) {
     const Vec3 ve = data.J.col(e).head<3>(), we = data.J.col(e).tail<3>();
     const Vec3 dp = ve + we.cross(pose.p);  // d p / d s_e
@@ -31,7 +42,7 @@ void addSurfaceCurvature(const ArticulatedBarrier& art, const Data& data, int k,
       const Vec3 vc = data.J.col(c).head<3>(), wc = data.J.col(c).tail<3>();
       // a joint's twist turns with the dofs before it in the chain (the Lie bracket [S_e, S_c]), not after
       Vec3 dv = Vec3::Zero(), dw = Vec3::Zero();
-      if (e < c) {
+      if (e < c || group_joint(e, c)) {
         dv = we.cross(vc) + ve.cross(wc);
         dw = we.cross(wc);
       }
@@ -78,12 +89,60 @@ void addMapped(const ArticulatedBarrier& art, const ParticipantMaps& rows, int a
   out.block(rows.offset(a), cols.offset(b), A.cols(), Bm.cols()).noalias() += A.transpose() * B * Bm;
 }
 
+// The joint terms of the linearisation with free or ball joints (docs/affine.md, "Floating bases"): the step's
+// residual in the tangent at q' is rho = Jd^T r(dq) + J^T g_y, r = M(q_n) u - h^2 (tau_c - b) + h D dq
+// + h^2 K (d_r + dq), u = dq - h (v_n + h s(v_n)), dq = q' (-) q_n in the step's chart. Adds to Kss its derivative
+// along delta' (Jd^T A Jd + V Jd, A = M + h D + h^2 K, V the derivative of Jd^T at fixed r, the joint limits'
+// diagonal); sets the joints' blocks of R = -d rho / d delta_n, V = -d rho / d v_n, T, Tl and the maps of the
+// outputs (lin.Jd, lin.Dn, lin.v_step).
+void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBarrier& art, ArticulatedBarrierData& ad,
+                             const double* q, const double* v, const double* tau, const double* q_next, double kappa_end,
+                             MatX& Kss, ArticulatedStepLinearisation& lin, VecX& limit_dshat) {
+  const Model& model = art.model;
+  const int ns = model.nv;
+  const double h = world.dt;
+  VecX dq(ns), v_pred = Eigen::Map<const VecX>(v, ns);
+  stepDisplacement(model, q, q_next, dq.data());
+  addFrameTurnVelocity(model, v, h, v_pred.data());
+  const MatX M = crba(model, ad.data, q);
+  const VecX a = (dq - h * v_pred) / (h * h);
+  computeRNEADerivatives(model, ad.data, q, v, a.data());  // data.tau = rnea(q, v, a) = M a + b
+  VecX d_rest(ns);
+  difference(model, model.rest_position.data(), q, d_rest.data());
+  const VecX tau_c = Eigen::Map<const VecX>(tau, ns).cwiseMax(-model.effort_limit).cwiseMin(model.effort_limit);
+  const VecX r = h * h * (ad.data.tau - tau_c) + h * model.damping.cwiseProduct(dq) +
+                 h * h * model.stiffness.cwiseProduct(d_rest + dq);
+  MatX A = M;
+  A.diagonal() += h * model.damping + h * h * model.stiffness;
+  MatX Vd, D_rest(ns, ns), S = MatX::Zero(ns, ns);
+  displacementJacobian(model, dq.data(), lin.Jd);
+  displacementJacobianDerivative(model, dq.data(), r.data(), Vd);
+  displacementStartJacobian(model, dq.data(), lin.Dn);
+  const MatX JdtA = lin.Jd.transpose() * A + Vd;  // d (Jd^T r) / d dq
+  Kss += JdtA * lin.Jd;
+  VecX limit_diag = VecX::Zero(ns);  // on vector-space joints only, where Jd = I
+  jointLimitDerivatives(art, world.options.dhat, q_next, kappa_end, limit_diag.data(), limit_dshat.data());
+  Kss.diagonal() += limit_diag;
+  dDifference(model, model.rest_position.data(), q, 1, D_rest.data());
+  lin.R.topLeftCorner(ns, ns) = -(JdtA * lin.Dn + lin.Jd.transpose() * (h * h * ad.data.dtau_dq +
+                                                                         h * h * model.stiffness.asDiagonal() * D_rest));
+  addFrameTurnJacobian(model, v, h, S);  // d (h s(v)) / d v
+  S.diagonal().array() += 1.0;
+  lin.V.topLeftCorner(ns, ns) = lin.Jd.transpose() * (h * M * S - h * h * ad.data.dtau_dv);
+  for (int c = 0; c < ns; ++c) lin.T[c] = (tau[c] > -model.effort_limit[c] && tau[c] < model.effort_limit[c]) ? h * h : 0.0;
+  const int n = static_cast<int>(lin.R.rows());
+  lin.Tl = MatX::Identity(n, n);
+  lin.Tl.topLeftCorner(ns, ns) = lin.Jd.transpose();
+  lin.v_step = dq / h;
+}
+
 }  // namespace
 
 void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                               BarrierWorldData& data, const double* q, const double* v, const double* tau,
                               const double* q_next, double kappa_start, double kappa_end,
                               ArticulatedStepLinearisation& lin) {
+  const bool rotations = hasRotationGroupJoints(art.model);
   const int ns = art.model.nv, nbodies = static_cast<int>(world.bodies.size()), n = ns + 12 * nbodies;
   const double h = world.dt;
   art.model.gravity = world.gravity;
@@ -116,12 +175,17 @@ void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier
   MatX Kss = MatX::Zero(ns, ns);
   for (size_t k = 0; k < art.surfaces.size(); ++k)
     addSurfaceCurvature(art, ad.data, static_cast<int>(k), gy.data() + 12 * (nbodies + k), Kss);
+  // row c, column e: d (J^T g_y)_c / d delta_e (symmetric without free or ball joints)
+  if (rotations) Kss.transposeInPlace();
   // the skeletons' own terms, and the start state's: M(s_n) u + h^2 b(s_n, v_n) = h^2 rnea(s_n, v_n, u / h^2)
   lin.R = MatX::Zero(n, n);
   lin.V = MatX::Zero(n, n);
   lin.T = VecX::Zero(n);
   VecX limit_dshat = VecX::Zero(ns);
-  if (ns > 0) {
+  lin.Tl.resize(0, 0);
+  if (ns > 0 && rotations) {
+    linearizeFloatingJoints(world, art, ad, q, v, tau, q_next, kappa_end, Kss, lin, limit_dshat);
+  } else if (ns > 0) {
     const MatX M = crba(art.model, ad.data, q);
     const Eigen::Map<const VecX> s0(q, ns), s1(q_next, ns), vs(v, ns), ts(tau, ns);
     const VecX a = ((s1 - s0) - h * vs) / (h * h);
@@ -138,6 +202,9 @@ void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier
     for (int c = 0; c < ns; ++c) lin.T[c] = (ts[c] > -limit[c] && ts[c] < limit[c]) ? h * h : 0.0;  // clipped: 0
   }
   K.topLeftCorner(ns, ns) += Kss;
+  // with free or ball joints the pieces are not symmetric one by one, their sum is at the solution (the frame
+  // fields' brackets act on the vanishing gradient): its symmetric part, exact to the Newton tolerance
+  if (rotations) K.topLeftCorner(ns, ns) = 0.5 * (K.topLeftCorner(ns, ns) + K.topLeftCorner(ns, ns).transpose()).eval();
   lin.fixed.assign(n, 0);
   for (int i = 0; i < nbodies; ++i) {
     const AffineBody& body = world.bodies[i];
@@ -193,16 +260,31 @@ void articulatedStepJacobians(const BarrierWorldModel& world, ArticulatedBarrier
   for (int i = 0; i < n; ++i)
     if (lin.fixed[i]) X(i, i) = 1.0;  // the step keeps a static mesh: q' = q
   const MatX Z = lin.H.solve(lin.V);
-  const MatX Y = lin.H.solve(MatX(lin.T.asDiagonal()));
+  const MatX Y = lin.Tl.size() ? MatX(lin.H.solve(lin.Tl * lin.T.asDiagonal())) : MatX(lin.H.solve(MatX(lin.T.asDiagonal())));
   const MatX P = -lin.H.solve(lin.P);
   Eigen::Map<ArtRowMajorMatX>(dq_dq, n, n) = X;
   Eigen::Map<ArtRowMajorMatX>(dq_dv, n, n) = Z;
   Eigen::Map<ArtRowMajorMatX>(dq_dtau, n, n) = Y;
-  Eigen::Map<ArtRowMajorMatX>(dv_dq, n, n) = (X - MatX::Identity(n, n)) / h;
-  Eigen::Map<ArtRowMajorMatX>(dv_dv, n, n) = Z / h;
-  Eigen::Map<ArtRowMajorMatX>(dv_dtau, n, n) = Y / h;
+  Eigen::Map<ArtRowMajorMatX> Vq(dv_dq, n, n), Vv(dv_dv, n, n), Vt(dv_dtau, n, n), Vp(dv_dp, n, np);
+  Vq = (X - MatX::Identity(n, n)) / h;
+  Vv = Z / h;
+  Vt = Y / h;
   Eigen::Map<ArtRowMajorMatX>(dq_dp, n, np) = P;
-  Eigen::Map<ArtRowMajorMatX>(dv_dp, n, np) = P / h;
+  Vp = P / h;
+  if (lin.Tl.size() == 0) return;
+  // free or ball joints: v' = re-expressed dq / h, dq moving by Jd delta' and by Dn with the start configuration
+  const int ns = static_cast<int>(lin.Jd.rows());
+  const auto joint_rows = [&](const MatX& W, bool start) {
+    MatX out = lin.Jd * W.topRows(ns);
+    if (start) out.leftCols(ns) += lin.Dn;
+    out /= h;
+    reexpressVelocityRows(art.model, h, lin.v_step.data(), out);
+    return out;
+  };
+  Vq.topRows(ns) = joint_rows(X, true);
+  Vv.topRows(ns) = joint_rows(Z, false);
+  Vt.topRows(ns) = joint_rows(Y, false);
+  Vp.topRows(ns) = joint_rows(P, false);
 }
 
 void articulatedVjpAt(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
@@ -214,18 +296,29 @@ void articulatedVjpAt(const BarrierWorldModel& world, ArticulatedBarrier& art, A
   const int n = static_cast<int>(lin.R.rows());
   const double h = world.dt;
   const Eigen::Map<const VecX> a(gq_next, n), b(gv_next, n);
-  // q' enters directly and through v' = (q' - q) / dt; a static mesh's rows are no unknowns (w = 0 there)
+  // q' enters directly and through v' = (q' - q) / dt; a static mesh's rows are no unknowns (w = 0 there). With
+  // free or ball joints the joints' v' is the re-expressed dq / h: its cotangent reaches delta' through Jd^T and
+  // the start through Dn^T
+  const int ns = static_cast<int>(lin.Jd.rows());
+  VecX bj;  // the joints' cotangent of dq
   VecX rhs = a + b / h;
+  if (lin.Tl.size()) {
+    bj.resize(ns);
+    reexpressCotangent(art.model, h, lin.v_step.data(), gv_next, bj.data());
+    bj /= h;
+    rhs.head(ns) = a.head(ns) + lin.Jd.transpose() * bj;
+  }
   for (int i = 0; i < n; ++i)
     if (lin.fixed[i]) rhs[i] = 0.0;
   const VecX w = lin.H.solve(rhs);  // H is symmetric: one solve serves the transposed system
   Eigen::Map<VecX> out_q(gq, n);
   out_q.noalias() = lin.R.transpose() * w;
   out_q -= b / h;
+  if (lin.Tl.size()) out_q.head(ns) = lin.R.leftCols(ns).transpose() * w + lin.Dn.transpose() * bj;
   for (int i = 0; i < n; ++i)
     if (lin.fixed[i]) out_q[i] += a[i] + b[i] / h;
   Eigen::Map<VecX>(gv, n).noalias() = lin.V.transpose() * w;
-  Eigen::Map<VecX>(gtau, n) = lin.T.cwiseProduct(w);
+  Eigen::Map<VecX>(gtau, n) = lin.T.cwiseProduct(lin.Tl.size() ? VecX(lin.Tl.transpose() * w) : w);
   Eigen::Map<VecX>(gparams, lin.P.cols()).noalias() = -lin.P.transpose() * w;
 }
 

@@ -13,13 +13,23 @@ namespace rigidiff {
 
 namespace {
 
-// f(c, gap, sign) for each finite limit of each dof c: gap = q_c - lower (sign +1) or upper - q_c (sign -1)
+// the coordinate of dof c of a vector-space joint in q, -1 for a free or ball joint's dof
+int qIndex(const Model& m, int c) {
+  const JointModel& j = m.joints[m.dof_joint[c]];
+  if (j.type == JointType::Free || j.type == JointType::Ball) return -1;
+  return j.idx_q + c - j.idx_v;
+}
+
+// f(c, gap, sign) for each finite limit of each dof c of a vector-space joint (free and ball joints have none):
+// gap = q_i - lower (sign +1) or upper - q_i (sign -1), i = qIndex(c) the dof's coordinate
 template <class F>
 void forLimits(const ArticulatedBarrier& art, const double* q, F&& f) {
   const Model& m = art.model;
   for (int c = 0; c < m.nv; ++c) {
-    if (std::isfinite(m.lower_limit[c])) f(c, q[c] - m.lower_limit[c], 1.0);
-    if (std::isfinite(m.upper_limit[c])) f(c, m.upper_limit[c] - q[c], -1.0);
+    const int i = qIndex(m, c);
+    if (i < 0) continue;
+    if (std::isfinite(m.lower_limit[i])) f(c, q[i] - m.lower_limit[i], 1.0);
+    if (std::isfinite(m.upper_limit[i])) f(c, m.upper_limit[i] - q[i], -1.0);
   }
 }
 
@@ -70,8 +80,9 @@ void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q) {
   if (!art.joint_limits) return;
   forLimits(art, q, [&](int c, double gap, double) {
     RD_CHECK_ARG(gap > 0.0, "joint '" << art.model.names[art.model.dof_joint[c]] << "' is at or beyond its position "
-                                      << "limit (q[" << c << "] = " << q[c] << ", limits ["
-                                      << art.model.lower_limit[c] << ", " << art.model.upper_limit[c]
+                                      << "limit (q[" << qIndex(art.model, c) << "] = " << q[qIndex(art.model, c)]
+                                      << ", limits [" << art.model.lower_limit[qIndex(art.model, c)] << ", "
+                                      << art.model.upper_limit[qIndex(art.model, c)]
                                       << "]): with joint limits on, a state must lie strictly within them");
   });
 }

@@ -222,7 +222,7 @@ void barrierStepVjp(const BarrierWorldModel& model, BarrierWorldData& data, cons
                gtau, gparams);
 }
 
-void reverseRollout(int n, int np, int T, const double* Q, const double* V, const double* taus, const double* kappas,
+void reverseRollout(int nq, int n, int np, int T, const double* Q, const double* V, const double* taus, const double* kappas,
                     const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams,
                     const StepVjpAt& vjp) {
   RD_CHECK_ARG(T >= 0, "the rollout must have T >= 0 steps, got " << T);
@@ -230,8 +230,8 @@ void reverseRollout(int n, int np, int T, const double* Q, const double* V, cons
   VecX gv = Eigen::Map<const VecX>(GV + static_cast<long>(T) * n, n);
   VecX step_q(n), step_v(n), step_p(np), total_p = VecX::Zero(np);
   for (int t = T - 1; t >= 0; --t) {
-    const long at = static_cast<long>(t) * n;
-    vjp(Q + at, V + at, taus + at, Q + at + n, kappas[2 * t], kappas[2 * t + 1], gq.data(), gv.data(), step_q.data(),
+    const long at = static_cast<long>(t) * n, at_q = static_cast<long>(t) * nq;
+    vjp(Q + at_q, V + at, taus + at, Q + at_q + nq, kappas[2 * t], kappas[2 * t + 1], gq.data(), gv.data(), step_q.data(),
         step_v.data(), gtaus + at, step_p.data());
     gq = step_q + Eigen::Map<const VecX>(GQ + at, n);
     gv = step_v + Eigen::Map<const VecX>(GV + at, n);
@@ -245,7 +245,7 @@ void reverseRollout(int n, int np, int T, const double* Q, const double* V, cons
 void barrierRolloutBackward(const BarrierWorldModel& model, BarrierWorldData& data, int T, const double* Q,
                             const double* V, const double* taus, const double* kappas, const double* GQ,
                             const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams) {
-  reverseRollout(model.nq(), barrierParameterCount(model), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
+  reverseRollout(model.nq(), model.nq(), barrierParameterCount(model), T, Q, V, taus, kappas, GQ, GV, gq0, gv0, gtaus, gparams,
                  [&](const double* q, const double* v, const double* tau, const double* q_next, double ks, double ke,
                      const double* gq_next, const double* gv_next, double* gq, double* gv, double* gtau, double* gp) {
                    barrierVjpAt(model, data, q, v, tau, q_next, ks, ke, gq_next, gv_next, gq, gv, gtau, gp);

@@ -36,11 +36,13 @@ class BarrierWorld {
   int bodyCount() const { return static_cast<int>(model_.bodies.size()); }
   int planeCount() const { return static_cast<int>(model_.planes.size()); }
   void plane(int i, double* out) const;  ///< (normal, offset)
-  /// The size of q, v and tau: the skeletons' coordinates, then 12 per body.
+  /// The size of q: the skeletons' coordinates, then 12 per body.
   int nq() const { return art_.nq() + model_.nq(); }
+  /// The size of v and tau: the skeletons' velocities (nq - nv = one per free or ball joint), then 12 per body.
+  int nv() const { return art_.model.nv + model_.nq(); }
   /// Replaces the world's skeletons by the multibody model of all of them (copied; its coordinates come
   /// before the bodies') with no link surface yet. invalid_argument for a joint the barrier step does not
-  /// support (barrier_articulated.hpp).
+  /// support (barrier_articulated.hpp). The step takes the gyroscopic term explicitly (implicit_gyroscopic off).
   void setSkeletons(const Model& model);
   /// Adds a link surface: the closed mesh (points n x 3 in the frame of joint, faces m x 3) of skeleton group,
   /// named for messages. Returns its index.
@@ -69,8 +71,8 @@ class BarrierWorld {
   void step(const double* q, const double* v, const double* tau, double* q_out, double* v_out);
   /// The number of parameters of the derivatives: each body's density, each body's stiffness, friction, dhat.
   int parameterCount() const;
-  /// The step and its six Jacobians (nq x nq each, row-major): dq_dq, dq_dv, dq_dtau, dv_dq, dv_dv, dv_dtau;
-  /// jac_p: dq_dp then dv_dp (nq x parameterCount each, row-major).
+  /// The step and its six Jacobians (nv x nv each, row-major; q's in the tangent): dq_dq, dq_dv, dq_dtau, dv_dq,
+  /// dv_dv, dv_dtau; jac_p: dq_dp then dv_dp (nv x parameterCount each, row-major).
   void stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out, double* jac,
                      double* jac_p);
   /// The step and the cotangents (gq, gv, gtau, gparams (parameterCount)) pulled back from (gq_next, gv_next).
@@ -84,10 +86,10 @@ class BarrierWorld {
   /// assembly, factorisation, CCD and in all, then the kappa it started with (BarrierStepStats).
   void stats(double* out) const;
   /// The frictionless incremental potential of a step from (q_n, v_n, tau) at q with barrier stiffness
-  /// kappa; grad (nq).
+  /// kappa; grad (nv).
   double incrementalPotential(const double* q, const double* q_n, const double* v_n, const double* tau,
                               double kappa, double* grad);
-  /// The friction potential at q of the pairs frozen at q_n with barrier stiffness kappa; grad (nq).
+  /// The friction potential at q of the pairs frozen at q_n with barrier stiffness kappa; grad (nv).
   double frictionPotential(const double* q, const double* q_n, double kappa, double* grad);
   /// The barrier sum (unscaled) at q, its gradient (nq) and its PSD-projected Hessian (nq x nq, dense).
   double barrierPotential(const double* q, double* grad, double* hessian);

@@ -7,8 +7,9 @@
 // that x = R xbar + p is the contact code's affine point map and every pair, distance, barrier and friction
 // term is reused unchanged. Gradients reach the joint coordinates by the chain rule g_q = J_y^T g_y and the
 // Newton matrix by the Gauss-Newton product J_y^T H_y J_y (PSD since H_y's element blocks are), with
-// J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Only vector-space joints (revolute, prismatic,
-// universal, translational: dq/dt = v) are supported; free, ball and planar joints are refused.
+// J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Revolute, prismatic, universal and translational
+// joints (dq/dt = v) and free and ball joints (floating bases, stepped in the tangent of their group:
+// barrier_floating_base.hpp) are supported; planar joints are refused.
 #pragma once
 
 #include <vector>
@@ -37,8 +38,8 @@ struct ArticulatedBarrier {
 
   int nq() const { return model.nq; }
   bool empty() const { return model.nv == 0 && surfaces.empty(); }
-  /// invalid_argument naming the joint unless every joint is revolute or prismatic (universal joints are two
-  /// revolutes in the core, translational ones three prismatic axes).
+  /// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free or ball
+  /// (universal joints are two revolutes in the core).
   void checkSupported() const;
 };
 
@@ -61,22 +62,24 @@ void contactCoordinates(const ArticulatedBarrier& art, Data& data, int nbodies, 
 /// jac (12 x nv, column-major) = dy/dq of surface k at the kinematics of data.J (after computeJointJacobians).
 void surfaceJacobian(const ArticulatedBarrier& art, const Data& data, int k, MatX& jac);
 
-/// The largest alpha in (0, 1] such that the move q + t alpha dq, t in [0, 1], of the state q keeps every pair
+/// The largest alpha in (0, 1] such that the move q (+) t alpha dq, t in [0, 1], of the state q (moveState of
+/// barrier_floating_base.hpp: q + t alpha dq for vector-space joints and bodies) keeps every pair
 /// of the contact model apart: piecewise-linear substeps of the joint-space path, each tested by additive CCD
 /// of the chords with a minimum separation that bounds each point's deviation from its chord
 /// (docs/affine.md, "Skeletons"). gap is the smallest distance at q (its tenth bounds the deviation).
 double articulatedCollisionFreeStep(const ArticulatedBarrier& art, ArticulatedBarrierData& ad, BarrierWorldData& data,
                                     const double* q, const double* dq, double gap);
 
-/// E(q) of the step from (q_n, v_n, tau) below with barrier stiffness kappa, without friction; grad (the state's
-/// size) = dE/dq when given (for tests against finite differences).
+/// E(q) of the step from (q_n, v_n, tau) below with barrier stiffness kappa, without friction; grad (the tangent's
+/// size, nv + 12 per body) = dE/dq when given, along q (+) delta with free and ball joints (moveState's chart), for
+/// tests against finite differences.
 double articulatedIncrementalPotential(const BarrierWorldModel& world, ArticulatedBarrier& art,
                                        ArticulatedBarrierData& ad, BarrierWorldData& data, const double* q,
                                        const double* q_n, const double* v_n, const double* tau, double kappa,
                                        double* grad);
 
 /// The lagged friction potential at the state q of the pairs within dhat at the start state q_n, frozen there with
-/// barrier stiffness kappa (barrier_friction.hpp); grad (the state's size) = its gradient, pulled back to the
+/// barrier stiffness kappa (barrier_friction.hpp); grad (the tangent's size) = its gradient, pulled back to the
 /// joints through the surfaces' Jacobians, when given (for tests against finite differences).
 double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                                     BarrierWorldData& data, const double* q, const double* q_n, double kappa,
@@ -94,13 +97,16 @@ double jointLimitStep(const ArticulatedBarrier& art, const double* q, const doub
 /// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on).
 void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q);
 
-/// Steps the state (q, v) of a world with skeletons (art.nq() + world.nq() each) under tau into (q_out, v_out):
-/// implicit Euler in the joint coordinates, as one incremental potential with the affine bodies'
+/// Steps the state (q, v) of a world with skeletons (q: art.nq() + world.nq(); v, tau: art.model.nv + world.nq())
+/// under tau into (q_out, v_out): implicit Euler in the joint coordinates, as one incremental potential with the
+/// affine bodies'
 ///   E(q') = 1/2 u^T M(q_n) u - h^2 (tau_c - b(q_n, v_n))^T dq + h/2 dq^T D dq + h^2/2 (dq + q_n - q_r)^T K (...)
 ///           + E_bodies(q'_bodies) + kappa B(y(q')) + kappa B_limits(q') + friction,  dq = q' - q_n, u = dq - h v_n,
 /// (tau_c: tau clipped to the effort limits; D, K: joint damping and stiffness about q_r, the rest position),
-/// minimised by the barrier world's projected Newton method with a dense solve. invalid_argument for
-/// non-finite input or an intersecting start, runtime_error when Newton does not converge.
+/// minimised by the barrier world's projected Newton method with a dense solve. With free or ball joints dq is the
+/// displacement in the step's chart and u, the springs and v' change accordingly (barrier_floating_base.hpp).
+/// invalid_argument for non-finite input, a quaternion off unit norm, a free or ball joint turning by pi or more in
+/// a step, or an intersecting start; runtime_error when Newton does not converge.
 void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                             BarrierWorldData& data, const double* q, const double* v, const double* tau,
                             double* q_out, double* v_out);

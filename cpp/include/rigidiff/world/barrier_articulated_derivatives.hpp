@@ -10,6 +10,10 @@
 // the surfaces' pose maps (left out of the Newton matrix, which must be PSD, but needed here). In the start
 // state, M(s_n) u + h^2 b(s_n, v_n) = h^2 rnea(s_n, v_n, u / h^2) is differentiated by the RNEA derivatives,
 // and g_y through the bodies' inertia and the friction's frame and slip reference (at y(x_n), mapped by P(x_n)).
+// With free or ball joints the unknowns are the tangent delta' at the solution q' and the joints' equations are
+// Jd^T r(dq) with dq = q' (-) q_n in the step's chart (barrier_floating_base.hpp; docs/affine.md, "Floating
+// bases"): the Hessian gains the derivative of Jd^T, and the outputs map through Jd, Dn and the free joints'
+// re-expression of v'.
 #pragma once
 
 #include <vector>
@@ -28,6 +32,11 @@ struct ArticulatedStepLinearisation {
   VecX T;               ///< -dr/dtau (diagonal: zero where tau is clipped to an effort limit)
   MatX P;               ///< dr/dtheta (n x barrierParameterCount(world))
   std::vector<char> fixed;  ///< per coordinate: a static mesh's
+  /// With free or ball joints (empty otherwise; barrier_floating_base.hpp): -dr/dtau = Tl diag(T) (Tl = Jd^T on the
+  /// joints, I on the bodies); Jd and Dn the joints' d dq / d delta' and d dq / d delta_n; v_step = dq / h, whose
+  /// re-expression is the joints' v'. The unknowns and q' are then in the tangent at q' (delta').
+  MatX Tl, Jd, Dn;
+  VecX v_step;
 };
 
 /// The joint-limit barrier's exact second derivative (diagonal, not clamped) and the derivative of its gradient

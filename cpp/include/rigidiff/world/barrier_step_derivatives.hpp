@@ -80,9 +80,10 @@ using StepVjpAt = std::function<void(const double* q, const double* v, const dou
                                      double kappa_start, double kappa_end, const double* gq_next,
                                      const double* gv_next, double* gq, double* gv, double* gtau, double* gparams)>;
 
-/// The reverse pass of a recorded rollout of T steps of a state of n coordinates and np parameters, each step's
-/// reverse mode by vjp (arguments as barrierRolloutBackward's).
-void reverseRollout(int n, int np, int T, const double* Q, const double* V, const double* taus, const double* kappas,
+/// The reverse pass of a recorded rollout of T steps of a state of nq coordinates (the rows of Q), n velocities
+/// (the rows of V, taus and the cotangents) and np parameters, each step's reverse mode by vjp (arguments as
+/// barrierRolloutBackward's).
+void reverseRollout(int nq, int n, int np, int T, const double* Q, const double* V, const double* taus, const double* kappas,
                     const double* GQ, const double* GV, double* gq0, double* gv0, double* gtaus, double* gparams,
                     const StepVjpAt& vjp);
 

@@ -1,0 +1,44 @@
+// Free and ball joints (floating bases) in a barrier world's step (docs/affine.md, "Floating bases").
+//
+// Their configurations lie on a Lie group, so the step's unknown is the displacement dq from the start
+// configuration q_n in the tangent space, in the chart of the time step (Motion::Step, as the lcp world moves a
+// free joint): q' = integrate(q_n, dq, Motion::Step), a free joint's origin moving by R_n dq_lin and its frame
+// turning by exp3(dq_ang). The incremental potential's joint-space terms are written in dq; the Newton method
+// iterates on the configuration, each direction delta in the tangent at the iterate q_k (q_k (+) t delta, the
+// same chart), whose path is a straight translation and a turn about a fixed axis: the joint-space CCD's
+// prismatic and revolute moves. dq as a function of delta has the Jacobian of displacementJacobian below.
+// Additive joints (revolute, prismatic, universal, translational) have dq = q' - q_n and identity Jacobians.
+#pragma once
+
+#include "rigidiff/multibody/model.hpp"
+
+namespace rigidiff {
+
+/// True when the model has a free or ball joint.
+bool hasRotationGroupJoints(const Model& model);
+
+/// dq (model.nv) = the displacement of q from q_n in the step's chart at q_n, the inverse of
+/// integrate(q_n, dq, Motion::Step): additive joints q - q_n, a free joint (R_n^T (p - p_n), log3(R_n^T R)), a
+/// ball joint log3(R_n^T R). Exact for turns below pi.
+void stepDisplacement(const Model& model, const double* q_n, const double* q, double* dq);
+
+/// Jd (model.nv x model.nv) = d dq / d delta, where delta moves q = integrate(q_n, dq, Motion::Step) to
+/// integrate(q, delta, Motion::Step): identity on additive joints, [[E, 0], [0, Jr3inv(dq_ang)]] on a free joint
+/// (E = exp3(dq_ang) = R_n^T R) and Jr3inv(dq_ang) on a ball joint.
+void displacementJacobian(const Model& model, const double* dq, MatX& Jd);
+
+/// V (model.nv x model.nv) = d (Jd(dq)^T r) / d dq at a fixed r (model.nv): the derivative of the transposed
+/// displacement Jacobian against r, zero on additive joints; on a free joint [[0, [E^T r_lin]x Jr3(phi)],
+/// [0, d (Jr3inv(phi)^T r_ang) / d phi]] (phi = dq_ang), on a ball joint the angular block.
+void displacementJacobianDerivative(const Model& model, const double* dq, const double* r, MatX& V);
+
+/// Dn (model.nv x model.nv) = d dq / d delta_n with q fixed and the start moved to q_n (+) delta_n (first order
+/// of both charts): -I on additive joints, [[-I, [dq_lin]x], [0, -Jr3inv(phi) E^T]] on a free joint and
+/// -Jr3inv(phi) E^T on a ball joint.
+void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn);
+
+/// out = the state q (model.nq joint coordinates, then `rest` plain coordinates) moved by alpha dq (model.nv,
+/// then `rest`): the joints by integrate(q, alpha dq, Motion::Step), the rest by q + alpha dq. out may not alias q.
+void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out);
+
+}  // namespace rigidiff

@@ -1,0 +1,109 @@
+// Free and ball joints in a barrier world's step (world/barrier_floating_base.hpp).
+#include "rigidiff/world/barrier_floating_base.hpp"
+
+#include <cmath>
+
+#include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/spatial/explog.hpp"
+
+namespace rigidiff {
+
+namespace {
+
+bool rotationGroup(const JointModel& j) { return j.type == JointType::Free || j.type == JointType::Ball; }
+
+}  // namespace
+
+bool hasRotationGroupJoints(const Model& model) {
+  for (int i = 1; i < model.njoints; ++i)
+    if (rotationGroup(model.joints[i])) return true;
+  return false;
+}
+
+void stepDisplacement(const Model& model, const double* q_n, const double* q, double* dq) {
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    const double *a = q_n + j.idx_q, *b = q + j.idx_q;
+    double* d = dq + j.idx_v;
+    if (j.type == JointType::Free) {
+      const Mat3 Rn = quaternionToMatrix(a + 3);
+      Eigen::Map<Vec3> lin(d), ang(d + 3);
+      lin = Rn.transpose() * (Vec3(b[0], b[1], b[2]) - Vec3(a[0], a[1], a[2]));
+      ang = log3(Rn.transpose() * quaternionToMatrix(b + 3));
+    } else if (j.type == JointType::Ball) {
+      Eigen::Map<Vec3> ang(d);
+      ang = log3(quaternionToMatrix(a).transpose() * quaternionToMatrix(b));
+    } else {
+      for (int k = 0; k < j.nv; ++k) d[k] = b[k] - a[k];
+    }
+  }
+}
+
+void displacementJacobian(const Model& model, const double* dq, MatX& Jd) {
+  Jd.setIdentity(model.nv, model.nv);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (!rotationGroup(j)) continue;
+    const int o = j.idx_v, a = o + j.nv - 3;  // a: the angular part
+    const Vec3 w(dq[a], dq[a + 1], dq[a + 2]);
+    if (j.type == JointType::Free) Jd.block<3, 3>(o, o) = exp3(w);
+    Jd.block<3, 3>(a, a) = Jr3inv(w);
+  }
+}
+
+namespace {
+
+// d (Jr3inv(phi)^T b) / d phi. With K = [phi]x, Jr3inv = I + K / 2 + e K^2, e(t) = (1 - (t/2) cot(t/2)) / t^2
+// (t = |phi|), so Jr3inv^T b = b - phi x b / 2 + e (phi (phi . b) - t^2 b).
+Mat3 inverseJacobianTransposeDerivative(const Vec3& phi, const Vec3& b) {
+  const double t2 = phi.squaredNorm(), t = std::sqrt(t2);
+  double e, de_t;  // e and e'(t) / t
+  if (t < 1e-2) {  // the series: e = 1/12 + t^2/720 + t^4/30240
+    e = 1.0 / 12.0 + t2 / 720.0 + t2 * t2 / 30240.0;
+    de_t = 1.0 / 360.0 + t2 / 7560.0;
+  } else {
+    const double cot = std::cos(0.5 * t) / std::sin(0.5 * t), csc2 = 1.0 + cot * cot;
+    const double f = 1.0 - 0.5 * t * cot, df = -0.5 * cot + 0.25 * t * csc2;
+    e = f / t2;
+    de_t = df / (t2 * t) - 2.0 * f / (t2 * t2);
+  }
+  const double pb = phi.dot(b);
+  return 0.5 * skew(b) + e * (phi * b.transpose() + pb * Mat3::Identity() - 2.0 * b * phi.transpose()) +
+         de_t * (phi * pb - t2 * b) * phi.transpose();
+}
+
+}  // namespace
+
+void displacementJacobianDerivative(const Model& model, const double* dq, const double* r, MatX& V) {
+  V.setZero(model.nv, model.nv);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (!rotationGroup(j)) continue;
+    const int o = j.idx_v, a = o + j.nv - 3;
+    const Vec3 phi(dq[a], dq[a + 1], dq[a + 2]);
+    if (j.type == JointType::Free)  // E^T r_lin turns by -[d]x as E = exp3(phi) moves by E exp3(Jr3(phi) d phi)
+      V.block<3, 3>(o, a) = skew(exp3(phi).transpose() * Vec3(r[o], r[o + 1], r[o + 2])) * Jr3(phi);
+    V.block<3, 3>(a, a) = inverseJacobianTransposeDerivative(phi, Vec3(r[a], r[a + 1], r[a + 2]));
+  }
+}
+
+void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn) {
+  Dn = -MatX::Identity(model.nv, model.nv);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (!rotationGroup(j)) continue;
+    const int o = j.idx_v, a = o + j.nv - 3;
+    const Vec3 phi(dq[a], dq[a + 1], dq[a + 2]);
+    // R_n^T (p - p_n) with R_n -> R_n exp3(d), p_n -> p_n + R_n d_lin; exp3(phi) -> exp3(-d) exp3(phi)
+    if (j.type == JointType::Free) Dn.block<3, 3>(o, a) = skew(Vec3(dq[o], dq[o + 1], dq[o + 2]));
+    Dn.block<3, 3>(a, a) = -Jr3inv(phi) * exp3(phi).transpose();
+  }
+}
+
+void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out) {
+  VecX step = alpha * Eigen::Map<const VecX>(dq, model.nv);
+  if (model.nq > 0) integrate(model, q, step.data(), out, Motion::Step);
+  for (int i = 0; i < rest; ++i) out[model.nq + i] = q[model.nq + i] + alpha * dq[model.nv + i];
+}
+
+}  // namespace rigidiff

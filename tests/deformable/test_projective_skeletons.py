@@ -163,6 +163,7 @@ def test_gradients_of_a_prismatic_pusher_with_friction_match_central_differences
     world.add_skeleton(_pusher(("x", "z"), damping=0.5))
     q, v, f = _start(world)
     s = world.layout("pusher")
+    q[s.q] = (0.0, 0.0052)  # the box's bottom 0.2 mm above the ground (5 mm into it at the rail's zero)
     v[s.v] = (0.3, -0.05)
     f[s.v] = (1.0, 2.0)
     world.step(q, v, f)

@@ -281,22 +281,25 @@ def test_welded_bodies_never_touch_each_other():
     assert len(c) == 1 and c.body_b == ["ground"]
 
 
-def test_broad_phase_finds_every_overlapping_pair():
-    """Many bodies at random: a pair has contacts exactly when rd.distance says it overlaps."""
+@pytest.mark.parametrize("spread", [(1, 1, 1), (0.5, 0.5, 3), (0.5, 3, 0.5)], ids=["cube", "column", "row"])
+def test_broad_phase_finds_every_overlapping_pair(spread):
+    """Many bodies at random: a pair has contacts exactly when rd.distance says it overlaps, whichever axis the
+    sweep takes (the one the boxes spread most along: x, z for a column, y for a row)."""
     rng = np.random.default_rng(3)
     names = list(SHAPES)
     world = rd.World()
     shapes = []
-    for k in range(12):
+    for k in range(24):
         s = SHAPES[names[k % len(names)]]
         shapes.append(s)
         world.add_skeleton(free_body(f"s{k}", s))
-    q = np.concatenate([pose_q(rng.uniform(-0.5, 0.5, 3), Rotation.random(random_state=rng).as_quat())
+    q = np.concatenate([pose_q(rng.uniform(-0.5, 0.5, 3) * spread, Rotation.random(random_state=rng).as_quat())
                         for _ in shapes])
     c = world.collide(q)
+    assert len(c) > 0
     touching = {tuple(sorted(p)) for p in zip(c.geometry_a.tolist(), c.geometry_b.tolist())}
-    for i in range(12):
-        for j in range(i + 1, 12):
+    for i in range(24):
+        for j in range(i + 1, 24):
             d = rd.distance(shapes[i], transform(q[7 * i:7 * i + 7]), shapes[j],
                             transform(q[7 * j:7 * j + 7])).distance
             if d < -1e-6:

@@ -65,3 +65,22 @@ def test_a_world_with_a_robot_refuses_overflowing_states_too():
     f[-1] = 1e300  # the joint's force
     with pytest.raises(ValueError, match="forces overflow at its start"):
         w.step(w.q, w.v, f)
+
+
+def test_a_joint_limit_stiffness_too_large_for_double_precision_is_named():
+    w = _block()
+    sk = rd.Skeleton("arm")
+    link = sk.add_body("link", rd.RevoluteJoint("hinge", axis=(0, 1, 0), lower=-1.0, upper=1.0),
+                       joint_origin=rd.Transform((0.3, 0.0, 0.3)),
+                       inertia=rd.Inertia.from_shape(rd.Capsule(0.02, 0.1), mass=0.3))
+    link.add_shape(rd.Capsule(0.02, 0.1))
+    w.add_skeleton(sk)
+    w.joint_limits = True
+    w.joint_limit_stiffness = 1e300
+    q = w.q.copy()
+    q[-1] = 5.0  # 4 rad beyond the upper limit: a penalty force of 4e300
+    with pytest.raises(ValueError, match="forces overflow at its start.*the joint limits'"):
+        w.step(q, w.v)
+    w.joint_limit_stiffness = 1e4
+    q_next, _ = w.step(q, w.v)  # a sane stiffness pushes it back
+    assert q_next[-1] < q[-1]

@@ -111,8 +111,8 @@ void checkFinite(const Points& a, const char* name) {
 void pdCheckStartIsFinite(double force_scale, double start_potential) {
   if (!std::isfinite(force_scale) || !std::isfinite(start_potential))
     throw std::invalid_argument("the projective step's forces overflow at its start (force scale " + sci(force_scale) +
-                                "): q, v, f or an obstacle's centre, radius, size or pose hold values too large for "
-                                "the step");
+                                "): q, v, f, a stiffness (the contacts', the joint limits') or an obstacle's "
+                                "centre, radius, size or pose hold values too large for the step");
 }
 
 void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v, const Points& f, Points& q_next,

@@ -198,7 +198,13 @@ void pdStartForceCotangents(const PdModel& model, PdData& data, const VecX& per_
                                            data.f.row(i)) / body.density;
   }
   // grad E(q): hess E(q) W to q, and -(-W)^T d(grad E)/d(theta) to the parameters
-  pdHessianBuild(model, data.q, data.start_hessian);
+  // (only the elements on a contact vertex: W vanishes elsewhere, and so do the other blocks' products)
+  std::vector<char> near(model.elementCount(), 0);
+  for (int e = 0; e < model.elementCount(); ++e) {
+    const PdSample& s = model.samples[model.element_start[e]];
+    for (int a = 0; a < s.count && !near[e]; ++a) near[e] = W.row(s.nodes[a]).squaredNorm() > 0.0;
+  }
+  pdHessianBuild(model, data.q, data.start_hessian, &near);
   Points HW;
   pdHessianProduct(model, data.start_hessian, W, HW);
   gq += HW;

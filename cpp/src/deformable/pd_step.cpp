@@ -143,8 +143,10 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     Points grad_q;
     pdEnergy(model, q, &grad_q);
     data.start_gradient = (model.mass.asDiagonal() * (q - data.y)) / h2 + grad_q;
+    // (when the caller gives the step's recorded solution as a guess, rollout_backward solving it again, the
+    // pairs touching there: the recorded final set, which the loop then confirms without changing it)
     PdActiveSet touching;
-    pdTouchingPairs(model, q, touching);
+    pdTouchingPairs(model, data.start_guess.rows() == model.n ? data.start_guess : q, touching);
     if (touching.vertex != data.active.vertex || touching.plane != data.active.plane) data.active = touching;
   } else {
     data.active = PdActiveSet();

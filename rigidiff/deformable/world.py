@@ -44,7 +44,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             finite differences.
         max_iterations: iterations (Newton or L-BFGS) of a step, conjugate-gradient iterations of an adjoint; a
             solve needing more raises RuntimeError naming the residual.
-        contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex.
+        contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex (and
+            of the balls', boxes' and links' penalties; the complementarity contact's planes do not use it).
         history: the L-BFGS history length.
         method: "newton" (the default): Newton's method, conjugate gradients on the true Hessian (its element
             blocks built once per iteration) preconditioned by the prefactorised PD matrix, with an Armijo line
@@ -179,7 +180,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     @property
     def contact_stiffness(self) -> float:
-        """The ground penalty's stiffness in N/m per surface vertex; settable."""
+        """The contact penalty's stiffness in N/m per surface vertex (ground planes under the "penalty" contact
+        model, balls, boxes, links); settable."""
         return self._pw_options()[3]
 
     @contact_stiffness.setter
@@ -555,7 +557,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
 
     def energy(self, q, activation=None):
-        """(E, dE/dx): the elastic, muscle and ground-penalty energy of the deformable bodies at q (under the
+        """(E, dE/dx): the elastic, muscle and contact-penalty energy (the planes' only under the "penalty" contact
+        model) of the deformable bodies at q (under the
         activations, 1 if None) and its gradient with respect to the vertices (3 per vertex; a skeleton's
         coordinates in q are not read)."""
         self._set_activation(activation)

@@ -1,8 +1,9 @@
 """DiffPD's complementarity contact in a projective world (contact_model="complementarity"): vertices touching a
 ground plane are held on it by an active set. A block lands and rests with no penetration, a ball bounces off the
 ground, a spinning ball keeps its horizontal momentum without friction and is set rolling with it, a block on a
-slope sticks below mu and slides at g (sin - mu cos) above, and the gradients of steps and of a rollout match
-central differences of our own step and the Newton-Cholesky baseline's."""
+slope sticks below mu and slides at g (sin - mu cos) above, a block pushed into a corner is held on two planes,
+balls and boxes keep the penalty, and the gradients of steps and of a rollout match central differences of our
+own step and the Newton-Cholesky baseline's."""
 
 import numpy as np
 import pytest
@@ -252,3 +253,43 @@ def test_rollout_gradients_match_central_differences():
     d = rng.standard_normal(world.nv)
     d.reshape(-1, 3)[:, 2] = 0.0  # horizontal: the landing step stays the same
     assert g.v @ d == pytest.approx(_difference(loss, v0, d), rel=1e-6)
+
+
+def test_a_block_pushed_into_a_corner_rests_on_both_planes_with_exact_gradients():
+    # the ground and a wall at x = -0.05 (the block's left face): the edge vertices are held on both planes
+    world = _world(friction=0.3, tolerance=1e-13)
+    world.add_ground(-0.05, normal=(1.0, 0.0, 0.0))
+    world = _block(world, cells=1)
+    push = np.tile([-0.5, 0.0, 0.0], world.nv // 3) * np.repeat(world.masses("block"), 3)  # towards the wall
+    q, v = world.q, world.v
+    for _ in range(5):
+        q, v = world.step(q, v, push)
+        x = q.reshape(-1, 3)
+        assert x[:, 2].min() >= -1e-9 and x[:, 0].min() >= -0.05 - 1e-9
+    assert world.last_step["contacts"] == 8  # pairs: 4 vertices on the ground, 4 on the wall, 2 of them on both
+    rng = np.random.default_rng(4)
+    wq, wv = rng.standard_normal((2, world.nq))
+
+    def loss(v_):
+        qn, vn = world.step(q, v_, push)
+        return wq @ qn + wv @ vn
+
+    g = world.step_vjp(q, v, push, wq, wv)
+    d = np.zeros((world.nq // 3, 3))
+    d[:, 1] = rng.standard_normal(world.nq // 3)  # along the edge: every pair stays held
+    d = d.ravel()
+    assert g.v @ d == pytest.approx(_difference(loss, v, d), rel=1e-6)
+
+
+def test_balls_and_boxes_keep_the_penalty():
+    world = rd.World(dt=1e-2, solver="projective", contact_model="complementarity", tolerance=1e-10)
+    world.add_box((1.0, 1.0, 0.1), rd.Transform((0.0, 0.0, -0.05)))  # its top face at z = 0
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (1, 1, 1), origin=(-0.05, -0.05, 0.0))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
+    q, v = world.q, world.v
+    for _ in range(60):
+        q, v = world.step(q, v)
+    depth = -q.reshape(-1, 3)[:, 2].min()
+    weight = world.masses("block").sum() * G
+    assert depth == pytest.approx(weight / (4 * world.contact_stiffness), rel=1e-2)  # the penalty's depth
+    assert world.last_step["active_set_iterations"] == 0

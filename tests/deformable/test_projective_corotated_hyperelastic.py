@@ -10,6 +10,7 @@ from scipy.optimize import minimize
 from scipy.spatial.transform import Rotation
 
 import rigidiff as rd
+from test_projective_gradients import _fd
 
 KIND = "corotated_hyperelastic"
 TET = np.array([[0.0, 0.0, 0.0], [0.05, 0.0, 0.0], [0.0, 0.04, 0.0], [0.01, 0.0, 0.06]])
@@ -139,15 +140,6 @@ def test_an_inverted_element_is_pushed_back_the_right_way_out(method):
     assert np.abs(q.reshape(-1, 3).mean(axis=0) - x.mean(axis=0)).max() < 1e-12  # momentum stays zero
 
 
-def _fd(L, fun, x, eps=1e-6):
-    out = np.empty(len(x))
-    for i in range(len(x)):
-        e = np.zeros(len(x))
-        e[i] = eps
-        out[i] = (L(*fun(x + e)) - L(*fun(x - e))) / (2 * eps)
-    return out
-
-
 def test_gradients_of_a_step_that_starts_inverted():
     world = _tet_world(tolerance=1e-13)
     rng = np.random.default_rng(11)
@@ -161,7 +153,7 @@ def test_gradients_of_a_step_that_starts_inverted():
     G = world.step_vjp(q, v, f, a, b)
     for g, fun, x in [(G.q, lambda y: world.step(y, v, f), q), (G.v, lambda y: world.step(q, y, f), v),
                       (G.tau, lambda y: world.step(q, v, y), f)]:
-        d = _fd(L, fun, x)
+        d = _fd(world, L, fun, x)
         assert np.abs(d).max() > 0
         assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()
     h = 1e-6

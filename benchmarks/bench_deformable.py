@@ -22,6 +22,7 @@ matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned
     python benchmarks/bench_deformable.py --quick              # smaller meshes, fewer steps
     python benchmarks/bench_deformable.py --scene cantilever --threads 1
     python benchmarks/bench_deformable.py --material neohookean   # the neo-Hookean energy instead
+    python benchmarks/bench_deformable.py --material corotated_hyperelastic   # or the corotated hyperelastic
     python benchmarks/bench_deformable.py --scene napkin       # the contact-fraction table
     python benchmarks/bench_deformable.py --scene sphere --contact complementarity   # DiffPD's active set
 """
@@ -39,7 +40,7 @@ import rigidiff as rd
 METHODS = ("pd", "newton", "newton-cholesky")
 
 
-KINDS = {"pd": ("corotated", "volume"), "neohookean": "neohookean"}
+KINDS = {"pd": ("corotated", "volume"), "neohookean": "neohookean", "corotated_hyperelastic": "corotated_hyperelastic"}
 
 
 def cantilever(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"],
@@ -132,7 +133,8 @@ def main():
     parser.add_argument("--tolerance", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=None, help="threads of the per-element work (all cores)")
     parser.add_argument("--material", choices=KINDS, default="pd",
-                        help="the PD energies corotated + volume (default), or the neo-Hookean energy")
+                        help="the PD energies corotated + volume (default), the neo-Hookean or the corotated "
+                             "hyperelastic energy")
     parser.add_argument("--contact", choices=("penalty", "complementarity"), default="penalty",
                         help="the ground's contact model of the sphere scene")
     args = parser.parse_args()

@@ -147,7 +147,11 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     def _warn_if_unconverged(self) -> None:
         s = self._pw_stats()
-        if not s[4]:
+        if not s[6]:
+            warnings.warn(f"the projective step's complementarity contact did not settle: its active set still "
+                          f"changed after {int(s[5])} active-set iterations; the last solution is returned",
+                          RuntimeWarning, stacklevel=3)
+        elif not s[4]:
             warnings.warn(f"the projective step did not converge: |grad g| is {s[1]:.3e} of the start's force scale "
                           f"after {int(s[0])} iterations (tolerance {self.tolerance:.3e}); its last iterate is "
                           f"returned", RuntimeWarning, stacklevel=3)

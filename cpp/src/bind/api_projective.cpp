@@ -356,6 +356,7 @@ void ProjectiveWorld::stats(double* out) const {
   out[3] = data_.force_scale;
   out[4] = data_.converged;
   out[5] = data_.active_set_iterations;
+  out[6] = data_.settled;
 }
 
 double ProjectiveWorld::energy(const double* x, double* grad) const {

@@ -173,6 +173,33 @@ PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, con
   return next;
 }
 
+int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, const Points& x,
+                      double force_tolerance, std::vector<std::vector<int>>& seen) {
+  auto code = [&](const PdActiveSet& s) {
+    std::vector<int> out;
+    for (int p = 0; p < s.size(); ++p) out.push_back(s.vertex[p] * static_cast<int>(model.planes.size()) + s.plane[p]);
+    return out;
+  };
+  auto same = [](const PdActiveSet& a, const PdActiveSet& b) { return a.vertex == b.vertex && a.plane == b.plane; };
+  if (seen.empty()) seen.push_back(code(data.active));
+  PdActiveSet next = pdNextActiveSet(model, data.active, forces, x, force_tolerance);
+  if (same(next, data.active)) return 0;
+  if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) {
+    // a cycle: add the new pairs and remove none, or if that changes nothing, remove only the most pulling pair
+    next = pdNextActiveSet(model, data.active, VecX::Zero(forces.size()), x, force_tolerance);
+    if (same(next, data.active) && forces.size()) {
+      int worst = 0;
+      forces.minCoeff(&worst);
+      next.vertex.erase(next.vertex.begin() + worst);
+      next.plane.erase(next.plane.begin() + worst);
+    }
+    if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) return -1;
+  }
+  seen.push_back(code(next));
+  data.active = next;
+  return 1;
+}
+
 void pdStartForceCotangents(const PdModel& model, PdData& data, const VecX& per_lambda, Points& gq, Points& gv,
                             Points& gf, VecX& gE, VecX& gnu) {
   // lambda = n . grad g_i(q) = n . (M (q - y) / dt^2 + grad E(q))_i, with M (q - y) / dt^2 = -M v / dt - M g - f:

@@ -275,43 +275,20 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     return r;
   };
   LbfgsResult r = minimise(&best);
-  // the complementarity's active set (DiffPD's Alg. 3): pairs whose normal force pulls leave, vertices below a
-  // plane join, until the set is unchanged; a set met before is replaced by the last one with the new pairs
-  // added and none removed, and if that too was met, with only the most pulling pair removed
+  // the complementarity's active set (DiffPD's Alg. 3), updated from each solution until it no longer changes
   data.active_set_iterations = 0;
   bool settled = !complementarity;
   if (complementarity) {
     std::vector<std::vector<int>> seen;
-    auto code = [&](const PdActiveSet& s) {
-      std::vector<int> out;
-      for (int p = 0; p < s.size(); ++p) out.push_back(s.vertex[p] * static_cast<int>(model.planes.size()) + s.plane[p]);
-      return out;
-    };
-    seen.push_back(code(data.active));
     while (r.converged && data.active_set_iterations < kMaxActiveSetIterations) {
       VecX g;
       raw = true;
       potential(xf, g);
       raw = false;
-      const VecX forces = pdActiveForces(model, data.active, g);
       pdScatterFree(model, xf, X);
-      PdActiveSet next = pdNextActiveSet(model, data.active, forces, X, threshold);
-      if (next.vertex == data.active.vertex && next.plane == data.active.plane) {
-        settled = true;
-        break;
-      }
-      if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) {
-        next = pdNextActiveSet(model, data.active, VecX::Zero(forces.size()), X, threshold);
-        if (next.vertex == data.active.vertex && next.plane == data.active.plane && forces.size()) {
-          int worst = 0;
-          forces.minCoeff(&worst);
-          next.vertex.erase(next.vertex.begin() + worst);
-          next.plane.erase(next.plane.begin() + worst);
-        }
-        if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) break;  // cycling: not settled
-      }
-      seen.push_back(code(next));
-      data.active = next;
+      const int change = pdUpdateActiveSet(model, data, pdActiveForces(model, data.active, g), X, threshold, seen);
+      settled = change == 0;
+      if (change != 1) break;
       ++data.active_set_iterations;
       pdActiveSetFactorise(model, data, data.active);
       pdPlaceOnPlanes(model, data.active, xf);
@@ -319,6 +296,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     }
   }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
+  data.settled = settled || !r.converged;  // (an unconverged solve is reported as such, not as the set)
   data.converged = r.converged && settled;
   if (!r.converged && model.options.raise_on_failure)
     throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) +

@@ -52,6 +52,14 @@ Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdAc
 PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& x,
                             double force_tolerance);
 
+/// One update of data.active by the rule (pdNextActiveSet) from the forces and positions x (n x 3) of a solution:
+/// returns 0 if the set is unchanged (settled), 1 if it changed, -1 if it cycles. seen holds the sets met so far
+/// in this step (empty at the first call); a set met before is replaced by the current one with the new pairs
+/// added and none removed, and if that is the current set, with only its most pulling pair removed; if that too
+/// was met, the set cycles.
+int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, const Points& x,
+                      double force_tolerance, std::vector<std::vector<int>>& seen);
+
 /// Adds to gq, gv, gf (n x 3) and to data's parameter cotangents those through the friction's normal forces
 /// lambda = n . start_gradient of the complementarity's contacts, given dL/dlambda per friction contact
 /// (data.friction order; zero for the penalty's).

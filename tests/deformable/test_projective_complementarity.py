@@ -293,3 +293,22 @@ def test_balls_and_boxes_keep_the_penalty():
     weight = world.masses("block").sum() * G
     assert depth == pytest.approx(weight / (4 * world.contact_stiffness), rel=1e-2)  # the penalty's depth
     assert world.last_step["active_set_iterations"] == 0
+
+
+def test_a_rolling_ball_rollout_and_its_gradient_agree_with_the_newton_cholesky_baseline():
+    # DiffPD's rolling sphere, coarse: 20 steps spinning on the ground with friction, tolerance 1e-8
+    results = {}
+    for method in ("newton", "newton-cholesky"):
+        world = _ball(_world(friction=0.5, dt=5e-3, tolerance=1e-8, method=method), height=0.05)
+        x = world.q.reshape(-1, 3)
+        v0 = np.cross([0.0, 10.0, 0.0], x - x.mean(axis=0)).ravel()
+        forces = np.zeros((20, world.nv))
+        Q, V = world.rollout(world.q, v0, forces)
+        assert Q[:, 2::3].min() >= -1e-9
+        a = np.random.default_rng(0).standard_normal(world.nq)
+        dQ, dV = np.zeros_like(Q), np.zeros_like(V)
+        dQ[-1] = a
+        results[method] = a @ Q[-1], world.rollout_backward(Q, V, forces, dQ, dV).v
+    (loss, grad), (loss_ref, grad_ref) = results["newton"], results["newton-cholesky"]
+    assert loss == pytest.approx(loss_ref, rel=1e-8)  # measured: 9e-11
+    assert np.abs(grad - grad_ref).max() <= 1e-6 * np.abs(grad_ref).max()  # measured: 9e-9

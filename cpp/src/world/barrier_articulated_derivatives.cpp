@@ -13,6 +13,7 @@
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/barrier_floating_base.hpp"
+#include "rigidiff/world/barrier_skeleton_parameters.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 
@@ -224,12 +225,24 @@ void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier
         if (f.bodies[s] >= 0 && f.bodies[t] >= 0 && !fixed(f.bodies[s]))
           addMapped(art, end, f.bodies[s], Mat12(f.start.block<12, 12>(12 * s, 12 * t)), start, f.bodies[t], C);
   lin.R -= C;
-  // dr/dtheta: the contact model's pulled back by P(x')^T, and the joint limits' dhat
-  lin.P = MatX::Zero(n, barrierParameterCount(world));
+  // dr/dtheta: the contact model's pulled back by P(x')^T, the joint limits' dhat, and the skeletons' own
+  // parameters and gravity on the joints' rows (through Jd^T with free or ball joints)
+  const int nw = barrierParameterCount(world);
+  lin.P = MatX::Zero(n, nw + skeletonParameterCount(art.model));
   for (int p = 0; p < static_cast<int>(contact.bodies.size()); ++p)
-    if (!fixed(p)) lin.P.middleRows(end.offset(p), p < nbodies ? 12 : ns).noalias() +=
+    if (!fixed(p)) lin.P.block(end.offset(p), 0, p < nbodies ? 12 : ns, nw).noalias() +=
           end.map(p).transpose() * cl.parameters.middleRows(12 * p, 12);
   lin.P.col(2 * nbodies + 1).head(ns) += 2.0 * world.options.dhat * limit_dshat;
+  if (ns > 0) {
+    MatX Ps, Pg;
+    skeletonParameterDerivatives(art.model, ad.data, h, q, v, q_next, Ps, Pg);
+    if (rotations) {
+      Ps = lin.Jd.transpose() * Ps;
+      Pg = lin.Jd.transpose() * Pg;
+    }
+    lin.P.block(0, nw, ns, Ps.cols()) = Ps;
+    lin.P.block(0, 2 * nbodies + 2, ns, 3) += Pg;
+  }
   // a static mesh's coordinates move it where the step keeps it: its columns of K push on the unknowns; its rows
   // are no equations (H the identity there)
   for (int i = 0; i < n; ++i) {

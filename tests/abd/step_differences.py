@@ -22,6 +22,13 @@ def central_jacobians(world, q, v, tau, eps):
     return cols
 
 
+def assert_step_jacobians(J, fd, bound=1e-6):
+    """Each of J's six Jacobians within bound of its central differences fd (relative_error)."""
+    for name in NAMES:
+        err = relative_error(getattr(J, name), fd[name])
+        assert err < bound, f"{name}: relative error {err:.2e}"
+
+
 def relative_error(analytic, fd):
     """The largest difference between a derivative and its central differences, relative to the derivative's
     largest entry (which must be non-zero, and the two not identical: a check that cannot fail is no check)."""

@@ -36,13 +36,13 @@ def _change(world, q0, q1):
     return np.concatenate([world.skeleton_world().difference(q0[:ns], q1[:ns]), q1[ns:] - q0[ns:]])
 
 
-def _central_jacobians(world, q, v, tau):
+def _central_jacobians(world, q, v, tau, eps=EPS):
     n = world.nv
     cols = {name: np.zeros((n, n)) for name in NAMES}
     for which, name_q, name_v in ((0, "dq_dq", "dv_dq"), (1, "dq_dv", "dv_dv"), (2, "dq_dtau", "dv_dtau")):
         for j in range(n):
             e = np.zeros(n)
-            e[j] = EPS[which]
+            e[j] = eps[which]
             args_p, args_m = [q.copy(), v.copy(), tau.copy()], [q.copy(), v.copy(), tau.copy()]
             if which == 0:
                 args_p[0], args_m[0] = _move(world, q, e), _move(world, q, -e)
@@ -51,8 +51,8 @@ def _central_jacobians(world, q, v, tau):
                 args_m[which] = args_m[which] - e
             qp, vp = world.step(*args_p)
             qm, vm = world.step(*args_m)
-            cols[name_q][:, j] = _change(world, qm, qp) / (2 * EPS[which])
-            cols[name_v][:, j] = (vp - vm) / (2 * EPS[which])
+            cols[name_q][:, j] = _change(world, qm, qp) / (2 * eps[which])
+            cols[name_v][:, j] = (vp - vm) / (2 * eps[which])
     return cols
 
 

@@ -13,10 +13,11 @@ namespace rigidiff {
 
 namespace {
 
-// the coordinate of dof c of a vector-space joint in q, -1 for a free or ball joint's dof
+// the coordinate of dof c of a vector-space joint in q, -1 for a free, ball or planar joint's dof (a planar joint's
+// coordinates move along SE(2)'s exponential, not linearly along a Newton step: its limits are not enforced)
 int qIndex(const Model& m, int c) {
   const JointModel& j = m.joints[m.dof_joint[c]];
-  if (j.type == JointType::Free || j.type == JointType::Ball) return -1;
+  if (j.type == JointType::Free || j.type == JointType::Ball || j.type == JointType::Planar) return -1;
   return j.idx_q + c - j.idx_v;
 }
 

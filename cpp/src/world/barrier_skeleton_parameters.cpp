@@ -44,7 +44,7 @@ void skeletonParameterDerivatives(Model& model, Data& data, double h, const doub
   // joint's frame turn), the springs' stretch d_r + dq
   VecX dq(nv), v_pred = Eigen::Map<const VecX>(v, nv), stretch(nv);
   stepDisplacement(model, q, q_next, dq.data());
-  addFrameTurnVelocity(model, v, h, v_pred.data());
+  addStepFrameTurn(model, v, h, v_pred.data());
   difference(model, model.rest_position.data(), q, stretch.data());
   stretch += dq;
   const VecX a = (dq - h * v_pred) / (h * h);

@@ -8,8 +8,8 @@
 // term is reused unchanged. Gradients reach the joint coordinates by the chain rule g_q = J_y^T g_y and the
 // Newton matrix by the Gauss-Newton product J_y^T H_y J_y (PSD since H_y's element blocks are), with
 // J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Revolute, prismatic, universal and translational
-// joints (dq/dt = v) and free and ball joints (floating bases, stepped in the tangent of their group:
-// barrier_floating_base.hpp) are supported; planar joints are refused.
+// joints (dq/dt = v), and free, ball and planar joints (floating bases and planar bases, stepped in the tangent
+// of their group: barrier_floating_base.hpp) are supported.
 #pragma once
 
 #include <vector>
@@ -38,7 +38,7 @@ struct ArticulatedBarrier {
 
   int nq() const { return model.nq; }
   bool empty() const { return model.nv == 0 && surfaces.empty(); }
-  /// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free or ball
+  /// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free, ball or planar
   /// (universal joints are two revolutes in the core).
   void checkSupported() const;
 };

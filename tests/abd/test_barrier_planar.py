@@ -249,3 +249,31 @@ def test_step_vjp_is_the_transposed_jacobians():
     np.testing.assert_allclose(g.parameters, Jp.dq_dp.T @ a + Jp.dv_dp.T @ b, rtol=1e-9,
                                atol=1e-9 * np.abs(g.parameters).max())
     assert J.dq_dq.shape == (world.nv, world.nv)
+
+
+def test_turn_limits_act_and_bad_input():
+    """With joint limits on, a planar joint's turn stays strictly within its limits (the spinning puck, a torque
+    turning it on, comes to rest within dhat of its upper limit); limits on x or y raise ValueError naming the joint; a turn of pi or more
+    in one step (|w| dt) raises ValueError naming the joint."""
+    world = _world()
+    sk = _puck()
+    sk.bodies[0].joint.lower[2], sk.bodies[0].joint.upper[2] = -0.5, 0.5
+    world.add_skeleton(sk, q=[0.0, 0.0, 0.0])
+    world.joint_limits = True
+    q, v = world.q, world.v
+    v[2] = 20.0
+    tau = np.r_[0.0, 0.0, 0.01, np.zeros(world.nv - 3)]  # turning it on against the limit
+    for _ in range(60):
+        q, v = world.step(q, v, tau)
+        assert q[2] < 0.5
+    assert 0.5 - q[2] < DHAT and abs(v[2]) < 1e-2
+    sk.bodies[0].joint.upper[0] = 1.0
+    limited = _world()
+    limited.add_skeleton(sk, q=[0.0, 0.0, 0.0])
+    limited.joint_limits = True
+    with pytest.raises(ValueError, match="slide.*limits on x and y"):
+        limited.step(limited.q, limited.v)
+    v = world.v
+    v[2] = 320.0  # 3.2 rad in one step
+    with pytest.raises(ValueError, match="slide"):
+        world.step(world.q, v)

@@ -316,4 +316,5 @@ def test_panda_pushing_a_block_parameter_jacobians(robots_dir):
     world, q, v, tau, _ = _panda_pressing_on_the_block(robots_dir)
     P = world.step_jacobians(q, v, tau, wrt=["panda_hand", "panda_joint4", "block/density", "gravity_z"])
     assert len(P.parameter_names) == 10 + 3 + 1 + 1
-    assert_parameter_jacobians(P, central_parameter_jacobians(world, q, v, tau, P, P.parameter_names))
+    # steps that move the state by 1e-7: the Panda's larger scene makes the solve's noise 5e-7 relative at 1e-8
+    assert_parameter_jacobians(P, central_parameter_jacobians(world, q, v, tau, P, P.parameter_names, zero_move=1e-7))

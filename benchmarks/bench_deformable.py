@@ -21,6 +21,7 @@ matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned
     python benchmarks/bench_deformable.py --quick              # smaller meshes, fewer steps
     python benchmarks/bench_deformable.py --scene cantilever --threads 1
     python benchmarks/bench_deformable.py --material neohookean   # the neo-Hookean energy instead
+    python benchmarks/bench_deformable.py --material corotated_hyperelastic   # or the corotated hyperelastic
     python benchmarks/bench_deformable.py --scene napkin       # the contact-fraction table
 """
 
@@ -37,7 +38,7 @@ import rigidiff as rd
 METHODS = ("pd", "newton", "newton-cholesky")
 
 
-KINDS = {"pd": ("corotated", "volume"), "neohookean": "neohookean"}
+KINDS = {"pd": ("corotated", "volume"), "neohookean": "neohookean", "corotated_hyperelastic": "corotated_hyperelastic"}
 
 
 def cantilever(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"]):
@@ -128,7 +129,8 @@ def main():
     parser.add_argument("--tolerance", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=None, help="threads of the per-element work (all cores)")
     parser.add_argument("--material", choices=KINDS, default="pd",
-                        help="the PD energies corotated + volume (default), or the neo-Hookean energy")
+                        help="the PD energies corotated + volume (default), the neo-Hookean or the corotated "
+                             "hyperelastic energy")
     args = parser.parse_args()
     if args.scene == "napkin":
         napkin_table(args.methods, args.tolerance, args.quick, args.threads, KINDS[args.material])

@@ -8,9 +8,10 @@ __all__ = ["ProjectiveMaterial", "ENERGIES"]
 
 #: the energies a material may combine: the PD energies "corotated" (as-rigid-as-possible, weight 2 mu: the
 #: element's deformation gradient pulled towards its nearest rotation) and "volume" (weight lambda: towards the
-#: nearest volume-preserving matrix, det = 1), and the hyperelastic "neohookean"; the core's mask bit of each
-ENERGIES = ("corotated", "volume", "neohookean")
-_MASK = {"corotated": 1, "volume": 2, "neohookean": 4}
+#: nearest volume-preserving matrix, det = 1), and the hyperelastic "neohookean" and "corotated_hyperelastic"
+#: (Stomakhin et al.'s fixed corotated); the core's mask bit of each
+ENERGIES = ("corotated", "volume", "neohookean", "corotated_hyperelastic")
+_MASK = {"corotated": 1, "volume": 2, "neohookean": 4, "corotated_hyperelastic": 8}
 
 
 class ProjectiveMaterial:
@@ -20,12 +21,15 @@ class ProjectiveMaterial:
         youngs_modulus: E in Pa (> 0).
         poisson_ratio: nu in [0, 0.5).
         density: kg/m^3 (> 0).
-        kind: "corotated", "volume", "neohookean", or a tuple of them: the energies of the body. Each
-            quadrature sample of volume V carries (mu V) |F - R|^2 for "corotated" (mu = E / (2 (1 + nu)), R the
-            rotation nearest to F), (lambda V / 2) |F - D|^2 for "volume" (lambda = E nu / ((1 + nu)(1 - 2 nu)),
-            D the nearest matrix of determinant 1), and V (mu/2 (tr F^T F - 3) - mu log J + lambda/2 (log J)^2)
-            for "neohookean" (J = det F; infinite for an inverted element, which the line search refuses). With
-            nu = 0, "corotated" is linear elasticity at small strain; "neohookean" is, at any nu.
+        kind: "corotated", "volume", "neohookean", "corotated_hyperelastic", or a tuple of them: the energies
+            of the body. Each quadrature sample of volume V carries (mu V) |F - R|^2 for "corotated"
+            (mu = E / (2 (1 + nu)), R the rotation nearest to F), (lambda V / 2) |F - D|^2 for "volume"
+            (lambda = E nu / ((1 + nu)(1 - 2 nu)), D the nearest matrix of determinant 1),
+            V (mu/2 (tr F^T F - 3) - mu log J + lambda/2 (log J)^2) for "neohookean" (J = det F; infinite for an
+            inverted element, which the line search refuses), and V (mu |F - R|^2 + lambda/2 (J - 1)^2) for
+            "corotated_hyperelastic" (Stomakhin et al. 2012's fixed corotated: the "corotated" energy plus a
+            volume term; finite for an inverted element, which it pushes back). With nu = 0, "corotated" is
+            linear elasticity at small strain; "neohookean" and "corotated_hyperelastic" are, at any nu.
 
     ValueError naming the argument for a value out of range.
     """

@@ -7,7 +7,8 @@ import pytest
 
 import rigidiff as rd
 
-KINDS = ["corotated", "volume", ("corotated", "volume"), "neohookean", ("neohookean", "corotated")]
+KINDS = ["corotated", "volume", ("corotated", "volume"), "neohookean", ("neohookean", "corotated"),
+         "corotated_hyperelastic", ("corotated_hyperelastic", "volume")]
 
 
 def _beam(kind=("corotated", "volume"), tet=False, E=2e4, ground=False):
@@ -65,7 +66,8 @@ def _fd(world, L, fun, x, eps=1e-6):
 
 
 @pytest.mark.parametrize("kind, tet", [("corotated", False), (("corotated", "volume"), False),
-                                       (("corotated", "volume"), True), ("neohookean", False), ("neohookean", True)])
+                                       (("corotated", "volume"), True), ("neohookean", False), ("neohookean", True),
+                                       ("corotated_hyperelastic", False), ("corotated_hyperelastic", True)])
 def test_step_vjp_matches_central_differences(kind, tet):
     # ("volume" alone has no shear stiffness: a beam of it is a mechanism, its step ill-conditioned)
     world = _beam(kind, tet=tet)
@@ -85,7 +87,8 @@ def test_step_vjp_matches_central_differences(kind, tet):
         assert np.abs(g - d).max() <= 1e-6 * np.abs(d).max()
 
 
-@pytest.mark.parametrize("kind", ["corotated", ("corotated", "volume"), "neohookean", ("neohookean", "volume")])
+@pytest.mark.parametrize("kind", ["corotated", ("corotated", "volume"), "neohookean", ("neohookean", "volume"),
+                                  "corotated_hyperelastic", ("corotated_hyperelastic", "corotated")])
 def test_material_gradients(kind):
     world = _beam(kind)
     q, v, f, rng = _state(world)

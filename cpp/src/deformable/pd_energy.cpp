@@ -1,10 +1,11 @@
 // The Projective Dynamics energy E(x) = sum over samples of w/2 |F - P(F)|^2 (P: the corotated or volume
-// projection) plus the ground penalty k/2 min(0, n . x - offset)^2 of surface vertices and its gradient
+// projection), the hyperelastic energies (neo-Hookean, the corotated hyperelastic's volume term) plus the ground penalty k/2 min(0, n . x - offset)^2 of surface vertices and its gradient
 // sum w G^T (F - P) (the projection's own change drops out: P minimises the distance); its Hessian is in
 // pd_hessian.cpp.
 #include <cmath>
 #include <limits>
 
+#include "rigidiff/deformable/pd_corotated_hyperelastic.hpp"
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_muscle.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
@@ -34,6 +35,7 @@ double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Ma
     energy += 0.5 * s.w_volume * r.squaredNorm();
     *stress += s.w_volume * r;
   }
+  if (s.w_determinant > 0.0) energy += determinantEnergy(s, F, stress);
   if (s.mu_neohookean > 0.0) {
     const double J = F.determinant();
     if (!(J > 0.0)) return std::numeric_limits<double>::infinity();  // inverted: refused by the line search
@@ -93,8 +95,11 @@ void pdLameGradients(const PdModel& model, const Points& x, int body, Points& pe
     const PdSample& s = model.samples[i];
     const Mat3 F = deformationGradient(s, x);
     const Svd3 svd = svd3(F);
-    // the weights: corotated 2 mu V, volume lambda V; neo-Hookean mu V and lambda V in its stress
-    if (b.corotated) scatter(s, 2.0 * s.volume * (F - svd.U * svd.V.transpose()), per_mu);
+    // the weights: corotated 2 mu V (and the corotated hyperelastic's shear term), volume lambda V; neo-Hookean
+    // mu V and lambda V in its stress; the corotated hyperelastic's volume term lambda V
+    const int shear = b.corotated + b.corotated_hyperelastic;
+    if (shear > 0) scatter(s, 2.0 * shear * s.volume * (F - svd.U * svd.V.transpose()), per_mu);
+    if (b.corotated_hyperelastic) scatter(s, determinantStressPerLambda(s, F), per_lambda);
     if (b.volume) {
       const Vec3 t = volumeProjection(svd.sigma, nullptr);
       scatter(s, s.volume * (F - svd.U * t.asDiagonal() * svd.V.transpose()), per_lambda);

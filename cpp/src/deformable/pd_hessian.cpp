@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "rigidiff/deformable/pd_corotated_hyperelastic.hpp"
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_muscle.hpp"
 #include "rigidiff/deformable/pd_projection.hpp"
@@ -36,6 +37,7 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) 
     inv_t = inv.transpose();
     log_j = std::log(F.determinant());
   }
+  const Mat3 cof = s.w_determinant > 0.0 ? cofactor(F) : zero;
   Mat9 C;
   for (int m = 0; m < 9; ++m) {
     Mat3 dF = Mat3::Zero();
@@ -44,6 +46,7 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) 
     if (s.mu_neohookean > 0.0)
       dS += s.mu_neohookean * dF + s.lambda_neohookean * (inv * dF).trace() * inv_t -
             (s.lambda_neohookean * log_j - s.mu_neohookean) * inv_t * dF.transpose() * inv_t;
+    if (s.w_determinant > 0.0) dS += determinantStressDerivative(s, F, cof, dF);
     if (s.w_corotated > 0.0 || s.w_volume > 0.0) {
       // the projections' derivatives in the SVD's frame, where dF = e_r e_i^T is the outer product of U's row
       // r and V's row i, summed with their weights and brought back once
@@ -70,7 +73,9 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
     Eigen::Map<Block> H(hessian.blocks.data() + static_cast<std::size_t>(e) * kBlock * kBlock);
     for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
       const PdSample& s = model.samples[k];
-      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.mu_neohookean <= 0.0 && s.muscle < 0) continue;
+      if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.mu_neohookean <= 0.0 && s.w_determinant <= 0.0 &&
+          s.muscle < 0)
+        continue;
       const Mat9 C = stressDerivative(model, s, x);
       const Eigen::Matrix<double, kMaxElementNodes, 3>& G = s.grad;  // rows beyond s.count are zero
       // C is symmetric (a Hessian), so the (c, r) products are the (r, c) ones transposed: H stays exactly

@@ -7,22 +7,13 @@
 #include <array>
 #include <cmath>
 
+#include "rigidiff/deformable/pd_corotated_hyperelastic.hpp"
 #include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
 namespace deformable {
 namespace {
-
-Mat3 adjugate(const Mat3& A) {
-  Mat3 out;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) {
-      const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-      out(j, i) = A(i1, j1) * A(i2, j2) - A(i1, j2) * A(i2, j1);
-    }
-  return out;
-}
 
 // The first t in (0, 1] where c0 + c1 t + c2 t^2 + c3 t^3 reaches `floor` (< c0), or 1 if it stays above.
 double firstCrossing(const std::array<double, 4>& c, double floor) {
@@ -66,7 +57,9 @@ double pdInversionFreeStep(const PdModel& model, const Points& x, const Points& 
       if (!(s.mu_neohookean > 0.0)) continue;
       const Mat3 A = deformationGradient(s, x), B = deformationGradient(s, d);
       const double det_a = A.determinant();
-      const std::array<double, 4> c{det_a, (adjugate(A) * B).trace(), (adjugate(B) * A).trace(), B.determinant()};
+      // tr(adj(A) B) = cof(A) : B
+      const std::array<double, 4> c{det_a, (cofactor(A).array() * B.array()).sum(),
+                                    (cofactor(B).array() * A.array()).sum(), B.determinant()};
       limit[e] = std::min(limit[e], firstCrossing(c, 0.1 * det_a));
     }
   });

@@ -133,7 +133,7 @@ void markSurface(const Eigen::MatrixXi& elements, int offset, std::vector<char>&
 
 int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::MatrixXi& elements,
                      double youngs_modulus, double poisson_ratio, double density, int energies) {
-  if (energies <= 0 || energies > (kCorotated | kVolume | kNeoHookean))
+  if (energies <= 0 || energies > (kCorotated | kVolume | kNeoHookean | kCorotatedHyperelastic))
     throw std::invalid_argument("deformable " + name + ": no energies");
   for (const PdBody& b : bodies)
     if (b.name == name) throw std::invalid_argument("name '" + name + "' is already used");
@@ -175,6 +175,7 @@ int PdModel::addBody(const std::string& name, const Points& rest, const Eigen::M
   body.corotated = energies & kCorotated;
   body.volume = energies & kVolume;
   body.neohookean = energies & kNeoHookean;
+  body.corotated_hyperelastic = energies & kCorotatedHyperelastic;
   const int b = static_cast<int>(bodies.size());
   for (PdSample& s : new_samples) s.body = b;
   bodies.push_back(body);
@@ -215,10 +216,12 @@ void PdModel::setMaterial(int b, double youngs_modulus, double poisson_ratio) {
   double mu, lambda;
   lame(youngs_modulus, poisson_ratio, &mu, &lambda);
   for (int i = body.first_sample; i < body.first_sample + body.sample_count; ++i) {
-    samples[i].w_corotated = body.corotated ? 2.0 * mu * samples[i].volume : 0.0;
+    // the corotated hyperelastic energy's shear term is a corotated energy of its own
+    samples[i].w_corotated = (body.corotated + body.corotated_hyperelastic) * 2.0 * mu * samples[i].volume;
     samples[i].w_volume = body.volume ? lambda * samples[i].volume : 0.0;
     samples[i].mu_neohookean = body.neohookean ? mu * samples[i].volume : 0.0;
     samples[i].lambda_neohookean = body.neohookean ? lambda * samples[i].volume : 0.0;
+    samples[i].w_determinant = body.corotated_hyperelastic ? lambda * samples[i].volume : 0.0;
   }
 }
 

@@ -22,8 +22,9 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
   }
   for (const PdSample& s : model.samples) {
     // sum w G^T G, and a muscle's w (G m)(G m)^T (its energy is w/2 |F m - p|^2); the neo-Hookean energy,
-    // whose Hessian is not constant, by the weight 2 mu + lambda (its Hessian at rest along a stretch)
-    const double w = s.w_corotated + s.w_volume + 2.0 * s.mu_neohookean + s.lambda_neohookean;
+    // whose Hessian is not constant, by the weight 2 mu + lambda (its Hessian at rest along a stretch), and the
+    // corotated hyperelastic's volume term by lambda (its shear term is in w_corotated)
+    const double w = s.w_corotated + s.w_volume + 2.0 * s.mu_neohookean + s.lambda_neohookean + s.w_determinant;
     const Eigen::Matrix<double, 8, 1> gm = s.grad * s.fiber;
     for (int a = 0; a < s.count; ++a) {
       const int ra = model.free_index[s.nodes[a]];

@@ -23,10 +23,12 @@ struct PdSample {
   int body = 0;                          ///< the deformable body it belongs to
   Eigen::Matrix<double, 8, 3> grad;      ///< rows: d N_k / d X at the sample (rest coordinates)
   double volume = 0.0;                   ///< its share of the element's rest volume (weight times |J|)
-  double w_corotated = 0.0;              ///< 2 mu volume (0 when the body has no corotated energy)
+  double w_corotated = 0.0;              ///< 2 mu volume per energy with the shear term |F - R|^2 (corotated,
+                                         ///< corotated hyperelastic; 0: none)
   double w_volume = 0.0;                 ///< lambda volume (0 when the body has no volume energy)
   double mu_neohookean = 0.0;            ///< mu volume of the neo-Hookean energy (0: none)
   double lambda_neohookean = 0.0;        ///< lambda volume of the neo-Hookean energy
+  double w_determinant = 0.0;            ///< lambda volume of the corotated hyperelastic's w/2 (J - 1)^2 (0: none)
   int muscle = -1;                       ///< the muscle its element belongs to (-1: none)
   Vec3 fiber = Vec3::Zero();             ///< the muscle's unit fibre direction m in rest coordinates
   double w_muscle = 0.0;                 ///< the muscle's stiffness times volume: energy w/2 (|F m| - a)^2
@@ -41,10 +43,12 @@ struct PdMuscle {
   std::vector<int> samples;  ///< its samples (global indices)
 };
 
-/// The energies a body may combine (a mask): the PD energies "corotated" and "volume", and the hyperelastic
-/// neo-Hookean energy mu/2 (I1 - 3) - mu log J + lambda/2 (log J)^2, minimised by the same solvers (its Hessian
-/// is not constant, so A only approximates it, with the weight 2 mu + lambda).
-enum PdEnergy { kCorotated = 1, kVolume = 2, kNeoHookean = 4 };
+/// The energies a body may combine (a mask): the PD energies "corotated" and "volume", the hyperelastic
+/// neo-Hookean energy mu/2 (I1 - 3) - mu log J + lambda/2 (log J)^2, and the corotated hyperelastic energy
+/// mu |F - R|^2 + lambda/2 (J - 1)^2 (its shear term a corotated PD energy, pd_corotated_hyperelastic.hpp),
+/// minimised by the same solvers (their Hessians are not constant, so A only approximates them, with the weight
+/// 2 mu + lambda).
+enum PdEnergy { kCorotated = 1, kVolume = 2, kNeoHookean = 4, kCorotatedHyperelastic = 8 };
 
 /// A body's material and where its vertices and samples sit.
 struct PdBody {
@@ -53,7 +57,7 @@ struct PdBody {
   int first_sample = 0, sample_count = 0;
   int first_element = 0, element_count = 0;
   double youngs_modulus = 0.0, poisson_ratio = 0.0, density = 0.0;
-  bool corotated = true, volume = false, neohookean = false;
+  bool corotated = true, volume = false, neohookean = false, corotated_hyperelastic = false;
 };
 
 /// The static half space {x : normal . x >= offset} is free.

@@ -11,6 +11,7 @@ import rigidiff as rd
 from ipc_checks import assert_intersection_free
 from step_differences import (assert_parameter_jacobians, assert_step_jacobians, assert_vjp_is_transposed_jacobians,
                               central_parameter_jacobians)
+from test_barrier_floating_base import strike_a_post_with_a_spinning_rod
 from test_barrier_floating_derivatives import _central_jacobians, _change
 
 DHAT = 1e-3
@@ -178,6 +179,17 @@ def test_cart_and_swinging_link_push_a_cube_intersection_free():
         q, v = world.step(q, v, np.r_[3.0, 0.0, 0.0, 0.0, np.zeros(12)])
         assert_intersection_free(ipctk, world, q, DHAT, ground_half_width=2.0, patches=patches)
     assert world.body_pose(q, "cube")[0, 3] > 0.31
+
+
+def test_ccd_follows_a_planar_joint_turn():
+    """A rod (0.4 m, 2 cm square) on a planar joint spinning at 90 rad/s about its centre, without gravity, towards a
+    1 cm static post 0.2 m out and 0.3 rad ahead of its tip (the free rod of test_barrier_floating_base.py on a
+    planar joint): the chords of its vertices over a step pass 8.9 mm from the post and the step's end state is
+    clear of it, while the rod strikes it mid-step. The CCD along the planar joint's turn catches the strike in the
+    first step and the rod recoils; no step intersects (IPC Toolkit). With the joint's turn left out of the CCD's
+    bound (counted as a translation) the rod passed through the post untouched."""
+    strike_a_post_with_a_spinning_rod(pytest.importorskip("ipctk"), rd.PlanarJoint("slide"), [0.0, 0.0, 0.0], spin=2,
+                                      linear=slice(0, 2))
 
 
 def _puck_pressing_on_the_cube(friction=0.3):

@@ -22,8 +22,7 @@ from rigidiff.errors import UnknownNameError
 from rigidiff.parameters import (group_of, parameter_updates, skeleton_core_map, skeleton_parameter_table,
                                  unknown_message, wrt_entries)
 
-_BODY_FIELDS = ("density", "stiffness")
-_WORLD_FIELDS = ("friction", "dhat")
+_SKELETON = "skeleton"  # the owner of the skeletons' parameters in _parameter_table's rows
 GROUPS = ("inertia", "damping", "stiffness", "armature", "density", "gravity", "friction", "dhat")
 
 
@@ -32,22 +31,24 @@ class BarrierGradients:
 
     # ------------------------------------------------------------------ parameters
     def _parameter_table(self) -> tuple:
-        """(rows, C): rows [(name, group)] in the order of parameters().names, C the (core parameters, names)
-        matrix taking the core's derivatives to the named ones."""
+        """(rows, C): rows [(name, group, owner)] in the order of parameters().names (owner: _SKELETON for the
+        skeletons' parameters, the body's name for an affine body's, None for the world's), C the (core parameters,
+        names) matrix taking the core's derivatives to the named ones."""
         bodies = len(self._names)
         rows, cols = [], []  # per name: its core column, or a column vector over the skeletons' core block
         skeletons = [] if self._articulated is None else skeleton_parameter_table(self._articulated)
         if skeletons:
             block = skeleton_core_map(self._articulated, skeletons)
             for c, (name, kind, _) in enumerate(skeletons):
-                rows.append((name, group_of(kind)))
+                rows.append((name, group_of(kind), _SKELETON))
                 cols.append(block[:, c])
         for i, name in enumerate(self._names):
             if name in self._static:
                 continue
-            rows += [(f"{name}/density", "density"), (f"{name}/stiffness", "stiffness")]
+            rows += [(f"{name}/density", "density", name), (f"{name}/stiffness", "stiffness", name)]
             cols += [i, bodies + i]
-        rows += [(f"gravity_{axis}", "gravity") for axis in "xyz"] + [("friction", "friction"), ("dhat", "dhat")]
+        rows += [(f"gravity_{axis}", "gravity", None) for axis in "xyz"]
+        rows += [("friction", "friction", None), ("dhat", "dhat", None)]
         cols += [2 * bodies + 2, 2 * bodies + 3, 2 * bodies + 4, 2 * bodies, 2 * bodies + 1]
         world = 2 * bodies + 5
         C = np.zeros((self._bw_parameter_count(), len(rows)))
@@ -67,21 +68,20 @@ class BarrierGradients:
         from rigidiff.parameters import Parameters
 
         rows, _ = self._parameter_table()
+        inner = None if self._articulated is None else self._articulated.parameters()
         values, lower = [], []
-        skeleton = {} if self._articulated is None else self._articulated.parameters().as_dict()
-        for name, group in rows:
-            if name in skeleton:
-                values.append(skeleton[name])
-            elif group in _BODY_FIELDS:
-                values.append(self._body_parameters[name.rsplit("/", 1)[0]][group])
+        for name, group, owner in rows:
+            if owner == _SKELETON:
+                values.append(inner[name])
+                lower.append(inner.lower[inner.index(name)])
+                continue
+            if owner is not None:
+                values.append(self._body_parameters[owner][group])
             elif group == "gravity":
                 values.append(self.gravity["xyz".index(name[-1])])
             else:
                 values.append(getattr(self, group))
-        if self._articulated is not None:
-            p = self._articulated.parameters()
-            bounds = dict(zip(p.names, p.lower))
-        lower = [bounds[name] if name in skeleton else -np.inf if group == "gravity" else 0.0 for name, group in rows]
+            lower.append(-np.inf if group == "gravity" else 0.0)
         n = len(values)
         return Parameters(tuple(row[0] for row in rows), np.array(values, dtype=float), np.array(lower),
                           np.full(n, np.inf))
@@ -95,17 +95,17 @@ class BarrierGradients:
         that is not finite or out of range (a density, stiffness or dhat <= 0, a negative friction, mass or passive
         coefficient, an inertia that is not positive semi-definite)."""
         updates = parameter_updates(values, self.parameters().names)
-        groups = dict(self._parameter_table()[0])
+        rows = {name: (group, owner) for name, group, owner in self._parameter_table()[0]}
         skeleton, bodies, world = {}, {}, {}
         for name, value in updates.items():
-            group, owner = groups[name], name.rsplit("/", 1)[0]
-            if group in ("density", "stiffness") and owner in self._body_parameters:
+            group, owner = rows[name]
+            if owner == _SKELETON:
+                skeleton[name] = value
+            elif owner is not None:
                 bodies.setdefault(owner, {})[group] = as_scalar(value, f"parameter {name!r}", minimum=0.0, strict=True)
-            elif group in ("gravity", "friction", "dhat"):
+            else:
                 world[name] = as_scalar(value, f"parameter {name!r}", minimum=None if group == "gravity" else 0.0,
                                         strict=group == "dhat")
-            else:
-                skeleton[name] = value
         if skeleton:  # the lcp world checks every value before it writes any
             self._articulated.set_parameters(skeleton, check_inertia)
             self._bw_update_skeletons(self._articulated)  # the same joints and surfaces
@@ -129,7 +129,7 @@ class BarrierGradients:
             return (), C[:, :0]
         chosen = set()
         for item in wrt_entries(wrt):
-            hits = [k for k, (name, group) in enumerate(rows)
+            hits = [k for k, (name, group, _) in enumerate(rows)
                     if item in ("all", name, group) or name.startswith(item + "/")]
             if not hits:
                 raise UnknownNameError(unknown_message(item, [row[0] for row in rows]) +

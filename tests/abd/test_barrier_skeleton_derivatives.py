@@ -188,6 +188,10 @@ def test_set_parameters_steps_as_a_world_built_with_them():
     for a, b in zip(world.step(q, v, tau), other.step(q, v, tau)):
         np.testing.assert_array_equal(a, b)
     assert world.step(q, v, tau)[0][0] != built.step(q, v, tau)[0][0]  # the parameters change the step
+    # the world's own parameters beside the skeletons': gravity is the barrier world's, not its inner lcp world's
+    world.set_parameters({"gravity_z": -5.0, "friction": 0.1})
+    assert world.parameters()["gravity_z"] == -5.0 == world.gravity[2] and world.parameters()["friction"] == 0.1
+    assert world.parameters().lower[world.parameters().index("gravity_z")] == -np.inf
 
 
 @pytest.mark.parametrize("scene", ["arm_pushes_cube", "link_on_static_mesh"])

@@ -85,7 +85,7 @@ def test_free_motion_is_a_free_bodys_in_its_plane():
     (on R^3 x SO(3), its velocity re-expressed in the new frame, gyroscopic term explicit): sliding at 1.2 m/s and
     spinning at 40 rad/s under in-plane forces, q and v agree at every one of 50 steps to 1e-9. The lcp world's own
     planar joint keeps a child-frame velocity with an explicit w x u, whose speed grows by sqrt(1 + (dt w)^2) a
-    step: after 50 steps it is 4.6 times the barrier step's."""
+    step: after 50 steps it slides at 137 m/s, the barrier step's puck at 1.1 m/s."""
     barrier = rd.World(dt=1e-2, solver="barrier", newton_tolerance=1e-12)
     barrier.add_skeleton(_puck(), q=[0.1, -0.2, 0.7])
     free = rd.World(dt=1e-2, gravity=(0.0, 0.0, 0.0), gyroscopic="explicit")
@@ -105,7 +105,7 @@ def test_free_motion_is_a_free_bodys_in_its_plane():
         assert abs(np.remainder(q[2] - turn + np.pi, 2 * np.pi) - np.pi) < 1e-9
         np.testing.assert_allclose(v, vf[[0, 1, 5]], rtol=0, atol=1e-9)
     assert np.abs(qf[2:5]).max() < 1e-12 and np.abs(vf[2:5]).max() < 1e-12  # the free body stayed in the plane
-    assert np.linalg.norm(vl[:2]) > 4.0 * np.linalg.norm(v[:2])
+    assert np.linalg.norm(vl[:2]) > 100.0 * np.linalg.norm(v[:2])
 
 
 @pytest.mark.parametrize("make, q0", [(_puck, [0.0, 0.0, 0.0]), (_cart, [0.0, 0.0, 0.0, -0.3])])
@@ -168,7 +168,7 @@ def test_spinning_puck_pushes_a_cube_intersection_free():
 
 def test_cart_and_swinging_link_push_a_cube_intersection_free():
     """The cart drives at 1 m/s towards the cube with its link swinging forward: the link's end strikes the cube's
-    side and pushes it off (IPC Toolkit checking every step)."""
+    side and pushes it along (IPC Toolkit checking every step)."""
     ipctk = pytest.importorskip("ipctk")
     world = _with_cube(_world(), 0.30)
     world.add_skeleton(_cart(), q=[0.0, 0.0, 0.0, 0.0])

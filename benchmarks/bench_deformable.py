@@ -6,7 +6,8 @@ Scenes (Du et al. 2021, Sec. 6.2):
 - cantilever: a 32 x 8 x 8 hexahedral beam (8019 dofs) fixed at one end, E = 1e6, nu = 0.45, 25 steps of
   10 ms from rest under gravity;
 - sphere: a voxelised ball of radius 5 cm (552 hexahedra of 1 cm, 2469 dofs), E = 2e6, nu = 0.4, spinning
-  at 10 rad/s about y on the ground (penalty contact, friction mu = 0.5), 100 steps of 5 ms.
+  at 10 rad/s about y on the ground (penalty contact, or DiffPD's complementarity with --contact
+  complementarity; friction mu = 0.5), 100 steps of 5 ms.
 The loss is a random weighted sum of the final q and v.
 - napkin: DiffPD's contact-fraction table (Sec. 6.3, Table 2): a 0.4 m square sheet of 50 x 50 x 1 hexahedra
   (15606 dofs), E = 4e5, nu = 0.45, thrown at 0.5 m/s onto a kinematic, frictionless ball from 0.1 mm above
@@ -23,6 +24,7 @@ matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned
     python benchmarks/bench_deformable.py --material neohookean   # the neo-Hookean energy instead
     python benchmarks/bench_deformable.py --material corotated_hyperelastic   # or the corotated hyperelastic
     python benchmarks/bench_deformable.py --scene napkin       # the contact-fraction table
+    python benchmarks/bench_deformable.py --scene sphere --contact complementarity   # DiffPD's active set
 """
 
 from __future__ import annotations
@@ -41,8 +43,9 @@ METHODS = ("pd", "newton", "newton-cholesky")
 KINDS = {"pd": ("corotated", "volume"), "neohookean": "neohookean", "corotated_hyperelastic": "corotated_hyperelastic"}
 
 
-def cantilever(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"]):
-    """The world, its initial state and its step count."""
+def cantilever(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"],
+               contact: str = "penalty"):
+    """The world, its initial state and its step count (no contact: `contact` is not used)."""
     cells = (16, 4, 4) if quick else (32, 8, 8)
     world = rd.World(dt=1e-2, solver="projective", tolerance=tolerance, method=method, max_iterations=20000,
                      threads=threads)
@@ -52,9 +55,10 @@ def cantilever(method: str, tolerance: float, quick: bool = False, threads=None,
     return world, world.q, world.v, 10 if quick else 25
 
 
-def sphere(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"]):
+def sphere(method: str, tolerance: float, quick: bool = False, threads=None, kind=KINDS["pd"],
+           contact: str = "penalty"):
     world = rd.World(dt=5e-3, solver="projective", tolerance=tolerance, method=method, max_iterations=20000,
-                     friction=0.5, threads=threads)
+                     friction=0.5, threads=threads, contact_model=contact)
     world.add_ground()
     ball = rd.HexMesh.from_surface(trimesh.creation.icosphere(radius=0.05), dx=0.02 if quick else 0.01)
     world.add_deformable(ball, rd.ProjectiveMaterial(2e6, 0.4, 1000.0, kind=kind),
@@ -131,6 +135,8 @@ def main():
     parser.add_argument("--material", choices=KINDS, default="pd",
                         help="the PD energies corotated + volume (default), the neo-Hookean or the corotated "
                              "hyperelastic energy")
+    parser.add_argument("--contact", choices=("penalty", "complementarity"), default="penalty",
+                        help="the ground's contact model of the sphere scene")
     args = parser.parse_args()
     if args.scene == "napkin":
         napkin_table(args.methods, args.tolerance, args.quick, args.threads, KINDS[args.material])
@@ -139,7 +145,7 @@ def main():
         results = {}
         for method in args.methods:
             world, q0, v0, steps = SCENES[scene](method, args.tolerance, args.quick, args.threads,
-                                                 KINDS[args.material])
+                                                 KINDS[args.material], args.contact)
             rng = np.random.default_rng(0)
             a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
             results[method] = run(world, q0, v0, steps, a, b)

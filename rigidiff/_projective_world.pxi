@@ -45,6 +45,12 @@ cdef class ProjectiveWorldCore:
     def _pw_set_friction(self, double friction, double friction_velocity):
         self._pw.get().setFriction(friction, friction_velocity)
 
+    def _pw_set_contact_model(self, int contact_model):
+        self._pw.get().setContactModel(contact_model)
+
+    def _pw_contact_model(self):
+        return self._pw.get().contactModel()
+
     def _pw_friction(self):
         return self._pw.get().friction(), self._pw.get().frictionVelocity()
 
@@ -216,7 +222,7 @@ cdef class ProjectiveWorldCore:
         self._pw.get().setStartGuess(_ptr(X))
 
     def _pw_stats(self):
-        cdef cnp.ndarray out = _empty1(5)
+        cdef cnp.ndarray out = _empty1(7)
         self._pw.get().stats(_ptr(out))
         return out
 

@@ -20,6 +20,8 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void setFriction(double friction, double friction_velocity) except +
         double friction()
         double frictionVelocity()
+        void setContactModel(int contact_model) except +
+        int contactModel()
         int addBody(const string& name, const double* points, int n, const int* elements, int m, int nodes,
                     double youngs_modulus, double poisson_ratio, double density, int energies) except +
         void setMaterial(int body, double youngs_modulus, double poisson_ratio) except +

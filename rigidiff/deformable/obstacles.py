@@ -28,8 +28,9 @@ class ProjectiveObstacles:
 
     def add_ground(self, height: float = 0.0, normal=(0.0, 0.0, 1.0)) -> None:
         """Add a static ground plane {x : normal . x = height} (normal normalised); surface vertices on the side
-        the normal points away from are pushed back by the penalty of stiffness contact_stiffness, and so are the
-        skeletons' link shapes (a sphere by its centre, a capsule by its end-spheres, a box by its corners)."""
+        the normal points away from are pushed back by the penalty of stiffness contact_stiffness (or held on it
+        by the complementarity contact, see contact_model), and so are the skeletons' link shapes (a sphere by its
+        centre, a capsule by its end-spheres, a box by its corners)."""
         n = as_array(normal, (3,), "normal")
         if not np.linalg.norm(n) > 0.0:
             raise ValueError("normal must be non-zero")

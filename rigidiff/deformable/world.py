@@ -44,7 +44,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             finite differences.
         max_iterations: iterations (Newton or L-BFGS) of a step, conjugate-gradient iterations of an adjoint; a
             solve needing more raises RuntimeError naming the residual.
-        contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex.
+        contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex (and
+            of the balls', boxes' and links' penalties; the complementarity contact's planes do not use it).
         history: the L-BFGS history length.
         method: "newton" (the default): Newton's method, conjugate gradients on the true Hessian (its element
             blocks built once per iteration) preconditioned by the prefactorised PD matrix, with an Armijo line
@@ -59,6 +60,12 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             measured against the obstacle's surface, which a ball's or box's velocity (set_obstacle_pose) and
             a link's motion carry along.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
+        contact_model: how the ground planes hold the surface vertices: "penalty" (the default): the implicit
+            penalty contact_stiffness/2 min(0, d)^2 of each vertex below a plane; "complementarity": DiffPD's
+            active set, a vertex touching a plane is held on it (no penetration beyond 1 nm), free along it, and
+            leaves when the plane would have to pull it; with friction, its normal force is the push that holds
+            it at the step's start (docs/deformable.md, "Complementarity contact"). Balls, boxes and links keep
+            the penalty; worlds with skeletons need "penalty".
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
             RuntimeWarning naming the residual, and last_step["converged"] is False.
@@ -86,7 +93,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), tolerance: float = 1e-8,
                  max_iterations: int = 1000, contact_stiffness: float = 1e4, history: int = 10, method: str = "newton",
                  friction: float = 0.0, friction_velocity: float = 1e-3, threads: int | None = None,
-                 on_failure: str = "raise"):
+                 on_failure: str = "raise", contact_model: str = "penalty"):
         self.dt = dt
         self._pw_set_threads(as_threads(threads))
         self.on_failure = on_failure
@@ -104,6 +111,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         self._v0 = np.zeros(0)
         self._init_obstacles()
         self._init_skeletons()
+        self.contact_model = contact_model
         self._muscles: list[str] = []
         self.time = 0.0
 
@@ -139,7 +147,11 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     def _warn_if_unconverged(self) -> None:
         s = self._pw_stats()
-        if not s[4]:
+        if not s[6]:
+            warnings.warn(f"the projective step's complementarity contact did not settle: its active set still "
+                          f"changed after {int(s[5])} active-set iterations; the last solution is returned",
+                          RuntimeWarning, stacklevel=3)
+        elif not s[4]:
             warnings.warn(f"the projective step did not converge: |grad g| is {s[1]:.3e} of the start's force scale "
                           f"after {int(s[0])} iterations (tolerance {self.tolerance:.3e}); its last iterate is "
                           f"returned", RuntimeWarning, stacklevel=3)
@@ -172,7 +184,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     @property
     def contact_stiffness(self) -> float:
-        """The ground penalty's stiffness in N/m per surface vertex; settable."""
+        """The contact penalty's stiffness in N/m per surface vertex (ground planes under the "penalty" contact
+        model, balls, boxes, links); settable."""
         return self._pw_options()[3]
 
     @contact_stiffness.setter
@@ -188,6 +201,21 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     @friction.setter
     def friction(self, value):
         self._pw_set_friction(as_scalar(value, "friction", minimum=0.0), self._pw_friction()[1])
+
+    @property
+    def contact_model(self) -> str:
+        """How the ground planes hold the surface vertices: "penalty" or "complementarity" (see ProjectiveWorld);
+        settable (ValueError naming the choices for another name, or for "complementarity" with skeletons)."""
+        return _CONTACT_MODELS[self._pw_contact_model()]
+
+    @contact_model.setter
+    def contact_model(self, value):
+        if value not in _CONTACT_MODELS:
+            raise ValueError(f"contact_model must be one of {', '.join(map(repr, _CONTACT_MODELS))}, got {value!r}")
+        if value != "penalty" and self._skeletons:
+            raise ValueError(f"contact_model {value!r} does not support skeletons yet (this world has "
+                             f"{len(self._skeletons)}): use \"penalty\"")
+        self._pw_set_contact_model(_CONTACT_MODELS.index(value))
 
     @property
     def friction_velocity(self) -> float:
@@ -526,7 +554,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
 
     def energy(self, q, activation=None):
-        """(E, dE/dx): the elastic, muscle and ground-penalty energy of the deformable bodies at q (under the
+        """(E, dE/dx): the elastic, muscle and contact-penalty energy (the planes' only under the "penalty" contact
+        model) of the deformable bodies at q (under the
         activations, 1 if None) and its gradient with respect to the vertices (3 per vertex; a skeleton's
         coordinates in q are not read)."""
         self._set_activation(activation)
@@ -539,12 +568,13 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     @property
     def last_step(self) -> dict:
         """What the last step did: iterations (Newton or L-BFGS), converged, residual (final |grad g| relative to force_scale),
-        contacts (pairs of a surface vertex and a plane, ball, box or link shape it is inside, and the links'
-        probes inside a plane, ball or box: docs/deformable.md, "Robots"), force_scale (see
-        ProjectiveWorld's tolerance)."""
+        contacts (pairs of a surface vertex and a plane, ball, box or link shape it is inside or, with the
+        complementarity contact, held on, and the links' probes inside a plane, ball or box: docs/deformable.md,
+        "Robots"), force_scale (see ProjectiveWorld's tolerance), active_set_iterations (the complementarity's
+        changes of its active set, 0 for the penalty)."""
         s = self._pw_stats()
         return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),
-                "force_scale": float(s[3]), "converged": bool(s[4])}
+                "force_scale": float(s[3]), "converged": bool(s[4]), "active_set_iterations": int(s[5])}
 
     def _activations(self, activations, T: int) -> np.ndarray:
         m = len(self._muscles)
@@ -603,6 +633,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
 
 _METHODS = ("pd", "newton", "newton-cholesky")
+_CONTACT_MODELS = ("penalty", "complementarity")
 
 
 def _method(method) -> int:

@@ -55,6 +55,13 @@ void ProjectiveWorld::setFriction(double friction, double friction_velocity) {
   model_.friction_velocity = friction_velocity;
 }
 
+void ProjectiveWorld::setContactModel(int contact_model) {
+  if (contact_model < 0 || contact_model > 1) throw std::invalid_argument("contact model must be 0 or 1");
+  const auto value = static_cast<deformable::PdContactModel>(contact_model);
+  if (value != model_.contact_model) data_.factor_valid = false;  // the planes' penalty leaves or joins the matrix
+  model_.contact_model = value;
+}
+
 void ProjectiveWorld::options(double* out) const {
   out[0] = model_.options.tolerance;
   out[1] = model_.options.max_iterations;
@@ -348,6 +355,8 @@ void ProjectiveWorld::stats(double* out) const {
   out[2] = data_.contacts;
   out[3] = data_.force_scale;
   out[4] = data_.converged;
+  out[5] = data_.active_set_iterations;
+  out[6] = data_.settled;
 }
 
 double ProjectiveWorld::energy(const double* x, double* grad) const {

@@ -4,7 +4,9 @@
 // material point under the vertex (r = q for the static planes), and f0 the C1 mollifier of |u| below
 // eps = eps_v dt: f0(y) = -y^3 / (3 eps^2) + y^2 / eps + eps / 3 there, y above. Its gradient is
 // mu lambda f1(y) u / y (a Coulomb force opposing the slip, smoothly static below eps); the normal force
-// lambda = k depth(q), the normal n and the reference are frozen at the step's start.
+// lambda = k depth(q) (the complementarity's: the normal push at q, pd_complementarity.hpp), the normal n and the
+// reference are frozen at the step's start.
+#include "rigidiff/deformable/pd_complementarity.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
 namespace rigidiff {
@@ -56,12 +58,18 @@ void pdFrictionContacts(const PdModel& model, PdData& data, bool always) {
       Vec3 n, position, linear, angular;
       double curvature;
       const double d = model.obstacleDistance(o, x0, &n, &curvature);
-      if (d >= 0.0) continue;
+      const bool penalty = model.penalised(o);
+      // the complementarity holds a touching vertex on the plane: its normal force is the push that keeps it
+      // there at the start, n . grad g(q)
+      const double lambda = penalty ? -model.contact_stiffness * d
+                                    : d <= kContactGap ? n.dot(data.start_gradient.row(i).transpose()) : 0.0;
+      if (penalty ? d >= 0.0 : !(lambda > 0.0)) continue;
       model.obstacleMotion(o, &position, &linear, &angular);
       data.friction.vertex.push_back(i);
       data.friction.obstacle.push_back(o);
       data.friction.normal.push_back(n);
-      data.friction.lambda.push_back(-model.contact_stiffness * d);
+      data.friction.lambda.push_back(lambda);
+      data.friction.penalty.push_back(penalty);
       data.friction.reference.push_back(x0 + model.dt * (linear + angular.cross(x0 - position)));
       data.friction.curvature.push_back(curvature * (Mat3::Identity() - n * n.transpose()));
     }
@@ -80,9 +88,11 @@ double pdFrictionEnergy(const PdModel& model, const PdData& data, const Points& 
   return energy;
 }
 
-void pdFrictionGradientPerMu(const PdModel& model, const PdData& data, const Points& x, Points& out) {
+void pdFrictionGradientPerMu(const PdModel& model, const PdData& data, const Points& x, Points& out,
+                             bool penalty_only) {
   out.setZero(x.rows(), 3);
   for (std::size_t c = 0; c < data.friction.vertex.size(); ++c) {
+    if (penalty_only && !data.friction.penalty[c]) continue;
     const Slip s = slip(model, data, x, c);
     out.row(data.friction.vertex[c]) += data.friction.lambda[c] * s.f1_y * s.u.transpose();
   }
@@ -110,7 +120,9 @@ void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Poi
   }
 }
 
-void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq, VecX& grad_obstacles) {
+void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq, VecX& grad_obstacles,
+                         VecX* per_lambda) {
+  if (per_lambda) per_lambda->setZero(data.friction.vertex.size());
   const double mu = model.friction, k = model.contact_stiffness;
   const int first_box = static_cast<int>(model.planes.size() + model.spheres.size());
   for (std::size_t c = 0; c < data.friction.vertex.size(); ++c) {
@@ -126,11 +138,14 @@ void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points&
     const double g_lambda = mu * z.dot(s.f1_y * s.u);
     const Vec3 g_normal = -mu * lambda * (n.dot(s.r) * hz + hz.dot(n) * s.r);
     const Vec3 g_reference = -mu * lambda * (hz - n * n.dot(hz));
+    if (per_lambda) (*per_lambda)[c] = -g_lambda;  // dL/dlambda = -z . d(grad D)/dlambda
+    // the complementarity's lambda is not the penalty's k depth(q): the caller chains it (pdStartForceCotangents)
+    const double k_lambda = data.friction.penalty[c] ? k : 0.0;
     // chained to the start: lambda = -k d(q_i), n = grad d(q_i) (its derivative C), r = q_i + dt (v + w x (q_i - c))
     Vec3 position, linear, angular;
     model.obstacleMotion(o, &position, &linear, &angular);
     const Vec3 w_ref = model.dt * angular.cross(g_reference);  // [dt w]x^T g_r = -dt w x g_r, with the sign of -q
-    gq.row(i) -= (-k * g_lambda * n + C * g_normal + g_reference - w_ref).transpose();
+    gq.row(i) -= (-k_lambda * g_lambda * n + C * g_normal + g_reference - w_ref).transpose();
     if (o < static_cast<int>(model.planes.size())) continue;  // planes do not move
     // the obstacle's translation moves q_i relative to it by -dc (d r / dc = -dt [w]x)
     grad_obstacles.segment<3>(6 * o) -= k * g_lambda * n - C * g_normal + w_ref;

@@ -65,11 +65,12 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) 
 
 }  // namespace
 
-void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian) {
+void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian, const std::vector<char>* only) {
   const int m = model.elementCount();
   hessian.blocks.assign(static_cast<std::size_t>(m) * kBlock * kBlock, 0.0);
   hessian.x = x;
   forEachElement(model, [&](int e) {
+    if (only && !(*only)[e]) return;
     Eigen::Map<Block> H(hessian.blocks.data() + static_cast<std::size_t>(e) * kBlock * kBlock);
     for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
       const PdSample& s = model.samples[k];

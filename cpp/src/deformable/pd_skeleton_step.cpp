@@ -92,6 +92,8 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
                     const Points& v, const Points& f, const VecX& s0, const VecX& u0, const VecX& tau, Points& q_next,
                     Points& v_next, VecX& s_next, VecX& u_next) {
   RD_CHECK_ARG(!model.bodies.empty(), "the world has no deformable body");
+  RD_CHECK_ARG(model.contact_model == PdContactModel::Penalty,
+               "the complementarity contact model does not support skeletons yet: use contact_model=\"penalty\"");
   RD_CHECK_ARG(q.allFinite() && v.allFinite() && f.allFinite(), "q, v and f must be finite");
   checkFiniteVector(s0, "q (skeleton)");
   checkFiniteVector(u0, "v (skeleton)");

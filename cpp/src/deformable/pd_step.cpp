@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "rigidiff/deformable/pd_complementarity.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
@@ -41,6 +42,7 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
   if (data.factor.info() != Eigen::Success)
     throw std::runtime_error("the projective dynamics matrix could not be factorised (not positive definite)");
   data.factor_valid = true;
+  ++data.factor_stamp;
   data.factor_dt = model.dt;
   data.factor_contacts = contacts;
   const Eigen::SparseMatrix<double>& factor = data.factor.matrixL().nestedExpression();
@@ -124,6 +126,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   checkFinite(f, "f");
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
+  const bool complementarity = model.contact_model == PdContactModel::Complementarity;
   data.q = q;
   data.f = f;
   data.y.resize(model.n, 3);
@@ -135,10 +138,27 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   const std::vector<char> contacts = pdContactCandidates(model, q, data.y);
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
+  if (complementarity) {
+    // the vertices touching a plane at q start held on it (the last step's active set), and friction's normal
+    // forces are the pushes that hold them at q
+    Points grad_q;
+    pdEnergy(model, q, &grad_q);
+    data.start_gradient = (model.mass.asDiagonal() * (q - data.y)) / h2 + grad_q;
+    // (when the caller gives the step's recorded solution as a guess, rollout_backward solving it again, the
+    // pairs touching there: the recorded final set, which the loop then confirms without changing it)
+    PdActiveSet touching;
+    pdTouchingPairs(model, data.start_guess.rows() == model.n ? data.start_guess : q, touching);
+    if (touching.vertex != data.active.vertex || touching.plane != data.active.plane) data.active = touching;
+  } else {
+    data.active = PdActiveSet();
+  }
+  pdActiveSetFactorise(model, data, data.active);
   pdFrictionContacts(model, data);
   Points X = q;
   Points grad;
-  // the incremental potential on the free vertices, column c of a vertex at c * nf + its free row
+  // the incremental potential on the free vertices, column c of a vertex at c * nf + its free row; its gradient
+  // is projected on the active set's subspace (the minimisation's), unless `raw` is set
+  bool raw = false;
   auto potential = [&](const VecX& xf, VecX& g) {
     pdScatterFree(model, xf, X);
     double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
@@ -150,13 +170,15 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
       value += 0.5 * model.mass[i] / h2 * dx.squaredNorm();
       for (int c = 0; c < 3; ++c) g[c * nf + r] = model.mass[i] / h2 * dx[c] + grad(i, c);
     }
+    if (!raw) pdProjectOnActiveSet(model, data.active, g);
     return value;
   };
-  auto inverse = [&](const VecX& g) { return pdSolve(model, data, g); };
+  auto inverse = [&](const VecX& g) { return pdConstrainedSolve(model, data, g); };
   VecX xf(3 * nf), g0;
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) xf[c * nf + model.free_index[i]] = q(i, c);
+  pdPlaceOnPlanes(model, data.active, xf);
   const double g_start = potential(xf, g0);
   // the scale of the forces at play at the start: inertia (gravity, velocity) and elastic and contact forces,
   // which cancel at an equilibrium while the scale does not
@@ -185,6 +207,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] += h * v(i, c);
+  pdPlaceOnPlanes(model, data.active, guess);
   if (limit) guess = xf + limit(xf, guess - xf) * (guess - xf);
   // the lowest of the starting points, with its value and gradient for the solver
   Evaluated best{g_start, g0};
@@ -197,6 +220,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
       if (model.free_index[i] >= 0)
         for (int c = 0; c < 3; ++c) guess[c * nf + model.free_index[i]] = data.start_guess(i, c);
     data.start_guess.resize(0, 3);
+    pdPlaceOnPlanes(model, data.active, guess);
     const double g_given = potential(guess, g_try);
     if (g_given < best.value) xf.swap(guess), best = {g_given, g_try};
   }
@@ -207,51 +231,94 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     if (model.free_index[i] >= 0) inertial += (model.mass[i] / h2 * data.y.row(i)).squaredNorm();
   const double threshold = std::max(model.options.tolerance * data.force_scale,
                                     1e3 * std::numeric_limits<double>::epsilon() * std::sqrt(inertial));
-  LbfgsResult r;
   data.iterations = 0;
-  if (model.options.method == PdMethod::Lbfgs) {
-    r = lbfgs(potential, inverse, xf, threshold, model.options.max_iterations, model.options.history, limit, &best);
-    data.iterations = r.iterations;
-  }
-  if (!r.converged && data.iterations < model.options.max_iterations) {
-    // Newton (or L-BFGS stalled, A^-1 far from the true inverse Hessian): the true Hessian's element blocks
-    // at each iterate, and conjugate gradients preconditioned by A^-1 or the assembled matrix factorised
-    PdHessian& blocks = data.hessian;
-    Points X_h = X, Z;
-    auto direction = [&](const VecX& at, const VecX& g, double forcing) {
-      pdScatterFree(model, at, X_h);
-      pdHessianBuild(model, X_h, blocks);
-      VecX d;
-      if (model.options.method == PdMethod::NewtonCholesky) {
-        Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(pdHessianMatrix(model, data, blocks));
-        if (factor.info() == Eigen::Success) return VecX(-factor.solve(g));
-      }
-      auto product = [&](const VecX& z) { return pdHessianFree(model, data, blocks, z, Z); };
-      preconditionedCg(product, inverse, -g, d, forcing, 10 * static_cast<int>(g.size()));
-      return d;
-    };
-    r = newton(potential, direction, inverse, xf, threshold, model.options.max_iterations - data.iterations, limit,
-               data.iterations == 0 ? &best : nullptr);
-    data.iterations += r.iterations;
+  // minimises g on the active set's subspace from xf (at_start: its value and gradient, when known)
+  auto minimise = [&](const Evaluated* at_start) {
+    LbfgsResult r;
+    const int budget = model.options.max_iterations - data.iterations;
+    int used = 0;
+    if (model.options.method == PdMethod::Lbfgs) {
+      r = lbfgs(potential, inverse, xf, threshold, budget, model.options.history, limit, at_start);
+      used = r.iterations;
+    }
+    if (!r.converged && used < budget) {
+      // Newton (or L-BFGS stalled, A^-1 far from the true inverse Hessian): the true Hessian's element blocks
+      // at each iterate, and conjugate gradients preconditioned by A^-1 or the assembled matrix factorised
+      PdHessian& blocks = data.hessian;
+      Points X_h = X, Z;
+      auto direction = [&](const VecX& at, const VecX& g, double forcing) {
+        pdScatterFree(model, at, X_h);
+        pdHessianBuild(model, X_h, blocks);
+        VecX d;
+        if (model.options.method == PdMethod::NewtonCholesky) {
+          Eigen::SparseMatrix<double> H = pdHessianMatrix(model, data, blocks);
+          if (data.active.size()) H = pdConstrainedMatrix(model, data.active, H);
+          Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(H);
+          if (factor.info() == Eigen::Success) {
+            d = -factor.solve(g);
+            pdProjectOnActiveSet(model, data.active, d);
+            return d;
+          }
+        }
+        auto product = [&](const VecX& z) {
+          VecX out = pdHessianFree(model, data, blocks, z, Z);
+          pdProjectOnActiveSet(model, data.active, out);
+          return out;
+        };
+        preconditionedCg(product, inverse, -g, d, forcing, 10 * static_cast<int>(g.size()));
+        return d;
+      };
+      r = newton(potential, direction, inverse, xf, threshold, budget - used, limit, used == 0 ? at_start : nullptr);
+      used += r.iterations;
+    }
+    data.iterations += used;
+    return r;
+  };
+  LbfgsResult r = minimise(&best);
+  // the complementarity's active set (DiffPD's Alg. 3), updated from each solution until it no longer changes
+  data.active_set_iterations = 0;
+  bool settled = !complementarity;
+  if (complementarity) {
+    std::vector<std::vector<int>> seen;
+    while (r.converged && data.active_set_iterations < kMaxActiveSetIterations) {
+      VecX g;
+      raw = true;
+      potential(xf, g);
+      raw = false;
+      pdScatterFree(model, xf, X);
+      const int change = pdUpdateActiveSet(model, data, pdActiveForces(model, data.active, g), X, threshold, seen);
+      settled = change == 0;
+      if (change != 1) break;
+      ++data.active_set_iterations;
+      pdActiveSetFactorise(model, data, data.active);
+      pdPlaceOnPlanes(model, data.active, xf);
+      r = minimise(nullptr);
+    }
   }
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
-  data.converged = r.converged;
+  data.settled = settled || !r.converged;  // (an unconverged solve is reported as such, not as the set)
+  data.converged = r.converged && settled;
   if (!r.converged && model.options.raise_on_failure)
     throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) +
                              " is " + sci(data.residual) + " of the start's force scale after " +
-                             std::to_string(r.iterations) + " iterations (tolerance " +
+                             std::to_string(data.iterations) + " iterations (tolerance " +
                              sci(model.options.tolerance) + ")");
+  if (!settled && model.options.raise_on_failure)
+    throw std::runtime_error("the complementarity contact's active set did not settle after " +
+                             std::to_string(data.active_set_iterations) + " active-set iterations (" +
+                             std::to_string(data.active.size()) + " vertices held on planes)");
   pdScatterFree(model, xf, X);
   data.x = X;
   q_next = X;
   v_next = (X - q) / h;
-  data.contacts = pdObstacleContactCount(model, X);
+  data.contacts = pdObstacleContactCount(model, X) + data.active.size();
 }
 
 std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y) {
   std::vector<char> contacts(model.n, 0);
   for (int i = 0; i < model.n; ++i)
     for (int o = 0; model.surface[i] && o < model.obstacleCount(); ++o) {
+      if (!model.penalised(o)) continue;
       Vec3 n;
       double curvature;
       contacts[i] += model.obstacleDistance(o, q.row(i).transpose(), &n, &curvature) < 0.0 ||

@@ -29,6 +29,9 @@ class ProjectiveWorld {
   void setFriction(double friction, double friction_velocity);
   double friction() const { return model_.friction; }
   double frictionVelocity() const { return model_.friction_velocity; }
+  /// The ground planes' contact model: 0 the penalty, 1 the complementarity (invalid_argument otherwise).
+  void setContactModel(int contact_model);
+  int contactModel() const { return static_cast<int>(model_.contact_model); }
   /// Rest vertices (n x 3) and elements (m x nodes, nodes 4 or 8), energies a deformable::PdEnergy mask;
   /// returns the body's index.
   int addBody(const std::string& name, const double* points, int n, const int* elements, int m, int nodes,
@@ -103,8 +106,8 @@ class ProjectiveWorld {
   /// One more starting point (stateSize) for the next step only: step_vjp of a recorded rollout passes the recorded next
   /// state, so that solving the step again takes no iteration.
   void setStartGuess(const double* x);
-  /// out (5) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1)
-  /// of the last step.
+  /// out (7) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1),
+  /// the complementarity's active-set iterations and whether its set settled (0 or 1) of the last step.
   void stats(double* out) const;
   /// E(x) (elastic and contact) and its gradient (3n).
   double energy(const double* x, double* grad) const;

@@ -3,6 +3,7 @@
 // a step. Positions are n x 3 row-major (vertex i at row i), so the flat state is (x0, y0, z0, x1, ...).
 #pragma once
 
+#include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <Eigen/SparseCholesky>
 #include <array>
@@ -101,8 +102,15 @@ struct PdOptions {
   bool raise_on_failure = true;  ///< a step that does not converge throws; else it returns its last iterate
 };
 
+/// How the ground planes hold the surface vertices.
+enum class PdContactModel {
+  Penalty = 0,          ///< the implicit penalty k/2 min(0, d)^2 (DiffPD's "planar_collision" vertex energy)
+  Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the plane (pd_complementarity.hpp)
+};
+
 struct PdModel {
   double dt = 1e-2;
+  PdContactModel contact_model = PdContactModel::Penalty;
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);
   double contact_stiffness = 1e4;  ///< penalty weight of a surface vertex below a plane, N/m
   double friction = 0.0;           ///< Coulomb coefficient mu of the planes (0: frictionless)
@@ -155,13 +163,20 @@ struct PdModel {
   /// for a plane).
   void obstacleMotion(int o, Vec3* position, Vec3* linear, Vec3* angular) const;
 
-  /// Calls visit(i, o, depth, normal, curvature) for every surface vertex i of x inside an obstacle o (depth < 0:
-  /// its signed distance), once per obstacle it is inside.
+  /// Whether obstacle o pushes by the penalty (balls and boxes always; planes unless the complementarity model
+  /// holds vertices on them).
+  bool penalised(int o) const {
+    return contact_model == PdContactModel::Penalty || o >= static_cast<int>(planes.size());
+  }
+
+  /// Calls visit(i, o, depth, normal, curvature) for every surface vertex i of x inside a penalised obstacle o
+  /// (depth < 0: its signed distance), once per obstacle it is inside.
   template <typename Visit>
   void forEachPenetration(const Points& x, const Visit& visit) const {
     for (int i = 0; i < n; ++i) {
       if (!surface[i]) continue;
       for (int o = 0; o < obstacleCount(); ++o) {
+        if (!penalised(o)) continue;
         Vec3 normal;
         double curvature;
         const double d = obstacleDistance(o, x.row(i).transpose(), &normal, &curvature);
@@ -179,6 +194,8 @@ struct PdFriction {
   std::vector<int> obstacle;
   std::vector<Vec3> normal;
   std::vector<double> lambda;
+  /// whether lambda is the penalty's k depth(q) (else the complementarity's start force, pd_complementarity.hpp)
+  std::vector<char> penalty;
   std::vector<Vec3> reference;  ///< q_i + dt (v + w x (q_i - position))
   std::vector<Mat3> curvature;  ///< the distance field's Hessian at q_i (for the adjoint)
 };
@@ -195,9 +212,27 @@ struct PdHessian {
   mutable std::vector<double> products;
 };
 
+/// The complementarity contact's active set: (vertex, plane) pairs held on the plane, n_o . x_i = offset_o, and
+/// the Schur complement that turns the PD matrix's factor into the inverse on that subspace (pd_complementarity.hpp).
+struct PdActiveSet {
+  std::vector<int> vertex, plane;
+  Eigen::MatrixXd columns;            ///< (free_count x pairs) L^-1 e_i for each pair's vertex i
+  Eigen::LLT<Eigen::MatrixXd> schur;  ///< of S[a, b] = (n_a . n_b) (L^-1)[i_a, i_b]
+  int stamp = -1;                     ///< the factorisation columns and schur were built with (-1: none)
+  int size() const { return static_cast<int>(vertex.size()); }
+};
+
 /// Caches of a step at its solution x (for the adjoint) and the factorised global matrix.
 struct PdData {
   PdFriction friction;
+  PdActiveSet active;              ///< the complementarity contact's final active set of the step
+  /// (n x 3) grad g at the start q, M (q - y) / dt^2 + grad E(q): its component along a plane's normal is the
+  /// complementarity's normal force on a vertex touching it at the start (friction's lambda)
+  Points start_gradient;
+  PdHessian start_hessian;         ///< hess E at the start q (the adjoint of start_gradient)
+  int factor_stamp = 0;            ///< counts pdFactorise's factorisations (the active set's columns follow it)
+  int active_set_iterations = 0;   ///< the complementarity's active-set iterations of the last step
+  bool settled = true;             ///< false if the last step converged on an active set that still changed
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> factor;
   bool factor_valid = false;
   double factor_dt = 0.0;

@@ -38,9 +38,11 @@ double pdFrictionEnergy(const PdModel& model, const PdData& data, const Points& 
 void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Points& x, const Points& z, Points& out);
 
 /// Adds to gq (n x 3) the cotangent of the step's start q through the friction's reference points, normals and
-/// normal forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x, and to grad_obstacles
-/// (6 per obstacle, as pdObstacleCotangents) those of the obstacles' poses.
-void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq, VecX& grad_obstacles);
+/// the penalty's normal forces, -d(grad D)/dq^T z, for the adjoint z (n x 3) at the solution data.x, and to
+/// grad_obstacles (6 per obstacle, as pdObstacleCotangents) those of the obstacles' poses. per_lambda, if not null,
+/// receives dL/dlambda of each contact (data.friction order), which the caller chains for the complementarity's.
+void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq, VecX& grad_obstacles,
+                         VecX* per_lambda = nullptr);
 
 /// How many obstacles each surface vertex is inside at q or at y (n): the penalties the PD matrix holds.
 std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y);
@@ -48,11 +50,15 @@ std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, con
 /// The pairs (surface vertex, obstacle) in contact at x.
 int pdObstacleContactCount(const PdModel& model, const Points& x);
 
-/// Finds the step's friction contacts from data.q (see PdFriction); none without friction unless `always`.
+/// Finds the step's friction contacts from data.q (see PdFriction); none without friction unless `always`. Under
+/// the complementarity model a vertex within kContactGap of a plane at q rubs on it with the normal force
+/// n . data.start_gradient (when positive).
 void pdFrictionContacts(const PdModel& model, PdData& data, bool always = false);
 
-/// Friction's gradient at x per unit mu (n x 3, overwritten): sum lambda f1(y)/y u over the contacts of data.
-void pdFrictionGradientPerMu(const PdModel& model, const PdData& data, const Points& x, Points& out);
+/// Friction's gradient at x per unit mu (n x 3, overwritten): sum lambda f1(y)/y u over the contacts of data
+/// (only those whose lambda is the penalty's if penalty_only).
+void pdFrictionGradientPerMu(const PdModel& model, const PdData& data, const Points& x, Points& out,
+                             bool penalty_only = false);
 
 /// (M / dt^2 + hess E(x) + hess D(x)) z on the free vertices at the x where `hessian` was built, z and the
 /// result stacked as in pdSolve (Z: n x 3 scratch).
@@ -77,6 +83,11 @@ double pdInversionFreeStep(const PdModel& model, const Points& x, const Points& 
 /// invalid_argument unless a step's start has a finite force scale and potential: q, v, f or an obstacle hold
 /// values too large for the step (a vertex at 1e300 would otherwise "converge" on a NaN residual).
 void pdCheckStartIsFinite(double force_scale, double start_potential);
+
+/// Adds -Z^T d(grad E(x))/d(theta) to the cotangents of the parameters theta that E's gradient depends on: the
+/// muscles' activations and stiffnesses, the contact stiffness (the penalty's), the obstacles' poses (in data) and
+/// each body's Young's modulus and Poisson's ratio (gE, gnu).
+void pdAddForceCotangents(const PdModel& model, PdData& data, const Points& x, const Points& Z, VecX& gE, VecX& gnu);
 
 /// One step from (q, v) under external forces f (all n x 3); writes (q', v'). runtime_error with the residual
 /// when the quasi-Newton iteration does not converge.

@@ -1,0 +1,70 @@
+// DiffPD's complementarity contact on the ground planes (Du et al. 2021, Sec. 5.2; docs/deformable.md): a
+// surface vertex in the active set is held on its plane, n . x = offset, and is free in the plane's tangent
+// directions; the step minimises g on that affine subspace, and the active set is updated by the paper's rule
+// (pairs whose normal force pulls leave, vertices below a plane join) until it no longer changes. The inverse
+// of the PD matrix on the subspace comes from its factor and a Schur complement over the active pairs (no
+// refactorisation when the set changes), and the adjoint is the same solve projected on the subspace.
+#pragma once
+
+#include <vector>
+
+#include "rigidiff/deformable/pd_model.hpp"
+
+namespace rigidiff {
+namespace deformable {
+
+/// A vertex within this distance (m) of a plane touches it: it starts the step in the active set and rubs on
+/// the plane with friction. Vertices deeper than this below a plane at a step's end join the active set.
+constexpr double kContactGap = 1e-9;
+
+/// The most active-set iterations of a step (each a full minimisation); more mean a set that cycles.
+constexpr int kMaxActiveSetIterations = 50;
+
+/// The pairs (free surface vertex, plane) of x within kContactGap of the plane or below it, sorted by vertex.
+void pdTouchingPairs(const PdModel& model, const Points& x, PdActiveSet& active);
+
+/// Builds the active set's columns and Schur factor from data.factor, unless they are current.
+/// runtime_error if the Schur complement is singular (two pairs of a vertex on parallel planes).
+void pdActiveSetFactorise(const PdModel& model, const PdData& data, PdActiveSet& active);
+
+/// The inverse of the PD matrix on the active set's subspace applied to g (stacked as pdSolve): the minimiser of
+/// u^T A u / 2 - g^T u with the active vertices' normal components zero.
+VecX pdConstrainedSolve(const PdModel& model, const PdData& data, const VecX& g);
+
+/// Removes, in place, the components of g (stacked as pdSolve) along the active vertices' plane normals.
+void pdProjectOnActiveSet(const PdModel& model, const PdActiveSet& active, VecX& g);
+
+/// Moves the active vertices of xf (stacked as pdSolve) onto their planes, along the normals.
+void pdPlaceOnPlanes(const PdModel& model, const PdActiveSet& active, VecX& xf);
+
+/// The normal force on each active pair (pairs order) for the gradient g of the potential (stacked as pdSolve):
+/// the multipliers of grad g = sum lambda n at each active vertex.
+VecX pdActiveForces(const PdModel& model, const PdActiveSet& active, const VecX& g);
+
+/// The sparse projector onto the active set's subspace, P (3 free_count square, stacked as pdSolve), and
+/// K = P H P + I - P for a matrix H: positive definite where H is on the subspace, and K^-1 P b solves the
+/// constrained system (the Newton-Cholesky baseline's direction and adjoint).
+Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdActiveSet& active,
+                                                const Eigen::SparseMatrix<double>& H);
+
+/// The active-set rule: keeps the pairs whose force is >= -force_tolerance, adds the pairs of vertices below a
+/// plane by more than kContactGap at x (n x 3). Returns the new set's pairs (without factors).
+PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& x,
+                            double force_tolerance);
+
+/// One update of data.active by the rule (pdNextActiveSet) from the forces and positions x (n x 3) of a solution:
+/// returns 0 if the set is unchanged (settled), 1 if it changed, -1 if it cycles. seen holds the sets met so far
+/// in this step (empty at the first call); a set met before is replaced by the current one with the new pairs
+/// added and none removed, and if that is the current set, with only its most pulling pair removed; if that too
+/// was met, the set cycles.
+int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, const Points& x,
+                      double force_tolerance, std::vector<std::vector<int>>& seen);
+
+/// Adds to gq, gv, gf (n x 3) and to data's parameter cotangents those through the friction's normal forces
+/// lambda = n . start_gradient of the complementarity's contacts, given dL/dlambda per friction contact
+/// (data.friction order; zero for the penalty's).
+void pdStartForceCotangents(const PdModel& model, PdData& data, const VecX& per_lambda, Points& gq, Points& gv,
+                            Points& gf, VecX& gE, VecX& gnu);
+
+}  // namespace deformable
+}  // namespace rigidiff

@@ -14,8 +14,8 @@ from rigidiff._validate import as_array
 from rigidiff._vector_space_skeletons import check_vector_space_skeleton
 from rigidiff.errors import UnknownNameError
 
-#: joint types the barrier step integrates on their rotation group (docs/affine.md, "Floating bases")
-FLOATING_JOINTS = ("free", "ball")
+#: joint types the barrier step integrates on their group (docs/affine.md, "Floating bases", "Planar joints")
+FLOATING_JOINTS = ("free", "ball", "planar")
 
 def _check_skeleton(skeleton) -> None:
     """TypeError / ValueError for what a barrier world cannot hold."""
@@ -65,10 +65,12 @@ class SkeletonParticipants:
         Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
         of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a
         quaternion, so ``nq > nv``, and the step's derivatives take q's perturbations and cotangents in the tangent
-(``q (+) e``, as the lcp world's do).
+(``q (+) e``, as the lcp world's do). Planar joints are stepped as a free joint confined to their plane (their
+velocity kept fixed in space while they turn; docs/affine.md, "Planar joints"); with joint_limits on their turn's
+limits act, and limits on their x or y make a step raise ValueError (not enforced yet).
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
-        body or skeleton, a planar joint, a plane shape, an open mesh, or shapes that touch another participant
+        body or skeleton, a plane shape, an open mesh, or shapes that touch another participant
         or a ground plane at the start configuration; ValueError for a q of the wrong size, not finite or with a
         quaternion that is not of unit norm.
         """

@@ -46,6 +46,9 @@ cdef class BarrierWorldCore:
     def _bw_pop_body(self):
         self._bw.get().popBody()
 
+    def _bw_set_body_parameters(self, int body, double density, double stiffness):
+        self._bw.get().setBodyParameters(body, density, stiffness)
+
     def _bw_set_fixed(self, int body, bint fixed):
         self._bw.get().setFixed(body, fixed)
 
@@ -91,6 +94,11 @@ cdef class BarrierWorldCore:
     def _bw_set_skeletons(self, WorldCore compiled):
         """Copies the multibody model of compiled (an lcp World holding the skeletons) into the barrier world."""
         self._bw.get().setSkeletons(deref(compiled._wm).model)
+
+    def _bw_update_skeletons(self, WorldCore compiled):
+        """Copies compiled's multibody model (the same joints, new parameters) over the skeletons', keeping their
+        link surfaces."""
+        self._bw.get().updateSkeletons(deref(compiled._wm).model)
 
     def _bw_set_joint_limits(self, bint on):
         self._bw.get().setJointLimits(on)

@@ -87,9 +87,10 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
 
     Made by ``rd.World(dt, solver="barrier")``. No particles yet (add_particles raises NotImplementedError).
     Derivatives (step_jacobians, step_vjp, rollout(record=True).backward) through the barrier and the lagged
-    friction, with respect to the state, tau and the parameters (each body's density and stiffness, friction,
-    dhat: parameters()), with or without skeletons (their joint coordinates, torques, damping, springs, effort
-    limits and joint-limit barrier included).
+    friction, with respect to the state, tau and the parameters (the skeletons' link inertias and joint damping,
+    stiffness and armature, each body's density and stiffness, gravity, friction, dhat: parameters(), settable by
+    set_parameters), with or without skeletons (their joint coordinates, torques, damping, springs, effort limits
+    and joint-limit barrier included).
 
     Args:
         dt: time step in seconds (> 0).

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from rigidiff._validate import as_array
 from rigidiff.errors import UnknownNameError
 
 __all__ = ["Parameters", "GROUPS", "INERTIAL_FIELDS", "inertial_parameter_jacobian", "theta_transform_matrix"]
@@ -86,6 +87,17 @@ def wrt_entries(wrt) -> list:
         if not isinstance(item, str):
             raise ValueError(f"wrt entries must be strings, got {item!r}")
     return entries
+
+
+def parameter_updates(values, names) -> dict:
+    """{name: value} of a set_parameters argument: a {name: value} dict of some of names (UnknownNameError for
+    another), or a full vector ordered as names (ValueError naming it otherwise)."""
+    if isinstance(values, dict):
+        for name in values:
+            if name not in names:
+                raise UnknownNameError(unknown_message(name, names))
+        return dict(values)
+    return dict(zip(names, as_array(values, (len(names),), "parameter values").tolist()))
 
 
 def unknown_message(name, names) -> str:
@@ -208,3 +220,30 @@ def selection_map(layout: ParameterLayout, selected: list[int], body_jacobians: 
             vals.append(1.0)
     M = sp.csr_matrix((vals, (rows, cols)), shape=(off["_size"], len(selected)))
     return groups, M
+
+
+def skeleton_parameter_table(world) -> list:
+    """[(name, kind, index into world.parameters())] of the lcp World ``world``'s skeleton parameters: its bodies'
+    inertial parameters and its joints' damping, stiffness and armature, in its order (not gravity nor the
+    shapes' contact parameters). Worlds that compile their skeletons with an inner lcp World name theirs so."""
+    layout = world._parameter_layout()
+    return [(name, kind, i) for i, (name, kind) in enumerate(zip(layout.names, layout.kinds))
+            if kind[0] in ("body", "joint")]
+
+
+def skeleton_core_map(world, table: list) -> np.ndarray:
+    """The (10 (njoints - 1) + 3 nv, len(table)) matrix taking derivatives with respect to the core's skeleton
+    parameters of the lcp World ``world`` (each core joint's standard inertial parameters in its joint frame, then
+    every dof's damping, stiffness and armature) to those of the named ones of ``table``
+    (skeleton_parameter_table): the chain rule through each body's placement in its joint frame."""
+    layout = world._parameter_layout()
+    jacobians = world._body_jacobians()  # d(joint-frame parameters) / d(named ones), per body
+    ni, nv = 10 * (layout.njoints - 1), layout.nv
+    M = np.zeros((ni + len(JOINT_FIELDS) * nv, len(table)))
+    for c, (_, kind, _) in enumerate(table):
+        if kind[0] == "body":
+            base = 10 * (layout.body_joint[kind[1]] - 1)
+            M[base:base + 10, c] = jacobians[kind[1]][:, INERTIAL_FIELDS.index(kind[2])]
+        else:
+            M[ni + JOINT_FIELDS.index(kind[2]) * nv + kind[1], c] = 1.0
+    return M

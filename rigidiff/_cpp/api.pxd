@@ -269,6 +269,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         int addAffineBody(const string& name, const double* points, int n, const int* faces, int m, double density,
                           double stiffness) except +
         void popBody()
+        void setBodyParameters(int body, double density, double stiffness) except +
         void setFixed(int body, bint fixed) except +
         void addPlane(const double* normal, double offset) except +
         void popPlane()
@@ -301,6 +302,7 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         double collisionFreeStep(const double* q, const double* dq) except +
         void contactTimings(const double* q, const double* dq, int repeat, double* out) except +
         void setSkeletons(const Model& model) except +
+        void updateSkeletons(const Model& model) except +
         int addSkeletonSurface(const string& name, int joint, int group, const double* points, int n,
                                const int* faces, int m) except +
         int skeletonSurfaceCount()

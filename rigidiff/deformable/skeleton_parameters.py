@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from rigidiff._validate import as_scalar
-from rigidiff.parameters import INERTIAL_FIELDS, JOINT_FIELDS
+from rigidiff.parameters import skeleton_core_map, skeleton_parameter_table
 
 LIMIT_STIFFNESS = "joint_limit_stiffness"
 
@@ -49,11 +49,7 @@ class ProjectiveSkeletonParameters:
     def _skeleton_parameter_kinds(self) -> list:
         """[(name, kind, index into the inner world's parameters())]: the bodies' inertial parameters and the
         joints' damping, stiffness and armature, as the lcp world orders them (none without skeletons)."""
-        if self._articulated is None:
-            return []
-        layout = self._articulated._parameter_layout()
-        return [(name, kind, i) for i, (name, kind) in enumerate(zip(layout.names, layout.kinds))
-                if kind[0] in ("body", "joint")]
+        return [] if self._articulated is None else skeleton_parameter_table(self._articulated)
 
     def _skeleton_parameter_names(self) -> tuple:
         table = self._skeleton_parameter_kinds()
@@ -75,19 +71,7 @@ class ProjectiveSkeletonParameters:
         if not table:
             return np.zeros(0)
         core = self._pw_skeleton_parameter_gradients()
-        inner = self._articulated
-        layout = inner._parameter_layout()
-        jacobians = inner._body_jacobians()  # d(joint-frame parameters) / d(named ones), per body
-        ni, nv = 10 * (layout.njoints - 1), layout.nv
-        offsets = {field: ni + k * nv for k, field in enumerate(JOINT_FIELDS)}
-        out = []
-        for _, kind, _ in table:
-            if kind[0] == "body":
-                base = 10 * (layout.body_joint[kind[1]] - 1)
-                out.append(jacobians[kind[1]][:, INERTIAL_FIELDS.index(kind[2])] @ core[base:base + 10])
-            else:
-                out.append(core[offsets[kind[2]] + kind[1]])
-        return np.array(out + [core[-1]])
+        return np.append(core[:-1] @ skeleton_core_map(self._articulated, table), core[-1])
 
     def _set_skeleton_parameters(self, values: dict) -> None:
         """Set skeleton parameters {name: value} (names of _skeleton_parameter_names) and recompile them."""

@@ -492,16 +492,9 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         set_parameters (written into the skeletons' bodies and joints, then recompiled); the state is kept.
         UnknownNameError for an unknown name, ValueError naming the parameter for a value out of its range (a
         negative mass, an inertia that is not positive semi-definite, a Poisson's ratio of 0.5 or more, ...)."""
-        from rigidiff.parameters import unknown_message
+        from rigidiff.parameters import parameter_updates
 
-        current = self.parameters()
-        if isinstance(values, dict):
-            updates = dict(values)
-            for name in updates:
-                if name not in current.names:
-                    raise UnknownNameError(unknown_message(name, current.names))
-        else:
-            updates = dict(zip(current.names, as_array(values, (len(current.names),), "parameter values").tolist()))
+        updates = parameter_updates(values, self.parameters().names)
         materials = {}
         skeleton = {}
         for name, value in updates.items():

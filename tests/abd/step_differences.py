@@ -22,6 +22,13 @@ def central_jacobians(world, q, v, tau, eps):
     return cols
 
 
+def assert_step_jacobians(J, fd, bound=1e-6):
+    """Each of J's six Jacobians within bound of its central differences fd (relative_error)."""
+    for name in NAMES:
+        err = relative_error(getattr(J, name), fd[name])
+        assert err < bound, f"{name}: relative error {err:.2e}"
+
+
 def relative_error(analytic, fd):
     """The largest difference between a derivative and its central differences, relative to the derivative's
     largest entry (which must be non-zero, and the two not identical: a check that cannot fail is no check)."""
@@ -40,3 +47,68 @@ def assert_vjp_is_transposed_jacobians(world, q, v, tau, a, b, atol):
     np.testing.assert_allclose(g.tau, J.dq_dtau.T @ a + J.dv_dtau.T @ b, rtol=1e-9, atol=atol * np.abs(g.tau).max())
     np.testing.assert_array_equal(g.q_next, J.q_next)
     return J
+
+
+# central-difference steps of the parameters relative to their value, by field (the name's last part); a link's
+# rotational inertia moves the step by little (1e-4 of it is near the Newton tolerance's noise)
+RELATIVE_STEPS = {"density": 1e-4, "stiffness": 1e-4, "friction": 3e-5, "dhat": 1e-5, "mass": 1e-4, "damping": 1e-4,
+                  "armature": 1e-4, "gravity": 1e-4, "com": 1e-4, "inertia": 3e-3}
+# a parameter at 0 (a centre of mass on a joint axis, a product of inertia, a gravity component, an unsprung joint)
+# has no scale of its own, and a small one (a damping of 0.003) moves the step by little: every step moves the state
+# by at least zero_move (1e-8 by default: at a Newton tolerance of 1e-12 the noise stays below 1e-6 relative), by
+# the derivative's largest entry (one the step does not feel takes 1e-4)
+
+
+def _field(name):
+    field = name.rsplit("/", 1)[-1]
+    for prefix in ("com", "inertia", "gravity", "damping", "stiffness", "armature"):
+        if field.startswith(prefix):
+            return prefix
+    return field
+
+
+def central_parameter_jacobians(world, q, v, tau, J, names, change=lambda q_minus, q_plus: q_plus - q_minus,
+                                zero_move=1e-8):
+    """{name: (dq_dp column, dv_dp column)} of world.step by central differences, each parameter moved by
+    set_parameters (and put back), Richardson-extrapolated from steps h and h / 2; change(q_minus, q_plus) measures
+    q's change (the tangent's with floating bases). J (step_jacobians with the names among its parameters) bounds
+    the steps below (zero_move, above). A parameter within its step of its lower bound (a damping,
+    stiffness or armature of 0) takes the one-sided difference of the same order, (-3 f(p) + 4 f(p + h)
+    - f(p + 2 h)) / 2h, extrapolated alike."""
+    p = world.parameters()
+    out = {}
+
+    def at(name, value):
+        world.set_parameters({name: value})
+        return world.step(q, v, tau)
+
+    for name in names:
+        value = p[name]
+        scale = np.abs(J.dq_dp[:, J.parameter_names.index(name)]).max()
+        h = max(RELATIVE_STEPS[_field(name)] * abs(value), zero_move / scale if scale > 0.0 else 1e-4)
+        central = value - h >= p.lower[p.index(name)]
+        d = []
+        for step in (h, h / 2):
+            if central:
+                (qp, vp), (qm, vm) = at(name, value + step), at(name, value - step)
+                d.append((change(qm, qp) / (2 * step), (vp - vm) / (2 * step)))
+            else:
+                (q0, v0), (q1, v1), (q2, v2) = at(name, value), at(name, value + step), at(name, value + 2 * step)
+                d.append(((4 * change(q0, q1) - change(q0, q2)) / (2 * step), (-3 * v0 + 4 * v1 - v2) / (2 * step)))
+        # the leading error term falls by 4 from h to h / 2
+        out[name] = tuple((4 * fine - coarse) / 3 for coarse, fine in zip(*d))
+        world.set_parameters({name: value})
+    return out
+
+
+def assert_parameter_jacobians(J, fd, bound=1e-6):
+    """Each column of J.dq_dp and J.dv_dp within bound of its central differences fd (central_parameter_jacobians),
+    relative to the column's largest entry; returns the largest error."""
+    worst = 0.0
+    for name, (fd_q, fd_v) in fd.items():
+        col = J.parameter_names.index(name)
+        for analytic, diff in ((J.dq_dp[:, col], fd_q), (J.dv_dp[:, col], fd_v)):
+            err = relative_error(analytic, diff)
+            assert err < bound, f"{name}: relative error {err:.2e}"
+            worst = max(worst, err)
+    return worst

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
-from step_differences import NAMES, central_jacobians, relative_error
+from step_differences import (NAMES, assert_parameter_jacobians, assert_step_jacobians, central_jacobians,
+                              central_parameter_jacobians, relative_error)
 
 BOX = rd.Box((0.2, 0.2, 0.2))
 
@@ -99,10 +100,7 @@ def test_step_jacobians_through_friction_match_central_differences(scene):
     assert world.last_step["active_pairs"] > 0
     # a step in q small enough for the smoothed static friction, stiff at small slips: the truncation error
     # falls as the step squared (on the incline 1.4e-3 relative at 1e-5, 1.6e-7 at 1e-7)
-    fd = central_jacobians(world, q, v, tau, eps=(1e-7, 1e-5, 1e-4))
-    for name in NAMES:
-        err = relative_error(getattr(J, name), fd[name])
-        assert err < 1e-6, f"{name}: relative error {err:.2e}"
+    assert_step_jacobians(J, central_jacobians(world, q, v, tau, eps=(1e-7, 1e-5, 1e-4)))
 
 
 @pytest.mark.parametrize("scene", SCENES)
@@ -180,7 +178,8 @@ def test_friction_gradient_at_zero_friction():
 
 def test_wrt_selection_and_names():
     world = _two_cubes()
-    assert world.parameters().names == ("a/density", "a/stiffness", "b/density", "b/stiffness", "friction", "dhat")
+    assert world.parameters().names == ("a/density", "a/stiffness", "b/density", "b/stiffness", "gravity_x",
+                                        "gravity_y", "gravity_z", "friction", "dhat")
     assert world.parameters()["b/stiffness"] == 2e8 and world.parameters()["friction"] == 0.4
     q, v = world.q, world.v
     a, b = np.ones(world.nq), np.zeros(world.nv)
@@ -193,6 +192,42 @@ def test_wrt_selection_and_names():
         world.step_vjp(q, v, None, a, b, wrt="mass")
     with pytest.raises(ValueError, match="wrt"):
         world.step_jacobians(q, v, wrt=3)
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_gravity_jacobians_match_central_differences(scene):
+    """Gravity's three components (each body's generalised force m g on p, g_k rho int xbar on a_k) against
+    central differences of the step, gravity moved by set_parameters."""
+    world = SCENES[scene](stiffness=1e4)
+    q, v = world.q, world.v
+    J = world.step_jacobians(q, v, wrt="gravity")
+    assert J.parameter_names == ("gravity_x", "gravity_y", "gravity_z")
+    # at this Newton tolerance (1e-11) the solve's noise needs steps that move the state by 1e-6
+    fd = central_parameter_jacobians(world, q, v, np.zeros(world.nv), J, J.parameter_names, zero_move=1e-6)
+    assert_parameter_jacobians(J, fd)
+
+
+def test_set_parameters_matches_a_world_built_with_them():
+    """A body's density and stiffness, friction, dhat and gravity set by set_parameters step as a world built with
+    them does; a bad value changes nothing and names the parameter."""
+    world = _two_cubes()
+    other = _two_cubes()
+    body = world.parameters().names[0].split("/")[0]
+    changes = {f"{body}/density": 700.0, f"{body}/stiffness": 3e7, "friction": 0.2, "dhat": 2e-3, "gravity_x": 1.0}
+    world.set_parameters(changes)
+    assert all(world.parameters()[name] == value for name, value in changes.items())
+    np.testing.assert_allclose(world.mass_matrix(body), other.mass_matrix(body) * 700.0 / other.parameters()[
+        f"{body}/density"], rtol=1e-14)
+    before = world.parameters()
+    for bad, match in (({f"{body}/density": 0.0}, "density"), ({"friction": -0.1}, "friction"),
+                       ({"dhat": float("nan")}, "dhat")):
+        with pytest.raises(ValueError, match=match):
+            world.set_parameters({**bad, "gravity_y": 5.0})
+        np.testing.assert_array_equal(world.parameters().values, before.values)
+    with pytest.raises(rd.UnknownNameError, match="mass"):
+        world.set_parameters({"mass": 1.0})
+    world.set_parameters(before.values)  # the full vector
+    np.testing.assert_array_equal(world.parameters().values, before.values)
 
 
 def test_static_mesh_coordinates_are_inputs_not_unknowns():

@@ -236,11 +236,13 @@ def test_skeleton_bad_input():
     world = rd.World(dt=1e-2, solver="barrier")
     with pytest.raises(TypeError, match="skeleton"):
         world.add_skeleton("arm")
-    # free and ball joints are floating bases (tests/abd/test_barrier_floating_base.py); planar ones are refused
-    planar = rd.Skeleton("planar")
-    planar.add_body("b", rd.PlanarJoint("slide"), inertia=rd.Inertia.from_shape(rd.Box((0.1,) * 3), mass=1.0))
-    with pytest.raises(ValueError, match="planar joint"):
-        world.add_skeleton(planar)
+    # free and ball joints are floating bases (tests/abd/test_barrier_floating_base.py), planar joints
+    # tests/abd/test_barrier_planar.py's; a plane shape is refused
+    flat = rd.Skeleton("flat")
+    flat.add_body("b", rd.RevoluteJoint("hinge"), inertia=rd.Inertia.from_shape(rd.Box((0.1,) * 3), mass=1.0)) \
+        .add_shape(rd.Plane())
+    with pytest.raises(ValueError, match="plane shape"):
+        world.add_skeleton(flat)
     assert world.nq == 0 and world.skeletons == []
     world.add_skeleton(_arm())
     with pytest.raises(ValueError, match="already in this world"):

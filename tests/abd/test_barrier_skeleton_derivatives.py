@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
-from step_differences import NAMES, central_jacobians, relative_error
+from step_differences import (NAMES, assert_parameter_jacobians, central_jacobians, central_parameter_jacobians,
+                              relative_error)
 from test_barrier_skeleton import _arm, _limited_pendulum, _pendulum, _pushing_state
 
 DHAT = 1e-3
@@ -141,33 +142,56 @@ def test_static_mesh_columns_push_the_arm():
     assert relative_error(J.dq_dq[arm, wall], fd["dq_dq"][arm, wall]) < 1e-6
 
 
-def _with(make, field, value):
-    return make(**{field: value})
-
-
-# relative central-difference steps of the parameters
-PARAMETER_STEPS = {"density": 1e-4, "stiffness": 1e-4, "friction": 3e-5, "dhat": 1e-5}
-
-
 @pytest.mark.parametrize("scene", ["arm_pushes_cube", "prismatic_pusher", "skeleton_only", "joint_limit"])
 def test_parameter_jacobians_match_central_differences(scene):
+    """Every parameter (the links' mass, centre of mass and inertia, the joints' damping, stiffness and armature,
+    the cube's density and stiffness, gravity, friction, dhat) against central differences of the step, each moved
+    by set_parameters."""
     make, start = SCENES[scene]
     world = make()
     q, v, tau = start(world)
     J = world.step_jacobians(q, v, tau, wrt="all")
     p = world.parameters()
     assert J.parameter_names == p.names
-    for name in p.names:
-        field = name.rsplit("/", 1)[-1]
-        if field == "friction" and p[name] == 0.0:
-            continue  # mu cannot go below 0
-        h = PARAMETER_STEPS[field] * p[name]
-        qp, vp = _with(make, field, p[name] + h).step(q, v, tau)
-        qm, vm = _with(make, field, p[name] - h).step(q, v, tau)
-        col = J.parameter_names.index(name)
-        for analytic, fd in ((J.dq_dp[:, col], (qp - qm) / (2 * h)), (J.dv_dp[:, col], (vp - vm) / (2 * h))):
-            err = relative_error(analytic, fd)
-            assert err < 1e-6, f"{scene} {name}: relative error {err:.2e}"
+    names = [n for n in p.names if not (n == "friction" and p[n] == 0.0)]  # mu cannot go below 0
+    # a parameter the scene does not feel (gravity along the pendulum's axis; a stiffness of 0 or a damping in a
+    # scene at rest) has a zero column both ways
+    felt = [n for n in names if np.abs(J.dq_dp[:, J.parameter_names.index(n)]).max() > 0.0]
+    fd = central_parameter_jacobians(world, q, v, tau, J, felt)
+    assert_parameter_jacobians(J, fd)
+    unfelt = central_parameter_jacobians(world, q, v, tau, J, [n for n in names if n not in felt])
+    assert all(np.abs(d).max() < 1e-9 for d, _ in unfelt.values())
+
+
+def test_set_parameters_steps_as_a_world_built_with_them():
+    """A link's mass and centre of mass and a joint's damping and armature set by set_parameters step exactly as a
+    world whose skeleton was built with them; a bad value (a negative mass) raises ValueError naming it and
+    changes nothing, not even the parameters set with it."""
+    world = _arm_and_cube()
+    q, v, tau = _arm_pressing_on_the_cube(world)
+    names = world.parameters().names
+    link, joint = names[0].split("/")[0], names[20].split("/")[0]
+    changes = {f"{link}/mass": 1.3, f"{link}/com_x": 0.11, f"{joint}/damping": 0.2, f"{joint}/armature": 0.01}
+    before = world.parameters()
+    with pytest.raises(ValueError, match=f"{link}"):
+        world.set_parameters({**changes, f"{link}/mass": -1.0, "cube/density": 300.0})
+    np.testing.assert_array_equal(world.parameters().values, before.values)
+    world.set_parameters(changes)
+    built = _arm_and_cube()
+    built.skeleton_world().set_parameters(changes)  # writes them into the (new) skeleton's bodies and joints
+    other = _world(0.3, DHAT)
+    other.add_ground()
+    other.add_skeleton(built.skeletons[0])
+    other.add_affine_body(rd.Box((0.1, 0.1, 0.1)), density=200.0, stiffness=1e4,
+                          pose=rd.Transform((0.32, 0.12, 0.05 + 0.5 * DHAT)), name="cube")
+    np.testing.assert_array_equal(other.parameters().values, world.parameters().values)
+    for a, b in zip(world.step(q, v, tau), other.step(q, v, tau)):
+        np.testing.assert_array_equal(a, b)
+    assert world.step(q, v, tau)[0][0] != built.step(q, v, tau)[0][0]  # the parameters change the step
+    # the world's own parameters beside the skeletons': gravity is the barrier world's, not its inner lcp world's
+    world.set_parameters({"gravity_z": -5.0, "friction": 0.1})
+    assert world.parameters()["gravity_z"] == -5.0 == world.gravity[2] and world.parameters()["friction"] == 0.1
+    assert world.parameters().lower[world.parameters().index("gravity_z")] == -np.inf
 
 
 @pytest.mark.parametrize("scene", ["arm_pushes_cube", "link_on_static_mesh"])
@@ -251,10 +275,10 @@ def _hand_down_at(arm, q, target):
     raise AssertionError("no hand pose")
 
 
-def test_panda_pushing_a_block(robots_dir):
+def _panda_pressing_on_the_block(robots_dir):
     """The Panda, gravity-compensated and driven by a joint-space velocity loop towards +x, pushes the block across
-    the ground with friction 0.3; at a step where its hand presses on the block the Jacobians match central
-    differences (19 coordinates, 2396 link faces)."""
+    the ground with friction 0.3: (world, q, v, tau, J) at the first step where its hand presses on the block at
+    the end (J its step Jacobians), the Newton tolerance tightened to 1e-12."""
     world = _panda_and_block(robots_dir)
     arm, block = world.skeleton_world(), world.layout("block").q
     q = np.r_[_hand_down_at(arm, np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]), np.array([0.45, 0.0, 0.045])),
@@ -275,7 +299,26 @@ def test_panda_pushing_a_block(robots_dir):
         q, v = world.step(q, v, tau)
     assert world.body_pose(q, "block")[0, 3] > 0.561  # pushed along x (from 0.56)
     assert world.newton_tolerance == 1e-12
+    return world, q, v, tau, J
+
+
+def test_panda_pushing_a_block(robots_dir):
+    """At a step where the Panda's hand presses on the block the Jacobians match central differences (19
+    coordinates, 2396 link faces)."""
+    world, q, v, tau, J = _panda_pressing_on_the_block(robots_dir)
     fd = central_jacobians(world, q, v, tau, eps=EPS)
     for name in NAMES:
         err = relative_error(getattr(J, name), fd[name])
         assert err < 1e-6, f"{name}: relative error {err:.2e}"
+
+
+def test_panda_pushing_a_block_parameter_jacobians(robots_dir):
+    """The parameters of the Panda's hand (welded to link 7: they reach the core through its placement there), of
+    its elbow's joint, the block's density (its stiffness of 1e8 Pa moves the step by less than the solve's noise)
+    and gravity's vertical, at the step where the hand presses on the block, against central differences of the
+    step."""
+    world, q, v, tau, _ = _panda_pressing_on_the_block(robots_dir)
+    P = world.step_jacobians(q, v, tau, wrt=["panda_hand", "panda_joint4", "block/density", "gravity_z"])
+    assert len(P.parameter_names) == 10 + 3 + 1 + 1
+    # steps that move the state by 1e-7: the Panda's larger scene makes the solve's noise 5e-7 relative at 1e-8
+    assert_parameter_jacobians(P, central_parameter_jacobians(world, q, v, tau, P, P.parameter_names, zero_move=1e-7))

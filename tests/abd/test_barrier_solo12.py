@@ -105,14 +105,9 @@ def test_solo12_lands_on_an_affine_box_and_stands(robots_dir):
     assert np.abs(v).max() < 5e-2
 
 
-@pytest.mark.filterwarnings("ignore:.*URDF")
-def test_solo12_step_jacobians_match_central_differences(robots_dir):
-    """solo12 standing on the ground (48 pairs within dhat, friction 0.8): the six step Jacobians (18 x 18, in the
-    tangent) against central differences of the step at a Newton tolerance of 1e-12, within 1e-6 of the largest
-    entry; they cost about one step more (measured 4.2 against 3.8 ms)."""
-    from step_differences import NAMES, relative_error
-    from test_barrier_floating_derivatives import _central_jacobians
-
+def _standing_for_derivatives(robots_dir):
+    """solo12 standing on the ground (48 pairs within dhat, friction 0.8) after 20 steps at a Newton tolerance of
+    1e-12, and the torques of the differentiated step: (world, q, v, tau)."""
     solo = _solo(robots_dir)
     world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, friction=0.8, newton_tolerance=1e-12,
                      max_newton_iterations=2000)
@@ -121,9 +116,39 @@ def test_solo12_step_jacobians_match_central_differences(robots_dir):
     q, v = world.q, world.v
     for _ in range(20):
         q, v = world.step(q, v)
-    tau = np.r_[np.zeros(6), np.linspace(-0.2, 0.2, 12)]
+    return world, q, v, np.r_[np.zeros(6), np.linspace(-0.2, 0.2, 12)]
+
+
+@pytest.mark.filterwarnings("ignore:.*URDF")
+def test_solo12_step_jacobians_match_central_differences(robots_dir):
+    """solo12 standing on the ground: the six step Jacobians (18 x 18, in the tangent) against central differences
+    of the step at a Newton tolerance of 1e-12, within 1e-6 of the largest entry; they cost about one step more
+    (measured 4.2 against 3.8 ms)."""
+    from step_differences import NAMES, relative_error
+    from test_barrier_floating_derivatives import _central_jacobians
+
+    world, q, v, tau = _standing_for_derivatives(robots_dir)
     J = world.step_jacobians(q, v, tau)
     assert world.last_step["active_pairs"] > 0
     fd = _central_jacobians(world, q, v, tau)
     for name in NAMES:
         assert relative_error(getattr(J, name), fd[name]) < 1e-6, name
+
+
+@pytest.mark.filterwarnings("ignore:.*URDF")
+def test_solo12_parameter_jacobians_match_central_differences(robots_dir):
+    """solo12 standing on the ground: the derivatives with respect to its base's and a lower leg's mass, centre of
+    mass and inertia, a knee's damping, stiffness and armature, the free joint's damping and armature (six dofs
+    each) and gravity, against central differences of the step (each parameter moved by set_parameters, q's change
+    in the tangent), within 1e-6 of each column's largest entry."""
+    from step_differences import assert_parameter_jacobians, central_parameter_jacobians
+    from test_barrier_floating_derivatives import _change
+
+    world, q, v, tau = _standing_for_derivatives(robots_dir)
+    free = world.skeleton_world().joint_names[0]
+    wrt = ["base_link", "FL_LOWER_LEG", "FL_KFE", "gravity"] + [f"{free}/{f}_{k}" for f in ("damping", "armature")
+                                                                 for k in range(6)]
+    J = world.step_jacobians(q, v, tau, wrt=wrt)
+    assert len(J.parameter_names) == 10 + 10 + 3 + 3 + 12
+    fd = central_parameter_jacobians(world, q, v, tau, J, J.parameter_names, change=lambda a, b: _change(world, a, b))
+    assert_parameter_jacobians(J, fd)

@@ -292,6 +292,12 @@ def check_arm_sweeps_a_stack(report: str, out: Path):
     check_pngs(out, ["arm_sweeps_a_stack.png", "arm_sweeps_a_stack_frames.png"], report)
 
 
+def check_planar_cart(report: str, out: Path):
+    assert number(report, rf"the cube moved {NUM} m") > 0.05  # pushed along
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # backward vs central differences of rollouts
+    check_pngs(out, ["planar_cart_pushes_a_cube.png", "planar_cart_pushes_a_cube_frames.png"], report)
+
+
 def check_solo12_lands_on_a_box(report: str, out: Path):
     if "example-robot-data is not installed" in report:
         return  # the script explains itself and exits 0
@@ -399,6 +405,7 @@ CHECKS = {
     "affine_bodies_fall.py": check_affine_bodies,
     "arm_sweeps_a_stack.py": check_arm_sweeps_a_stack,
     "solo12_lands_on_a_box.py": check_solo12_lands_on_a_box,
+    "planar_cart_pushes_a_cube.py": check_planar_cart,
     "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,
     "identify_mass_and_friction.py": check_sysid,

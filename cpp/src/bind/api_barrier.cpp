@@ -14,6 +14,7 @@
 #include "rigidiff/world/barrier_articulated_derivatives.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
+#include "rigidiff/world/barrier_skeleton_parameters.hpp"
 #include "rigidiff/world/barrier_step.hpp"
 #include "rigidiff/world/barrier_step_derivatives.hpp"
 #include "rigidiff/world/parallel_chunks.hpp"
@@ -70,6 +71,17 @@ void BarrierWorld::options(double* out) const {
 int BarrierWorld::addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m,
                                 double density, double stiffness) {
   return model_.addBody(makeAffineBody(name, points, n, faces, m, density, stiffness));
+}
+
+void BarrierWorld::setBodyParameters(int body, double density, double stiffness) {
+  RD_CHECK_ARG(body >= 0 && body < bodyCount(), "body index " << body << " out of range");
+  RD_CHECK_ARG(std::isfinite(density) && density > 0.0, "density must be finite and > 0, got " << density);
+  RD_CHECK_ARG(std::isfinite(stiffness) && stiffness > 0.0, "stiffness must be finite and > 0, got " << stiffness);
+  AffineBody& b = model_.bodies[body];
+  b.density = density;
+  b.mass = density * b.integrals.volume;
+  b.mass_matrix = affineMassMatrix(b.integrals, density);
+  b.stiffness = stiffness;
 }
 
 void BarrierWorld::popBody() {
@@ -162,6 +174,14 @@ void BarrierWorld::setSkeletons(const Model& model) {
   art_data_ = std::make_unique<ArticulatedBarrierData>(art_.model);
 }
 
+void BarrierWorld::updateSkeletons(const Model& model) {
+  RD_CHECK_ARG(art_data_ && model.njoints == art_.model.njoints && model.nq == art_.model.nq && model.nv == art_.model.nv,
+               "updateSkeletons: the model has other joints than the world's skeletons");
+  art_.model = model;
+  art_.model.implicit_gyroscopic = false;  // as setSkeletons: the incremental potential takes b(q_n, v_n) whole
+  art_data_ = std::make_unique<ArticulatedBarrierData>(art_.model);
+}
+
 int BarrierWorld::addSkeletonSurface(const std::string& name, int joint, int group, const double* points, int n,
                                      const int* faces, int m) {
   RD_CHECK_ARG(art_data_, "set the skeletons' model before their surfaces");
@@ -192,7 +212,7 @@ void BarrierWorld::contactCoordinates(const double* q, double* y, double* jac) {
   }
 }
 
-int BarrierWorld::parameterCount() const { return barrierParameterCount(model_); }
+int BarrierWorld::parameterCount() const { return barrierParameterCount(model_) + skeletonParameterCount(art_.model); }
 
 void BarrierWorld::stepJacobians(const double* q, const double* v, const double* tau, double* q_out, double* v_out,
                                  double* jac, double* jac_p) {

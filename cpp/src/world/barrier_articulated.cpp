@@ -29,9 +29,9 @@ void ArticulatedBarrier::checkSupported() const {
   for (int j = 1; j < model.njoints; ++j) {
     const JointType t = model.joints[j].type;
     RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational ||
-                     t == JointType::Free || t == JointType::Ball,
+                     t == JointType::Free || t == JointType::Ball || t == JointType::Planar,
                  "joint '" << model.names[j] << "': barrier worlds support revolute, prismatic, universal, "
-                           << "translational, free and ball joints only (planar joints are not supported yet)");
+                           << "translational, free, ball and planar joints only");
   }
 }
 
@@ -119,15 +119,16 @@ VecX pushForward(const ArticulatedBarrier& art, int nbodies, const Iterate& it, 
   return dy;
 }
 
-// invalid_argument naming the joint when a free or ball joint's predicted turn h |w| reaches pi: the step's
-// chart (log3 of the turn from the start) holds turns below pi per step
+// invalid_argument naming the joint when a free, ball or planar joint's predicted turn h |w| reaches pi: the
+// step's chart (log3 of the turn from the start, SE(2)'s log) holds turns below pi per step
 void checkTurnsBelowPi(const Model& model, double h, const VecX& v) {
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
-    if (j.type != JointType::Free && j.type != JointType::Ball) continue;
-    const double turn = h * v.segment<3>(j.idx_v + j.nv - 3).norm();
+    if (j.type != JointType::Free && j.type != JointType::Ball && j.type != JointType::Planar) continue;
+    const double turn = h * (j.type == JointType::Planar ? std::abs(v[j.idx_v + 2])
+                                                          : v.segment<3>(j.idx_v + j.nv - 3).norm());
     RD_CHECK_ARG(turn < M_PI, "v: joint '" << model.names[i] << "' would turn by " << turn << " rad in one step "
-                                          << "(|w| dt); the barrier step holds a free or ball joint's turn per step "
+                                          << "(|w| dt); the barrier step holds a free, ball or planar joint's turn per step "
                                           << "below pi: take a smaller dt");
   }
 }
@@ -245,7 +246,7 @@ struct StepPotential {
         // joints' frame turn (w x u): b holds the -w x u of a child-frame velocity fixed in space, so without
         // forces dq / h is the lcp step's v~ (free_joint_motion.hpp)
         difference(art.model, art.model.rest_position.data(), q, spring0.data());
-        addFrameTurnVelocity(art.model, v, h, vs.data());
+        addStepFrameTurn(art.model, v, h, vs.data());
         checkTurnsBelowPi(art.model, h, vs);
       }
     }
@@ -492,7 +493,7 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     finishBarrierStep(world, data, iteration, kappa, residual, q + nqs, qk.tail(12 * nbodies), q_out + nqs, v_out + ns);
     for (int i = 0; i < nqs; ++i) q_out[i] = qk[i];
     const VecX v_step = energy.displacement(qk) / h;
-    reexpressFreeVelocities(art.model, h, v_step.data(), v_out);
+    reexpressStepVelocities(art.model, h, v_step.data(), v_out);
   }
   data.stats.time_total = std::chrono::duration<double>(Clock::now() - start).count();
 }

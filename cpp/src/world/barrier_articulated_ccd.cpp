@@ -9,7 +9,8 @@
 // A free joint moves on the step's chart, q (+) t delta = (p + t R delta_lin, R exp3(t delta_ang)): a straight
 // translation at |delta_lin| and then a turn about the fixed axis R delta_ang through its origin at |delta_ang|,
 // i.e. a prismatic and a revolute dof of the chain; a ball joint is the turn alone (docs/affine.md, "Floating
-// bases").
+// bases"). A planar joint moves on R^2 x SO(2) alike: a straight translation at |delta_xy| in its plane and a turn
+// at |delta_w| about the normal through its origin.
 #include <algorithm>
 #include <cmath>
 
@@ -29,11 +30,14 @@ constexpr double kMaxTurn = 0.5;
 // the deviation allowed per side, as a fraction of the smallest gap at the start of the move
 constexpr double kDeviationFraction = 0.1;
 
-// joints that turn their link about their origin (free and ball joints: at the rate |delta_ang|)
-bool revolute(JointType t) { return t == JointType::Revolute || t == JointType::Free || t == JointType::Ball; }
+// joints that turn their link about their origin (free and ball joints: at the rate |delta_ang|; planar joints at
+// |delta_w|)
+bool revolute(JointType t) {
+  return t == JointType::Revolute || t == JointType::Free || t == JointType::Ball || t == JointType::Planar;
+}
 
 // the sums of |dq_c| over the revolute (w_r) and prismatic (w_p) dofs that move joint j's link; a free joint adds
-// |dq_lin| to w_p and |dq_ang| to w_r, a ball joint |dq_ang| to w_r
+// |dq_lin| to w_p and |dq_ang| to w_r, a ball joint |dq_ang| to w_r, a planar joint |dq_xy| to w_p and |dq_w| to w_r
 void chainSpeeds(const Model& model, int j, const double* dq, double& w_r, double& w_p) {
   w_r = w_p = 0.0;
   for (int i = j; i > 0; i = model.parents[i]) {
@@ -44,6 +48,9 @@ void chainSpeeds(const Model& model, int j, const double* dq, double& w_r, doubl
       w_r += Eigen::Map<const Vec3>(d + 3).norm();
     } else if (jm.type == JointType::Ball) {
       w_r += Eigen::Map<const Vec3>(d).norm();
+    } else if (jm.type == JointType::Planar) {
+      w_p += std::hypot(d[0], d[1]);
+      w_r += std::abs(d[2]);
     } else {
       for (int c = 0; c < jm.nv; ++c) (revolute(jm.type) ? w_r : w_p) += std::abs(d[c]);
     }

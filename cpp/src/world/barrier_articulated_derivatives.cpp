@@ -13,6 +13,7 @@
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/barrier_floating_base.hpp"
+#include "rigidiff/world/barrier_skeleton_parameters.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 
@@ -27,12 +28,12 @@ void addSurfaceCurvature(const ArticulatedBarrier& art, const Data& data, int k,
   for (int r = 0; r < 3; ++r) gR.row(r) = Eigen::Map<const Vec3>(g + 3 + 3 * r).transpose();
   std::vector<int> dofs;
   forChainDofs(art.model, j, [&](int c) { dofs.push_back(c); });
-  // a free or ball joint's columns turn with each of its own dofs (its frame moves as q (+) e), not only with those
-  // before them
+  // a free, ball or planar joint's columns turn with each of its own dofs (its frame moves as q (+) e), not only
+  // with those before them
   const auto group_joint = [&](int e, int c) {
     const int i = art.model.dof_joint[e];
     const JointType t = art.model.joints[i].type;
-    return i == art.model.dof_joint[c] && (t == JointType::Free || t == JointType::Ball);
+    return i == art.model.dof_joint[c] && (t == JointType::Free || t == JointType::Ball || t == JointType::Planar);
   };
   for (int e : dofs) {
     const Vec3 ve = data.J.col(e).head<3>(), we = data.J.col(e).tail<3>();
@@ -103,7 +104,7 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
   const double h = world.dt;
   VecX dq(ns), v_pred = Eigen::Map<const VecX>(v, ns);
   stepDisplacement(model, q, q_next, dq.data());
-  addFrameTurnVelocity(model, v, h, v_pred.data());
+  addStepFrameTurn(model, v, h, v_pred.data());
   const MatX M = crba(model, ad.data, q);
   const VecX a = (dq - h * v_pred) / (h * h);
   computeRNEADerivatives(model, ad.data, q, v, a.data());  // data.tau = rnea(q, v, a) = M a + b
@@ -126,7 +127,7 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
   dDifference(model, model.rest_position.data(), q, 1, D_rest.data());
   lin.R.topLeftCorner(ns, ns) = -(JdtA * lin.Dn + lin.Jd.transpose() * (h * h * ad.data.dtau_dq +
                                                                          h * h * model.stiffness.asDiagonal() * D_rest));
-  addFrameTurnJacobian(model, v, h, S);  // d (h s(v)) / d v
+  addStepFrameTurnJacobian(model, v, h, S);  // d (h s(v)) / d v
   S.diagonal().array() += 1.0;
   lin.V.topLeftCorner(ns, ns) = lin.Jd.transpose() * (h * M * S - h * h * ad.data.dtau_dv);
   for (int c = 0; c < ns; ++c) lin.T[c] = (tau[c] > -model.effort_limit[c] && tau[c] < model.effort_limit[c]) ? h * h : 0.0;
@@ -224,12 +225,24 @@ void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier
         if (f.bodies[s] >= 0 && f.bodies[t] >= 0 && !fixed(f.bodies[s]))
           addMapped(art, end, f.bodies[s], Mat12(f.start.block<12, 12>(12 * s, 12 * t)), start, f.bodies[t], C);
   lin.R -= C;
-  // dr/dtheta: the contact model's pulled back by P(x')^T, and the joint limits' dhat
-  lin.P = MatX::Zero(n, barrierParameterCount(world));
+  // dr/dtheta: the contact model's pulled back by P(x')^T, the joint limits' dhat, and the skeletons' own
+  // parameters and gravity on the joints' rows (through Jd^T with free or ball joints)
+  const int nw = barrierParameterCount(world);
+  lin.P = MatX::Zero(n, nw + skeletonParameterCount(art.model));
   for (int p = 0; p < static_cast<int>(contact.bodies.size()); ++p)
-    if (!fixed(p)) lin.P.middleRows(end.offset(p), p < nbodies ? 12 : ns).noalias() +=
+    if (!fixed(p)) lin.P.block(end.offset(p), 0, p < nbodies ? 12 : ns, nw).noalias() +=
           end.map(p).transpose() * cl.parameters.middleRows(12 * p, 12);
   lin.P.col(2 * nbodies + 1).head(ns) += 2.0 * world.options.dhat * limit_dshat;
+  if (ns > 0) {
+    MatX Ps, Pg;
+    skeletonParameterDerivatives(art.model, ad.data, h, q, v, q_next, Ps, Pg);
+    if (rotations) {
+      Ps = lin.Jd.transpose() * Ps;
+      Pg = lin.Jd.transpose() * Pg;
+    }
+    lin.P.block(0, nw, ns, Ps.cols()) = Ps;
+    lin.P.block(0, 2 * nbodies + 2, ns, 3) += Pg;
+  }
   // a static mesh's coordinates move it where the step keeps it: its columns of K push on the unknowns; its rows
   // are no equations (H the identity there)
   for (int i = 0; i < n; ++i) {
@@ -278,7 +291,7 @@ void articulatedStepJacobians(const BarrierWorldModel& world, ArticulatedBarrier
     MatX out = lin.Jd * W.topRows(ns);
     if (start) out.leftCols(ns) += lin.Dn;
     out /= h;
-    reexpressVelocityRows(art.model, h, lin.v_step.data(), out);
+    reexpressStepVelocityRows(art.model, h, lin.v_step.data(), out);
     return out;
   };
   Vq.topRows(ns) = joint_rows(X, true);
@@ -304,7 +317,7 @@ void articulatedVjpAt(const BarrierWorldModel& world, ArticulatedBarrier& art, A
   VecX rhs = a + b / h;
   if (lin.Tl.size()) {
     bj.resize(ns);
-    reexpressCotangent(art.model, h, lin.v_step.data(), gv_next, bj.data());
+    reexpressStepCotangent(art.model, h, lin.v_step.data(), gv_next, bj.data());
     bj /= h;
     rhs.head(ns) = a.head(ns) + lin.Jd.transpose() * bj;
   }

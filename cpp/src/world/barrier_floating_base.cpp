@@ -1,16 +1,30 @@
-// Free and ball joints in a barrier world's step (world/barrier_floating_base.hpp).
+// Free, ball and planar joints in a barrier world's step (world/barrier_floating_base.hpp).
 #include "rigidiff/world/barrier_floating_base.hpp"
 
 #include <cmath>
 
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/spatial/explog.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {
 
 namespace {
 
-bool rotationGroup(const JointModel& j) { return j.type == JointType::Free || j.type == JointType::Ball; }
+bool rotationGroup(const JointModel& j) {
+  return j.type == JointType::Free || j.type == JointType::Ball || j.type == JointType::Planar;
+}
+
+using Mat2 = Eigen::Matrix2d;
+using Vec2 = Eigen::Vector2d;
+
+// the in-plane rotation by angle t, and J = R(pi / 2) (J x = normal x x in the plane's axes)
+Mat2 rotation2(double t) {
+  Mat2 R;
+  R << std::cos(t), -std::sin(t), std::sin(t), std::cos(t);
+  return R;
+}
+const Mat2 kJ = (Mat2() << 0.0, -1.0, 1.0, 0.0).finished();
 
 }  // namespace
 
@@ -33,6 +47,10 @@ void stepDisplacement(const Model& model, const double* q_n, const double* q, do
     } else if (j.type == JointType::Ball) {
       Eigen::Map<Vec3> ang(d);
       ang = log3(quaternionToMatrix(a).transpose() * quaternionToMatrix(b));
+    } else if (j.type == JointType::Planar) {  // (R_n^T (x - x_n), theta - theta_n)
+      Eigen::Map<Vec2> lin(d);
+      lin = rotation2(a[2]).transpose() * Vec2(b[0] - a[0], b[1] - a[1]);
+      d[2] = b[2] - a[2];
     } else {
       for (int k = 0; k < j.nv; ++k) d[k] = b[k] - a[k];
     }
@@ -45,6 +63,10 @@ void displacementJacobian(const Model& model, const double* dq, MatX& Jd) {
     const JointModel& j = model.joints[i];
     if (!rotationGroup(j)) continue;
     const int o = j.idx_v, a = o + j.nv - 3;  // a: the angular part
+    if (j.type == JointType::Planar) {  // the translation turns into the start frame: E = R(dq_w)
+      Jd.block<2, 2>(o, o) = rotation2(dq[o + 2]);
+      continue;
+    }
     const Vec3 w(dq[a], dq[a + 1], dq[a + 2]);
     if (j.type == JointType::Free) Jd.block<3, 3>(o, o) = exp3(w);
     Jd.block<3, 3>(a, a) = Jr3inv(w);
@@ -80,6 +102,10 @@ void displacementJacobianDerivative(const Model& model, const double* dq, const 
     const JointModel& j = model.joints[i];
     if (!rotationGroup(j)) continue;
     const int o = j.idx_v, a = o + j.nv - 3;
+    if (j.type == JointType::Planar) {  // d (E^T r_lin) / d dq_w = -J E^T r_lin
+      V.block<2, 1>(o, o + 2) = -kJ * rotation2(dq[o + 2]).transpose() * Vec2(r[o], r[o + 1]);
+      continue;
+    }
     const Vec3 phi(dq[a], dq[a + 1], dq[a + 2]);
     if (j.type == JointType::Free)  // E^T r_lin turns by -[d]x as E = exp3(phi) moves by E exp3(Jr3(phi) d phi)
       V.block<3, 3>(o, a) = skew(exp3(phi).transpose() * Vec3(r[o], r[o + 1], r[o + 2])) * Jr3(phi);
@@ -93,6 +119,10 @@ void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn) {
     const JointModel& j = model.joints[i];
     if (!rotationGroup(j)) continue;
     const int o = j.idx_v, a = o + j.nv - 3;
+    if (j.type == JointType::Planar) {  // R(theta_n + d_w)^T (x - x_n - R_n d_lin): -I, and -J dq_lin in d_w
+      Dn.block<2, 1>(o, o + 2) = -kJ * Vec2(dq[o], dq[o + 1]);
+      continue;
+    }
     const Vec3 phi(dq[a], dq[a + 1], dq[a + 2]);
     // R_n^T (p - p_n) with R_n -> R_n exp3(d), p_n -> p_n + R_n d_lin; exp3(phi) -> exp3(-d) exp3(phi)
     if (j.type == JointType::Free) Dn.block<3, 3>(o, a) = skew(Vec3(dq[o], dq[o + 1], dq[o + 2]));
@@ -103,7 +133,84 @@ void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn) {
 void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out) {
   VecX step = alpha * Eigen::Map<const VecX>(dq, model.nv);
   if (model.nq > 0) integrate(model, q, step.data(), out, Motion::Step);
+  for (int i = 1; i < model.njoints; ++i) {  // a planar joint on R^2 x SO(2), as a free joint on R^3 x SO(3)
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Planar) continue;
+    const double *a = q + j.idx_q, *d = step.data() + j.idx_v;
+    Eigen::Map<Vec2>(out + j.idx_q) = Vec2(a[0], a[1]) + rotation2(a[2]) * Vec2(d[0], d[1]);
+    out[j.idx_q + 2] = a[2] + d[2];
+  }
   for (int i = 0; i < rest; ++i) out[model.nq + i] = q[model.nq + i] + alpha * dq[model.nv + i];
+}
+
+// A planar joint's velocity (u, w) in its child frame, stepped as a free joint's (free_joint_motion.hpp): the
+// shift dt (w J u, 0) predicts a velocity fixed in space, and the step's u~ is re-expressed in the new frame,
+// u_out = E^T u~ with E = R(dt w~).
+
+void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_step) {
+  addFrameTurnVelocity(model, v, dt, v_step);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Planar) continue;
+    const double* u = v + j.idx_v;
+    Eigen::Map<Vec2>(v_step + j.idx_v) += dt * u[2] * (kJ * Vec2(u[0], u[1]));
+  }
+}
+
+void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
+  addFrameTurnJacobian(model, v, dt, D);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Planar) continue;
+    const int o = j.idx_v;
+    D.block<2, 2>(o, o) += dt * v[o + 2] * kJ;
+    D.block<2, 1>(o, o + 2) += dt * (kJ * Vec2(v[o], v[o + 1]));
+  }
+}
+
+void reexpressStepVelocities(const Model& model, double dt, const double* v_step, double* v_out) {
+  reexpressFreeVelocities(model, dt, v_step, v_out);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Planar) continue;
+    const int o = j.idx_v;
+    Eigen::Map<Vec2>(v_out + o) = rotation2(dt * v_step[o + 2]).transpose() * Vec2(v_step[o], v_step[o + 1]);
+    v_out[o + 2] = v_step[o + 2];
+  }
+}
+
+namespace {
+
+// a planar joint's block of the re-expression's Jacobian T: [[E^T, -dt J E^T u~], [0, 1]]
+Mat3 planarReexpression(const double* v_step, double dt) {
+  const Mat2 Et = rotation2(dt * v_step[2]).transpose();
+  Mat3 T = Mat3::Identity();
+  T.topLeftCorner<2, 2>() = Et;
+  T.block<2, 1>(0, 2) = -dt * kJ * Et * Vec2(v_step[0], v_step[1]);
+  return T;
+}
+
+}  // namespace
+
+void reexpressStepVelocityRows(const Model& model, double dt, const double* v_step, MatX& D) {
+  reexpressVelocityRows(model, dt, v_step, D);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Planar) continue;
+    D.middleRows<3>(j.idx_v) = planarReexpression(v_step + j.idx_v, dt) * D.middleRows<3>(j.idx_v);
+  }
+}
+
+void reexpressStepCotangent(const Model& model, double dt, const double* v_step, const double* g_out,
+                            double* g_step) {
+  reexpressCotangent(model, dt, v_step, g_out, g_step);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (j.type != JointType::Planar) continue;
+    const int o = j.idx_v;
+    Eigen::Map<Vec3>(g_step + o) = planarReexpression(v_step + o, dt).transpose() * Vec3(g_out[o], g_out[o + 1],
+                                                                                         g_out[o + 2]);
+  }
 }
 
 }  // namespace rigidiff

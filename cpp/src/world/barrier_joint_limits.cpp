@@ -13,9 +13,12 @@ namespace rigidiff {
 
 namespace {
 
-// the coordinate of dof c of a vector-space joint in q, -1 for a free or ball joint's dof
+// the coordinate of dof c of a vector-space joint in q, or of a planar joint's turn (theta moves by delta_w along a
+// Newton step, on R^2 x SO(2)); -1 for a free or ball joint's dof and a planar joint's translation (x, y move by
+// R(theta) delta_xy: their limits are refused, checkWithinJointLimits)
 int qIndex(const Model& m, int c) {
   const JointModel& j = m.joints[m.dof_joint[c]];
+  if (j.type == JointType::Planar) return c - j.idx_v == 2 ? j.idx_q + 2 : -1;
   if (j.type == JointType::Free || j.type == JointType::Ball) return -1;
   return j.idx_q + c - j.idx_v;
 }
@@ -78,6 +81,15 @@ double jointLimitStep(const ArticulatedBarrier& art, const double* q, const doub
 
 void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q) {
   if (!art.joint_limits) return;
+  const Model& m = art.model;
+  for (int i = 1; i < m.njoints; ++i) {
+    const JointModel& j = m.joints[i];
+    if (j.type != JointType::Planar) continue;
+    for (int k = 0; k < 2; ++k)
+      RD_CHECK_ARG(!std::isfinite(m.lower_limit[j.idx_q + k]) && !std::isfinite(m.upper_limit[j.idx_q + k]),
+                   "joint '" << m.names[i] << "': barrier worlds do not enforce a planar joint's limits on x and y yet "
+                             << "(its turn's limits act): remove them or switch joint_limits off");
+  }
   forLimits(art, q, [&](int c, double gap, double) {
     RD_CHECK_ARG(gap > 0.0, "joint '" << art.model.names[art.model.dof_joint[c]] << "' is at or beyond its position "
                                       << "limit (q[" << qIndex(art.model, c) << "] = " << q[qIndex(art.model, c)]

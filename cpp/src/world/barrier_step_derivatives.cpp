@@ -69,13 +69,13 @@ VecX massTimes(const BarrierWorldModel& model, const VecX& x) {
   return out;
 }
 
-// dr/dtheta (nq x (2 nb + 2)) at the solution for the first nb bodies' density and stiffness, friction and dhat;
-// data.pairs and data.x are those of q_next
+// dr/dtheta (nq x (2 nb + 5)) at the solution for the first nb bodies' density and stiffness, friction, dhat and
+// gravity; data.pairs and data.x are those of q_next
 MatX parameterDerivatives(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
                           const double* q_next, double kappa_end, int nb, const BarrierStepLinearisation& lin) {
   const int n = model.nq();
   const double h = model.dt;
-  MatX P = MatX::Zero(n, 2 * nb + 2);
+  MatX P = MatX::Zero(n, 2 * nb + 5);
   for (int i = 0; i < nb; ++i) {
     const AffineBody& body = model.bodies[i];
     const int at = 12 * i;
@@ -84,6 +84,8 @@ MatX parameterDerivatives(const BarrierWorldModel& model, BarrierWorldData& data
     // the mass matrix and gravity's generalised force are proportional to the density
     P.block<12, 1>(at, i) = (body.mass_matrix * dq - h * h * affineGravityForce(body, model.gravity)) / body.density;
     P.block<12, 1>(at, nb + i) = h * h * orthogonalityGradient(q_next + at, body.integrals.volume);
+    // gravity's generalised force is linear in g
+    for (int k = 0; k < 3; ++k) P.block<12, 1>(at, 2 * nb + 2 + k) = -h * h * affineGravityForce(body, Vec3::Unit(k));
   }
   VecX friction = VecX::Zero(n), dhat = VecX::Zero(n);
   for (const FrictionPairDerivative& f : lin.friction) {
@@ -99,7 +101,7 @@ MatX parameterDerivatives(const BarrierWorldModel& model, BarrierWorldData& data
 
 }  // namespace
 
-int barrierParameterCount(const BarrierWorldModel& model) { return 2 * static_cast<int>(model.bodies.size()) + 2; }
+int barrierParameterCount(const BarrierWorldModel& model) { return 2 * static_cast<int>(model.bodies.size()) + 5; }
 
 void linearizeBarrierContacts(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* v,
                               const double* q_next, double kappa_start, double kappa_end, int parameter_bodies,

@@ -26,6 +26,9 @@ class BarrierWorld {
   void options(double* out) const;
   int addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m, double density,
                     double stiffness);
+  /// Sets a body's density (its mass and mass matrix follow) and orthogonality stiffness (invalid_argument unless
+  /// both are finite and > 0).
+  void setBodyParameters(int body, double density, double stiffness);
   /// Removes the last body (undoes an add whose start state turned out to intersect).
   void popBody();
   /// Makes the body static (a Static participant: steps keep its coordinates) or moving again.
@@ -44,6 +47,9 @@ class BarrierWorld {
   /// before the bodies') with no link surface yet. invalid_argument for a joint the barrier step does not
   /// support (barrier_articulated.hpp). The step takes the gyroscopic term explicitly (implicit_gyroscopic off).
   void setSkeletons(const Model& model);
+  /// Replaces the skeletons' model by model, the same joints with new parameters (masses, inertias, damping,
+  /// stiffness, armature), keeping their link surfaces (invalid_argument for another joint structure).
+  void updateSkeletons(const Model& model);
   /// Adds a link surface: the closed mesh (points n x 3 in the frame of joint, faces m x 3) of skeleton group,
   /// named for messages. Returns its index.
   int addSkeletonSurface(const std::string& name, int joint, int group, const double* points, int n,

@@ -8,8 +8,8 @@
 // term is reused unchanged. Gradients reach the joint coordinates by the chain rule g_q = J_y^T g_y and the
 // Newton matrix by the Gauss-Newton product J_y^T H_y J_y (PSD since H_y's element blocks are), with
 // J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Revolute, prismatic, universal and translational
-// joints (dq/dt = v) and free and ball joints (floating bases, stepped in the tangent of their group:
-// barrier_floating_base.hpp) are supported; planar joints are refused.
+// joints (dq/dt = v), and free, ball and planar joints (floating bases and planar bases, stepped in the tangent
+// of their group: barrier_floating_base.hpp) are supported.
 #pragma once
 
 #include <vector>
@@ -38,7 +38,7 @@ struct ArticulatedBarrier {
 
   int nq() const { return model.nq; }
   bool empty() const { return model.nv == 0 && surfaces.empty(); }
-  /// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free or ball
+  /// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free, ball or planar
   /// (universal joints are two revolutes in the core).
   void checkSupported() const;
 };
@@ -85,7 +85,8 @@ double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedB
                                     BarrierWorldData& data, const double* q, const double* q_n, double kappa,
                                     double* grad);
 
-/// The barrier of the joint position limits: sum over the finite limits of the dofs of b(g^2; dhat^2) (the
+/// The barrier of the joint position limits (vector-space joints' coordinates and planar joints' turns): sum over
+/// the finite limits of the dofs of b(g^2; dhat^2) (the
 /// contact barrier, contact/barrier.hpp) of the gaps g = q - lower and upper - q (in the joint's units); adds
 /// weight times its gradient to grad (nv) and weight times its Hessian's diagonal, each term's clamped to >= 0,
 /// to hess_diag (nv), when given. Zero when art.joint_limits is off.
@@ -94,7 +95,8 @@ double jointLimitBarrier(const ArticulatedBarrier& art, double dhat, const doubl
 /// The largest alpha in (0, 1] such that q + alpha dq keeps at least a tenth of each limited dof's gap (1 when
 /// art.joint_limits is off): the joint coordinates move linearly, so this keeps them strictly within the limits.
 double jointLimitStep(const ArticulatedBarrier& art, const double* q, const double* dq);
-/// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on).
+/// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on), or
+/// when a planar joint has a finite limit on x or y (its turn's limits act; its translation's are not enforced).
 void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q);
 
 /// Steps the state (q, v) of a world with skeletons (q: art.nq() + world.nq(); v, tau: art.model.nv + world.nq())

@@ -1,4 +1,5 @@
-// Free and ball joints (floating bases) in a barrier world's step (docs/affine.md, "Floating bases").
+// Free, ball and planar joints (floating bases, planar bases) in a barrier world's step (docs/affine.md,
+// "Floating bases" and "Planar joints").
 //
 // Their configurations lie on a Lie group, so the step's unknown is the displacement dq from the start
 // configuration q_n in the tangent space, in the chart of the time step (Motion::Step, as the lcp world moves a
@@ -7,38 +8,56 @@
 // iterates on the configuration, each direction delta in the tangent at the iterate q_k (q_k (+) t delta, the
 // same chart), whose path is a straight translation and a turn about a fixed axis: the joint-space CCD's
 // prismatic and revolute moves. dq as a function of delta has the Jacobian of displacementJacobian below.
-// Additive joints (revolute, prismatic, universal, translational) have dq = q' - q_n and identity Jacobians.
+// A planar joint's v = (u, w) is in its child frame, not dq/dt: it is stepped as a free joint restricted to its
+// plane, on R^2 x SO(2) (dq = (R_n^T (x - x_n), theta - theta_n), its path a straight translation and a turn about
+// the normal through its origin), with the free joint's frame-turn shift and re-expression (below), so that a
+// spinning, sliding body keeps its velocity in space (the lcp world moves a planar joint by SE(2)'s exponential
+// with its child-frame velocity, whose explicit w x u gains energy at large dt w). Additive joints (revolute,
+// prismatic, universal, translational) have dq = q' - q_n and identity Jacobians.
 #pragma once
 
 #include "rigidiff/multibody/model.hpp"
 
 namespace rigidiff {
 
-/// True when the model has a free or ball joint.
+/// True when the model has a free, ball or planar joint (stepped in the tangent of its group).
 bool hasRotationGroupJoints(const Model& model);
 
 /// dq (model.nv) = the displacement of q from q_n in the step's chart at q_n, the inverse of
 /// integrate(q_n, dq, Motion::Step): additive joints q - q_n, a free joint (R_n^T (p - p_n), log3(R_n^T R)), a
-/// ball joint log3(R_n^T R). Exact for turns below pi.
+/// ball joint log3(R_n^T R), a planar joint (R_n^T (x - x_n), theta - theta_n). Exact for turns below pi.
 void stepDisplacement(const Model& model, const double* q_n, const double* q, double* dq);
 
 /// Jd (model.nv x model.nv) = d dq / d delta, where delta moves q = integrate(q_n, dq, Motion::Step) to
 /// integrate(q, delta, Motion::Step): identity on additive joints, [[E, 0], [0, Jr3inv(dq_ang)]] on a free joint
-/// (E = exp3(dq_ang) = R_n^T R) and Jr3inv(dq_ang) on a ball joint.
+/// (E = exp3(dq_ang) = R_n^T R), Jr3inv(dq_ang) on a ball joint and [[R(dq_w), 0], [0, 1]] on a planar joint.
 void displacementJacobian(const Model& model, const double* dq, MatX& Jd);
 
 /// V (model.nv x model.nv) = d (Jd(dq)^T r) / d dq at a fixed r (model.nv): the derivative of the transposed
 /// displacement Jacobian against r, zero on additive joints; on a free joint [[0, [E^T r_lin]x Jr3(phi)],
-/// [0, d (Jr3inv(phi)^T r_ang) / d phi]] (phi = dq_ang), on a ball joint the angular block.
+/// [0, d (Jr3inv(phi)^T r_ang) / d phi]] (phi = dq_ang), on a ball joint the angular block, on a planar joint
+/// [[0, -J R(dq_w)^T r_lin], [0, 0]] (J the plane's quarter turn).
 void displacementJacobianDerivative(const Model& model, const double* dq, const double* r, MatX& V);
 
 /// Dn (model.nv x model.nv) = d dq / d delta_n with q fixed and the start moved to q_n (+) delta_n (first order
 /// of both charts): -I on additive joints, [[-I, [dq_lin]x], [0, -Jr3inv(phi) E^T]] on a free joint and
-/// -Jr3inv(phi) E^T on a ball joint.
+/// -Jr3inv(phi) E^T on a ball joint, [[-I, -J dq_lin], [0, -1]] on a planar joint.
 void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn);
 
 /// out = the state q (model.nq joint coordinates, then `rest` plain coordinates) moved by alpha dq (model.nv,
-/// then `rest`): the joints by integrate(q, alpha dq, Motion::Step), the rest by q + alpha dq. out may not alias q.
+/// then `rest`): the joints by integrate(q, alpha dq, Motion::Step) (planar joints on R^2 x SO(2)), the rest by
+/// q + alpha dq. out may not alias q.
 void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out);
+
+/// The step's velocity maps (free_joint_motion.hpp's, which leave planar joints alone) with a planar joint's added,
+/// v = (u, w) in its child frame: the frame-turn shift v_step += dt (w J u, 0) and its Jacobian D += d shift / dv;
+/// the re-expression u_out = R(dt w~)^T u~ of v_out = v_step's, the rows of its Jacobian T applied to D (nv rows)
+/// and its transpose applied to a cotangent (g_step may alias g_out).
+void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_step);
+void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D);
+void reexpressStepVelocities(const Model& model, double dt, const double* v_step, double* v_out);
+void reexpressStepVelocityRows(const Model& model, double dt, const double* v_step, MatX& D);
+void reexpressStepCotangent(const Model& model, double dt, const double* v_step, const double* g_out,
+                            double* g_step);
 
 }  // namespace rigidiff

@@ -21,8 +21,9 @@
 namespace rigidiff {
 
 /// The parameters the step is differentiated with respect to, in this order: every body's density, every
-/// body's orthogonality stiffness (kappa), then the friction coefficient and dhat: 2 bodies + 2 (a static
-/// body's two are zero).
+/// body's orthogonality stiffness (kappa), then the friction coefficient, dhat and gravity (x, y, z): 2 bodies + 5
+/// (a static body's two are zero). A world with skeletons follows them with the skeletons' own
+/// (barrier_skeleton_parameters.hpp).
 int barrierParameterCount(const BarrierWorldModel& model);
 
 /// A block of the exact Hessian of E between a moving body (rows) and a static one (columns): how moving the

@@ -21,10 +21,11 @@ def _box_skeleton(name="box", offset=(0.0, 0.0, 0.0), mass=0.2):
     return sk
 
 
-def _block(world, size=(0.2, 0.2, 0.05), cells=(4, 4, 2), origin=(-0.1, -0.1, 0.0), fixed_bottom=True, name="block"):
+def _block(world, size=(0.2, 0.2, 0.05), cells=(4, 4, 2), origin=(-0.1, -0.1, 0.0), fixed_bottom=True, name="block",
+           material=(2e4, 0.3, 1000.0)):
     mesh = rd.HexMesh.box(size, cells, origin=origin)
     fixed = np.flatnonzero(mesh.vertices[:, 2] < origin[2] + 1e-9) if fixed_bottom else None
-    return world.add_deformable(mesh, rd.ProjectiveMaterial(2e4, 0.3, 1000.0), name=name, fixed=fixed)
+    return world.add_deformable(mesh, rd.ProjectiveMaterial(*material), name=name, fixed=fixed)
 
 
 def _quaternion(rotvec):
@@ -176,3 +177,46 @@ def test_bad_floating_input_is_refused():
     planar.add_body("base", rd.PlanarJoint("root"), inertia=rd.Inertia.from_shape(rd.Box((0.1,) * 3), mass=1.0))
     with pytest.raises(ValueError, match="planar joint"):
         world.add_skeleton(planar)
+
+
+# solo12's standing pose (hips 0, thighs +-0.8 rad, knees -+1.6 rad) held by joint springs: a PD controller
+STAND = np.array([0.0, 0.8, -1.6, 0.0, 0.8, -1.6, 0.0, -0.8, 1.6, 0.0, -0.8, 1.6])
+
+
+@pytest.mark.filterwarnings("ignore:.*URDF")
+def test_solo12_stands_on_a_soft_mattress(robots_dir):
+    """example-robot-data's solo12 on its free base, a 2 cm sphere on each foot (the mattress's surface vertices
+    2.5 cm apart: a foot cannot slip between them), dropped from 1 cm onto a soft mattress glued to the floor: it
+    never sinks through, lands level on its four feet and stands, pressing the mattress in by millimetres
+    (examples/solo12_on_a_soft_mattress.py runs it longer, on a mattress of two layers)."""
+    solo = rd.load_urdf(str(robots_dir / "solo_description" / "robots" / "solo12.urdf"),
+                        package_dirs=[str(robots_dir.parent)], load_geometry=False, floating_base=True, strict=False)
+    for joint, angle in zip([b.joint for b in solo.bodies if b.joint.type == "revolute"], STAND):
+        joint.stiffness, joint.damping, joint.rest_position = np.array([20.0]), np.array([0.5]), np.array([angle])
+    feet = [b for b in solo.bodies if b.name.endswith("_FOOT")]
+    assert len(feet) == 4
+    for body in feet:
+        body.add_shape(rd.Sphere(0.02))
+    world = rd.World(dt=5e-3, solver="projective", friction=0.8, tolerance=1e-6, max_iterations=500,
+                     contact_stiffness=2e4)
+    _block(world, size=(0.5, 0.4, 0.06), cells=(20, 16, 1), origin=(-0.25, -0.2, 0.0), name="mattress",
+           material=(5e4, 0.3, 300.0))
+    world.add_skeleton(solo, q=np.concatenate([[0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0], STAND]))
+    s = world.layout(solo.name).q
+    lcp = world.skeleton_world()
+    reach = 1.0 - min(lcp.body_pose(world.q[s], b.name)[2, 3] for b in feet) + 0.02  # base to the feet's bottom
+    q = world.q
+    q[s.start + 2] = 0.06 + reach + 0.01
+    v = world.v
+    top = np.flatnonzero(world.positions(q, "mattress")[:, 2] > 0.06 - 1e-9)
+    for _ in range(60):
+        q, v = world.step(q, v)
+        assert world.last_step["converged"]
+        lowest = min(lcp.body_pose(q[s], b.name)[2, 3] for b in feet) - 0.02
+        assert lowest > 0.03  # well above the floor: never through the 6 cm mattress
+    base = q[s]
+    assert 0.06 + reach - 0.02 < base[2] < 0.06 + reach
+    assert Rotation.from_quat(base[3:7]).magnitude() < 1e-3
+    assert np.abs(base[7:] - STAND).max() < 0.05
+    dent = 0.06 - world.positions(q, "mattress")[top, 2].min()
+    assert 1e-3 < dent < 0.02

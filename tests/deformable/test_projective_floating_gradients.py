@@ -81,11 +81,15 @@ def _pressing_box(friction):
     return world, q, v, f
 
 
-@pytest.mark.parametrize("friction", [0.0, 0.4])
-def test_gradients_of_a_free_box_on_a_soft_block_match_central_differences(friction):
+@pytest.mark.parametrize("friction, spin", [(0.0, False), (0.4, False), (0.0, True), (0.4, True)])
+def test_gradients_of_a_free_box_on_a_soft_block_match_central_differences(friction, spin):
+    """Spinning, the box turns by 0.94 rad in the step: the charts' curvature terms (of exp3 against the chain's
+    turns, of the displacement's map and of s = s0 (+) ds) are far from their values at no turn."""
     world, q, v, f = _pressing_box(friction)
+    if spin:
+        v[world.layout("box").v] = [0.2, -0.1, -0.05, 30.0, -40.0, 80.0]
     world.step(q, v, f)
-    assert world.last_step["contacts"] >= 3
+    assert world.last_step["contacts"] >= 2
     s = world.layout("box")
     rng = np.random.default_rng(1)
     vertices = rng.choice(s.v.start, 6, replace=False)
@@ -113,6 +117,36 @@ def test_gradients_of_a_ball_jointed_capsule_lying_on_a_soft_block_match_central
     world.step(q, v, f)
     assert world.last_step["contacts"] >= 1
     _, worst = _check(world, q, v, f, list(range(s.v.start, s.v.stop)) + [0, 7, 20], seed=3)
+    assert worst < 1e-6
+
+
+def test_gradients_of_a_ball_joint_in_a_chain_match_central_differences():
+    """A ball joint below a revolute one (the ball's turns after the shoulder's in the chain): an upper capsule
+    on a revolute shoulder, a lower one on a ball elbow lying on the block, rubbing on it (friction_velocity 0.1 m/s:
+    at the default 1e-3 the mollifier's stiffness stalls this adjoint's conjugate gradients at 3e-12 of |b|, above
+    the tolerance)."""
+    sk = rd.Skeleton("arm")
+    bone = rd.Capsule(0.012, 0.05)
+    upper = sk.add_body("upper", rd.RevoluteJoint("shoulder", axis=(0, 1, 0), damping=0.05),
+                        joint_origin=rd.Transform((-0.06, 0.0, 0.05), rpy=(0.0, np.pi / 2, 0.0)),
+                        inertia=rd.Inertia.from_shape(bone, mass=0.05, origin=rd.Transform((0.0, 0.0, 0.025))))
+    upper.add_shape(bone, rd.Transform((0.0, 0.0, 0.025)))
+    lower = sk.add_body("lower", rd.BallJoint("elbow", damping=0.02, stiffness=0.2), parent=upper,
+                        joint_origin=rd.Transform((0.0, 0.0, 0.06)),
+                        inertia=rd.Inertia.from_shape(bone, mass=0.05, origin=rd.Transform((0.0, 0.0, 0.025))))
+    lower.add_shape(bone, rd.Transform((0.0, 0.0, 0.025)))
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=2000, friction=0.3,
+                     friction_velocity=0.1)
+    _block(world, size=(0.12, 0.12, 0.04), cells=(4, 4, 1), origin=(-0.06, -0.06, 0.0))
+    world.add_skeleton(sk, q=np.concatenate([[0.1], _quaternion([0.05, -0.15, 0.1])]))
+    s = world.layout("arm")
+    assert (s.q.stop - s.q.start, s.v.stop - s.v.start) == (5, 4)
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    v[s.v] = [0.5, 2.0, -1.0, 3.0]
+    f[s.v] = [0.01, 0.002, -0.001, 0.003]
+    world.step(q, v, f)
+    assert world.last_step["contacts"] >= 1
+    _, worst = _check(world, q, v, f, list(range(s.v.start, s.v.stop)) + [2, 30], seed=5)
     assert worst < 1e-6
 
 

@@ -1,8 +1,8 @@
 """Step derivatives of projective worlds with free and ball joints (floating bases) against central differences of
 our own step at a solver tolerance of 1e-12: the configuration perturbed as q (+) e (the lcp world's integrate on
 the skeleton's coordinates, the vertices added) and q's change measured by difference(q'_minus, q'_plus), both in
-the tangent as step_vjp takes them; a free box pressing and sliding on a soft block with friction, a ball-jointed
-capsule lying on one, the parameters, a rollout's backward pass and the dense Jacobians."""
+the tangent as step_vjp takes them; a free box pressing, sliding and spinning on a soft block with friction, a ball-jointed
+capsule lying on one, a ball joint in a chain, the parameters, a rollout's backward pass and the dense Jacobians."""
 
 import numpy as np
 import pytest
@@ -168,7 +168,7 @@ def test_skeleton_parameter_gradients_of_a_free_box_match_central_differences():
     _check(world, q, v, f, [], parameters=[(n, setter(n), values[n], 1e-4 * scale[n]) for n in chosen])
 
 
-def test_rollout_backward_and_dense_jacobians_with_a_free_box():
+def test_rollout_backward_with_a_free_box_matches_central_differences():
     world, q, v, f = _pressing_box(0.3)
     world.tolerance = 1e-10  # three adjoints through friction: 1e-12 is below what their conjugate gradients reach
     forces = np.tile(f, (3, 1))
@@ -192,10 +192,30 @@ def test_rollout_backward_and_dense_jacobians_with_a_free_box():
         e[i] = h
         fd = loss_change(f + e, f - e) / (2 * h)
         assert g.tau[0, i] == pytest.approx(fd, rel=1e-5, abs=1e-6 * np.abs(g.tau).max())
-    # the dense Jacobians' rows are step_vjp's
+
+
+def test_dense_jacobians_columns_match_central_differences():
+    """step_jacobians (one adjoint per row) of a free box on a small soft block: its columns along the box's
+    tangent moves q (+) e and velocities against central differences of the step, in the tangent."""
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=2000, contact_stiffness=2e4)
+    _block(world, size=(0.12, 0.12, 0.04), cells=(2, 2, 1), origin=(-0.06, -0.06, 0.0))
+    world.add_skeleton(_box_skeleton(offset=(0.01, 0.0, 0.005)),
+                       q=np.concatenate([[0.0, 0.0, 0.04 + 0.02 - 0.0015], _quaternion([0.03, -0.02, 0.3])]))
+    s = world.layout("box")
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    v[s.v] = [0.2, -0.1, -0.05, 4.0, -3.0, 6.0]
+    world.step(q, v, f)
+    assert world.last_step["contacts"] >= 1
     J = world.step_jacobians(q, v, f)
     assert J.dq_dq.shape == (world.nv, world.nv)
-    w = np.zeros(world.nv)
-    w[s.v.start + 3] = 1.0
-    row = world.step_vjp(q, v, f, w, np.zeros(world.nv))
-    assert np.allclose(J.dq_dq[s.v.start + 3], row.q, rtol=1e-9, atol=1e-12)
+    h = 1e-6
+    for j in range(s.v.start, s.v.stop):
+        e = np.zeros(world.nv)
+        e[j] = h
+        (qp, vp), (qm, vm) = world.step(_move(world, q, e), v, f), world.step(_move(world, q, -e), v, f)
+        dq, dv = _change(world, qm, qp) / (2 * h), (vp - vm) / (2 * h)
+        assert np.abs(J.dq_dq[:, j] - dq).max() < 1e-6 * max(1.0, np.abs(dq).max()), j
+        assert np.abs(J.dv_dq[:, j] - dv).max() < 1e-6 * max(1.0, np.abs(dv).max()), j
+        (qp, vp), (qm, vm) = world.step(q, v + e, f), world.step(q, v - e, f)
+        assert np.abs(J.dq_dv[:, j] - _change(world, qm, qp) / (2 * h)).max() < 1e-6, j
+        assert np.abs(J.dv_dv[:, j] - (vp - vm) / (2 * h)).max() < 1e-6 * max(1.0, np.abs(J.dv_dv[:, j]).max()), j

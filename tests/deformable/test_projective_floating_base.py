@@ -129,7 +129,8 @@ def test_a_ball_jointed_capsule_swings_down_onto_a_soft_block():
     world = rd.World(dt=1e-2, solver="projective", tolerance=1e-8, max_iterations=500)
     _block(world)
     # the capsule's axis (its z) along +x, tilted a little about x
-    q_arm = _quaternion((Rotation.from_rotvec([0.1, 0.0, 0.0]) * Rotation.from_rotvec([0.0, np.pi / 2, 0.0])).as_rotvec())
+    turn = Rotation.from_rotvec([0.1, 0.0, 0.0]) * Rotation.from_rotvec([0.0, np.pi / 2, 0.0])
+    q_arm = turn.as_quat()
     world.add_skeleton(sk, q=q_arm)
     s = world.layout("arm")
     assert s.q.stop - s.q.start == 4 and s.v.stop - s.v.start == 3

@@ -1,8 +1,9 @@
 """Step derivatives of projective worlds with free and ball joints (floating bases) against central differences of
 our own step at a solver tolerance of 1e-12: the configuration perturbed as q (+) e (the lcp world's integrate on
 the skeleton's coordinates, the vertices added) and q's change measured by difference(q'_minus, q'_plus), both in
-the tangent as step_vjp takes them; a free box pressing, sliding and spinning on a soft block with friction, a ball-jointed
-capsule lying on one, a ball joint in a chain, the parameters, a rollout's backward pass and the dense Jacobians."""
+the tangent as step_vjp takes them; a free box pressing, sliding and spinning on a soft block with friction, a
+ball-jointed capsule lying on one, a ball joint in a chain, the parameters, a rollout's backward pass and the dense
+Jacobians."""
 
 import numpy as np
 import pytest

@@ -3,8 +3,8 @@
 // with rnea = Y(s0, u0, a) theta + armature a linear in the bodies' inertial parameters theta, so each parameter
 // receives -ws^T of its column. ws^T Y theta_i is the power of body i's regressor force A(v_i, a_i) theta_i
 // (with free or ball joints ds is the displacement, a = (ds - h u_step) / h^2 and the spring K (d_r + ds),
-// pd_skeleton.hpp) along the body twist xi_i = J_i ws that ws gives it, so Y^T ws is assembled body by body from one forward pass
-// (no dense regressor, and universal joints, whose motion subspace turns with q, work as rnea does).
+// pd_skeleton.hpp) along the body twist xi_i = J_i ws that ws gives it, so Y^T ws is assembled body by body from one
+// forward pass (no dense regressor, and universal joints, whose motion subspace turns with q, work as rnea does).
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"

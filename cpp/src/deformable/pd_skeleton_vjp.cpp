@@ -56,7 +56,8 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   std::vector<PdLinkContact> contacts;
   linkContacts(model, sk, ad, data.x, ad.s, contacts);
   for (const PdLinkContact& c : contacts)
-    data.grad_contact_stiffness -= c.d * (c.normal.dot(Z.row(c.vertex).transpose()) - wd.dot(c.J.transpose() * c.normal));
+    data.grad_contact_stiffness -=
+        c.d * (c.normal.dot(Z.row(c.vertex).transpose()) - wd.dot(c.J.transpose() * c.normal));
   // friction on the links: its lagged normal forces, normals and material points, and mu (every contact, so that
   // the gradient of switching friction on exists at mu = 0)
   gs = VecX::Zero(nv);

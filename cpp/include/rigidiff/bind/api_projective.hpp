@@ -105,8 +105,8 @@ class ProjectiveWorld {
   /// Whether a step that does not converge throws (else it returns its last iterate, finite, and stats says so).
   void setRaiseOnFailure(bool raise) { model_.options.raise_on_failure = raise; }
   bool raiseOnFailure() const { return model_.options.raise_on_failure; }
-  /// One more starting point (configurationSize) for the next step only: step_vjp of a recorded rollout passes the recorded next
-  /// state, so that solving the step again takes no iteration.
+  /// One more starting point (configurationSize) for the next step only: step_vjp of a recorded rollout passes the
+  /// recorded next state, so that solving the step again takes no iteration.
   void setStartGuess(const double* x);
   /// out (5) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1)
   /// of the last step.

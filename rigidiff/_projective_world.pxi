@@ -129,6 +129,9 @@ cdef class ProjectiveWorldCore:
         return out.reshape(-1, 6)
 
     def _pw_nq(self):
+        return self._pw.get().configurationSize()
+
+    def _pw_nv(self):
         return self._pw.get().stateSize()
 
     def _pw_set_skeletons(self, WorldCore compiled):
@@ -177,10 +180,11 @@ cdef class ProjectiveWorldCore:
 
     def _pw_step(self, q, v, f):
         cdef int n = self._pw.get().stateSize()
-        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef int nq = self._pw.get().configurationSize()
+        cdef cnp.ndarray Q = _vec(q, nq, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray F = _vec(f, n, "f")
-        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray q_out = _empty1(nq)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef _ProjectiveWorld* w = self._pw.get()
         cdef double* p[5]
@@ -191,12 +195,13 @@ cdef class ProjectiveWorldCore:
 
     def _pw_step_vjp(self, q, v, f, gq_next, gv_next):
         cdef int n = self._pw.get().stateSize()
-        cdef cnp.ndarray Q = _vec(q, n, "q")
+        cdef int nq = self._pw.get().configurationSize()
+        cdef cnp.ndarray Q = _vec(q, nq, "q")
         cdef cnp.ndarray V = _vec(v, n, "v")
         cdef cnp.ndarray F = _vec(f, n, "f")
         cdef cnp.ndarray A = _vec(gq_next, n, "dL_dq_next")
         cdef cnp.ndarray B = _vec(gv_next, n, "dL_dv_next")
-        cdef cnp.ndarray q_out = _empty1(n)
+        cdef cnp.ndarray q_out = _empty1(nq)
         cdef cnp.ndarray v_out = _empty1(n)
         cdef cnp.ndarray gq = _empty1(n)
         cdef cnp.ndarray gv = _empty1(n)
@@ -218,7 +223,7 @@ cdef class ProjectiveWorldCore:
         return self._pw.get().raiseOnFailure()
 
     def _pw_set_start_guess(self, x):
-        cdef cnp.ndarray X = _vec(x, self._pw.get().stateSize(), "start guess")
+        cdef cnp.ndarray X = _vec(x, self._pw.get().configurationSize(), "start guess")
         self._pw.get().setStartGuess(_ptr(X))
 
     def _pw_stats(self):

@@ -1,6 +1,6 @@
 """The skeletons that the implicit worlds (barrier and projective) can step: every joint's coordinates form a
-vector space (dq/dt = v), so that the incremental potential is minimised in the joint coordinates directly. The
-barrier world also steps free and ball joints (floating bases) in the tangent of their group (``also``)."""
+vector space (dq/dt = v), so that the incremental potential is minimised in the joint coordinates directly. Both
+also step free and ball joints (floating bases) in the tangent of their group (``also``)."""
 
 from __future__ import annotations
 

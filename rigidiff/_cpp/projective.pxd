@@ -58,6 +58,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         int skeletonParameterCount()
         void skeletonParameterGradients(double* out)
         int stateSize()
+        int configurationSize()
         void step(const double* q, const double* v, const double* f, double* q_out, double* v_out) except +
         void stepVjp(const double* q, const double* v, const double* f, const double* gq_next,
                      const double* gv_next, double* q_out, double* v_out, double* gq, double* gv, double* gf,

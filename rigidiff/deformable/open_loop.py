@@ -85,7 +85,7 @@ class OpenLoopControl:
         every step's activations, chained through the schedule's derivatives."""
         acts, dacts = self.activations(x)
         Q, V = self.world.rollout(self.q0, self.v0, self.forces, acts)
-        dL_dQ, dL_dV = np.zeros_like(Q), np.zeros_like(V)
+        dL_dQ, dL_dV = np.zeros_like(V), np.zeros_like(V)  # q's cotangents in the tangent (nv), as rollout_backward's
         # the centre is a mass-weighted mean of the body's vertices
         dL_dQ[-1, self.slice] = np.outer(self.mass / self.mass.sum(), self.direction).ravel()
         g = self.world.rollout_backward(Q, V, self.forces, dL_dQ, dL_dV, acts)

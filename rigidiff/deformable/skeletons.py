@@ -13,8 +13,12 @@ import warnings
 
 import numpy as np
 
+from rigidiff._validate import as_array
 from rigidiff._vector_space_skeletons import check_vector_space_skeleton
 from rigidiff.errors import UnknownNameError
+
+#: joint types the projective step integrates on their rotation group (docs/deformable.md, "Floating bases")
+FLOATING_JOINTS = ("free", "ball")
 
 
 def _shape_code(skeleton, body, shape) -> tuple:
@@ -37,7 +41,8 @@ def _shape_code(skeleton, body, shape) -> tuple:
 
 def _check_skeleton(skeleton) -> None:
     """TypeError / ValueError for what a projective world cannot hold."""
-    check_vector_space_skeleton(skeleton, "projective", lambda body, shape: _shape_code(skeleton, body, shape))
+    check_vector_space_skeleton(skeleton, "projective", lambda body, shape: _shape_code(skeleton, body, shape),
+                                also=FLOATING_JOINTS)
 
 
 class ProjectiveSkeletons:
@@ -59,14 +64,19 @@ class ProjectiveSkeletons:
         return 0 if self._articulated is None else self._articulated.nq
 
     @property
+    def _nv_skeletons(self) -> int:
+        return 0 if self._articulated is None else self._articulated.nv
+
+    @property
     def _nq_vertices(self) -> int:
         return self.nq - self._nq_skeletons
 
-    def add_skeleton(self, skeleton):
+    def add_skeleton(self, skeleton, q=None):
         """Add an articulated skeleton (a robot arm, a gripper, a pusher on prismatic joints) and return it.
 
         Its generalised coordinates join q and v after the deformable bodies' vertices (and the skeletons added
-        before it), starting at its neutral configuration at rest; ``world.layout(skeleton.name)`` gives them,
+        before it), starting at rest at ``q`` (its nq coordinates; default its neutral configuration, where a
+        floating base sits at the world origin); ``world.layout(skeleton.name)`` gives them,
         and the same slice of the step's ``f`` holds its joint forces tau. The collision shapes of its links
         (spheres, boxes, capsules) push the deformable surface vertices with the penalty of contact_stiffness and
         rub on them with the world's friction, two-way, and are pushed and rubbed the same way by the ground
@@ -78,9 +88,15 @@ class ProjectiveSkeletons:
         other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
         it are not seen.
 
+        Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of
+        their rotation group as the barrier and lcp worlds move them (docs/deformable.md, "Floating bases"): their
+        q holds a quaternion (x, y, z, w), so ``nq > nv``, and a step whose predicted turn |w| dt of such a joint
+        reaches pi raises ValueError naming the joint. The step's derivatives take q's cotangents and
+        perturbations in the tangent (``q (+) e``, nv entries), as the lcp and barrier worlds' do.
+
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a body
-        or skeleton, a free, ball or planar joint (weld a floating base with a fixed root joint), or a link
-        shape other than a sphere, box or capsule (a mesh or cylinder: approximate it by those).
+        or skeleton, a planar joint, a link shape other than a sphere, box or capsule (a mesh or cylinder:
+        approximate it by those), or a q of the wrong size, not finite or with a quaternion off unit norm.
         """
         _check_skeleton(skeleton)
         if self.contact_model != "penalty":
@@ -90,19 +106,23 @@ class ProjectiveSkeletons:
             raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
         if skeleton.name in self._names or any(s.name == skeleton.name for s in self._skeletons):
             raise ValueError(f"name {skeleton.name!r} is already used")
-        nx, ns = self._nq_vertices, self._nq_skeletons
+        nx, ns, nvs = self._nq_vertices, self._nq_skeletons, self._nv_skeletons
         q_old, v_old = self._q0.copy(), self._v0.copy()
+        old = list(self._skeletons)
         try:
-            self._install_skeletons(self._skeletons + [skeleton])
+            self._install_skeletons(old + [skeleton])
+            qs = self._articulated.q  # the new skeleton's neutral configuration after the others' coordinates
+            qs[:ns] = q_old[nx:nx + ns]
+            if q is not None:
+                qs[ns:] = as_array(q, (len(qs) - ns,), "q")
+                self._articulated.q = qs  # ValueError for a quaternion off unit norm
         except Exception:
-            self._install_skeletons(self._skeletons)
+            self._install_skeletons(old)
             raise
-        qs = self._articulated.q  # the new skeleton's neutral configuration after the others' coordinates
-        qs[:ns] = q_old[nx:nx + ns]
-        vs = np.zeros(len(qs))
-        vs[:ns] = v_old[nx:nx + ns]
+        vs = np.zeros(self._articulated.nv)
+        vs[:nvs] = v_old[len(v_old) - nvs:]
         self._q0 = np.concatenate([q_old[:nx], qs])
-        self._v0 = np.concatenate([v_old[:nx], vs])
+        self._v0 = np.concatenate([v_old[:len(v_old) - nvs], vs])
         return skeleton
 
     def _install_skeletons(self, skeletons: list) -> None:
@@ -167,7 +187,7 @@ class ProjectiveSkeletons:
 
     def skeleton_world(self):
         """The lcp World that holds this world's skeletons (their kinematics: ``body_pose``, ``body_poses``,
-        Jacobians, ``layout``): its q and v are the last ``skeleton_world().nq`` entries of this world's.
+        Jacobians, ``layout``): its q and v are the last ``skeleton_world().nq`` and ``.nv`` entries of this world's.
         ValueError if the world has no skeleton."""
         if self._articulated is None:
             raise ValueError("the world has no skeleton: add one with world.add_skeleton(...)")

@@ -264,8 +264,9 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         self._materials.append(material)
         start = mesh.vertices @ pose.rotation.T + pose.translation
         nx = len(self._q0) - self._nq_skeletons  # the vertices come before the skeletons' coordinates
+        nxv = len(self._v0) - self._nv_skeletons
         self._q0 = np.concatenate([self._q0[:nx], start.ravel(), self._q0[nx:]])
-        self._v0 = np.concatenate([self._v0[:nx], np.tile(vel, len(mesh.vertices)), self._v0[nx:]])
+        self._v0 = np.concatenate([self._v0[:nxv], np.tile(vel, len(mesh.vertices)), self._v0[nxv:]])
         return self.layout(name)
 
     @staticmethod
@@ -370,13 +371,14 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     # ------------------------------------------------------------------ layout
     @property
     def nq(self) -> int:
-        """Size of q: 3 per vertex, then the skeletons' joint coordinates."""
+        """Size of q: 3 per vertex, then the skeletons' joint coordinates (a free or ball joint's quaternion makes
+        nq > nv)."""
         return self._pw_nq()
 
     @property
     def nv(self) -> int:
         """Size of v (and of the forces f): 3 per vertex, then the skeletons' joint velocities."""
-        return self._pw_nq()
+        return self._pw_nv()
 
     def layout(self, name):
         """The Layout of the body (kind "deformable") or skeleton (kind "skeleton") called name."""
@@ -521,7 +523,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         then "contact_stiffness" and "friction" (the penalty's k and Coulomb's mu), "muscle_stiffness:<muscle>",
         then each ball's and box's pose, "pose:<name>:x", ..., see add_box, then the skeletons' own parameters
         and "joint_limit_stiffness", see parameters()) from the
-        cotangents of q' and v': the adjoint of the step, solved with the
+        cotangents of q' and v' (nv each: with free or ball joints q's cotangents and perturbations are in the
+        tangent, q (+) e, as the lcp and barrier worlds take them): the adjoint of the step, solved with the
         step's factors (docs/deformable.md). Returns Gradients (q, v, tau = f (the joint forces' cotangents at the
         skeletons' slices), parameters, parameter_names, q_next,
         v_next, activation)."""
@@ -597,7 +600,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     def rollout_backward(self, Q, V, forces, dL_dQ, dL_dV, activations=None):
         """Gradients of a loss L(Q, V) of a rollout (Q, V from rollout(q0, v0, forces, activations)) from its
-        cotangents dL_dQ (T+1, nq) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp
+        cotangents dL_dQ (T+1, nv: in the tangent, as step_vjp's, which is q's own layout unless a skeleton has a
+        free or ball joint) and dL_dV (T+1, nv) (zero rows for states the loss does not read): step_vjp
         chained backwards, each step solved again from its stored start, beginning at the recorded next state
         (which the solve accepts at once where it meets the tolerance). Returns Gradients with q and v of the
         initial state, tau (T, nv) of the forces, activation (T, muscles), and the parameters summed over the
@@ -608,7 +612,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         forces = as_array(forces, (T, self.nv), "forces")
         activations = self._activations(activations, T)
         Q, V = as_array(Q, (T + 1, self.nq), "Q"), as_array(V, (T + 1, self.nv), "V")
-        dL_dQ, dL_dV = as_array(dL_dQ, (T + 1, self.nq), "dL_dQ"), as_array(dL_dV, (T + 1, self.nv), "dL_dV")
+        dL_dQ, dL_dV = as_array(dL_dQ, (T + 1, self.nv), "dL_dQ"), as_array(dL_dV, (T + 1, self.nv), "dL_dV")
         gq, gv = dL_dQ[T].copy(), dL_dV[T].copy()
         gforces = np.zeros((T, self.nv))
         gactivations = np.zeros((T, len(self._muscles)))

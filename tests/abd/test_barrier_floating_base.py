@@ -272,10 +272,10 @@ def test_floating_base_bad_input():
     with pytest.raises(ValueError, match="dL_dQ"):
         traj.backward(np.ones((3, world.nq)))
     assert np.isfinite(traj.backward(np.ones((3, world.nv))).q).all()
-    # the projective world still refuses free joints
+    # the projective world holds free joints too (tests/deformable/test_projective_floating_base.py)
     projective = rd.World(dt=1e-2, solver="projective")
-    with pytest.raises(ValueError, match="free joint.*fixed root joint"):
-        projective.add_skeleton(_box_skeleton())
+    projective.add_skeleton(_box_skeleton())
+    assert (projective.nq, projective.nv) == (7, 6)
 
 
 def _limited_leg():

@@ -1,5 +1,6 @@
 // The Projective Dynamics world behind rigidiff.ProjectiveWorld (bind/api_projective.hpp).
 #include "rigidiff/bind/api_projective.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -238,6 +239,8 @@ void ProjectiveWorld::setSkeletons(const Model& model) {
   deformable::checkSkeletonJoints(model);
   sk_ = std::make_unique<deformable::PdSkeletons>();
   sk_->model = model;
+  sk_->model.implicit_gyroscopic = false;  // the incremental potential takes b(s0, u0) whole, as the barrier world's
+  sk_->rotations = hasRotationGroupJoints(model);
   sk_->joint_limits = joint_limits_;
   sk_->limit_stiffness = limit_stiffness_;
   sk_data_ = std::make_unique<deformable::PdSkeletonData>(sk_->model);
@@ -300,13 +303,13 @@ void ProjectiveWorld::step(const double* q, const double* v, const double* f, do
   if (!sk_) {
     deformable::pdStep(model_, data_, points(q, n), points(v, n), points(f, n), qn, vn);
   } else {
-    const int nv = sk_->nv();
+    const int nv = sk_->nv(), nq = sk_->model.nq;
     sk_->model.gravity = model_.gravity;
     VecX sn, un;
     deformable::pdSkeletonStep(model_, data_, *sk_, *sk_data_, points(q, n), points(v, n), points(f, n),
-                               Eigen::Map<const VecX>(q + 3 * n, nv), Eigen::Map<const VecX>(v + 3 * n, nv),
+                               Eigen::Map<const VecX>(q + 3 * n, nq), Eigen::Map<const VecX>(v + 3 * n, nv),
                                Eigen::Map<const VecX>(f + 3 * n, nv), qn, vn, sn, un);
-    Eigen::Map<VecX>(q_out + 3 * n, nv) = sn;
+    Eigen::Map<VecX>(q_out + 3 * n, nq) = sn;
     Eigen::Map<VecX>(v_out + 3 * n, nv) = un;
   }
   Eigen::Map<Points>(q_out, n, 3) = qn;
@@ -344,7 +347,7 @@ void ProjectiveWorld::setStartGuess(const double* x) {
   if (!guess.allFinite()) throw std::invalid_argument("a start guess must be finite");
   data_.start_guess = guess;
   if (sk_) {
-    sk_data_->start_guess = Eigen::Map<const VecX>(x + 3 * model_.n, sk_->nv());
+    sk_data_->start_guess = Eigen::Map<const VecX>(x + 3 * model_.n, sk_->model.nq);
     if (!sk_data_->start_guess.allFinite()) throw std::invalid_argument("a start guess must be finite");
   }
 }

@@ -165,9 +165,10 @@ LinkFrictionCotangent linkFrictionCotangent(const PdModel& model, const PdSkelet
 void checkSkeletonJoints(const Model& model) {
   for (int j = 1; j < model.njoints; ++j) {
     const JointType t = model.joints[j].type;
-    RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational,
-                 "joint '" << model.names[j] << "': projective worlds support revolute, prismatic, universal and "
-                           << "translational joints only (weld a floating base to the world with a fixed root joint)");
+    RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational ||
+                     t == JointType::Free || t == JointType::Ball,
+                 "joint '" << model.names[j] << "': projective worlds support revolute, prismatic, universal, "
+                           << "translational, free and ball joints only");
   }
 }
 

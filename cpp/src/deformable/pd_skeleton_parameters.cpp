@@ -2,8 +2,9 @@
 //   rnea(s0, u0, a) - tau_c + D ds / h + K (s - s_r) + grad limits,   a = (s - s0 - h u0) / h^2,
 // with rnea = Y(s0, u0, a) theta + armature a linear in the bodies' inertial parameters theta, so each parameter
 // receives -ws^T of its column. ws^T Y theta_i is the power of body i's regressor force A(v_i, a_i) theta_i
-// along the body twist xi_i = J_i ws that ws gives it, so Y^T ws is assembled body by body from one forward pass
-// (no dense regressor, and universal joints, whose motion subspace turns with q, work as rnea does).
+// (with free or ball joints ds is the displacement, a = (ds - h u_step) / h^2 and the spring K (d_r + ds),
+// pd_skeleton.hpp) along the body twist xi_i = J_i ws that ws gives it, so Y^T ws is assembled body by body from one
+// forward pass (no dense regressor, and universal joints, whose motion subspace turns with q, work as rnea does).
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
@@ -15,7 +16,8 @@ void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, 
   const Model& m = sk.model;
   const int nv = m.nv;
   const double h = model.dt;
-  const VecX ds = ad.s - ad.s0, a = (ds - h * ad.u0) / (h * h);
+  const VecX& ds = ad.ds;
+  const VecX a = (ds - h * ad.u_step) / (h * h);
   rnea(m, ad.data, ad.s0.data(), ad.u0.data(), a.data(), false);  // the bodies' twists v_i and accelerations a_gf_i
   ad.grad_inertia = VecX::Zero(10 * (m.njoints - 1));
   std::vector<Vec6> xi(m.njoints, Vec6::Zero());
@@ -26,7 +28,7 @@ void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, 
     ad.grad_inertia.segment<10>(10 * (i - 1)) = -bodyRegressor(ad.data.v[i], ad.data.a_gf[i]).transpose() * xi[i];
   }
   ad.grad_damping = -ws.cwiseProduct(ds) / h;
-  ad.grad_stiffness = -ws.cwiseProduct(ad.s - m.rest_position);
+  ad.grad_stiffness = -ws.cwiseProduct(ad.spring0 + ds);
   ad.grad_armature = -ws.cwiseProduct(a);
   // the penalty is linear in its stiffness: d(grad)/d(k_l) = grad / k_l
   VecX limits = VecX::Zero(nv);

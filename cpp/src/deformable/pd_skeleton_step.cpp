@@ -1,6 +1,7 @@
 // The coupled step of deformable bodies and skeletons (pd_skeleton.hpp): Newton's method on G(x, s) over the
 // stacked vector (free vertices, joint coordinates), each direction from conjugate gradients on the exact
-// Hessian preconditioned by blockdiag(A^-1, the joints' block^-1).
+// Hessian preconditioned by blockdiag(A^-1, the joints' block^-1). With free or ball joints the joints' unknown is
+// their displacement ds in the step's chart (pd_floating_base.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,16 +13,18 @@
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/macros.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {
 namespace deformable {
 namespace {
 
-// S(s) of pd_skeleton.hpp and its gradient into g (nv)
-double jointPotential(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& s,
-                         VecX& g) {
+// S of pd_skeleton.hpp at the displacement ds (configuration s) and its gradient in ds into g (nv)
+double jointPotential(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& ds,
+                      const VecX& s, VecX& g) {
   const double h = model.dt, h2 = h * h;
-  const VecX ds = s - ad.s0, u = ds - h * ad.u0, Mu = ad.M * u, stretch = s - sk.model.rest_position;
+  const VecX u = ds - h * ad.u_step, Mu = ad.M * u, stretch = ad.spring0 + ds;
   const VecX& D = sk.model.damping;
   const VecX& K = sk.model.stiffness;
   g = Mu / h2 - ad.tau_c + ad.bias + D.cwiseProduct(ds) / h + K.cwiseProduct(stretch);
@@ -54,11 +57,24 @@ VecX gatherFree(const PdModel& model, const Points& X) {
 }  // namespace
 
 void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
-                            const Points& X, const VecX& s) {
+                            const Points& X, const VecX& t) {
   pdHessianBuild(model, X, data.hessian);
+  const VecX s = pdSkeletonConfiguration(sk, ad.s0, t);
   const MatX own = jointBlock(model, sk, ad, s);
   ad.hss = own;
-  linkCoupling(model, sk, ad, X, s, nullptr, nullptr, &ad.hss, true);
+  if (!sk.rotations) {
+    linkCoupling(model, sk, ad, X, s, nullptr, nullptr, &ad.hss, true);
+  } else {
+    // the contacts' terms come in the chain chart at s: carried into ds (the mixed blocks by first order alone)
+    const int nv = sk.nv();
+    MatX hc = MatX::Zero(nv, nv), A;
+    VecX gc = VecX::Zero(nv);
+    linkCoupling(model, sk, ad, X, s, nullptr, &gc, &hc, true);
+    chainChartHessianToDisplacement(sk.model, t.data(), gc, hc);
+    displacementInverseJacobian(sk.model, t.data(), A);
+    for (PdCouplingBlock& b : ad.blocks) b.xs = (b.xs * A).eval();
+    ad.hss += hc;
+  }
   ad.preconditioner.compute(ad.hss);
   if (ad.preconditioner.info() != Eigen::Success) ad.preconditioner.compute(own);
 }
@@ -107,6 +123,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
     data.y.row(i) = q.row(i) + h * v.row(i) + h2 * (model.gravity.transpose() + f.row(i) / model.mass[i]);
   ad.s0 = s0;
   ad.u0 = u0;
+  pdSkeletonStart(model, sk, ad);
   ad.tau = tau;
   ad.tau_c = tau.cwiseMax(-sk.model.effort_limit).cwiseMin(sk.model.effort_limit);
   ad.M = nv > 0 ? crba(sk.model, ad.data, s0.data()) : MatX(0, 0);
@@ -114,7 +131,9 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   // the PD matrix holds the penalty of vertices inside an obstacle or a link shape at the start or the guess
   std::vector<PdLinkContact> at_start, at_guess;
   linkContacts(model, sk, ad, q, s0, at_start);
-  linkContacts(model, sk, ad, data.y, s0 + h * u0, at_guess);
+  const VecX moved = h * ad.u_step;  // the joints' displacement of the motion continued
+  linkContacts(model, sk, ad, data.y, pdSkeletonConfiguration(sk, s0, sk.rotations ? moved : VecX(s0 + moved)),
+               at_guess);
   std::vector<char> contacts = pdContactCandidates(model, q, data.y), linked(model.n, 0);
   for (const auto* list : {&at_start, &at_guess})
     for (const PdLinkContact& c : *list) linked[c.vertex] = 1;
@@ -126,13 +145,21 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   linkObstacleFrictionContacts(model, sk, ad, s0, false);
 
   Points X = q, grad;
-  VecX gs;
+  VecX gs, gc;
+  MatX A;
   auto potential = [&](const VecX& z, VecX& g) {
     pdScatterFree(model, z.head(3 * nf), X);
-    const VecX s = z.tail(nv);
+    const VecX t = z.tail(nv), s = pdSkeletonConfiguration(sk, s0, t);
     double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
-    value += jointPotential(model, sk, ad, s, gs);
-    value += linkCoupling(model, sk, ad, X, s, &grad, &gs, nullptr, false);
+    value += jointPotential(model, sk, ad, pdSkeletonDisplacement(sk, s0, t), s, gs);
+    if (!sk.rotations) {
+      value += linkCoupling(model, sk, ad, X, s, &grad, &gs, nullptr, false);
+    } else {  // the contacts' gradient in the tangent at s, into ds
+      gc = VecX::Zero(nv);
+      value += linkCoupling(model, sk, ad, X, s, &grad, &gc, nullptr, false);
+      displacementInverseJacobian(sk.model, t.data(), A);
+      gs += A.transpose() * gc;
+    }
     g.resize(N);
     for (int i = 0; i < model.n; ++i) {
       const int r = model.free_index[i];
@@ -146,7 +173,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   };
   // the start, the motion continued, and a caller's guess: the lowest of them
   VecX z(N), g0;
-  z << gatherFree(model, q), s0;
+  z << gatherFree(model, q), (sk.rotations ? VecX(VecX::Zero(nv)) : s0);
   Evaluated best{potential(z, g0), g0};
   // the scale of the forces at play at the start (inertial, and internal with the joints' and contacts')
   double inertia = 0.0, internal = 0.0;
@@ -173,12 +200,17 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
       return pdInversionFreeStep(model, X_d, D);
     };
   VecX guess(N), g_try;
-  guess << gatherFree(model, q + h * v), s0 + h * u0;
+  guess << gatherFree(model, q + h * v), (sk.rotations ? moved : VecX(s0 + moved));
   if (limit) guess = z + limit(z, guess - z) * (guess - z);
   const double g_guess = potential(guess, g_try);
   if (g_guess < best.value) z.swap(guess), best = {g_guess, g_try};
-  if (data.start_guess.rows() == model.n && ad.start_guess.size() == nv) {
-    guess << gatherFree(model, data.start_guess), ad.start_guess;
+  if (data.start_guess.rows() == model.n && ad.start_guess.size() == sk.model.nq) {
+    VecX t = ad.start_guess;
+    if (sk.rotations) {
+      t.resize(nv);
+      stepDisplacement(sk.model, s0.data(), ad.start_guess.data(), t.data());
+    }
+    guess << gatherFree(model, data.start_guess), t;
     const double g_given = potential(guess, g_try);
     if (g_given < best.value) z.swap(guess), best = {g_given, g_try};
   }
@@ -187,9 +219,10 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   double inertial = 0.0;
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0) inertial += (model.mass[i] / h2 * data.y.row(i)).squaredNorm();
-  if (nv > 0) inertial += (ad.M * (s0 + h * u0) / h2).squaredNorm();  // the joints' share of the rounding
-  // the limits' penalty k_l (s - limit) rounds at eps k_l |limit|
-  for (int i = 0; sk.joint_limits && i < nv; ++i)
+  // the joints' share of the rounding (their unknown: s, or the displacement with free or ball joints)
+  if (nv > 0) inertial += (ad.M * (sk.rotations ? moved : VecX(s0 + moved)) / h2).squaredNorm();
+  // the limits' penalty k_l (s - limit) rounds at eps k_l |limit| (free and ball joints have no limits)
+  for (int i = 0; sk.joint_limits && i < sk.model.nq; ++i)
     for (const double limit : {sk.model.lower_limit[i], sk.model.upper_limit[i]})
       if (std::isfinite(limit)) inertial += std::pow(sk.limit_stiffness * limit, 2);
   const double threshold = std::max(model.options.tolerance * data.force_scale,
@@ -218,11 +251,14 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
                              sci(model.options.tolerance) + ")");
   pdScatterFree(model, z.head(3 * nf), X);
   data.x = X;
-  ad.s = z.tail(nv);
+  ad.s = pdSkeletonConfiguration(sk, s0, z.tail(nv));
+  ad.ds = pdSkeletonDisplacement(sk, s0, z.tail(nv));
   q_next = X;
   v_next = (X - q) / h;
   s_next = ad.s;
-  u_next = (ad.s - s0) / h;
+  u_next = ad.ds / h;
+  // a free joint's linear velocity in its new frame, as the lcp step has it
+  if (sk.rotations) reexpressFreeVelocities(sk.model, h, VecX(ad.ds / h).data(), u_next.data());
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
   int obstacle_contacts = 0;

@@ -4,13 +4,17 @@
 //   rnea(s0, u0, (s - s0 - h u0) / h^2) - tau_c + D (s - s0) / h + K (s - s_r) + grad limits + grad_s C,
 // so s0 and u0 receive their cotangents from the RNEA derivatives, tau w_s (inside the effort limits), and the
 // skeletons' own parameters theirs from the regressor (pd_skeleton_parameters.cpp). The limits' penalty depends
-// on s alone: it enters through the Hessian.
+// on s alone: it enters through the Hessian. With free or ball joints the unknown is the displacement ds
+// (pd_floating_base.cpp), and s0 reaches the contacts through s = s0 (+) ds (pd_floating_base_vjp.cpp).
 #include <cmath>
 #include <stdexcept>
 
+#include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
+#include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {
 namespace deformable {
@@ -19,13 +23,20 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
                        const Points& gq_next, const Points& gv_next, const VecX& gs_next, const VecX& gu_next,
                        Points& gq, Points& gv, Points& gf, VecX& gs, VecX& gu, VecX& gE, VecX& gnu) {
   const int nf = model.free_count, nv = sk.nv();
-  if (data.x.rows() != model.n || ad.s.size() != nv) throw std::logic_error("step_vjp needs a step first");
+  if (data.x.rows() != model.n || ad.s.size() != sk.model.nq) throw std::logic_error("step_vjp needs a step first");
   if (!gq_next.allFinite() || !gv_next.allFinite() || !gs_next.allFinite() || !gu_next.allFinite())
     throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
   const double h = model.dt, h2 = h * h;
-  pdSkeletonHessianBuild(model, data, sk, ad, data.x, ad.s);
+  pdSkeletonHessianBuild(model, data, sk, ad, data.x, sk.rotations ? ad.ds : ad.s);
   const Points b = gq_next + gv_next / h;
-  const VecX bs = gs_next + gu_next / h;
+  MatX A;  // d delta / d ds: the joints' adjoint into the tangent at s (the identity without free or ball joints)
+  displacementInverseJacobian(sk.model, ad.ds.data(), A);
+  VecX bs = gs_next + gu_next / h;
+  if (sk.rotations) {  // s' = s0 (+) ds, u' = ds / h re-expressed in the free joints' new frames
+    VecX gu_step(nv);
+    reexpressCotangent(sk.model, h, VecX(ad.ds / h).data(), gu_next.data(), gu_step.data());
+    bs = A.transpose() * gs_next + gu_step / h;
+  }
   VecX bv(3 * nf + nv);
   for (int i = 0; i < model.n; ++i)
     if (model.free_index[i] >= 0)
@@ -38,14 +49,15 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   solveAdjoint(product, inverse, bv, w, model.options.tolerance, model.options.max_iterations, model.options.history);
   Z.setZero(model.n, 3);
   pdScatterFree(model, w.head(3 * nf), Z);
-  const VecX ws = w.tail(nv);
+  const VecX ws = w.tail(nv), wd = A * ws;
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
 
   // the link contacts at the solution: the contact stiffness through the penalty's k d grad d
   std::vector<PdLinkContact> contacts;
   linkContacts(model, sk, ad, data.x, ad.s, contacts);
   for (const PdLinkContact& c : contacts)
-    data.grad_contact_stiffness -= c.d * (c.normal.dot(Z.row(c.vertex).transpose()) - ws.dot(c.J.transpose() * c.normal));
+    data.grad_contact_stiffness -=
+        c.d * (c.normal.dot(Z.row(c.vertex).transpose()) - wd.dot(c.J.transpose() * c.normal));
   // friction on the links: its lagged normal forces, normals and material points, and mu (every contact, so that
   // the gradient of switching friction on exists at mu = 0)
   gs = VecX::Zero(nv);
@@ -54,11 +66,11 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   linkObstacleFrictionContacts(model, sk, lagged, ad.s0, true);
   std::vector<PdLinkContact> again;  // (the kinematics at the solution, which linkFrictionCotangents reads)
   linkContacts(model, sk, lagged, data.x, ad.s, again);
-  const double per_mu = linkFrictionCotangents(model, sk, lagged, data.x, Z, ws, gq, gs);
+  const double per_mu = linkFrictionCotangents(model, sk, lagged, data.x, Z, wd, gq, gs);
   data.grad_friction += per_mu;
   data.grad_contact_stiffness += model.friction * per_mu / model.contact_stiffness;
   // the links against the obstacles (the kinematics at the solution are in ad.data)
-  const auto [grad_k, obstacle_per_mu] = linkObstacleCotangents(model, sk, ad, lagged, ws, gs, data.grad_obstacles);
+  const auto [grad_k, obstacle_per_mu] = linkObstacleCotangents(model, sk, ad, lagged, wd, gs, data.grad_obstacles);
   data.grad_contact_stiffness += grad_k;
   data.grad_friction += obstacle_per_mu;
 
@@ -66,10 +78,21 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   gu = VecX::Zero(nv);
   ad.grad_tau = VecX::Zero(nv);
   if (nv == 0) return;
-  const VecX a = (ad.s - ad.s0 - h * ad.u0) / h2;
+  if (sk.rotations) pdFloatingStartCotangents(model, sk, ad, data.x, Z, ws, gs_next, gs);
+  const VecX a = (ad.ds - h * ad.u_step) / h2;
   computeRNEADerivatives(sk.model, ad.data, ad.s0.data(), ad.u0.data(), a.data());
-  gs += -ad.data.dtau_dq.transpose() * ws + ad.M * ws / h2 + sk.model.damping.cwiseProduct(ws) / h - gu_next / h;
-  gu = -ad.data.dtau_dv.transpose() * ws + ad.M * ws / h;
+  gs -= ad.data.dtau_dq.transpose() * ws;
+  gu = -ad.data.dtau_dv.transpose() * ws;
+  if (!sk.rotations) {  // ds = s - s0, u' = ds / h
+    gs += ad.M * ws / h2 + sk.model.damping.cwiseProduct(ws) / h - gu_next / h;
+    gu += ad.M * ws / h;
+  } else {  // the springs' offset difference(s_r, s0), and u_step = u0 + h s(u0)
+    MatX D_rest(nv, nv), S = MatX::Identity(nv, nv);
+    dDifference(sk.model, sk.model.rest_position.data(), ad.s0.data(), 1, D_rest.data());
+    gs -= D_rest.transpose() * sk.model.stiffness.cwiseProduct(ws);
+    addFrameTurnJacobian(sk.model, ad.u0.data(), h, S);
+    gu += S.transpose() * (ad.M * ws) / h;
+  }
   for (int i = 0; i < nv; ++i)
     ad.grad_tau[i] = std::abs(ad.tau[i]) < sk.model.effort_limit[i] ? ws[i] : 0.0;
   pdSkeletonParameterCotangents(model, sk, ad, ws);

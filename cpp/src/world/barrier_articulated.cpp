@@ -17,7 +17,7 @@
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
-#include "rigidiff/world/barrier_floating_base.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
 #include "rigidiff/world/barrier_step.hpp"
 #include "rigidiff/world/block_hessian.hpp"
@@ -117,20 +117,6 @@ VecX pushForward(const ArticulatedBarrier& art, int nbodies, const Iterate& it, 
   for (size_t k = 0; k < art.surfaces.size(); ++k)
     dy.segment<12>(12 * (nbodies + k)).noalias() = it.jac[k] * dq.head(ns);
   return dy;
-}
-
-// invalid_argument naming the joint when a free, ball or planar joint's predicted turn h |w| reaches pi: the
-// step's chart (log3 of the turn from the start, SE(2)'s log) holds turns below pi per step
-void checkTurnsBelowPi(const Model& model, double h, const VecX& v) {
-  for (int i = 1; i < model.njoints; ++i) {
-    const JointModel& j = model.joints[i];
-    if (j.type != JointType::Free && j.type != JointType::Ball && j.type != JointType::Planar) continue;
-    const double turn = h * (j.type == JointType::Planar ? std::abs(v[j.idx_v + 2])
-                                                          : v.segment<3>(j.idx_v + j.nv - 3).norm());
-    RD_CHECK_ARG(turn < M_PI, "v: joint '" << model.names[i] << "' would turn by " << turn << " rad in one step "
-                                          << "(|w| dt); the barrier step holds a free, ball or planar joint's turn per step "
-                                          << "below pi: take a smaller dt");
-  }
 }
 
 // The skeletons' part of the incremental potential (scaled like the bodies': h^2 times an energy) at dq =
@@ -288,7 +274,7 @@ struct StepPotential {
   BarrierWorldData& data;
   int ns, nbodies;
   double h, dhat;
-  bool rotations;  // free or ball joints: dq in the step's chart (barrier_floating_base.hpp)
+  bool rotations;  // free or ball joints: dq in the step's chart (floating_base_chart.hpp)
   VecX q0, vs, y0;
   MatX M;
   VecX tau_eff, spring0, vy, tauy, gy, dq;

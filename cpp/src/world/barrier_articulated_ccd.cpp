@@ -17,7 +17,7 @@
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/world/barrier_articulated.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
-#include "rigidiff/world/barrier_floating_base.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
 
 namespace rigidiff {
 

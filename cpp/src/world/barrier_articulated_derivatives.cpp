@@ -12,9 +12,9 @@
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/barrier_contacts.hpp"
-#include "rigidiff/world/barrier_floating_base.hpp"
-#include "rigidiff/world/barrier_skeleton_parameters.hpp"
 #include "rigidiff/world/barrier_friction.hpp"
+#include "rigidiff/world/barrier_skeleton_parameters.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {

@@ -4,7 +4,7 @@
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/algorithm/regressor.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
-#include "rigidiff/world/barrier_floating_base.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 
 namespace rigidiff {

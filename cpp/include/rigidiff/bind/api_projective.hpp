@@ -92,19 +92,24 @@ class ProjectiveWorld {
   /// joint's merged body, in its joint frame), the joints' damping, stiffness and armature, and the limits'
   /// stiffness (zeros before any adjoint).
   void skeletonParameterGradients(double* out) const;
-  /// The size of q, v and f: 3 per vertex, then the skeletons' joints.
+  /// The size of v and f: 3 per vertex, then the skeletons' joint velocities.
   int stateSize() const { return 3 * model_.n + skeletonDofs(); }
-  /// The step of the state (stateSize each; f: vertex forces, then the joint forces tau).
+  /// The size of q: 3 per vertex, then the skeletons' joint coordinates (a free or ball joint's quaternion: more
+  /// than its velocities).
+  int configurationSize() const { return 3 * model_.n + (sk_ ? sk_->model.nq : 0); }
+  /// The step of the state (q: configurationSize, v and f: stateSize; f: vertex forces, then the joint forces
+  /// tau).
   void step(const double* q, const double* v, const double* f, double* q_out, double* v_out);
   /// The step and the cotangents of q, v, f (stateSize each) and of each body's Young's modulus and Poisson's ratio
-  /// (gE, gnu: one per body).
+  /// (gE, gnu: one per body); q and q_out have configurationSize, the cotangents of q (gq_next, gq) are in the
+  /// tangent (stateSize, as the lcp world's).
   void stepVjp(const double* q, const double* v, const double* f, const double* gq_next, const double* gv_next,
                double* q_out, double* v_out, double* gq, double* gv, double* gf, double* gE, double* gnu);
   /// Whether a step that does not converge throws (else it returns its last iterate, finite, and stats says so).
   void setRaiseOnFailure(bool raise) { model_.options.raise_on_failure = raise; }
   bool raiseOnFailure() const { return model_.options.raise_on_failure; }
-  /// One more starting point (stateSize) for the next step only: step_vjp of a recorded rollout passes the recorded next
-  /// state, so that solving the step again takes no iteration.
+  /// One more starting point (configurationSize) for the next step only: step_vjp of a recorded rollout passes the
+  /// recorded next state, so that solving the step again takes no iteration.
   void setStartGuess(const double* x);
   /// out (7) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1),
   /// the complementarity's active-set iterations and whether its set settled (0 or 1) of the last step.

@@ -9,7 +9,12 @@
 // coordinates and velocities), tau_c the joint forces clipped to the effort limits, b the bias forces (gravity
 // included), D, K the joints' damping and stiffness about the rest position s_r: the articulated incremental
 // potential of the barrier world (world/barrier_articulated.hpp) divided by h^2, so that it is an energy like
-// g. Only vector-space joints (revolute, prismatic, translational; universal ones are two revolutes): ds/dt = u.
+// g. Vector-space joints (revolute, prismatic, translational; universal ones are two revolutes) have ds/dt = u and
+// ds = s - s0. Free and ball joints (floating bases) are stepped as the barrier world steps them
+// (world/floating_base_chart.hpp; docs/deformable.md, "Floating bases"): the joints' unknown is then the
+// displacement ds in the time step's chart at s0 (a free joint's origin moves by R0 ds_lin, its frame turns by
+// exp3(ds_ang)), s = s0 (+) ds, the spring's offset is difference(s_r, s0), u0 takes the lcp step's frame turn
+// (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
 // C holds the link contacts. Their Hessian is exact (the second derivatives of the links' poses included), so
 // the adjoint of the step is exact too.
 #pragma once
@@ -42,6 +47,7 @@ struct PdLinkShape {
 struct PdSkeletons {
   Model model;
   std::vector<PdLinkShape> shapes;
+  bool rotations = false;  ///< a free or ball joint: the unknown is the displacement ds (pd_floating_base.cpp)
   bool joint_limits = false;
   double limit_stiffness = 1e4;
   int nv() const { return model.nv; }
@@ -96,7 +102,10 @@ struct PdLinkObstacleFriction {
 struct PdSkeletonData {
   explicit PdSkeletonData(const Model& model) : data(model) {}
   Data data;
-  VecX s0, u0, tau, tau_c, s;       ///< the joints' start, velocity, forces (given, clipped), solution
+  VecX s0, u0, tau, tau_c, s;       ///< the joints' start (nq), velocity, forces (given, clipped), solution (nq)
+  VecX u_step;                      ///< u0 with free joints' frame turn (u0 without free joints)
+  VecX spring0;                     ///< the springs' offset at the start: difference(s_r, s0)
+  VecX ds;                          ///< the solution's displacement from s0 (nv; s - s0 for vector-space joints)
   MatX M;                           ///< M(s0)
   VecX bias;                        ///< b(s0, u0), gravity included
   std::vector<PdLinkFriction> friction;
@@ -123,8 +132,14 @@ double jointLimitPenalty(const PdSkeletons& sk, const VecX& s, VecX* g, MatX* hs
 /// grad_limit_stiffness (pd_skeleton_parameters.cpp). Overwrites the kinematics in ad.data.
 void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& ws);
 
-/// invalid_argument naming the joint unless every joint is revolute, prismatic or translational.
+/// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free or ball.
 void checkSkeletonJoints(const Model& model);
+
+/// The joints' unknown t of a step (nv) as a configuration: integrate(s0, t, Motion::Step) with free or ball
+/// joints, t itself otherwise (pd_floating_base.cpp).
+VecX pdSkeletonConfiguration(const PdSkeletons& sk, const VecX& s0, const VecX& t);
+/// The joints' unknown t as the displacement ds from s0 (t with free or ball joints, t - s0 otherwise).
+VecX pdSkeletonDisplacement(const PdSkeletons& sk, const VecX& s0, const VecX& t);
 
 /// The signed distance of the point p (box frame) to a box of half extents `half` centred at the origin, with the
 /// outward normal and the distance field's Hessian (zero inside, where the field is the nearest face's plane).
@@ -202,19 +217,33 @@ double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
 double linkFrictionCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const Points& X,
                               const Points& Z, const VecX& ws, Points& gq, VecX& gs0);
 
-/// The Hessian of G at (X, s) over the stacked vector (the free vertices stacked as in pdSolve, then s): the
+/// The Hessian of G at (X, t) over the stacked vector (the free vertices stacked as in pdSolve, then the joints'
+/// unknown t: s, or the displacement ds with free or ball joints, where the link contacts' terms are carried into
+/// ds by chainChartHessianToDisplacement): the
 /// deformable part into data.hessian, the coupling blocks into ad.blocks, the joints' block into ad.hss, and the
 /// preconditioner of its products, blockdiag(A^-1, the joints' block^-1) (their own terms M / h^2 + D / h + K
 /// where the whole is not positive definite).
 void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
-                            const Points& X, const VecX& s);
+                            const Points& X, const VecX& t);
 /// The product of the Hessian last built with zv (3 free_count + nv); Z is n x 3 scratch.
 VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& zv,
                               Points& Z);
 /// The preconditioner applied to g (3 free_count + nv).
 VecX pdSkeletonPrecondition(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& g);
 
-/// One coupled step from the vertices (q, v, f: n x 3) and the joints (s0, u0, tau: nv) into (q', v', s', u').
+/// The step's constants of the joints from their start (ad.s0, ad.u0): ad.u_step and ad.spring0; with free or ball
+/// joints, invalid_argument for a quaternion of s0 off unit norm or a predicted turn h |w| of pi or more.
+void pdSkeletonStart(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad);
+
+/// With free or ball joints, for the adjoint (Z: n x 3, ws: nv in ds) of the step whose solution ad holds (X its
+/// vertices): adds to gs0 (the start's joints, in the tangent at s0) what s0 gives through s = s0 (+) ds at a
+/// fixed ds: the link contacts' second derivatives across s (their chain-chart Hessian and the curvature of the
+/// step's charts) and the output s' itself (its cotangent gs_next). Overwrites ad.blocks and the kinematics in
+/// ad.data (pd_floating_base_vjp.cpp).
+void pdFloatingStartCotangents(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& X,
+                               const Points& Z, const VecX& ws, const VecX& gs_next, VecX& gs0);
+
+/// One coupled step from the vertices (q, v, f: n x 3) and the joints (s0: nq, u0, tau: nv) into (q', v', s', u').
 void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q,
                     const Points& v, const Points& f, const VecX& s0, const VecX& u0, const VecX& tau, Points& q_next,
                     Points& v_next, VecX& s_next, VecX& u_next);

@@ -9,7 +9,7 @@
 // Newton matrix by the Gauss-Newton product J_y^T H_y J_y (PSD since H_y's element blocks are), with
 // J_y = dy/dq the 12 x nv map of the link's joint Jacobian. Revolute, prismatic, universal and translational
 // joints (dq/dt = v), and free, ball and planar joints (floating bases and planar bases, stepped in the tangent
-// of their group: barrier_floating_base.hpp) are supported.
+// of their group: floating_base_chart.hpp) are supported.
 #pragma once
 
 #include <vector>
@@ -63,7 +63,7 @@ void contactCoordinates(const ArticulatedBarrier& art, Data& data, int nbodies, 
 void surfaceJacobian(const ArticulatedBarrier& art, const Data& data, int k, MatX& jac);
 
 /// The largest alpha in (0, 1] such that the move q (+) t alpha dq, t in [0, 1], of the state q (moveState of
-/// barrier_floating_base.hpp: q + t alpha dq for vector-space joints and bodies) keeps every pair
+/// floating_base_chart.hpp: q + t alpha dq for vector-space joints and bodies) keeps every pair
 /// of the contact model apart: piecewise-linear substeps of the joint-space path, each tested by additive CCD
 /// of the chords with a minimum separation that bounds each point's deviation from its chord
 /// (docs/affine.md, "Skeletons"). gap is the smallest distance at q (its tenth bounds the deviation).
@@ -106,7 +106,7 @@ void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q);
 ///           + E_bodies(q'_bodies) + kappa B(y(q')) + kappa B_limits(q') + friction,  dq = q' - q_n, u = dq - h v_n,
 /// (tau_c: tau clipped to the effort limits; D, K: joint damping and stiffness about q_r, the rest position),
 /// minimised by the barrier world's projected Newton method with a dense solve. With free or ball joints dq is the
-/// displacement in the step's chart and u, the springs and v' change accordingly (barrier_floating_base.hpp).
+/// displacement in the step's chart and u, the springs and v' change accordingly (floating_base_chart.hpp).
 /// invalid_argument for non-finite input, a quaternion off unit norm, a free or ball joint turning by pi or more in
 /// a step, or an intersecting start; runtime_error when Newton does not converge.
 void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,

@@ -11,7 +11,7 @@
 // state, M(s_n) u + h^2 b(s_n, v_n) = h^2 rnea(s_n, v_n, u / h^2) is differentiated by the RNEA derivatives,
 // and g_y through the bodies' inertia and the friction's frame and slip reference (at y(x_n), mapped by P(x_n)).
 // With free or ball joints the unknowns are the tangent delta' at the solution q' and the joints' equations are
-// Jd^T r(dq) with dq = q' (-) q_n in the step's chart (barrier_floating_base.hpp; docs/affine.md, "Floating
+// Jd^T r(dq) with dq = q' (-) q_n in the step's chart (floating_base_chart.hpp; docs/affine.md, "Floating
 // bases"): the Hessian gains the derivative of Jd^T, and the outputs map through Jd, Dn and the free joints'
 // re-expression of v'.
 #pragma once
@@ -32,7 +32,7 @@ struct ArticulatedStepLinearisation {
   VecX T;               ///< -dr/dtau (diagonal: zero where tau is clipped to an effort limit)
   MatX P;               ///< dr/dtheta (n x barrierParameterCount(world))
   std::vector<char> fixed;  ///< per coordinate: a static mesh's
-  /// With free or ball joints (empty otherwise; barrier_floating_base.hpp): -dr/dtau = Tl diag(T) (Tl = Jd^T on the
+  /// With free or ball joints (empty otherwise; floating_base_chart.hpp): -dr/dtau = Tl diag(T) (Tl = Jd^T on the
   /// joints, I on the bodies); Jd and Dn the joints' d dq / d delta' and d dq / d delta_n; v_step = dq / h, whose
   /// re-expression is the joints' v'. The unknowns and q' are then in the tangent at q' (delta').
   MatX Tl, Jd, Dn;

@@ -1,9 +1,10 @@
-// Free, ball and planar joints in a barrier world's step (world/barrier_floating_base.hpp).
-#include "rigidiff/world/barrier_floating_base.hpp"
+// Free, ball and planar joints in the barrier and projective worlds' steps (world/floating_base_chart.hpp).
+#include "rigidiff/world/floating_base_chart.hpp"
 
 #include <cmath>
 
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/macros.hpp"
 #include "rigidiff/spatial/explog.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
 
@@ -32,6 +33,18 @@ bool hasRotationGroupJoints(const Model& model) {
   for (int i = 1; i < model.njoints; ++i)
     if (rotationGroup(model.joints[i])) return true;
   return false;
+}
+
+void checkTurnsBelowPi(const Model& model, double h, const VecX& v) {
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (!rotationGroup(j)) continue;
+    const double turn = h * (j.type == JointType::Planar ? std::abs(v[j.idx_v + 2])
+                                                          : v.segment<3>(j.idx_v + j.nv - 3).norm());
+    RD_CHECK_ARG(turn < M_PI, "v: joint '" << model.names[i] << "' would turn by " << turn << " rad in one step "
+                                          << "(|w| dt); the implicit step holds a free, ball or planar joint's turn "
+                                          << "per step below pi: take a smaller dt");
+  }
 }
 
 void stepDisplacement(const Model& model, const double* q_n, const double* q, double* dq) {
@@ -128,6 +141,41 @@ void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn) {
     if (j.type == JointType::Free) Dn.block<3, 3>(o, a) = skew(Vec3(dq[o], dq[o + 1], dq[o + 2]));
     Dn.block<3, 3>(a, a) = -Jr3inv(phi) * exp3(phi).transpose();
   }
+}
+
+void displacementInverseJacobian(const Model& model, const double* dq, MatX& A) {
+  A.setIdentity(model.nv, model.nv);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (!rotationGroup(j)) continue;
+    // the projective world's chart, which refuses planar joints (their velocity turns with the child frame)
+    RD_CHECK_ARG(j.type != JointType::Planar, "joint '" << model.names[i] << "': planar joints are not supported "
+                                              << "in the projective world's step");
+    const int o = j.idx_v, a = o + j.nv - 3;
+    const Vec3 w(dq[a], dq[a + 1], dq[a + 2]);
+    if (j.type == JointType::Free) A.block<3, 3>(o, o) = exp3(w).transpose();
+    A.block<3, 3>(a, a) = Jr3(w);
+  }
+}
+
+void chainChartHessianToDisplacement(const Model& model, const double* dq, const VecX& g, MatX& H) {
+  MatX A;
+  displacementInverseJacobian(model, dq, A);
+  for (int i = 1; i < model.njoints; ++i) {
+    const JointModel& j = model.joints[i];
+    if (!rotationGroup(j)) continue;
+    // the projective world's chart, which refuses planar joints (their velocity turns with the child frame)
+    RD_CHECK_ARG(j.type != JointType::Planar, "joint '" << model.names[i] << "': planar joints are not supported "
+                                              << "in the projective world's step");
+    const int a = j.idx_v + j.nv - 3;
+    const Vec3 phi(dq[a], dq[a + 1], dq[a + 2]), ga(g[a], g[a + 1], g[a + 2]);
+    Mat3 U = Mat3::Zero();  // the strict upper triangle of [g]x
+    U(0, 1) = -ga[2], U(0, 2) = ga[1], U(1, 2) = -ga[0];
+    const Vec3 r = Jr3(phi).transpose() * ga;
+    H.block<3, 3>(a, a) += U - inverseJacobianTransposeDerivative(phi, r) * Jr3inv(phi);
+  }
+  H = A.transpose() * H * A;
+  H = 0.5 * (H + H.transpose()).eval();
 }
 
 void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out) {

@@ -1,5 +1,6 @@
-// Free, ball and planar joints (floating bases, planar bases) in a barrier world's step (docs/affine.md,
-// "Floating bases" and "Planar joints").
+// Free, ball and planar joints (floating bases, planar bases) in the implicit steps of the barrier and projective
+// worlds (docs/affine.md, "Floating bases" and "Planar joints"; docs/deformable.md, "Floating bases": the
+// projective world refuses planar joints).
 //
 // Their configurations lie on a Lie group, so the step's unknown is the displacement dq from the start
 // configuration q_n in the tangent space, in the chart of the time step (Motion::Step, as the lcp world moves a
@@ -23,6 +24,11 @@ namespace rigidiff {
 /// True when the model has a free, ball or planar joint (stepped in the tangent of its group).
 bool hasRotationGroupJoints(const Model& model);
 
+/// invalid_argument naming the joint when a free, ball or planar joint's predicted turn h |w| (w the angular part
+/// of its velocity in v, model.nv) reaches pi: the step's chart (log3 of the turn from the start, SE(2)'s log)
+/// holds turns below pi.
+void checkTurnsBelowPi(const Model& model, double h, const VecX& v);
+
 /// dq (model.nv) = the displacement of q from q_n in the step's chart at q_n, the inverse of
 /// integrate(q_n, dq, Motion::Step): additive joints q - q_n, a free joint (R_n^T (p - p_n), log3(R_n^T R)), a
 /// ball joint log3(R_n^T R), a planar joint (R_n^T (x - x_n), theta - theta_n). Exact for turns below pi.
@@ -43,6 +49,20 @@ void displacementJacobianDerivative(const Model& model, const double* dq, const 
 /// of both charts): -I on additive joints, [[-I, [dq_lin]x], [0, -Jr3inv(phi) E^T]] on a free joint and
 /// -Jr3inv(phi) E^T on a ball joint, [[-I, -J dq_lin], [0, -1]] on a planar joint.
 void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn);
+
+/// A (model.nv x model.nv) = Jd^-1 = d delta / d dq: identity on additive joints, [[E^T, 0], [0, Jr3(dq_ang)]] on a
+/// free joint and Jr3(dq_ang) on a ball joint.
+void displacementInverseJacobian(const Model& model, const double* dq, MatX& A);
+
+/// The Hessian in dq of f(integrate(q_n, dq, Motion::Step)) (model.nv x model.nv, into H) from f's gradient g and
+/// Hessian H at q = integrate(q_n, dq, Motion::Step) in the chart of a chain of single-dof joints: each free or ball
+/// joint a translation along its frame's axes followed by turns about its x, y then z axes (an ancestor dof moves
+/// the dofs after it), as the projective world's link contacts take their second derivatives. Both charts share
+/// their first order; the second orders differ on each joint's turn: the Euler turns' against exp3 (strictly upper
+/// [g]x) and the curvature of delta(dq) (d (Jr3inv^T r) / d phi Jr3inv, r = Jr3^T g), so
+///   H <- A^T (H + U) A,  U = [g_ang]x's strict upper triangle - d (Jr3inv(phi)^T r) / d phi Jr3inv(phi)
+/// on each joint's angular block (A = displacementInverseJacobian), symmetrised.
+void chainChartHessianToDisplacement(const Model& model, const double* dq, const VecX& g, MatX& H);
 
 /// out = the state q (model.nq joint coordinates, then `rest` plain coordinates) moved by alpha dq (model.nv,
 /// then `rest`): the joints by integrate(q, alpha dq, Motion::Step) (planar joints on R^2 x SO(2)), the rest by

@@ -82,11 +82,20 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
   y.setZero();
   for (int a = 0; a < m; ++a) {
     const int row = ws.clamped[a], e0 = root.start[row], e1 = root.start[row + 1];
-    for (int e = e0; e < e1; ++e) {
-      const double g = root.G[e];
-      const int i = root.index[e];
-      y[i] += g * ws.r[a];
-      for (int f = e0; f < e1; ++f) N(root.index[f], i) += g * root.G[f];  // N is symmetric: down column i
+    for (int e = e0; e < e1; ++e) y[root.index[e]] += root.G[e] * ws.r[a];
+    // g g^T by runs of consecutive coordinates (a row's entries on one tree are consecutive): each block is
+    // an outer product, and every entry of N still sums its rows' products in the order of the rows
+    for (int p = e0; p < e1;) {
+      int pe = p + 1;
+      while (pe < e1 && root.index[pe] == root.index[pe - 1] + 1) ++pe;
+      for (int c = e0; c < e1;) {
+        int ce = c + 1;
+        while (ce < e1 && root.index[ce] == root.index[ce - 1] + 1) ++ce;
+        N.block(root.index[p], root.index[c], pe - p, ce - c).noalias() +=
+            Eigen::Map<const VecX>(root.G + p, pe - p) * Eigen::Map<const VecX>(root.G + c, ce - c).transpose();
+        c = ce;
+      }
+      p = pe;
     }
   }
   if (!minNormPsdFactor(N, low, high, ws.rootPsd)) return false;
@@ -138,8 +147,12 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   if (lcp.lazyA && !ws.denseReady) {
     lazyClampingSystem(lcp, ws);
   } else {
-    for (int c = 0; c < m; ++c)  // column by column: both are column-major
-      for (int a = 0; a < m; ++a) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
+    if (m > 0 && ws.clamped[m - 1] == m - 1) {  // the clamped rows are the leading rows (a resting island)
+      ws.Q.topLeftCorner(m, m) = lcp.A.topLeftCorner(m, m);
+    } else {
+      for (int c = 0; c < m; ++c)  // column by column: both are column-major
+        for (int a = 0; a < m; ++a) ws.Q(a, c) = lcp.A(ws.clamped[a], ws.clamped[c]);
+    }
     for (int u = 0; u < k; ++u) {
       const int row = ws.bounded[u], c = ws.coupling[u];
       for (int a = 0; a < m; ++a) {

@@ -90,8 +90,9 @@ void jointLimitDerivatives(const ArticulatedBarrier& art, double dhat, const dou
     if (gap >= dhat) return;
     const double s = gap * gap;
     const double b1 = barrierFirstDerivative(s, shat), b2 = barrierSecondDerivative(s, shat);
+    const double curvature = weight * (4.0 * s * b2 + 2.0 * b1);  // exact: no clamping
     for (int a = 0; a < l.n; ++a) {
-      for (int b = 0; b < l.n; ++b) hess(l.dof[a], l.dof[b]) += weight * (4.0 * s * b2 + 2.0 * b1) * l.coef[a] * l.coef[b];
+      for (int b = 0; b < l.n; ++b) hess(l.dof[a], l.dof[b]) += curvature * l.coef[a] * l.coef[b];
       // the gradient's row of R(theta) turns with the joint (d rho / d delta_turn, the frame field's bracket)
       if (l.turn >= 0) hess(l.dof[a], l.turn) += weight * b1 * 2.0 * gap * l.dcoef[a];
       // b(s; shat) = shat^2 beta(s / shat) gives d b' / d shat = (b' - s b'') / shat

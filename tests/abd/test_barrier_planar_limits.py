@@ -71,25 +71,27 @@ def test_limits_on_x_and_y_refuse_a_state_beyond_them():
         world.step(q, world.v)
 
 
-def _pressing_on_the_limit():
-    """(world, q, v, tau) at a step that ends within dhat of the x limit, the puck turned and spinning (so that the
-    limit's gradient turns with the joint), at a Newton tolerance of 1e-12."""
+def _pressing_on_the_limit(limit):
+    """(world, q, v, tau) at a step that ends within dhat/2 of the x upper limit ("x") or the y lower one ("y"), the
+    puck turned and spinning (so that the limit's gradient turns with the joint), at a Newton tolerance of 1e-12."""
     world = _world(friction=0.0, tolerance=1e-12)
-    world.add_skeleton(_limited_puck(lower_y=-1.0), q=[0.0, 0.0, 0.6])
+    world.add_skeleton(_limited_puck(lower_y=-1.0) if limit == "x" else _limited_puck(upper_x=1.0), q=[0.0, 0.0, 0.6])
     world.joint_limits = True
     q, v = world.q, world.v
     v[:3] = [0.8, -0.4, 3.0]
+    force = (2.0, 0.3) if limit == "x" else (0.3, -2.0)
     for _ in range(60):
-        tau = _push(q, (2.0, 0.3)) + [0.0, 0.0, 0.004]
+        tau = _push(q, force) + [0.0, 0.0, 0.004]
         q_next, v_next = world.step(q, v, tau)
-        if X_MAX - q_next[0] < 0.5 * DHAT:
+        if (X_MAX - q_next[0] if limit == "x" else q_next[1] - Y_MIN) < 0.5 * DHAT:
             return world, q, v, tau
         q, v = q_next, v_next
-    raise AssertionError("the puck never reached its x limit")
+    raise AssertionError(f"the puck never reached its {limit} limit")
 
 
-def test_step_jacobians_match_central_differences():
-    world, q, v, tau = _pressing_on_the_limit()
+@pytest.mark.parametrize("limit", ["x", "y"])
+def test_step_jacobians_match_central_differences(limit):
+    world, q, v, tau = _pressing_on_the_limit(limit)
     J = world.step_jacobians(q, v, tau)
     assert_step_jacobians(J, _central_jacobians(world, q, v, tau, eps=(1e-8, 1e-6, 1e-5)))
     # the limit is felt: without it the translation's response to the push differs
@@ -98,15 +100,16 @@ def test_step_jacobians_match_central_differences():
     assert np.abs(J.dq_dtau[:2, :2] - free).max() > 0.3 * np.abs(free).max()
 
 
-def test_parameter_jacobians_match_central_differences():
+@pytest.mark.parametrize("limit", ["x", "y"])
+def test_parameter_jacobians_match_central_differences(limit):
     """Every parameter the step feels, dhat (the limit's barrier) among them, each moved by set_parameters."""
-    world, q, v, tau = _pressing_on_the_limit()
+    world, q, v, tau = _pressing_on_the_limit(limit)
     assert_felt_parameter_jacobians(world, q, v, tau, ("dhat", "disc/mass", "disc/inertia_zz"),
                                     change=lambda a, b: _change(world, a, b))
 
 
 def test_step_vjp_is_the_transposed_jacobians():
-    world, q, v, tau = _pressing_on_the_limit()
+    world, q, v, tau = _pressing_on_the_limit("x")
     rng = np.random.default_rng(5)
     a, b = rng.normal(size=world.nv), rng.normal(size=world.nv)
     assert_vjp_is_transposed_jacobians(world, q, v, tau, a, b, atol=1e-9)

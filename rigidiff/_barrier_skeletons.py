@@ -65,9 +65,9 @@ class SkeletonParticipants:
         Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
         of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a
         quaternion, so ``nq > nv``, and the step's derivatives take q's perturbations and cotangents in the tangent
-(``q (+) e``, as the lcp world's do). Planar joints are stepped as a free joint confined to their plane (their
-velocity kept fixed in space while they turn; docs/affine.md, "Planar joints"); with joint_limits on their turn's
-limits act, and limits on their x or y make a step raise ValueError (not enforced yet).
+        (``q (+) e``, as the lcp world's do). Planar joints are stepped as a free joint confined to their plane
+        (their velocity kept fixed in space while they turn; docs/affine.md, "Planar joints"); with joint_limits on
+        the limits of their turn and of their x and y (in the parent frame) act.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a plane shape, an open mesh, or shapes that touch another participant

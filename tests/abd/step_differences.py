@@ -49,6 +49,15 @@ def assert_vjp_is_transposed_jacobians(world, q, v, tau, a, b, atol):
     return J
 
 
+def assert_parameter_vjp_is_transposed_jacobians(world, q, v, tau, a, b):
+    """world.step_vjp(wrt="all")'s parameter gradient equals the transposed parameter Jacobians times the cotangents a
+    and b (to rtol 1e-9 and atol 1e-9 times its largest entry)."""
+    Jp = world.step_jacobians(q, v, tau, wrt="all")
+    g = world.step_vjp(q, v, tau, a, b, wrt="all")
+    np.testing.assert_allclose(g.parameters, Jp.dq_dp.T @ a + Jp.dv_dp.T @ b, rtol=1e-9,
+                               atol=1e-9 * np.abs(g.parameters).max())
+
+
 # central-difference steps of the parameters relative to their value, by field (the name's last part); a link's
 # rotational inertia moves the step by little (1e-4 of it is near the Newton tolerance's noise)
 RELATIVE_STEPS = {"density": 1e-4, "stiffness": 1e-4, "friction": 3e-5, "dhat": 1e-5, "mass": 1e-4, "damping": 1e-4,
@@ -99,6 +108,15 @@ def central_parameter_jacobians(world, q, v, tau, J, names, change=lambda q_minu
         out[name] = tuple((4 * fine - coarse) / 3 for coarse, fine in zip(*d))
         world.set_parameters({name: value})
     return out
+
+
+def assert_felt_parameter_jacobians(world, q, v, tau, must_feel=(), change=lambda q_minus, q_plus: q_plus - q_minus):
+    """The step's Jacobians in every parameter it feels (a non-zero dq_dp column), must_feel among them, within 1e-6
+    of their central differences (central_parameter_jacobians, change as there)."""
+    J = world.step_jacobians(q, v, tau, wrt="all")
+    felt = [n for n in J.parameter_names if np.abs(J.dq_dp[:, J.parameter_names.index(n)]).max() > 0.0]
+    assert set(must_feel) <= set(felt), set(must_feel) - set(felt)
+    assert_parameter_jacobians(J, central_parameter_jacobians(world, q, v, tau, J, felt, change=change))
 
 
 def assert_parameter_jacobians(J, fd, bound=1e-6):

@@ -94,7 +94,7 @@ void addMapped(const ArticulatedBarrier& art, const ParticipantMaps& rows, int a
 // residual in the tangent at q' is rho = Jd^T r(dq) + J^T g_y, r = M(q_n) u - h^2 (tau_c - b) + h D dq
 // + h^2 K (d_r + dq), u = dq - h (v_n + h s(v_n)), dq = q' (-) q_n in the step's chart. Adds to Kss its derivative
 // along delta' (Jd^T A Jd + V Jd, A = M + h D + h^2 K, V the derivative of Jd^T at fixed r, the joint limits'
-// diagonal); sets the joints' blocks of R = -d rho / d delta_n, V = -d rho / d v_n, T, Tl and the maps of the
+// Hessian); sets the joints' blocks of R = -d rho / d delta_n, V = -d rho / d v_n, T, Tl and the maps of the
 // outputs (lin.Jd, lin.Dn, lin.v_step).
 void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBarrier& art, ArticulatedBarrierData& ad,
                              const double* q, const double* v, const double* tau, const double* q_next, double kappa_end,
@@ -121,9 +121,8 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
   displacementStartJacobian(model, dq.data(), lin.Dn);
   const MatX JdtA = lin.Jd.transpose() * A + Vd;  // d (Jd^T r) / d dq
   Kss += JdtA * lin.Jd;
-  VecX limit_diag = VecX::Zero(ns);  // on vector-space joints only, where Jd = I
-  jointLimitDerivatives(art, world.options.dhat, q_next, kappa_end, limit_diag.data(), limit_dshat.data());
-  Kss.diagonal() += limit_diag;
+  // the limits' gradient is in the tangent at q' already (no Jd)
+  jointLimitDerivatives(art, world.options.dhat, q_next, kappa_end, Kss, limit_dshat.data());
   dDifference(model, model.rest_position.data(), q, 1, D_rest.data());
   lin.R.topLeftCorner(ns, ns) = -(JdtA * lin.Dn + lin.Jd.transpose() * (h * h * ad.data.dtau_dq +
                                                                          h * h * model.stiffness.asDiagonal() * D_rest));
@@ -193,9 +192,7 @@ void linearizeArticulatedStep(const BarrierWorldModel& world, ArticulatedBarrier
     computeRNEADerivatives(art.model, ad.data, q, v, a.data());
     Kss += M;
     Kss.diagonal() += h * art.model.damping + h * h * art.model.stiffness;
-    VecX limit_diag = VecX::Zero(ns);
-    jointLimitDerivatives(art, world.options.dhat, q_next, kappa_end, limit_diag.data(), limit_dshat.data());
-    Kss.diagonal() += limit_diag;
+    jointLimitDerivatives(art, world.options.dhat, q_next, kappa_end, Kss, limit_dshat.data());
     lin.R.topLeftCorner(ns, ns) = M - h * h * ad.data.dtau_dq;
     lin.R.topLeftCorner(ns, ns).diagonal() += h * art.model.damping;
     lin.V.topLeftCorner(ns, ns) = h * M - h * h * ad.data.dtau_dv;

@@ -85,18 +85,18 @@ double articulatedFrictionPotential(const BarrierWorldModel& world, ArticulatedB
                                     BarrierWorldData& data, const double* q, const double* q_n, double kappa,
                                     double* grad);
 
-/// The barrier of the joint position limits (vector-space joints' coordinates and planar joints' turns): sum over
-/// the finite limits of the dofs of b(g^2; dhat^2) (the
-/// contact barrier, contact/barrier.hpp) of the gaps g = q - lower and upper - q (in the joint's units); adds
-/// weight times its gradient to grad (nv) and weight times its Hessian's diagonal, each term's clamped to >= 0,
-/// to hess_diag (nv), when given. Zero when art.joint_limits is off.
+/// The barrier of the joint position limits (vector-space joints' coordinates, planar joints' x, y and turn): sum
+/// over the finite limits of b(g^2; dhat^2) (the contact barrier, contact/barrier.hpp) of the gaps g = q - lower and
+/// upper - q (in the joint's units; a planar joint's x and y in its parent frame); adds weight times its gradient in
+/// the tangent at q (q (+) delta, Motion::Step: a planar joint's x and y move by R(theta) delta_xy) to grad (nv), and
+/// weight times its Gauss-Newton Hessian there, each gap's second derivative clamped to >= 0, to hess (nv x nv),
+/// when given. Zero when art.joint_limits is off.
 double jointLimitBarrier(const ArticulatedBarrier& art, double dhat, const double* q, double weight, double* grad,
-                         double* hess_diag);
-/// The largest alpha in (0, 1] such that q + alpha dq keeps at least a tenth of each limited dof's gap (1 when
-/// art.joint_limits is off): the joint coordinates move linearly, so this keeps them strictly within the limits.
+                         MatX* hess);
+/// The largest alpha in (0, 1] such that q (+) alpha dq keeps at least a tenth of each limit's gap (1 when
+/// art.joint_limits is off): the limited coordinates move linearly in alpha, so this keeps them strictly within.
 double jointLimitStep(const ArticulatedBarrier& art, const double* q, const double* dq);
-/// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on), or
-/// when a planar joint has a finite limit on x or y (its turn's limits act; its translation's are not enforced).
+/// invalid_argument naming the joint unless q lies strictly within every limit (when art.joint_limits is on).
 void checkWithinJointLimits(const ArticulatedBarrier& art, const double* q);
 
 /// Steps the state (q, v) of a world with skeletons (q: art.nq() + world.nq(); v, tau: art.model.nv + world.nq())

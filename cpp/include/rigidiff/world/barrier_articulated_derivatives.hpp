@@ -39,10 +39,12 @@ struct ArticulatedStepLinearisation {
   VecX v_step;
 };
 
-/// The joint-limit barrier's exact second derivative (diagonal, not clamped) and the derivative of its gradient
-/// in shat = dhat^2, each times weight, added to hess_diag and dshat_grad (nv). Nothing when art.joint_limits is off.
-void jointLimitDerivatives(const ArticulatedBarrier& art, double dhat, const double* q, double weight,
-                           double* hess_diag, double* dshat_grad);
+/// The joint-limit barrier's exact derivative of its gradient in the tangent at q (jointLimitBarrier's), not clamped,
+/// along delta (row: the gradient's entry, column: delta's; a planar joint's x and y rows turn with its turn's
+/// column), and the derivative of its gradient in shat = dhat^2, each times weight, added to hess (nv x nv) and
+/// dshat_grad (nv). Nothing when art.joint_limits is off.
+void jointLimitDerivatives(const ArticulatedBarrier& art, double dhat, const double* q, double weight, MatX& hess,
+                           double* dshat_grad);
 
 /// G (nv x nv) += sum_i g_i d^2 y_i / ds ds for link surface k, y its pose coordinates (p, rows of R) and g (12) a
 /// gradient on them, at the kinematics of data (oMi, J from computeJointJacobians).

@@ -27,7 +27,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
   PdHessian& hessian = data.hessian;
-  pdHessianBuild(model, data.x, hessian);
+  pdHessianBuild(model, data.x, hessian, nullptr, &data.sample_cache);  // (the step's last SVDs, at x)
   const Points b = gq_next + gv_next / h;
   Points Z = Points::Zero(model.n, 3);
   VecX bf(3 * nf);

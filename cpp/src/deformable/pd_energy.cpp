@@ -96,21 +96,23 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body, P
   return energy;
 }
 
-void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda) {
+void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda,
+                     const PdSampleCache* cache) {
   per_mu.setZero(x.rows(), 3);
   per_lambda.setZero(x.rows(), 3);
   const PdBody& b = model.bodies.at(body);
   for (int i = b.first_sample; i < b.first_sample + b.sample_count; ++i) {
     const PdSample& s = model.samples[i];
     const Mat3 F = deformationGradient(s, x);
-    const Svd3 svd = svd3(F);
+    const PdSampleCache::Entry* known = cache ? cache->find(i, F) : nullptr;
+    const Svd3 svd = known ? known->svd : svd3(F);
     // the weights: corotated 2 mu V (and the corotated hyperelastic's shear term), volume lambda V; neo-Hookean
     // mu V and lambda V in its stress; the corotated hyperelastic's volume term lambda V
     const int shear = b.corotated + b.corotated_hyperelastic;
     if (shear > 0) scatter(s, 2.0 * shear * s.volume * (F - svd.U * svd.V.transpose()), per_mu);
     if (b.corotated_hyperelastic) scatter(s, determinantStressPerLambda(s, F), per_lambda);
     if (b.volume) {
-      const Vec3 t = volumeProjection(svd.sigma, nullptr);
+      const Vec3 t = volumeProjection(svd.sigma, nullptr, known && known->has_volume ? &known->volume : nullptr);
       scatter(s, s.volume * (F - svd.U * t.asDiagonal() * svd.V.transpose()), per_lambda);
     }
     if (b.neohookean) {

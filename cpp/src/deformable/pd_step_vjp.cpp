@@ -132,7 +132,7 @@ void pdAddForceCotangents(const PdModel& model, PdData& data, const Points& x, c
   Points per_mu, per_lambda;
   for (std::size_t k = 0; k < model.bodies.size(); ++k) {
     const PdBody& body = model.bodies[k];
-    pdLameGradients(model, x, static_cast<int>(k), per_mu, per_lambda);
+    pdLameGradients(model, x, static_cast<int>(k), per_mu, per_lambda, &data.sample_cache);
     const double gmu = -(Z.array() * per_mu.array()).sum(), glambda = -(Z.array() * per_lambda.array()).sum();
     const double E = body.youngs_modulus, nu = body.poisson_ratio, d = (1.0 + nu) * (1.0 - 2.0 * nu);
     // mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu))

@@ -18,7 +18,9 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body = 
 
 /// The derivatives of body b's elastic gradient at x (n x 3 each) with respect to its Lame parameters mu and
 /// lambda (through the weights of its energies).
-void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda);
+/// (cache: SVDs and volume projections recorded at x by pdEnergy, reused where F is the same, or null)
+void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda,
+                     const PdSampleCache* cache = nullptr);
 
 /// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + the contact stiffness of
 /// each vertex marked in contacts (n; per plane it may touch).

@@ -238,10 +238,12 @@ cdef class ProjectiveWorldCore:
         cdef double e = self._pw.get().energy(_ptr(X), _ptr(grad))
         return e, grad
 
-    def _pw_hessian_product(self, x, z):
+    def _pw_hessian_product(self, x, z, bint after_energy=False):
+        """hess E(x) z; with after_energy, (that product built after the energy at x as a Newton iteration
+        builds it, reusing the energy's SVDs, and the number of samples reused)."""
         cdef int n = 3 * self._pw.get().vertexCount()
         cdef cnp.ndarray X = _vec(x, n, "x")
         cdef cnp.ndarray Z = _vec(z, n, "z")
         cdef cnp.ndarray out = _empty1(n)
-        self._pw.get().hessianProduct(_ptr(X), _ptr(Z), _ptr(out))
-        return out
+        cdef int reused = self._pw.get().hessianProduct(_ptr(X), _ptr(Z), _ptr(out), after_energy)
+        return (out, reused) if after_energy else out

@@ -68,6 +68,6 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void setRaiseOnFailure(bint raise_)
         bint raiseOnFailure()
         double energy(const double* x, double* grad) except +
-        void hessianProduct(const double* x, const double* z, double* out) except +
+        int hessianProduct(const double* x, const double* z, double* out, bint after_energy) except +
 
     void projectiveSvd3(const double* F, double* U, double* sigma, double* V)

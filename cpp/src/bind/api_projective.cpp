@@ -369,12 +369,19 @@ double ProjectiveWorld::energy(const double* x, double* grad) const {
   return e;
 }
 
-void ProjectiveWorld::hessianProduct(const double* x, const double* z, double* out) const {
+int ProjectiveWorld::hessianProduct(const double* x, const double* z, double* out, bool after_energy) const {
   deformable::PdHessian hessian;
-  deformable::pdHessianBuild(model_, points(x, model_.n), hessian);
+  deformable::PdSampleCache cache;
+  const Points X = points(x, model_.n);
+  if (after_energy) {
+    Points g;
+    deformable::pdEnergy(model_, X, &g, -1, &cache);
+  }
+  const int reused = deformable::pdHessianBuild(model_, X, hessian, nullptr, after_energy ? &cache : nullptr);
   Points o;
   deformable::pdHessianProduct(model_, hessian, points(z, model_.n), o);
   Eigen::Map<Points>(out, model_.n, 3) = o;
+  return reused;
 }
 
 void ProjectiveWorld::setThreads(int threads) {

@@ -19,9 +19,12 @@ void scatter(const PdSample& s, const Mat3& stress, Points& out) {
 }
 
 // One sample's energy w/2 |F - P(F)|^2 summed over its energies, and its stress sum w (F - P(F)).
-double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Mat3* stress) {
+// (record: where F, its SVD and volume projection are recorded for the Hessian, or null)
+double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Mat3* stress,
+                    PdSampleCache::Entry* record) {
   const Mat3 F = deformationGradient(s, x);
   const Svd3 svd = svd3(F);
+  if (record) record->F = F, record->svd = svd, record->has_volume = false;
   double energy = 0.0;
   stress->setZero();
   if (s.w_corotated > 0.0) {
@@ -30,7 +33,8 @@ double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Ma
     *stress += s.w_corotated * r;
   }
   if (s.w_volume > 0.0) {
-    const Vec3 t = volumeProjection(svd.sigma, nullptr);
+    const Vec3 t = volumeProjection(svd.sigma, nullptr, nullptr, record ? &record->volume : nullptr);
+    if (record) record->has_volume = true;
     const Mat3 r = F - svd.U * t.asDiagonal() * svd.V.transpose();
     energy += 0.5 * s.w_volume * r.squaredNorm();
     *stress += s.w_volume * r;
@@ -50,18 +54,23 @@ double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Ma
 
 }  // namespace
 
-double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
+double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body, PdSampleCache* cache) {
   // each element's energy and nodal forces in its own slot (threads), summed in element order
   constexpr int kSlot = 1 + 3 * kMaxElementNodes;
   const int m = model.elementCount();
   std::vector<double> slots(static_cast<std::size_t>(m) * kSlot, 0.0);
+  if (cache) {
+    PdSampleCache::Entry empty;
+    empty.F.setConstant(std::numeric_limits<double>::quiet_NaN());  // (equal to no F)
+    cache->entries.resize(model.samples.size(), empty);
+  }
   forEachElement(model, [&](int e) {
     double* slot = slots.data() + static_cast<std::size_t>(e) * kSlot;
     for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
       const PdSample& s = model.samples[k];
       if (body >= 0 && s.body != body) return;
       Mat3 stress;
-      slot[0] += sampleEnergy(model, s, x, &stress);
+      slot[0] += sampleEnergy(model, s, x, &stress, cache ? &cache->entries[k] : nullptr);
       if (!grad) continue;
       for (int a = 0; a < s.count; ++a) {
         const Vec3 f = stress * s.grad.row(a).transpose();
@@ -87,21 +96,23 @@ double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body) {
   return energy;
 }
 
-void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda) {
+void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda,
+                     const PdSampleCache* cache) {
   per_mu.setZero(x.rows(), 3);
   per_lambda.setZero(x.rows(), 3);
   const PdBody& b = model.bodies.at(body);
   for (int i = b.first_sample; i < b.first_sample + b.sample_count; ++i) {
     const PdSample& s = model.samples[i];
     const Mat3 F = deformationGradient(s, x);
-    const Svd3 svd = svd3(F);
+    const PdSampleCache::Entry* known = cache ? cache->find(i, F) : nullptr;
+    const Svd3 svd = known ? known->svd : svd3(F);
     // the weights: corotated 2 mu V (and the corotated hyperelastic's shear term), volume lambda V; neo-Hookean
     // mu V and lambda V in its stress; the corotated hyperelastic's volume term lambda V
     const int shear = b.corotated + b.corotated_hyperelastic;
     if (shear > 0) scatter(s, 2.0 * shear * s.volume * (F - svd.U * svd.V.transpose()), per_mu);
     if (b.corotated_hyperelastic) scatter(s, determinantStressPerLambda(s, F), per_lambda);
     if (b.volume) {
-      const Vec3 t = volumeProjection(svd.sigma, nullptr);
+      const Vec3 t = volumeProjection(svd.sigma, nullptr, known && known->has_volume ? &known->volume : nullptr);
       scatter(s, s.volume * (F - svd.U * t.asDiagonal() * svd.V.transpose()), per_lambda);
     }
     if (b.neohookean) {

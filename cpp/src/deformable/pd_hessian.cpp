@@ -5,6 +5,7 @@
 // row-major). C is probed column by column with the projections' directional derivatives.
 #include "rigidiff/deformable/pd_hessian.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "rigidiff/deformable/pd_corotated_hyperelastic.hpp"
@@ -21,13 +22,18 @@ static_assert(kElementBlock == 3 * kMaxElementNodes, "a block holds an element's
 using Block = Eigen::Matrix<double, kBlock, kBlock>;
 using Mat9 = Eigen::Matrix<double, 9, 9>;
 
-// dS/dF of one sample at x
-Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) {
+// dS/dF of one sample (sample k) at x (cache: where F's SVD and volume projection may be recorded, or null;
+// reused: set if they were)
+Mat9 stressDerivative(const PdModel& model, const PdSample& s, int k, const Points& x, const PdSampleCache* cache,
+                      bool* reused) {
   const Mat3 F = deformationGradient(s, x);
-  const Svd3 svd = svd3(F);
+  const PdSampleCache::Entry* known = cache ? cache->find(k, F) : nullptr;
+  *reused = known != nullptr;
+  const Svd3 svd = known ? known->svd : svd3(F);
   Vec3 volume_s = Vec3::Ones();
   Mat3 volume_ds = Mat3::Zero();
-  if (s.w_volume > 0.0) volume_s = volumeProjection(svd.sigma, &volume_ds);
+  if (s.w_volume > 0.0)
+    volume_s = volumeProjection(svd.sigma, &volume_ds, known && known->has_volume ? &known->volume : nullptr);
   const Mat3 zero = Mat3::Zero();
   // neo-Hookean: dP = mu dF + lambda tr(F^-1 dF) F^-T - (lambda log J - mu) F^-T dF^T F^-T
   Mat3 inv = Mat3::Zero(), inv_t = Mat3::Zero();
@@ -65,8 +71,10 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, const Points& x) 
 
 }  // namespace
 
-void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian, const std::vector<char>* only) {
+int pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian, const std::vector<char>* only,
+                   const PdSampleCache* cache) {
   const int m = model.elementCount();
+  std::vector<char> reused(model.samples.size(), 0);  // (per sample: written by its element's thread)
   hessian.blocks.assign(static_cast<std::size_t>(m) * kBlock * kBlock, 0.0);
   hessian.x = x;
   forEachElement(model, [&](int e) {
@@ -77,7 +85,9 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian, c
       if (s.w_corotated <= 0.0 && s.w_volume <= 0.0 && s.mu_neohookean <= 0.0 && s.w_determinant <= 0.0 &&
           s.muscle < 0)
         continue;
-      const Mat9 C = stressDerivative(model, s, x);
+      bool from_cache = false;
+      const Mat9 C = stressDerivative(model, s, k, x, cache, &from_cache);
+      reused[k] = from_cache;
       const Eigen::Matrix<double, kMaxElementNodes, 3>& G = s.grad;  // rows beyond s.count are zero
       // C is symmetric (a Hessian), so the (c, r) products are the (r, c) ones transposed: H stays exactly
       // symmetric, as the Newton-Cholesky baseline's factorisation (which reads one triangle) needs
@@ -93,6 +103,7 @@ void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian, c
         }
     }
   });
+  return static_cast<int>(std::count(reused.begin(), reused.end(), 1));
 }
 
 void pdHessianProduct(const PdModel& model, const PdHessian& hessian, const Points& z, Points& out) {

@@ -96,12 +96,17 @@ Mat3 productHessian(const Vec3& s) {
 
 }  // namespace
 
-Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian) {
+Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian, const VolumeKkt* from, VolumeKkt* kkt) {
   // the KKT point of min |s - sigma|^2 / 2 subject to prod s = 1: s - sigma = lambda grad c(s), by Newton
+  // (from a converged point, the first iteration's test stops it there, with the same K for the Jacobian)
   const double p = sigma.prod();
   Vec3 s = std::abs(p) > 1e-12 ? Vec3(sigma.cwiseAbs() / std::cbrt(std::abs(p))) : Vec3::Ones();
   Vec3 c1 = productGradient(s);
-  double lambda = (s - sigma).dot(c1) / c1.squaredNorm();
+  double lambda = 0.0;
+  if (from)
+    s = from->s, lambda = from->lambda;
+  else
+    lambda = (s - sigma).dot(c1) / c1.squaredNorm();
   Eigen::Matrix4d K;
   const double scale = 1.0 + sigma.cwiseAbs().maxCoeff();
   bool converged = false;
@@ -126,6 +131,7 @@ Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian) {
     throw std::runtime_error("the volume projection did not converge for the singular values (" +
                              std::to_string(sigma[0]) + ", " + std::to_string(sigma[1]) + ", " +
                              std::to_string(sigma[2]) + "): an element is degenerate");
+  if (kkt) *kkt = {s, lambda};
   if (jacobian) {
     // differentiate the KKT system: K [ds; dlambda] = [dsigma; 0]
     const Eigen::Matrix4d inv = K.fullPivLu().inverse();

@@ -58,7 +58,7 @@ VecX gatherFree(const PdModel& model, const Points& X) {
 
 void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
                             const Points& X, const VecX& t) {
-  pdHessianBuild(model, X, data.hessian);
+  pdHessianBuild(model, X, data.hessian, nullptr, &data.sample_cache);  // (the gradient's SVDs, at the same X)
   const VecX s = pdSkeletonConfiguration(sk, ad.s0, t);
   const MatX own = jointBlock(model, sk, ad, s);
   ad.hss = own;
@@ -150,7 +150,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   auto potential = [&](const VecX& z, VecX& g) {
     pdScatterFree(model, z.head(3 * nf), X);
     const VecX t = z.tail(nv), s = pdSkeletonConfiguration(sk, s0, t);
-    double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
+    double value = pdEnergy(model, X, &grad, -1, &data.sample_cache) + pdFrictionEnergy(model, data, X, &grad);
     value += jointPotential(model, sk, ad, pdSkeletonDisplacement(sk, s0, t), s, gs);
     if (!sk.rotations) {
       value += linkCoupling(model, sk, ad, X, s, &grad, &gs, nullptr, false);

@@ -161,7 +161,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   bool raw = false;
   auto potential = [&](const VecX& xf, VecX& g) {
     pdScatterFree(model, xf, X);
-    double value = pdEnergy(model, X, &grad) + pdFrictionEnergy(model, data, X, &grad);
+    double value = pdEnergy(model, X, &grad, -1, &data.sample_cache) + pdFrictionEnergy(model, data, X, &grad);
     g.resize(3 * nf);
     for (int i = 0; i < model.n; ++i) {
       const int r = model.free_index[i];
@@ -248,7 +248,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
       Points X_h = X, Z;
       auto direction = [&](const VecX& at, const VecX& g, double forcing) {
         pdScatterFree(model, at, X_h);
-        pdHessianBuild(model, X_h, blocks);
+        pdHessianBuild(model, X_h, blocks, nullptr, &data.sample_cache);  // (the gradient's SVDs, at the same point)
         VecX d;
         if (model.options.method == PdMethod::NewtonCholesky) {
           Eigen::SparseMatrix<double> H = pdHessianMatrix(model, data, blocks);

@@ -27,7 +27,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
   PdHessian& hessian = data.hessian;
-  pdHessianBuild(model, data.x, hessian);
+  pdHessianBuild(model, data.x, hessian, nullptr, &data.sample_cache);  // (the step's last SVDs, at x)
   const Points b = gq_next + gv_next / h;
   Points Z = Points::Zero(model.n, 3);
   VecX bf(3 * nf);
@@ -132,7 +132,7 @@ void pdAddForceCotangents(const PdModel& model, PdData& data, const Points& x, c
   Points per_mu, per_lambda;
   for (std::size_t k = 0; k < model.bodies.size(); ++k) {
     const PdBody& body = model.bodies[k];
-    pdLameGradients(model, x, static_cast<int>(k), per_mu, per_lambda);
+    pdLameGradients(model, x, static_cast<int>(k), per_mu, per_lambda, &data.sample_cache);
     const double gmu = -(Z.array() * per_mu.array()).sum(), glambda = -(Z.array() * per_lambda.array()).sum();
     const double E = body.youngs_modulus, nu = body.poisson_ratio, d = (1.0 + nu) * (1.0 - 2.0 * nu);
     // mu = E / (2 (1 + nu)), lambda = E nu / ((1 + nu)(1 - 2 nu))

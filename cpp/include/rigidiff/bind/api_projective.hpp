@@ -116,8 +116,9 @@ class ProjectiveWorld {
   void stats(double* out) const;
   /// E(x) (elastic and contact) and its gradient (3n).
   double energy(const double* x, double* grad) const;
-  /// The product of the Hessian of E at x with z (3n).
-  void hessianProduct(const double* x, const double* z, double* out) const;
+  /// The product of the Hessian of E at x with z (3n). With after_energy, the Hessian is built as a Newton
+  /// iteration builds it, after the energy at x, reusing its SVDs; returns how many samples it reused (else 0).
+  int hessianProduct(const double* x, const double* z, double* out, bool after_energy = false) const;
 
  private:
   deformable::PdModel model_;

@@ -13,9 +13,10 @@ namespace deformable {
 
 /// Builds the Hessian of E (elastic and contact penalty) at x. runtime_error from a degenerate element's
 /// volume projection. With `only` (one flag per element), the other elements' blocks are left zero (for products
-/// with vectors that vanish on their nodes).
-void pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian,
-                    const std::vector<char>* only = nullptr);
+/// with vectors that vanish on their nodes). With a cache (pdEnergy's), the SVDs and volume projections
+/// recorded there for the same F are reused. Returns the number of samples that reused them.
+int pdHessianBuild(const PdModel& model, const Points& x, PdHessian& hessian,
+                    const std::vector<char>* only = nullptr, const PdSampleCache* cache = nullptr);
 
 /// out = hess E(x) z (n x 3, overwritten) for the Hessian built at x.
 void pdHessianProduct(const PdModel& model, const PdHessian& hessian, const Points& z, Points& out);

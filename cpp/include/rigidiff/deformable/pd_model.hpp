@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rigidiff/fwd.hpp"
+#include "rigidiff/deformable/pd_projection.hpp"
 
 namespace rigidiff {
 namespace deformable {
@@ -222,6 +223,23 @@ struct PdActiveSet {
   int size() const { return static_cast<int>(vertex.size()); }
 };
 
+/// Each sample's F with its SVD (and volume projection), recorded by an energy evaluation for the Hessian built
+/// next at the same point (a Newton iteration's gradient and Hessian, the adjoint's at the solution): each is
+/// then computed once.
+struct PdSampleCache {
+  struct Entry {
+    Mat3 F;
+    Svd3 svd;
+    bool has_volume = false;  ///< whether volume holds the volume projection of svd.sigma
+    VolumeKkt volume;
+  };
+  std::vector<Entry> entries;  ///< per sample, in model order (each element's samples are written by one thread)
+  /// sample k's entry if it was recorded for this very F (compared exactly), else null
+  const Entry* find(std::size_t k, const Mat3& F) const {
+    return k < entries.size() && entries[k].F == F ? &entries[k] : nullptr;
+  }
+};
+
 /// Caches of a step at its solution x (for the adjoint) and the factorised global matrix.
 struct PdData {
   PdFriction friction;
@@ -240,6 +258,7 @@ struct PdData {
   std::vector<double> factor_diagonal;  ///< the factor L's diagonal, for pdSolve's substitutions
   Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
   PdHessian hessian;               ///< the last Newton iteration's or adjoint's Hessian (its storage is reused)
+  PdSampleCache sample_cache;      ///< the SVDs of the step's last energy evaluation (for its Hessian)
   Points start_guess;              ///< (n x 3, or empty) one more starting point for the next step, used once
   int iterations = 0;
   bool converged = true;           ///< whether the step met its tolerance (see PdOptions::raise_on_failure)

@@ -17,9 +17,17 @@ struct Svd3 {
 /// Rotation-variant SVD of F.
 Svd3 svd3(const Mat3& F);
 
+/// The KKT point (s, lambda) of a volume projection: s - sigma = lambda grad(prod s), prod s = 1.
+struct VolumeKkt {
+  Vec3 s;
+  double lambda;
+};
+
 /// The singular values s of the volume projection of sigma (the point of {prod s = 1} nearest to sigma) and
 /// ds/dsigma (3 x 3). runtime_error if the projection's Newton iteration does not converge (a degenerate F).
-Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian);
+/// `from`: this sigma's converged KKT point from an earlier call (the result is then the same, bit for bit,
+/// without the iteration); `kkt`: where the converged point is written.
+Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian, const VolumeKkt* from = nullptr, VolumeKkt* kkt = nullptr);
 
 /// dP of the isotropic function P = U diag(s) V^T for a change dF of F, with ds/dsigma = jacobian.
 Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, const Mat3& dF);

@@ -12,12 +12,15 @@ namespace rigidiff {
 namespace deformable {
 
 /// Energy E(x) (elastic and contact penalty) and, if grad is not null, its gradient (n x 3). With body >= 0 only
-/// that body's elastic energy (no contact).
-double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body = -1);
+/// that body's elastic energy (no contact). With a cache, the samples' F, SVDs and volume projections are
+/// recorded there for a Hessian built next at the same x.
+double pdEnergy(const PdModel& model, const Points& x, Points* grad, int body = -1, PdSampleCache* cache = nullptr);
 
 /// The derivatives of body b's elastic gradient at x (n x 3 each) with respect to its Lame parameters mu and
 /// lambda (through the weights of its energies).
-void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda);
+/// (cache: SVDs and volume projections recorded at x by pdEnergy, reused where F is the same, or null)
+void pdLameGradients(const PdModel& model, const Points& x, int body, Points& per_mu, Points& per_lambda,
+                     const PdSampleCache* cache = nullptr);
 
 /// Factorises the free-vertex block of the scalar PD matrix L = M / dt^2 + sum w G G^T + the contact stiffness of
 /// each vertex marked in contacts (n; per plane it may touch).

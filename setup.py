@@ -81,11 +81,8 @@ class ParallelBuildExt(build_ext):
         gcc = "Free Software Foundation" in compiler_version(compiler.compiler_so[0])
         unit_params = ["--param", "large-unit-insns=1000000"] if gcc and unity_enabled() else []
 
-        # the same objects, fewer seconds: kept out of the flags that name the object folder
-        collector = collector_params(jobs) if gcc else []
-
         def unit_flags(src):
-            return (unit_params if Path(os.path.abspath(src)).parent == ROOT / UNITY_DIR else []) + collector
+            return unit_params if Path(os.path.abspath(src)).parent == ROOT / UNITY_DIR else []
 
         original = compiler.compile
         flags = self.extensions[0].extra_compile_args + unit_params
@@ -141,24 +138,6 @@ class ParallelBuildExt(build_ext):
             super().build_extensions()
         finally:
             compiler.compile = original
-
-
-# GCC's garbage collector takes about a seventh of the compile of a unit of Eigen templates (-ftime-report):
-# collecting only past 2 GiB of heap cuts each unit's compile by 12-16 % and raises its peak memory from
-# about 2.1 to 2.8 GiB, so it is used only where each parallel job has that much memory to spare.
-COLLECTOR_PARAMS = ["--param", "ggc-min-expand=400", "--param", "ggc-min-heapsize=2097152"]
-COLLECTOR_MEMORY_PER_JOB = 4 << 30
-
-
-def collector_params(jobs: int) -> list:
-    """GCC's garbage-collector settings for `jobs` parallel compiles: COLLECTOR_PARAMS when the machine's
-    memory is at least COLLECTOR_MEMORY_PER_JOB per job, else none (GCC's defaults). They change no byte of
-    the objects."""
-    try:
-        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
-        return []
-    return COLLECTOR_PARAMS if memory >= COLLECTOR_MEMORY_PER_JOB * max(1, jobs) else []
 
 
 def log(message: str) -> None:

@@ -171,23 +171,3 @@ def test_a_unit_compiles_again_only_when_one_of_its_sources_or_headers_changes(s
     write(tmp_path / "build" / "unity" / "old.cpp", "", 1000)
     setup_py["write_units"](units)
     assert sorted(p.name for p in (tmp_path / "build" / "unity").glob("*.cpp")) == ["a.cpp", "b.cpp"]
-
-
-def test_the_collector_settings_apply_only_where_each_job_has_the_memory(setup_py, monkeypatch):
-    collector_params = setup_py["collector_params"]
-    per_job = setup_py["COLLECTOR_MEMORY_PER_JOB"]
-    page = 4096
-    names = {"SC_PAGE_SIZE": page}
-    fake_os = types.SimpleNamespace(sysconf=lambda name: names[name] if name in names else pages)
-    monkeypatch.setitem(collector_params.__globals__, "os", fake_os)
-    pages = 2 * per_job // page  # exactly two jobs' worth
-    assert collector_params(1) == setup_py["COLLECTOR_PARAMS"]
-    assert collector_params(2) == setup_py["COLLECTOR_PARAMS"]
-    assert collector_params(3) == []
-    assert collector_params(0) == setup_py["COLLECTOR_PARAMS"]  # no jobs counts as one
-
-    def no_sysconf(name):
-        raise ValueError(name)
-
-    monkeypatch.setitem(collector_params.__globals__, "os", types.SimpleNamespace(sysconf=no_sysconf))
-    assert collector_params(1) == []

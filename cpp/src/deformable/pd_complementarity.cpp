@@ -155,17 +155,19 @@ Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdAc
 
 PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& x,
                             double force_tolerance) {
+  const int planes = static_cast<int>(model.planes.size());
   std::vector<std::pair<int, int>> pairs;
-  for (int p = 0; p < active.size(); ++p)
+  std::vector<char> held(static_cast<std::size_t>(model.n) * planes, 0);  // (vertex, plane) in the active set
+  for (int p = 0; p < active.size(); ++p) {
+    held[static_cast<std::size_t>(active.vertex[p]) * planes + active.plane[p]] = 1;
     if (forces[p] >= -force_tolerance) pairs.emplace_back(active.vertex[p], active.plane[p]);
+  }
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
-    for (int o = 0; o < static_cast<int>(model.planes.size()); ++o) {
-      bool held = false;
-      for (int p = 0; p < active.size() && !held; ++p) held = active.vertex[p] == i && active.plane[p] == o;
-      if (!held && model.planes[o].normal.dot(x.row(i).transpose()) - model.planes[o].offset < -kContactGap)
+    for (int o = 0; o < planes; ++o)
+      if (!held[static_cast<std::size_t>(i) * planes + o] &&
+          model.planes[o].normal.dot(x.row(i).transpose()) - model.planes[o].offset < -kContactGap)
         pairs.emplace_back(i, o);
-    }
   }
   std::sort(pairs.begin(), pairs.end());
   PdActiveSet next;

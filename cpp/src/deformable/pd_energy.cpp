@@ -1,7 +1,7 @@
 // The Projective Dynamics energy E(x) = sum over samples of w/2 |F - P(F)|^2 (P: the corotated or volume
-// projection), the hyperelastic energies (neo-Hookean, the corotated hyperelastic's volume term) plus the ground penalty k/2 min(0, n . x - offset)^2 of surface vertices and its gradient
-// sum w G^T (F - P) (the projection's own change drops out: P minimises the distance); its Hessian is in
-// pd_hessian.cpp.
+// projection), the hyperelastic energies (neo-Hookean, the corotated hyperelastic's volume term) plus the ground
+// penalty k/2 min(0, n . x - offset)^2 of surface vertices, and its gradient sum w G^T (F - P) (the projection's
+// own change drops out: P minimises the distance); its Hessian is in pd_hessian.cpp.
 #include <cmath>
 #include <limits>
 

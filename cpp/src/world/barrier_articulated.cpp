@@ -383,7 +383,6 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
   const double kappa_max = std::exp2(std::ceil(std::log2(stiffness.kappa_max)));
 
   VecX qk = q0, grad(n), trial(nq), grad_trial(n), dir(n), free_step(n);
-  MatX limit_hessian(ns, ns);
   double e = energy(qk, at, kappa, &grad);
   // the friction pairs are frozen at the start state (data.pairs, data.x at y0), as in the affine step
   buildFrictionPairs(contact, data, kappa);
@@ -422,14 +421,12 @@ void articulatedBarrierStep(const BarrierWorldModel& world, ArticulatedBarrier& 
     barrierPotential(contact, data, kappa, nullptr, &data.hessian);
     frictionPotential(contact, data, at.y.data(), y0.data(), nullptr, &data.hessian);
     lap(data.stats.time_barrier);
-    limit_hessian.setZero(ns, ns);
-    jointLimitBarrier(art, world.options.dhat, qk.data(), kappa, nullptr, &limit_hessian);
     newton.Hss = M;
     newton.Hss.diagonal() += h * art.model.damping + h * h * art.model.stiffness;
     // with rotations the joint terms are quadratic in dq, not in delta: their Gauss-Newton product Jd^T A Jd
     // (Jd at the iterate, set with the gradient) leaves out the curvature of dq(delta), keeping the matrix PSD
     if (energy.rotations && ns > 0) newton.Hss = energy.Jd.transpose() * newton.Hss * energy.Jd;
-    newton.Hss += limit_hessian;
+    jointLimitBarrier(art, world.options.dhat, qk.data(), kappa, nullptr, &newton.Hss);  // in the tangent already
     newton.assemble(art, nbodies, at, data.hessian);
     lap(data.stats.time_assembly);
     if (!newton.factorize())

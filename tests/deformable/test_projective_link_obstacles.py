@@ -7,10 +7,12 @@ import warnings
 
 import numpy as np
 import pytest
+import trimesh
 from scipy.spatial.transform import Rotation
 from test_projective_obstacles import _attribute_difference, _friction_switched_on, _pose_differences
 
 import rigidiff as rd
+from rigidiff.deformable.link_hulls import CYLINDER_SECTIONS
 
 K = 1e4  # N/m, the contact stiffness
 G = 9.81
@@ -43,7 +45,11 @@ def _foot(shape, height, mass=0.5):
 
 
 FEET = {"sphere": (rd.Sphere(0.03), 0.03, 1), "box": (rd.Box((0.04, 0.06, 0.02)), 0.01, 4),
-        "capsule": (rd.Capsule(0.02, 0.08), 0.02, 2)}  # shape, its bottom below its centre, contact points
+        "capsule": (rd.Capsule(0.02, 0.08), 0.02, 2),
+        # a cylinder rests on the corners of its inscribed prism's bottom rim, a box mesh on its hull's 4 corners
+        "cylinder": (rd.Cylinder(0.03, 0.04), 0.02, CYLINDER_SECTIONS),
+        "mesh box": (rd.Mesh(trimesh.creation.box((0.08, 0.06, 0.02))), 0.01, 4),
+        }  # shape, its bottom below its centre, contact points
 
 
 @pytest.mark.parametrize("kind", list(FEET))

@@ -4,11 +4,11 @@
 //
 // A pair is one or more probes, each exact for its pair:
 // - a point probe: a material point p(s) = pose(s) l of the link with a radius r (a sphere's centre, a capsule's
-//   end-spheres, a box's corners with r = 0) in the distance field phi of a plane or a box obstacle:
+//   end-spheres, a box's or a hull's corners with r = 0) in the distance field phi of a plane or a box obstacle:
 //   d = phi(p(s)) - r, grad d = J^T n, hess d = J^T C J + n . (w_i x J_j) (i an ancestor of j);
 // - a field probe: a ball's centre c in the link shape's distance field (pd_link_contact.cpp's vertices), minus
 //   the ball's radius: d = phi_link(c; s) - R, grad d = -J(c)^T n, hess d = J^T C J + n . (w_j x J_i).
-// Capsules and boxes against box obstacles have no exact probe here (the Python layer warns of such pairs).
+// Capsules, boxes and hulls against box obstacles have no exact probe here (the Python layer warns of such pairs).
 //
 // Friction follows the link's surface point at the contact at the step's start, p0 (r along -n from a point
 // probe, the link's surface point nearest a ball's centre), as a material point of the link, against the
@@ -20,6 +20,7 @@
 
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/deformable/pd_hull.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 
 namespace rigidiff {
@@ -54,6 +55,11 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
         out.push_back(p);
       } else if (o >= n_planes) {
         continue;  // a capsule or a box against a box obstacle: not supported
+      } else if (shape.kind == PdShapeKind::Hull) {  // a convex polytope: its vertices are exact against a plane
+        for (const Vec3& v : shape.hull->vertices) {
+          p.local = shape.placement.actPoint(v);
+          out.push_back(p);
+        }
       } else if (shape.kind == PdShapeKind::Capsule) {  // the end-spheres are exact against a plane
         p.radius = shape.size[0];
         for (double end : {-1.0, 1.0}) {
@@ -104,7 +110,7 @@ ProbeState probeState(const PdModel& model, const PdSkeletons& sk, const Data& d
   const int joint = sk.shapes[p.shape].joint;
   if (p.field) {
     st.point = model.spheres[p.obstacle - model.planes.size()].centre;
-    st.phi = linkShapeDistance(sk, data, p.shape, st.point, &st.n, &st.C);
+    st.phi = linkShapeDistance(sk, data, p.shape, st.point, &st.n, &st.C, p.radius);
   } else {
     st.point = data.oMi[joint].actPoint(p.local);
     st.phi = obstacleField(model, p.obstacle, st.point, &st.n, &st.C);

@@ -5,11 +5,9 @@ order they were added), so adding a robot leaves every vertex index, force vecto
 model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
 copies; the collision shapes of its links (spheres, boxes, capsules, and cylinders and meshes through convex hulls:
 link_hulls.py) push and rub on the deformable surface vertices, two-way, in one implicit step, and on the world's
-ground, balls and boxes (the core's pd_link_obstacles.cpp; only a sphere link touches a box, and a warning says so)."""
+ground, balls and boxes (the core's pd_link_obstacles.cpp)."""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 
@@ -64,7 +62,6 @@ class ProjectiveSkeletons:
         self._skeletons: list = []
         self._articulated = None  # the lcp World that compiles the skeletons
         self._link_shapes: list = []  # per link shape: (skeleton name, frame index, shape, pose in the body frame)
-        self._warned_pairs: set = set()  # (link, obstacle) pairs without contact already warned of
 
     @property
     def skeletons(self) -> list:
@@ -97,9 +94,8 @@ class ProjectiveSkeletons:
         implicit-Euler step minimises the deformable bodies' and the skeletons' incremental potential together
         (docs/deformable.md, "Robots"),
         with the joints' damping, stiffness and effort limits and gravity on the links, and their position
-        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). Only a sphere
-        link touches a box obstacle (a warning names the other pairs), links of skeletons do not touch each
-        other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
+        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). Links of
+        skeletons do not touch each other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
         it are not seen.
 
         Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of
@@ -167,28 +163,10 @@ class ProjectiveSkeletons:
                         self._pw_add_link_hull(joint, placement.rotation, placement.translation, *hull)
                 self._link_shapes.append((sk.name, f, inst.shape, inst.origin))
         self._skeletons, self._articulated = list(skeletons), inner
-        self._warn_of_untouching_pairs()
 
     def _link_name(self, f: int) -> str:
         sk, body = self._articulated._frames[f]
         return f"{sk.name}/{body.name}"
-
-    def _warn_of_untouching_pairs(self) -> None:
-        """Warn once per pair of a capsule or box link and a box obstacle: such pairs do not touch."""
-        from rigidiff.shapes import Sphere
-
-        boxes = [name for name, (kind, *_) in self._obstacles.items() if kind == "box"]
-        for _, f, shape, _ in self._link_shapes:
-            if isinstance(shape, Sphere):
-                continue
-            for box in boxes:
-                pair = (self._link_name(f), type(shape).__name__, box)
-                if pair in self._warned_pairs:
-                    continue
-                self._warned_pairs.add(pair)
-                warnings.warn(f"link {pair[0]!r}: its {pair[1].lower()} does not touch the box obstacle {box!r} "
-                              f"(a projective world's links touch boxes with their spheres only; give the link a "
-                              f"sphere there)", stacklevel=3)
 
     def _skeleton_layout(self, name):
         """The Layout of the skeleton called name (or given as the object), None if there is none."""

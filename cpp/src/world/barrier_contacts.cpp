@@ -106,7 +106,7 @@ void overlappingBodies(const BarrierWorldModel& model, BarrierWorldData& d, bool
       const int j = d.body_order[w];
       if (d.body_lo[j].x() > d.body_hi[i].x() + margin) break;  // sorted: no later body reaches i either
       if (model.bodies[i].fixed && model.bodies[j].fixed) continue;  // static meshes never meet each other
-      if (model.sameGroup(i, j)) continue;  // one skeleton's links: no self-collision
+      if (!model.mayPair(i, j)) continue;  // one skeleton's links: its self-collision rule
       if (overlap(Box{d.body_lo[i], d.body_hi[i]}, Box{d.body_lo[j], d.body_hi[j]}, margin))
         d.body_pairs.emplace_back(std::min(i, j), std::max(i, j));
     }

@@ -55,6 +55,51 @@ void edgePoints(const AffineBody& body, const std::vector<Vec3>& x, std::vector<
   }
 }
 
+// Keeps, of the primitives of k points each in start and end, those whose swept box meets the box (lo, hi) grown
+// by margin, in their order: compacts start and end and sets kept to their indices. A primitive within margin of
+// another lies within margin of that one's body box, so culling each side by the other body's box loses no pair
+// (the slack covers the rounding of the primitive tests).
+void cullPrimitives(std::vector<Vec3>& start, std::vector<Vec3>& end, int k, const Vec3& lo, const Vec3& hi,
+                    double margin, std::vector<int>& kept) {
+  const double grow = margin + 1e-9 * (1.0 + (hi - lo).cwiseAbs().maxCoeff());
+  const Vec3 glo = lo.array() - grow, ghi = hi.array() + grow;
+  const int n = static_cast<int>(start.size()) / k;
+  kept.clear();
+  for (int i = 0; i < n; ++i) {
+    Vec3 plo = start[k * i], phi = plo;
+    for (int m = 0; m < k; ++m) {
+      plo = plo.cwiseMin(start[k * i + m]).cwiseMin(end[k * i + m]);
+      phi = phi.cwiseMax(start[k * i + m]).cwiseMax(end[k * i + m]);
+    }
+    if (!((plo.array() <= ghi.array()).all() && (glo.array() <= phi.array()).all())) continue;
+    for (int m = 0; m < k; ++m) {
+      const int to = k * static_cast<int>(kept.size()) + m;
+      start[to] = start[k * i + m];
+      end[to] = end[k * i + m];
+    }
+    kept.push_back(i);
+  }
+  start.resize(k * kept.size());
+  end.resize(k * kept.size());
+}
+
+// d.prim_pairs = the pairs of primitives (ka points each in d.pa_start/end of body a, kb in d.pb_start/end of
+// body b) whose swept boxes, grown by margin, overlap. Two links of one skeleton often have overlapping boxes
+// (near the joints between them) while few of their primitives come near: each side is first culled to the
+// other's box, so that the box trees hold only those (the same pairs, in the same sorted order).
+void primitivePairs(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, int ka, int kb, double margin) {
+  if (!model.sameGroup(a, b)) {
+    sweptPairs(d.pa_start.data(), d.pa_end.data(), static_cast<int>(d.pa_start.size()) / ka, ka, d.pb_start.data(),
+               d.pb_end.data(), static_cast<int>(d.pb_start.size()) / kb, kb, margin, d.swept, d.prim_pairs);
+    return;
+  }
+  cullPrimitives(d.pa_start, d.pa_end, ka, d.body_lo[b], d.body_hi[b], margin, d.kept_a);
+  cullPrimitives(d.pb_start, d.pb_end, kb, d.body_lo[a], d.body_hi[a], margin, d.kept_b);
+  sweptPairs(d.pa_start.data(), d.pa_end.data(), static_cast<int>(d.kept_a.size()), ka, d.pb_start.data(),
+             d.pb_end.data(), static_cast<int>(d.kept_b.size()), kb, margin, d.swept, d.prim_pairs);
+  for (auto& [i, j] : d.prim_pairs) i = d.kept_a[i], j = d.kept_b[j];  // increasing maps: still sorted
+}
+
 // primitive pairs of kinds (ka, kb) between bodies a and b whose swept boxes, grown by margin, overlap;
 // start/end positions from data.x and data.x_end
 void sweptCandidates(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, BarrierPair::Kind kind,
@@ -62,22 +107,19 @@ void sweptCandidates(const BarrierWorldModel& model, BarrierWorldData& d, int a,
   const AffineBody &A = model.bodies[a], &B = model.bodies[b];
   const auto& xa_end = swept ? d.x_end[a] : d.x[a];
   const auto& xb_end = swept ? d.x_end[b] : d.x[b];
-  int na, ka, nb, kb;
   if (kind == BarrierPair::PointTriangle) {
     d.pa_start = d.x[a];
     d.pa_end = xa_end;
     facePoints(B, d.x[b], d.pb_start);
     facePoints(B, xb_end, d.pb_end);
-    na = static_cast<int>(A.rest.size()), ka = 1, nb = static_cast<int>(B.faces.size()), kb = 3;
+    primitivePairs(model, d, a, b, 1, 3, margin);
   } else {
     edgePoints(A, d.x[a], d.pa_start);
     edgePoints(A, xa_end, d.pa_end);
     edgePoints(B, d.x[b], d.pb_start);
     edgePoints(B, xb_end, d.pb_end);
-    na = static_cast<int>(A.edges.size()), ka = 2, nb = static_cast<int>(B.edges.size()), kb = 2;
+    primitivePairs(model, d, a, b, 2, 2, margin);
   }
-  sweptPairs(d.pa_start.data(), d.pa_end.data(), na, ka, d.pb_start.data(), d.pb_end.data(), nb, kb, margin,
-             d.swept, d.prim_pairs);
 }
 
 // d.body_lo/hi = each body's box at d.x (and d.x_end when swept); d.body_pairs = the pairs (a < b) whose
@@ -519,8 +561,9 @@ void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, 
       // edges of a against faces of b whose boxes overlap (the box tree of the swept broad phase, unmoving)
       edgePoints(A, xa, d.pa_start);
       facePoints(B, xb, d.pb_start);
-      sweptPairs(d.pa_start.data(), d.pa_start.data(), static_cast<int>(A.edges.size()), 2, d.pb_start.data(),
-                 d.pb_start.data(), static_cast<int>(B.faces.size()), 3, 0.0, d.swept, d.prim_pairs);
+      d.pa_end = d.pa_start;
+      d.pb_end = d.pb_start;
+      primitivePairs(model, d, a, b, 2, 3, 0.0);
       for (const auto& [i, j] : d.prim_pairs) {
         const auto& e = A.edges[i];
         const auto& f = B.faces[j];

@@ -43,6 +43,10 @@ struct BarrierWorldModel {
   std::vector<int> collision_group, collision_joint, collision_parent;
   std::vector<char> collision_self;
 
+  /// Are a and b of one group (two link surfaces of one skeleton)?
+  bool sameGroup(int a, int b) const {
+    return !collision_group.empty() && collision_group[a] >= 0 && collision_group[a] == collision_group[b];
+  }
   /// May bodies a and b form pairs (by their groups alone)?
   bool mayPair(int a, int b) const {
     if (collision_group.empty() || collision_group[a] < 0 || collision_group[a] != collision_group[b]) return true;
@@ -110,6 +114,7 @@ struct BarrierWorldData {
   std::vector<Vec3> pa_start, pa_end, pb_start, pb_end;  ///< primitive points for the swept broad phase
   SweptPairsScratch swept;
   std::vector<std::pair<int, int>> prim_pairs;
+  std::vector<int> kept_a, kept_b;  ///< the primitives of a self-collision pair near the other body's box
   std::vector<Vec3> body_lo, body_hi;          ///< each body's (swept) box
   std::vector<int> body_order;                 ///< bodies sorted by body_lo.x (sweep and prune)
   std::vector<std::pair<int, int>> body_pairs; ///< body pairs whose boxes overlap

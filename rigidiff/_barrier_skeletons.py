@@ -60,9 +60,8 @@ class SkeletonParticipants:
         pushed by, the affine bodies, static meshes, ground planes and other skeletons' shapes. Shapes of one
         skeleton collide with each other only when its ``self_collision`` is on, and then never those of one link
         (a body welded to another is part of its link) or of a parent link and its child, as in the lcp world.
-        The step is implicit Euler in the joint coordinates with the
-        joints' damping, stiffness and effort limits, and their position limits when ``joint_limits`` is on
-        (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
+        The step is implicit Euler in the joint coordinates with the joints' damping, stiffness and effort
+        limits, and their position limits when ``joint_limits`` is on (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
 
         Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
         of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a
@@ -73,8 +72,8 @@ class SkeletonParticipants:
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a plane shape, an open mesh, or shapes that touch another participant
-        or a ground plane at the start configuration; ValueError for a q of the wrong size, not finite or with a
-        quaternion that is not of unit norm.
+        (another link of the skeleton with self_collision on) or a ground plane at the start configuration, naming
+        both; ValueError for a q of the wrong size, not finite or with a quaternion that is not of unit norm.
         """
         _check_skeleton(skeleton)
         if any(s is skeleton for s in self._skeletons):

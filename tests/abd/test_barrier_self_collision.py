@@ -207,3 +207,25 @@ def test_step_vjp_and_rollout_backward_are_the_transposed_jacobians():
     assert active > 0
     for got, want in ((back.q, gq), (back.v, gv), (back.tau, gtaus)):
         np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8 * np.abs(want).max())
+
+
+def test_a_link_on_a_universal_joint_is_its_parents_child():
+    """A universal joint is two revolute joints in the core with a massless body between them: its link and the
+    parent link still count as parent and child, so where they overlap at the joint they make no pair."""
+    pytest.importorskip("ipctk")
+    sk = rd.Skeleton("wrist", self_collision=True)
+    link = rd.Box((0.24, 0.04, 0.04))
+    inertia = rd.Inertia.from_shape(link, density=1000.0, origin=rd.Transform((0.1, 0.0, 0.0)))
+    arm = sk.add_body("arm", rd.RevoluteJoint("j1", axis=(0, 0, 1)), joint_origin=rd.Transform((0.0, 0.0, 0.1)),
+                      inertia=inertia)
+    arm.add_shape(link, rd.Transform((0.1, 0.0, 0.0)))
+    hand = sk.add_body("hand", rd.UniversalJoint("u", axis1=(0, 0, 1), axis2=(0, 1, 0)), parent=arm,
+                       joint_origin=rd.Transform((0.2, 0.0, 0.0)), inertia=inertia)
+    hand.add_shape(link, rd.Transform((0.1, 0.0, 0.0)))
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, gravity=(0.0, 0.0, 0.0))
+    world.add_skeleton(sk, q=[0.0, 0.3, 0.2])
+    assert _links_apart(world, world.q, 0, 1)[0]  # the two links cross at the joint
+    q, v = world.q, np.array([0.5, -1.0, 1.0])
+    for _ in range(5):
+        q, v = world.step(q, v, np.zeros(3))
+        assert world.last_step["active_pairs"] == 0

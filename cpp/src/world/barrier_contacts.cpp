@@ -200,7 +200,11 @@ double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { retu
 
 bool segmentCrossesTriangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
   const double s1 = orient(a, b, c, p), s2 = orient(a, b, c, q);
-  if ((s1 > 0.0 && s2 > 0.0) || (s1 < 0.0 && s2 < 0.0) || (s1 == 0.0 && s2 == 0.0)) return false;
+  if ((s1 > 0.0 && s2 > 0.0) || (s1 < 0.0 && s2 < 0.0)) return false;
+  // a segment in the triangle's plane (to round-off: the top edge of one link in the top face of a link of equal
+  // thickness beside it) does not cross it, and its other signs are round-off too; touching is the distances' test
+  const double flat = 1e-12 * (b - a).cross(c - a).norm() * (q - p).norm();
+  if (std::abs(s1) <= flat && std::abs(s2) <= flat) return false;
   const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
   return (u >= 0.0 && v >= 0.0 && w >= 0.0) || (u <= 0.0 && v <= 0.0 && w <= 0.0);
 }

@@ -94,7 +94,8 @@ def plot(out: Path, dt: float, runs: dict, world, Q) -> list:
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     duration = 0.4 if fast else 1.0
     steps = int(round(duration / 1e-2))
-    print(f"barrier world: a {LINKS}-link chain curling up on its elbow springs, dt = 0.01 s, {duration:g} s, dhat = {DHAT:g} m")
+    print(f"barrier world: a {LINKS}-link chain curling up on its elbow springs, dt = 0.01 s, {duration:g} s, "
+          f"dhat = {DHAT:g} m")
     results = {}
     for self_collision in (False, True):
         world, Q, d, contact_steps, per_step = run(self_collision, steps)

@@ -61,7 +61,8 @@ class SkeletonParticipants:
         skeleton collide with each other only when its ``self_collision`` is on, and then never those of one link
         (a body welded to another is part of its link) or of a parent link and its child, as in the lcp world.
         The step is implicit Euler in the joint coordinates with the joints' damping, stiffness and effort
-        limits, and their position limits when ``joint_limits`` is on (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
+        limits, and their position limits when ``joint_limits`` is on (docs/affine.md, "Skeletons"). The
+        skeleton is compiled when added: later edits to it are not seen.
 
         Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
         of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a

@@ -19,30 +19,32 @@ EPS = (1e-8, 1e-6, 1e-5)
 FOLD = np.array([0.0, 1.9, 1.9])
 
 
-def _chain(self_collision, length=0.18, bracket=False, floating=False):
+def _chain(self_collision, length=0.18, bracket=False, floating=False, rounded=False):
     """Three links in the plane z = 0.1, each a box of `length` along x from its revolute joint about z (joints
     0.2 apart): at 0.18 its ends stop 1 cm short of the joints, at 0.24 it overlaps its neighbours there. With
     bracket, a small box welded to the second link's end carries the third link's joint and overlaps both. With
-    floating, the first link is on a free joint (a floating base) instead."""
+    floating, the first link is on a free joint (a floating base) instead. With rounded, the links are cylinders
+    of radius 2 cm along x (192 faces each, many of them near the other link at the contact)."""
     sk = rd.Skeleton("chain", self_collision=self_collision)
-    link = rd.Box((length, 0.04, 0.04))
-    inertia = rd.Inertia.from_shape(link, density=1000.0, origin=rd.Transform((0.1, 0.0, 0.0)))
+    link = rd.Cylinder(0.02, length) if rounded else rd.Box((length, 0.04, 0.04))
+    inertia = rd.Inertia.from_shape(rd.Box((length, 0.04, 0.04)), density=1000.0, origin=rd.Transform((0.1, 0.0, 0.0)))
     root = rd.FreeJoint("j1") if floating else rd.RevoluteJoint("j1", axis=(0, 0, 1))
     first = sk.add_body("link1", root, joint_origin=rd.Transform((0.0, 0.0, 0.1)), inertia=inertia)
-    first.add_shape(link, rd.Transform((0.1, 0.0, 0.0)))
+    along_x = rd.Transform((0.1, 0.0, 0.0), rpy=(0.0, np.pi / 2, 0.0) if rounded else (0.0, 0.0, 0.0))
+    first.add_shape(link, along_x)
     second = sk.add_body("link2", rd.RevoluteJoint("j2", axis=(0, 0, 1)), parent=first,
                          joint_origin=rd.Transform((0.2, 0.0, 0.0)), inertia=inertia)
-    second.add_shape(link, rd.Transform((0.1, 0.0, 0.0)))
+    second.add_shape(link, along_x)
     parent, origin = second, rd.Transform((0.2, 0.0, 0.0))
     if bracket:
         cube = rd.Box((0.05, 0.05, 0.05))
-        parent = sk.add_body("bracket", rd.FixedJoint("weld"), parent=second, joint_origin=rd.Transform((0.2, 0.0, 0.0)),
-                             inertia=rd.Inertia.from_shape(cube, mass=0.05))
+        parent = sk.add_body("bracket", rd.FixedJoint("weld"), parent=second,
+                             joint_origin=rd.Transform((0.2, 0.0, 0.0)), inertia=rd.Inertia.from_shape(cube, mass=0.05))
         parent.add_shape(cube)
         origin = rd.Transform()
     third = sk.add_body("link3", rd.RevoluteJoint("j3", axis=(0, 0, 1)), parent=parent, joint_origin=origin,
                         inertia=inertia)
-    third.add_shape(link, rd.Transform((0.1, 0.0, 0.0)))
+    third.add_shape(link, along_x)
     return sk
 
 
@@ -79,18 +81,18 @@ def _fold(world, steps, v=(0.0, 3.0, 3.0), tau=(0.0, 0.0, 0.0)):
     return states
 
 
-@pytest.mark.parametrize("speed", [3.0, 20.0])
-def test_fold_stops_at_the_first_link_only_with_self_collision(speed):
+@pytest.mark.parametrize("speed,rounded", [(3.0, False), (20.0, False), (3.0, True)])
+def test_fold_stops_at_the_first_link_only_with_self_collision(speed, rounded):
     """Without self-collision the third link's tip passes through the first link; with it the links never
     intersect (their distance stays positive at every step, by IPC Toolkit) and the contact reverses the tip's
     swing before the far elbow folds as far as it does freely, also with the elbows at 20 rad/s (the tip moving up
-    to 7 cm a step, more than the links' 4 cm width)."""
+    to 7 cm a step, more than the links' 4 cm width), and with round links."""
     pytest.importorskip("ipctk")
     steps = 30 if speed == 3.0 else 12
-    through = _fold(_world(False), steps, v=(0.0, speed, speed))
-    crossed = [_links_apart(_world(False), q, 0, 2)[0] for q, _ in through]
+    through = _fold(_world(False, rounded=rounded), steps, v=(0.0, speed, speed))
+    crossed = [_links_apart(_world(False, rounded=rounded), q, 0, 2)[0] for q, _ in through]
     assert any(crossed)
-    world = _world(True)
+    world = _world(True, rounded=rounded)
     stopped = _fold(world, steps, v=(0.0, speed, speed))
     closest = np.inf
     for q, _ in stopped:

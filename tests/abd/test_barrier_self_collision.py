@@ -275,3 +275,27 @@ def test_floating_chain_step_jacobians_in_self_contact():
     J = world.step_jacobians(q, v, tau)
     assert world.last_step["active_pairs"] > 0
     assert_step_jacobians(J, _central_jacobians(world, q, v, tau))
+
+
+@pytest.mark.filterwarnings("ignore:.*URDF")
+def test_solo12_with_self_collision_lands_as_without(robots_dir):
+    """example-robot-data's solo12 (its shipped meshes, 50736 faces) dropped onto the ground with self-collision on:
+    its links that touch at their joints are parent and child (or welded: the feet), the others stay beyond dhat of
+    each other, so its 20 steps are those of self-collision off, bit for bit (the culled broad phase of its own
+    link pairs finds no pair and loses none)."""
+    from test_barrier_solo12 import DHAT as SOLO_DHAT, STAND, _feet_depth, _solo
+
+    solo, runs = _solo(robots_dir), []
+    start = np.concatenate([[0.0, 0.0, _feet_depth(solo) + 0.02, 0.0, 0.0, 0.0, 1.0], STAND])
+    for self_collision in (False, True):
+        solo.self_collision = self_collision  # read when the world compiles the skeleton
+        world = rd.World(dt=1e-2, solver="barrier", dhat=SOLO_DHAT, friction=0.8)
+        world.add_ground()
+        world.add_skeleton(solo, q=start)
+        q, v, states = world.q, world.v, []
+        for _ in range(20):
+            q, v = world.step(q, v)
+            states.append(np.r_[q, v])
+        runs.append(np.array(states))
+    assert world.skeletons[0].self_collision and world.last_step["active_pairs"] > 0  # on, standing on the ground
+    np.testing.assert_array_equal(runs[0], runs[1])

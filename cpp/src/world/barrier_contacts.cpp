@@ -96,8 +96,8 @@ void nearPrimitives(const AffineBody& body, int k, const std::vector<Vec3>& x0, 
 
 // d.prim_pairs = the pairs (i of body a's primitives of ka points, j of body b's of kb) whose swept boxes from x0 to
 // x1, grown by margin, overlap, sorted. Two links of one skeleton often have overlapping boxes (near the joints
-// between them) while few of their primitives come near: there each side is first culled to the other's box, so
-// that the box trees hold only those (the same pairs, in the same order).
+// between them) while few of their primitives come near: there only each side's primitives near the other's box
+// are gathered, so that the box trees hold only those (the same pairs, in the same order).
 void primitivePairs(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, int ka, int kb,
                     const std::vector<Vec3>& xa0, const std::vector<Vec3>& xa1, const std::vector<Vec3>& xb0,
                     const std::vector<Vec3>& xb1, double margin) {

@@ -193,23 +193,33 @@ def test_step_vjp_and_rollout_backward_are_the_transposed_jacobians():
     g = world.step_vjp(q, v, tau, a, b, wrt="all")
     np.testing.assert_allclose(g.parameters, Jp.dq_dp.T @ a + Jp.dv_dp.T @ b, rtol=1e-9,
                                atol=1e-9 * np.abs(g.parameters).max())
-    # six recorded steps through the contact: the reverse pass chains the step Jacobians
+    # six recorded steps through the contact: the reverse pass chains the step Jacobians (parameters included)
     T = 6
     taus = np.tile(tau, (T, 1))
     start = _world(True, friction=0.3, tolerance=1e-12)
     q0, v0 = _fold(start, 2, tau=tau)[-1]
     traj = start.rollout(q0, v0, taus, record=True)
     gQ, gV = rng.normal(size=traj.q.shape), rng.normal(size=traj.v.shape)
-    back = traj.backward(gQ, gV)
+    back = traj.backward(gQ, gV, wrt="all")
     gq, gv, gtaus, active = gQ[-1].copy(), gV[-1].copy(), np.zeros_like(taus), 0
+    gp = np.zeros(len(start.parameters().names))
     for t in range(T - 1, -1, -1):
-        J = start.step_jacobians(traj.q[t], traj.v[t], taus[t])
+        J = start.step_jacobians(traj.q[t], traj.v[t], taus[t], wrt="all")
         active += start.last_step["active_pairs"]
         gtaus[t] = J.dq_dtau.T @ gq + J.dv_dtau.T @ gv
+        gp += J.dq_dp.T @ gq + J.dv_dp.T @ gv
         gq, gv = J.dq_dq.T @ gq + J.dv_dq.T @ gv + gQ[t], J.dq_dv.T @ gq + J.dv_dv.T @ gv + gV[t]
     assert active > 0
-    for got, want in ((back.q, gq), (back.v, gv), (back.tau, gtaus)):
+    for got, want in ((back.q, gq), (back.v, gv), (back.tau, gtaus), (back.parameters, gp)):
         np.testing.assert_allclose(got, want, rtol=1e-8, atol=1e-8 * np.abs(want).max())
+
+    def loss(v_start):  # and a directional central difference of the whole rollout in v0
+        Q, V = start.rollout(q0, v_start, taus)
+        return np.sum(gQ * Q) + np.sum(gV * V)
+
+    d, h = rng.normal(size=start.nv), 1e-6
+    fd = (loss(v0 + h * d) - loss(v0 - h * d)) / (2 * h)
+    assert abs(back.v @ d - fd) < 1e-6 * max(abs(fd), np.abs(back.v).max())
 
 
 def test_a_link_on_a_universal_joint_is_its_parents_child():

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigidiff/algorithm/aba.hpp"
+#include "rigidiff/algorithm/aba_tree_solve.hpp"
 #include "rigidiff/algorithm/minverse.hpp"
 #include "rigidiff/algorithm/point_jacobian.hpp"
 #include "rigidiff/contact/point_jacobian.hpp"
@@ -137,6 +138,14 @@ void treesAndIslands(const Model& model, const CollisionModel& cmodel, ContactSt
                    [&](int a, int b) { return cd.rowIsland[a] < cd.rowIsland[b]; });
 }
 
+// The trees' blocks of M~^-1 in data.Minv from the step's articulated-body factorisation, once per step: the
+// step forms them only when a large island factors them (treeFactors); the derivatives read them.
+void minverseTrees(const Model& model, Data& data, ContactStepData& cd) {
+  if (cd.minvTrees) return;
+  computeMinverseTreeBlocksFromFactorization(model, data, cd.treeOf);
+  cd.minvTrees = true;
+}
+
 // Lower Cholesky factors L (row-major, n x n) of each island tree's block of M~^-1 = L L^T, into
 // cd.treeChol at cd.cholStart[slot]; false if a block is not numerically positive definite.
 bool treeFactors(const Model& model, const Data& data, ContactStepData& cd, int nt) {
@@ -198,7 +207,7 @@ void denseIslandBlock(const Model& model, ContactStepData& cd, const int* rows, 
 }
 
 // one island: rows islandRows[begin:end]; its Delassus block (cd.islandA[slot]), then x and classes of its rows
-void solveIsland(const Model& model, const Data& data, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
+void solveIsland(const Model& model, Data& data, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
                  std::size_t end, int slot) {
   const int mi = static_cast<int>(end - begin);
   const int* rows = cd.islandRows.data() + begin;
@@ -240,7 +249,11 @@ void solveIsland(const Model& model, const Data& data, ContactStepData& cd, cons
   const bool sparse = mi >= contact::kSparseFactorRows;  // small islands do not read the factors
   cd.treeDof.assign(nt + 1, 0);
   for (int s = 0; s < nt; ++s) cd.treeDof[s + 1] = cd.treeDof[s] + model.subtree_nv[cd.islandTrees[s]];
-  const bool rooted = mi > cd.treeDof[nt] && treeFactors(model, data, cd, nt);
+  bool rooted = mi > cd.treeDof[nt];
+  if (rooted) {
+    minverseTrees(model, data, cd);
+    rooted = treeFactors(model, data, cd, nt);
+  }
   cd.factorStart.assign(mi + 1, 0);
   cd.factorIndex.clear();
   cd.factorJ.clear();
@@ -544,24 +557,45 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   }
 
   // impulse response M~^-1 J^T of M~ = M + dt D + dt^2 K: M~^-1 couples only dofs of one kinematic
-  // tree, and a row touches the trees of its two bodies, so each segment is a product of small blocks
-  computeMinverseTreeBlocksFromFactorization(model, data, cd.treeOf);
-  const MatX& Minv = data.Minv;
+  // tree, and a row touches the trees of its two bodies. On a tree of one joint (a free body) the block of
+  // M~^-1 is that joint's inverse inertia; a tree of several joints (a robot) solves all its rows at once
+  // through the articulated-body factorisation, without forming its n x n block
+  cd.minvTrees = false;
+  cd.treeSegments.clear();
   for (int r = 0; r < m; ++r) {
-    forRowSegments(model, cd, r, [&](int, int b, int n, int off) {
-      if (n == 6) {  // a free body's: the fixed-size product, without the general kernel's set-up
-        cd.MinvJtSeg.segment<6>(off).noalias() = Minv.block<6, 6>(b, b) * cd.Jseg.segment<6>(off);
+    forRowSegments(model, cd, r, [&](int t, int, int n, int off) {
+      if (n != model.joints[t].nv) {
+        cd.treeSegments.emplace_back(t, off);
         return;
       }
-      // a row moves only the dofs of its bodies' chains (a foot's 12 of a humanoid's 38): the columns of
-      // those dofs alone
+      Mat6 block = data.Dinv[t];  // symmetric from its upper triangle, as minverseSweeps writes it in M~^-1
+      block.triangularView<Eigen::StrictlyLower>() = block.transpose();
+      if (n == 6) {  // a free body's: the fixed-size product, without the general kernel's set-up
+        cd.MinvJtSeg.segment<6>(off).noalias() = block * cd.Jseg.segment<6>(off);
+        return;
+      }
       auto out = cd.MinvJtSeg.segment(off, n);
       out.setZero();
       for (int k = 0; k < n; ++k)
-        if (const double jk = cd.Jseg[off + k]; jk != 0.0) out.noalias() += Minv.block(b, b + k, n, 1) * jk;
+        if (const double jk = cd.Jseg[off + k]; jk != 0.0) out.noalias() += block.block(0, k, n, 1) * jk;
     });
-    cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
   }
+  std::stable_sort(cd.treeSegments.begin(), cd.treeSegments.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t s0 = 0; s0 < cd.treeSegments.size();) {
+    const int t = cd.treeSegments[s0].first, n = model.subtree_nv[t];
+    std::size_t s1 = s0;
+    while (s1 < cd.treeSegments.size() && cd.treeSegments[s1].first == t) ++s1;
+    const int k = static_cast<int>(s1 - s0);
+    if (cd.treeRhs.rows() < n || cd.treeRhs.cols() < k) cd.treeRhs.resize(std::max<Eigen::Index>(n, cd.treeRhs.rows()),
+                                                                       std::max<Eigen::Index>(k, cd.treeRhs.cols()));
+    auto X = cd.treeRhs.topLeftCorner(n, k);
+    for (int c = 0; c < k; ++c) X.col(c) = cd.Jseg.segment(cd.treeSegments[s0 + c].second, n);
+    abaSolveTreeColumns(model, data, t, X, cd.treeScratch);
+    for (int c = 0; c < k; ++c) cd.MinvJtSeg.segment(cd.treeSegments[s0 + c].second, n) = X.col(c);
+    s0 = s1;
+  }
+  for (int r = 0; r < m; ++r) cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
   cd.localRow.resize(m);
   cd.prevOrder.resize(cd.prevKeys.size());
   for (std::size_t r = 0; r < cd.prevKeys.size(); ++r) cd.prevOrder[r] = {cd.prevKeys[r], static_cast<int>(r)};
@@ -599,7 +633,10 @@ void denseConstraintRows(const Model& model, Data& data, ContactStepData& cd) {
       cd.MinvJt.col(r).segment(b, n) = cd.MinvJtSeg.segment(off, n);
     });
   cd.Jt = cd.J.transpose();
-  if (m > 0) clearMinverseOffTreeBlocks(model, data);  // the step wrote the trees' blocks of data.Minv
+  if (m > 0) {  // the step's rows: its derivatives read the trees' blocks of data.Minv, and zeros between them
+    minverseTrees(model, data, cd);
+    clearMinverseOffTreeBlocks(model, data);
+  }
   cd.denseRows = true;
 }
 

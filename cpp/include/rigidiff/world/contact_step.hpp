@@ -134,6 +134,9 @@ struct ContactStepData {
                                      ///< large island only a buffer until a stage needs A's columns
   std::vector<std::size_t> islandBegin;  ///< per island slot: its first index in islandRows
   bool denseRows = false;            ///< J, Jt, MinvJt and the off-tree zeros of data.Minv are written
+  bool minvTrees = false;            ///< data.Minv holds this step's trees' blocks of M~^-1 (minverseTrees)
+  std::vector<std::pair<int, int>> treeSegments;  ///< scratch: (tree, segment offset) of rows on multi-joint trees
+  MatX treeRhs, treeScratch;         ///< scratch: a multi-joint tree's rows solved together (abaSolveTreeColumns)
   MatX J;                            ///< (m x nv) constraint rows: J v is the constrained velocity
   MatX Jt;                           ///< (nv x m) J^T
   MatX MinvJt;                       ///< (nv x m) (M + dt D + dt^2 K)^-1 J^T
@@ -200,8 +203,9 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
                  const ContactOptions& options, const double* q, const double* v, const double* tau, double dt,
                  const double* frame_wrenches, double* q_out, double* v_out);
 
-/// Writes cd.J, cd.Jt, cd.MinvJt and the zeros of data.Minv between trees from the last contactStep's
-/// segments (once per step: later calls return at once). The derivatives of the step read them.
+/// Writes cd.J, cd.Jt, cd.MinvJt, the trees' blocks of data.Minv (from the step's factorisation, unless the step
+/// formed them) and its zeros between trees from the last contactStep's segments (once per step: later calls
+/// return at once). The derivatives of the step read them.
 void denseConstraintRows(const Model& model, Data& data, ContactStepData& cd);
 
 /// Writes A (m x m), the Delassus matrix J M~^-1 J^T of the last contactStep's rows, from its islands'

@@ -470,6 +470,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   cd.targetKind.assign(m, TargetKind::None);
   const int nt = options.frictionDirections;
   int normal_row = -1;
+  cd.linkSides.clear();
   for (int r = 0; r < ncontact_rows; ++r) {
     const ConstraintRow& row = cd.rows[r];
     const Contact& c = contacts[row.index];
@@ -479,8 +480,14 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
                                      std::pair<BodyRef, double>{cmodel.geometries[c.geom_b].body, -1.0}}) {
       if (!body.moves()) continue;
       int dof0 = 0;
-      double* seg = rowSegment(model, cd, r, cd.treeOf[body.joint()], dof0);
+      const int t = cd.treeOf[body.joint()];
+      double* seg = rowSegment(model, cd, r, t, dof0);
       addPointRow(model, data, body, c.point, d, sign, dof0, seg);
+      if (body.kind == BodyKind::Articulated && model.subtree_nv[t] != model.joints[t].nv) {
+        Vec6 a;
+        a << sign * d, sign * c.point.cross(d);
+        cd.linkSides.push_back({r, t, body.joint(), a});
+      }
     }
     if (row.kind == RowKind::ContactNormal) {
       normal_row = r;
@@ -562,10 +569,12 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   // through the articulated-body factorisation, without forming its n x n block
   cd.minvTrees = false;
   cd.treeSegments.clear();
+  cd.solveTrees.clear();
   for (int r = 0; r < m; ++r) {
     forRowSegments(model, cd, r, [&](int t, int, int n, int off) {
       if (n != model.joints[t].nv) {
-        cd.treeSegments.emplace_back(t, off);
+        cd.solveTrees.push_back(t);
+        if (r >= ncontact_rows) cd.treeSegments.emplace_back(t, off);  // a joint's row: its own column
         return;
       }
       Mat6 block = data.Dinv[t];  // symmetric from its upper triangle, as minverseSweeps writes it in M~^-1
@@ -580,20 +589,53 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
         if (const double jk = cd.Jseg[off + k]; jk != 0.0) out.noalias() += block.block(0, k, n, 1) * jk;
     });
   }
-  std::stable_sort(cd.treeSegments.begin(), cd.treeSegments.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t s0 = 0; s0 < cd.treeSegments.size();) {
-    const int t = cd.treeSegments[s0].first, n = model.subtree_nv[t];
-    std::size_t s1 = s0;
-    while (s1 < cd.treeSegments.size() && cd.treeSegments[s1].first == t) ++s1;
-    const int k = static_cast<int>(s1 - s0);
-    if (cd.treeRhs.rows() < n || cd.treeRhs.cols() < k) cd.treeRhs.resize(std::max<Eigen::Index>(n, cd.treeRhs.rows()),
-                                                                       std::max<Eigen::Index>(k, cd.treeRhs.cols()));
+  std::sort(cd.solveTrees.begin(), cd.solveTrees.end());
+  cd.solveTrees.erase(std::unique(cd.solveTrees.begin(), cd.solveTrees.end()), cd.solveTrees.end());
+  for (const int t : cd.solveTrees) {
+    // the right-hand sides: J_link^T (6 columns: the link's chain of world-frame subspaces) for each link a
+    // contact row touches, then each joint row's own segment
+    const int n = model.subtree_nv[t], b = model.joints[t].idx_v;
+    cd.treeLinks.clear();
+    for (const auto& side : cd.linkSides)
+      if (side.tree == t && std::find(cd.treeLinks.begin(), cd.treeLinks.end(), side.joint) == cd.treeLinks.end())
+        cd.treeLinks.push_back(side.joint);
+    int generic = 0;
+    for (const auto& [tree, off] : cd.treeSegments) generic += tree == t;
+    const int L = static_cast<int>(cd.treeLinks.size()), k = 6 * L + generic;
+    if (cd.treeRhs.rows() < n || cd.treeRhs.cols() < k)
+      cd.treeRhs.resize(std::max<Eigen::Index>(n, cd.treeRhs.rows()), std::max<Eigen::Index>(k, cd.treeRhs.cols()));
     auto X = cd.treeRhs.topLeftCorner(n, k);
-    for (int c = 0; c < k; ++c) X.col(c) = cd.Jseg.segment(cd.treeSegments[s0 + c].second, n);
+    X.setZero();
+    for (int l = 0; l < L; ++l)
+      forChainDofs(model, cd.treeLinks[l], [&](int c) { X.block<1, 6>(c - b, 6 * l) = data.J.col(c).transpose(); });
+    int g = 6 * L;
+    for (const auto& [tree, off] : cd.treeSegments)
+      if (tree == t) X.col(g++) = cd.Jseg.segment(off, n);
     abaSolveTreeColumns(model, data, t, X, cd.treeScratch);
-    for (int c = 0; c < k; ++c) cd.MinvJtSeg.segment(cd.treeSegments[s0 + c].second, n) = X.col(c);
-    s0 = s1;
+    g = 6 * L;
+    for (const auto& [tree, off] : cd.treeSegments)
+      if (tree == t) cd.MinvJtSeg.segment(off, n) = X.col(g++);
+    // a contact row's response on this tree: the sum over its sides here of (M~^-1 J_link^T) a
+    for (std::size_t s0 = 0; s0 < cd.linkSides.size();) {
+      const int r = cd.linkSides[s0].row;
+      std::size_t s1 = s0;
+      while (s1 < cd.linkSides.size() && cd.linkSides[s1].row == r) ++s1;
+      bool first = true;
+      for (std::size_t e = s0; e < s1; ++e) {
+        const auto& side = cd.linkSides[e];
+        if (side.tree != t) continue;
+        const int l = static_cast<int>(std::find(cd.treeLinks.begin(), cd.treeLinks.end(), side.joint) -
+                                       cd.treeLinks.begin());
+        const int rowFirst = cd.rowTrees[2 * r];
+        auto out = cd.MinvJtSeg.segment(cd.segStart[r] + (t == rowFirst ? 0 : model.subtree_nv[rowFirst]), n);
+        if (first)
+          out.noalias() = X.middleCols<6>(6 * l) * side.a;
+        else
+          out.noalias() += X.middleCols<6>(6 * l) * side.a;
+        first = false;
+      }
+      s0 = s1;
+    }
   }
   for (int r = 0; r < m; ++r) cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
   cd.localRow.resize(m);

@@ -135,8 +135,17 @@ struct ContactStepData {
   std::vector<std::size_t> islandBegin;  ///< per island slot: its first index in islandRows
   bool denseRows = false;            ///< J, Jt, MinvJt and the off-tree zeros of data.Minv are written
   bool minvTrees = false;            ///< data.Minv holds this step's trees' blocks of M~^-1 (minverseTrees)
-  std::vector<std::pair<int, int>> treeSegments;  ///< scratch: (tree, segment offset) of rows on multi-joint trees
-  MatX treeRhs, treeScratch;         ///< scratch: a multi-joint tree's rows solved together (abaSolveTreeColumns)
+  /// A contact row's side on a link of a multi-joint tree: the row's Jacobian there is a^T J_link (a = sign
+  /// (d, p x d), the world-origin wrench of the row's direction d at the contact point p), so its impulse response
+  /// is (M~^-1 J_link^T) a, and the tree solves 6 columns per link instead of one per row
+  struct LinkSide {
+    int row, tree, joint;
+    Vec6 a;
+  };
+  std::vector<LinkSide> linkSides;   ///< scratch: in row order
+  std::vector<std::pair<int, int>> treeSegments;  ///< scratch: (tree, segment offset) of other rows on such trees
+  std::vector<int> solveTrees, treeLinks;  ///< scratch: the multi-joint trees with rows; one tree's links
+  MatX treeRhs, treeScratch;         ///< scratch: a multi-joint tree's right-hand sides (abaSolveTreeColumns)
   MatX J;                            ///< (m x nv) constraint rows: J v is the constrained velocity
   MatX Jt;                           ///< (nv x m) J^T
   MatX MinvJt;                       ///< (nv x m) (M + dt D + dt^2 K)^-1 J^T

@@ -15,13 +15,13 @@
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/parallel_chunks.hpp"
+#include "translation_invariant_psd.hpp"
 
 namespace rigidiff {
 
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-using Mat4 = Eigen::Matrix4d;
 
 struct Box {
   Vec3 lo, hi;
@@ -259,24 +259,28 @@ double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& d) 
 }
 
 void addPointHessian(const Mat12& H, const Vec3* xbar, const int* slot, int npts, double weight, Mat24& h) {
-  // coordinate m of row i of the map (m = 0: p_i, m = 1..3: a_i's entries) has weight u_m = (1, xbar)_m
+  // coordinate m of row i of the map (m = 0: p_i, m = 1..3: a_i's entries) has weight u_m = (1, xbar)_m;
+  // J^T H J in two passes: W = H J (12 x 24), then J^T W, each a short sum over the points
   auto index = [](int i, int m) { return m == 0 ? i : 3 + 3 * i + m - 1; };
-  Vec4 u[4];
-  for (int k = 0; k < npts; ++k) u[k] = Vec4(1.0, xbar[k][0], xbar[k][1], xbar[k][2]);
+  double u[4][4];
+  bool used[2] = {false, false};
   for (int k = 0; k < npts; ++k) {
-    for (int l = 0; l < npts; ++l) {
-      const Mat4 uu = weight * u[k] * u[l].transpose();
-      const int rk = 12 * slot[k], cl = 12 * slot[l];
-      for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-          const double hij = H(3 * k + i, 3 * l + j);
-          if (hij == 0.0) continue;
-          for (int m = 0; m < 4; ++m)
-            for (int n = 0; n < 4; ++n) h(rk + index(i, m), cl + index(j, n)) += hij * uu(m, n);
-        }
-      }
-    }
+    u[k][0] = 1.0;
+    for (int m = 0; m < 3; ++m) u[k][m + 1] = xbar[k][m];
+    used[slot[k]] = true;
   }
+  Eigen::Matrix<double, 12, 24> W = Eigen::Matrix<double, 12, 24>::Zero();
+  for (int l = 0; l < npts; ++l)
+    for (int j = 0; j < 3; ++j)
+      for (int n = 0; n < 4; ++n) W.col(12 * slot[l] + index(j, n)).head(3 * npts) += u[l][n] * H.col(3 * l + j).head(3 * npts);
+  for (int k = 0; k < npts; ++k)
+    for (int i = 0; i < 3; ++i)
+      for (int m = 0; m < 4; ++m) {
+        const double c = weight * u[k][m];
+        const int row = 12 * slot[k] + index(i, m);
+        for (int t = 0; t < 2; ++t)
+          if (used[t]) h.row(row).segment<12>(12 * t) += c * W.row(3 * k + i).segment<12>(12 * t);
+      }
 }
 
 namespace {
@@ -381,7 +385,7 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
         }
       }
     }
-    if (need_hessian && project) H = projectToPsd(H);
+    if (need_hessian && project) H = projectTranslationInvariantToPsd(H);  // the pair's distance moves with no common translation
   }
   out.value = value;
   if (need_gradient) {

@@ -13,6 +13,7 @@
 
 #include "rigidiff/collision/distance/distance_types.hpp"
 #include "rigidiff/fwd.hpp"
+#include "small_symmetric_eigen.hpp"
 
 namespace rigidiff {
 
@@ -49,14 +50,20 @@ void clampLive(Eigen::Matrix<double, 12, 12>& H, const int* live) {
       for (int l = 0; l < n; ++l) s += U[b][l] * T.template block<3, 3>(3 * a, 3 * l);
       R.template block<3, 3>(3 * a, 3 * b) = s;
     }
-  const Eigen::SelfAdjointEigenSolver<Reduced> eig(R);
-  // H minus its negative part sum_{lambda < 0} lambda w w^T with w = Q^T v (eigenvalues ascend; usually
-  // one or two are negative)
-  for (int k = 0; k < m && eig.eigenvalues()[k] < 0.0; ++k) {
+  Eigen::Matrix<double, m, 1> lambda;
+  Reduced V;
+  if (!symmetricEigen<m>(R, lambda, V)) {  // not converged (or not finite): Eigen's solver decides
+    const Eigen::SelfAdjointEigenSolver<Reduced> eig(R);
+    lambda = eig.eigenvalues();
+    V = eig.eigenvectors();
+  }
+  // H minus its negative part sum_{lambda < 0} lambda w w^T with w = Q^T v (usually a few of the eigenvalues)
+  for (int k = 0; k < m; ++k) {
+    if (!(lambda[k] < 0.0)) continue;
     Eigen::Matrix<double, 12, 1> w = Eigen::Matrix<double, 12, 1>::Zero();
     for (int l = 0; l < n; ++l)
-      for (int a = 0; a < n - 1; ++a) w.segment<3>(3 * live[l]) += U[a][l] * eig.eigenvectors().col(k).template segment<3>(3 * a);
-    H.noalias() -= eig.eigenvalues()[k] * w * w.transpose();
+      for (int a = 0; a < n - 1; ++a) w.segment<3>(3 * live[l]) += U[a][l] * V.col(k).template segment<3>(3 * a);
+    H.noalias() -= lambda[k] * w * w.transpose();
   }
 }
 

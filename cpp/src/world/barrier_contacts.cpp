@@ -259,27 +259,28 @@ double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& d) 
 }
 
 void addPointHessian(const Mat12& H, const Vec3* xbar, const int* slot, int npts, double weight, Mat24& h) {
-  // coordinate m of row i of the map (m = 0: p_i, m = 1..3: a_i's entries) has weight u_m = (1, xbar)_m;
-  // J^T H J in two passes: W = H J (12 x 24), then J^T W, each a short sum over the points
-  auto index = [](int i, int m) { return m == 0 ? i : 3 + 3 * i + m - 1; };
-  double u[4][4];
+  // J_k^T y for a point's 3-vector y: the body's p gets y, row i of its A gets y_i xbar_k. h += weight (J^T H) J
+  // in two passes over contiguous columns: Wt = J^T H (24 x 12), then each column of h (point l's body
+  // coordinate (j, n), whose J entry is u_n = (1, xbar_l)_n) gathers u_n times Wt's column 3 l + j
+  Eigen::Matrix<double, 24, 12> Wt = Eigen::Matrix<double, 24, 12>::Zero();
   bool used[2] = {false, false};
-  for (int k = 0; k < npts; ++k) {
-    u[k][0] = 1.0;
-    for (int m = 0; m < 3; ++m) u[k][m + 1] = xbar[k][m];
-    used[slot[k]] = true;
-  }
-  Eigen::Matrix<double, 12, 24> W = Eigen::Matrix<double, 12, 24>::Zero();
+  for (int k = 0; k < npts; ++k) used[slot[k]] = true;
+  for (int r = 0; r < 3 * npts; ++r)
+    for (int l = 0; l < npts; ++l) {
+      double* to = Wt.col(r).data() + 12 * slot[l];
+      for (int i = 0; i < 3; ++i) {
+        const double y = H(3 * l + i, r);
+        to[i] += y;
+        for (int m = 0; m < 3; ++m) to[3 + 3 * i + m] += y * xbar[l][m];
+      }
+    }
   for (int l = 0; l < npts; ++l)
     for (int j = 0; j < 3; ++j)
-      for (int n = 0; n < 4; ++n) W.col(12 * slot[l] + index(j, n)).head(3 * npts) += u[l][n] * H.col(3 * l + j).head(3 * npts);
-  for (int k = 0; k < npts; ++k)
-    for (int i = 0; i < 3; ++i)
-      for (int m = 0; m < 4; ++m) {
-        const double c = weight * u[k][m];
-        const int row = 12 * slot[k] + index(i, m);
-        for (int t = 0; t < 2; ++t)
-          if (used[t]) h.row(row).segment<12>(12 * t) += c * W.row(3 * k + i).segment<12>(12 * t);
+      for (int n = 0; n < 4; ++n) {
+        const double un = weight * (n == 0 ? 1.0 : xbar[l][n - 1]);
+        auto column = h.col(12 * slot[l] + (n == 0 ? j : 3 + 3 * j + n - 1));
+        for (int s = 0; s < 2; ++s)
+          if (used[s]) column.segment<12>(12 * s) += un * Wt.col(3 * l + j).segment<12>(12 * s);
       }
 }
 

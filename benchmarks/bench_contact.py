@@ -402,9 +402,13 @@ def contact_scaling(counts, repeat: int) -> None:
             q, v = world.step(q, v, zero)
             mujoco.mj_step(m, d)
 
-        def rd_loop(q=q, v=v, world=world, zero=zero):
+        chain = [q, v]  # each round continues the simulation, as mj_step's does: every step is warm-started
+
+        def rd_loop(chain=chain, world=world, zero=zero):
+            q, v = chain
             for _ in range(n_steps):
-                world.step(q, v, zero)
+                q, v = world.step(q, v, zero)
+            chain[:] = q, v
 
         def mj_loop(m=m, d=d):
             for _ in range(n_steps):

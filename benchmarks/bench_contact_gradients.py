@@ -17,13 +17,17 @@ Scenes (dt 1e-3, the same masses, inertias, friction and state in every engine):
   z = 0 at its SRDF "half_sitting" configuration, lowered until the deeper foot enters the ground by
   0.1 mm, then settled for 0.8 s under a joint PD around that configuration (stiffness 1e4 N m/rad,
   damping 1e3 N m s/rad, as implicit joint springs: an explicit PD that stiff is unstable at dt 1e-3 on
-  talos' light arm joints). The timed state is the settled one with the springs replaced by the
-  torques they apply there, tau = K (q_ref - q) - D v, so that it stands still on both feet.
+  talos' light arm joints). The springs are then replaced by the torques they apply, tau = K (q_ref - q)
+  - D v, so that it stands still on both feet; the timed states are the next two steps of that chain.
 
 Each scene is timed at two states, alternated call after call (DART skips the work of setting an
 unchanged state): the state above and the one a step later. Per call, in us:
 
-- rd step: `world.step(q, v, tau)`;
+- rd step: `world.step(q, v, tau)`; each state follows a step at the other one, so its contacts are solved
+  cold (a step uses the warm start only when it starts bitwise where the last step ended);
+- rd warm step (talos): `world.set_warm_start(ws)` with the warm start of the step that ended at that state,
+  then `world.step(q, v, tau)`, as mj_step gets its own warm start; the time of `set_warm_start` alone
+  (timed in the same rounds) subtracted;
 - rd step_jacobians: `world.step_jacobians(q, v, tau)`, the step and its six (nv, nv) blocks through
   contact (the contact mode of the step held fixed); the time of `world.last_contacts()`, which
   step_jacobians builds for its `.contacts`, is printed apart;
@@ -107,6 +111,7 @@ class Scene:
     gravity: tuple
     friction: float
     mj_model: object = None  # a callable building the MuJoCo model
+    warm_starts: list = None  # per state, the warm start of the step that ended there (rd warm step)
     nimble_request: dict = field(default_factory=dict)
     notes: list = field(default_factory=list)
 
@@ -223,10 +228,14 @@ def rd_talos() -> Scene:
         tau[6:] = KP * world.difference(q, q_ref)[6:] - KD * v[6:]
         return tau
 
-    tau = pd(q, v)
-    qb, vb = world.step(q, v, tau)
-    states = [(q, v, tau), (qb, vb, pd(qb, vb))]
-    scene = Scene("talos", world, states, (0.0, 0.0, -G), TALOS_FRICTION, None)
+    # the timed states: two steps of the chain under the PD torques, each with the warm start of the step that
+    # ended there (the one a simulation carries into its next step)
+    q, v = world.step(q, v, pd(q, v))
+    wa = world.warm_start()
+    qb, vb = world.step(q, v, pd(q, v))
+    states = [(q, v, pd(q, v)), (qb, vb, pd(qb, vb))]
+    scene = Scene("talos", world, states, (0.0, 0.0, -G), TALOS_FRICTION, None,
+                  warm_starts=[wa, world.warm_start()])
     scene.mj_model = lambda: mj_talos(world)
     layout = joint_layout(world)
     scene.nimble_request = {"scene": "urdf", "urdf": text.replace("package://example-robot-data/robots/",
@@ -356,10 +365,28 @@ def rd_timers(scene: Scene, n: dict) -> dict:
     def fd(q, v, tau):
         return finite_difference_jacobians(world, q, v, tau, eps=FD_EPS)
 
-    return {"rd step": (batch(world.step, n["step"]), None),
-            "rd step_jacobians": (batch(world.step_jacobians, n["jac"]), None),
-            "rd last_contacts": (last_contacts, None),
-            "rd central FD": (batch(fd, n["fd"]), None)}
+    fns = {"rd step": (batch(world.step, n["step"]), None),
+           "rd step_jacobians": (batch(world.step_jacobians, n["jac"]), None),
+           "rd last_contacts": (last_contacts, None),
+           "rd central FD": (batch(fd, n["fd"]), None)}
+    if scene.warm_starts:  # each state with its own warm start, as mj_step gets it; the restore timed apart
+        wa, wb = scene.warm_starts
+        restore, step = world.set_warm_start, world.step
+
+        def warm():
+            for _ in range(n["step"] // 2):
+                restore(wa)
+                step(qa, va, ta)
+                restore(wb)
+                step(qb, vb, tb)
+
+        def restore_only():
+            for _ in range(n["step"] // 2):
+                restore(wa)
+                restore(wb)
+
+        fns.update({"rd set_warm_start+step": (warm, None), "rd set_warm_start": (restore_only, None)})
+    return fns
 
 
 def per_round(fns: dict, calls: dict, repeat: int) -> dict:
@@ -552,7 +579,7 @@ def bench_scene(scene: Scene, quick: bool, nimble_python: str | None) -> tuple[d
     res["n step"] = n["step"]
     fns = rd_timers(scene, n)
     calls = {"rd step": n["step"], "rd step_jacobians": n["jac"], "rd last_contacts": n["step"],
-             "rd central FD": n["fd"]}
+             "rd central FD": n["fd"], "rd set_warm_start+step": n["step"], "rd set_warm_start": n["step"]}
     try:
         fns.update(mujoco_timers(scene, res))
         calls["mj setState+step"] = calls["mj setState"] = n["step"]
@@ -561,6 +588,8 @@ def bench_scene(scene: Scene, quick: bool, nimble_python: str | None) -> tuple[d
     res.update(per_round(fns, calls, repeat))
     if "mj setState" in res:
         res["mj_step"] = list(np.array(res.pop("mj setState+step")) - np.array(res.pop("mj setState")))
+    if "rd set_warm_start" in res:
+        res["rd warm step"] = list(np.array(res.pop("rd set_warm_start+step")) - np.array(res.pop("rd set_warm_start")))
     if nimble_python:
         bench_nimble(nimble_python, scene, 3 if quick else 15, 10 if quick else 20, res, checks)
     else:
@@ -592,7 +621,8 @@ def print_scene(name: str, res: dict, checks: dict, notes: list) -> None:
     for note in notes + ([", ".join(peers)] if peers else []):
         print(f"  {note}")
     print(f"  {'per call':<44} {'us (median)':>12}")
-    rows = [("rd step", "rd step"), ("rd step_jacobians", "rd step_jacobians"),
+    rows = [("rd step", "rd step"), ("rd warm step (its own warm start, as mj_step)", "rd warm step"),
+            ("rd step_jacobians", "rd step_jacobians"),
             ("rd last_contacts (built on access, not in step_jacobians)", "rd last_contacts"),
             (f"rd central FD (eps {FD_EPS:g}, {6 * res['nv']} steps)", "rd central FD"),
             ("mj_step", "mj_step"), ("nimble step", "nimble step"),
@@ -622,6 +652,9 @@ def print_scene(name: str, res: dict, checks: dict, notes: list) -> None:
         r = np.array(res["rd step"]) / np.array(res["mj_step"])
         tgt = TARGETS["mj"]
         ratio_rows.append(("rd step / mj_step (time)", r, f"<= {tgt:g}x {'yes' if np.median(r) <= tgt else 'NO'}"))
+        if "rd warm step" in res:
+            r = np.array(res["rd warm step"]) / np.array(res["mj_step"])
+            ratio_rows.append(("rd warm step / mj_step (both warm-started)", r, "<= 1.2x (talos)"))
     if "nimble step" in res:
         ratio_rows.append(("nimble step / rd step", np.array(res["nimble step"]) / np.array(res["nimble rd step"]),
                            ""))

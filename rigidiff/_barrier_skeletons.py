@@ -58,9 +58,11 @@ class SkeletonParticipants:
         base sits at the world origin); ``world.layout(skeleton.name)`` gives them. Every
         collision shape of its bodies is a barrier participant placed by forward kinematics: it pushes, and is
         pushed by, the affine bodies, static meshes, ground planes and other skeletons' shapes. Shapes of one
-        skeleton never collide with each other. The step is implicit Euler in the joint coordinates with the
-        joints' damping, stiffness and effort limits, and their position limits when ``joint_limits`` is on
-        (docs/affine.md, "Skeletons"). The skeleton is compiled when added: later edits to it are not seen.
+        skeleton collide with each other only when its ``self_collision`` is on, and then never those of one link
+        (a body welded to another is part of its link) or of a parent link and its child, as in the lcp world.
+        The step is implicit Euler in the joint coordinates with the joints' damping, stiffness and effort
+        limits, and their position limits when ``joint_limits`` is on (docs/affine.md, "Skeletons"). The
+        skeleton is compiled when added: later edits to it are not seen.
 
         Free and ball joints (a floating base: a quadruped, a humanoid, a thrown object) are stepped in the tangent
         of their rotation group, as the lcp world moves them (docs/affine.md, "Floating bases"); their q holds a
@@ -71,8 +73,8 @@ class SkeletonParticipants:
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
         body or skeleton, a plane shape, an open mesh, or shapes that touch another participant
-        or a ground plane at the start configuration; ValueError for a q of the wrong size, not finite or with a
-        quaternion that is not of unit norm.
+        (another link of the skeleton with self_collision on) or a ground plane at the start configuration, naming
+        both; ValueError for a q of the wrong size, not finite or with a quaternion that is not of unit norm.
         """
         _check_skeleton(skeleton)
         if any(s is skeleton for s in self._skeletons):
@@ -110,18 +112,22 @@ class SkeletonParticipants:
         inner._ensure_compiled()
         self._bw_set_skeletons(inner)
         self._articulated = inner
+        from rigidiff.barrier_world import _mesh_of
+
         groups = {id(sk): i for i, sk in enumerate(skeletons)}
+        frame_of = {id(body): f for f, (_, body) in enumerate(inner._frames)}
         for f, (sk, body) in enumerate(inner._frames):
             joint, frame_pose = inner._frame_support[f]
+            # the link of a body is its supporting joint (a welded child counts as its parent), and so is its
+            # parent link's: the world (0) for a root
+            parent = 0 if body.parent is None else inner._frame_support[frame_of[id(body.parent)]][0]
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                from rigidiff.barrier_world import _mesh_of
-
                 vertices, faces = _mesh_of(inst.shape)
                 vertices = inst.origin.apply(vertices)  # in the body frame
-                self._bw_add_skeleton_surface(f"{sk.name}/{inst.name}", joint, groups[id(sk)],
-                                              frame_pose.apply(vertices), faces)
+                self._bw_add_skeleton_surface(f"{sk.name}/{inst.name}", joint, parent, groups[id(sk)],
+                                              sk.self_collision, frame_pose.apply(vertices), faces)
                 self._link_meshes.append((f, vertices, np.asarray(faces, dtype=np.int64)))
 
     @property

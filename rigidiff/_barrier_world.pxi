@@ -109,13 +109,15 @@ cdef class BarrierWorldCore:
     def _bw_clear_skeletons(self):
         self._bw.get().clearSkeletons()
 
-    def _bw_add_skeleton_surface(self, str name, int joint, int group, points, faces):
+    def _bw_add_skeleton_surface(self, str name, int joint, int parent_joint, int group, bint self_collision, points,
+                                 faces):
         cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")
         cdef cnp.ndarray F = np.ascontiguousarray(faces, dtype=np.intc)
         if cnp.PyArray_NDIM(F) != 2 or cnp.PyArray_DIM(F, 1) != 3:
             raise ValueError(f"mesh faces must have shape (m, 3), got {np.shape(faces)}")
-        return self._bw.get().addSkeletonSurface(name.encode(), joint, group, _ptr(P), <int>cnp.PyArray_DIM(P, 0),
-                                                 <int*>cnp.PyArray_DATA(F), <int>cnp.PyArray_DIM(F, 0))
+        return self._bw.get().addSkeletonSurface(name.encode(), joint, parent_joint, group, self_collision, _ptr(P),
+                                                 <int>cnp.PyArray_DIM(P, 0), <int*>cnp.PyArray_DATA(F),
+                                                 <int>cnp.PyArray_DIM(F, 0))
 
     def _bw_contact_coordinates(self, q, int nv_skeletons):
         """(y (12 per body, then 12 per link surface), Jacobians (surfaces, 12, nv_skeletons)) at the state q."""

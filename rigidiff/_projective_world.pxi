@@ -160,6 +160,14 @@ cdef class ProjectiveWorldCore:
         cdef cnp.ndarray S = _vec(size, 3, "size")
         return self._pw.get().addLinkShape(joint, kind, _ptr(R), _ptr(P), _ptr(S))
 
+    def _pw_add_link_hull(self, int joint, rotation, position, vertices, triangles):
+        cdef cnp.ndarray R = _mat(rotation, 3, 3, "rotation")
+        cdef cnp.ndarray P = _vec(position, 3, "position")
+        cdef cnp.ndarray V = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
+        cdef cnp.ndarray T = np.ascontiguousarray(triangles, dtype=np.intc).reshape(-1, 3)
+        return self._pw.get().addLinkHull(joint, _ptr(R), _ptr(P), _ptr(V), V.shape[0],
+                                          <const int*>cnp.PyArray_DATA(T), T.shape[0])
+
     def _pw_body_range(self, int body):
         cdef cnp.ndarray out = np.empty(2, dtype=np.intc)
         self._pw.get().bodyRange(body, <int*>cnp.PyArray_DATA(out))

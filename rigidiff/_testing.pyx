@@ -10,7 +10,7 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport MeshTree  # "cdef api.X" reads as Cython's api keyword
-from rigidiff._cpp.projective cimport projectiveSvd3
+from rigidiff._cpp.projective cimport projectiveHullDistances, projectiveSvd3
 
 include "_arrays.pxi"
 
@@ -268,3 +268,19 @@ def svd3(F):
     cdef cnp.ndarray sigma = _empty1(3)
     projectiveSvd3(_ptr(f), _ptr(U), _ptr(sigma), _ptr(V))
     return U, sigma, V
+
+
+def hull_distances(vertices, triangles, points, double reach=float("inf")):
+    """The signed distances (n,), normals (n, 3) and field Hessians (n, 3, 3) of points (n, 3) to the convex hull
+    shape of a projective world's mesh links (deformable/pd_hull.hpp), built from (vertices, outward triangles);
+    a distance of at least reach may be a lower bound with zero normal and Hessian."""
+    cdef cnp.ndarray V = np.ascontiguousarray(vertices, dtype=np.float64).reshape(-1, 3)
+    cdef cnp.ndarray T = np.ascontiguousarray(triangles, dtype=np.intc).reshape(-1, 3)
+    cdef cnp.ndarray P = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
+    cdef int n = P.shape[0]
+    cdef cnp.ndarray d = _empty1(n)
+    cdef cnp.ndarray normals = _empty2(n, 3)
+    cdef cnp.ndarray curvatures = np.empty((n, 3, 3))
+    projectiveHullDistances(_ptr(V), V.shape[0], <const int*>cnp.PyArray_DATA(T), T.shape[0], _ptr(P), n, reach,
+                            _ptr(d), _ptr(normals), _ptr(curvatures))
+    return d, normals, curvatures

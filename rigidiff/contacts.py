@@ -260,9 +260,16 @@ class ContactMethods:
         self._core_clear_warm_start()
 
     def _model_signature(self) -> str:
-        """What a warm start's row keys refer to: sizes, bodies, joints and shapes of the compiled model."""
+        """What a warm start's row keys refer to: sizes, bodies, joints and shapes of the compiled model. Kept
+        per compiled model (its geometries list is rebuilt by each compile), so that restoring a warm start in
+        a control loop costs a comparison, not a hash of the model."""
+        cached = getattr(self, "_signature_cache", None)
+        if cached is not None and cached[0] is self._geometries:
+            return cached[1]
         text = repr((self.nq, self.nv, self.body_names, self.joint_names, self._geometries))
-        return hashlib.sha256(text.encode()).hexdigest()[:16]
+        signature = hashlib.sha256(text.encode()).hexdigest()[:16]
+        self._signature_cache = (self._geometries, signature)
+        return signature
 
     def _build_collision(self) -> None:
         """Collision model of the compiled world: one geometry per colliding shape."""

@@ -303,8 +303,8 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         void contactTimings(const double* q, const double* dq, int repeat, double* out) except +
         void setSkeletons(const Model& model) except +
         void updateSkeletons(const Model& model) except +
-        int addSkeletonSurface(const string& name, int joint, int group, const double* points, int n,
-                               const int* faces, int m) except +
+        int addSkeletonSurface(const string& name, int joint, int parent_joint, int group, bint self_collision,
+                               const double* points, int n, const int* faces, int m) except +
         int skeletonSurfaceCount()
         void clearSkeletons()
         void setJointLimits(bint on)

@@ -52,6 +52,8 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         void clearSkeletons()
         int addLinkShape(int joint, int kind, const double* rotation, const double* position,
                          const double* size) except +
+        int addLinkHull(int joint, const double* rotation, const double* position, const double* vertices,
+                        int nvert, const int* triangles, int ntri) except +
         int skeletonDofs()
         void setJointLimits(bool on, double stiffness) except +
         void jointLimits(double* out)
@@ -71,3 +73,6 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         int hessianProduct(const double* x, const double* z, double* out, bint after_energy) except +
 
     void projectiveSvd3(const double* F, double* U, double* sigma, double* V)
+    void projectiveHullDistances(const double* vertices, int nvert, const int* triangles, int ntri,
+                                 const double* points, int npoints, double reach, double* distances,
+                                 double* normals, double* curvatures) except +

@@ -62,7 +62,8 @@ class ProjectiveObstacles:
         """Add a box of edge lengths size (3,) (> 0) centred at pose (an rd.Transform; identity if None) and
         return its name ("box<i>" if None): surface vertices that enter it are pushed out through its nearest
         face by the penalty of stiffness contact_stiffness and rub on it with the world's friction, and so are the
-        spheres of skeletons' links (a warning names each capsule or box link, which it does not touch).
+        skeletons' links (a link's corners and the box's corners probe each other: two edges crossing with no
+        corner inside are not seen; docs/deformable.md, "Links on the obstacles").
         set_obstacle_pose moves it between steps, e.g. to push a soft body along a prescribed path (and sets the
         velocity its surface has during a step: zero until set)."""
         size = as_array(size, (3,), "size")
@@ -75,7 +76,6 @@ class ProjectiveObstacles:
         self._pw_add_box(size / 2.0, pose.rotation, pose.translation)
         index = sum(k == "box" for k, *_ in self._obstacles.values())
         self._obstacles[name] = ["box", index, size.copy(), pose, np.zeros(6)]
-        self._warn_of_untouching_pairs()
         return name
 
     @property

@@ -3,46 +3,56 @@
 A skeleton's generalised coordinates come after the deformable bodies' vertices in q and v (skeletons in the
 order they were added), so adding a robot leaves every vertex index, force vector and muscle as it was. Its
 model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
-copies; the collision shapes of its links (spheres, boxes, capsules) push and rub on the deformable surface
-vertices, two-way, in one implicit step, and on the world's ground, balls and boxes (the core's
-pd_link_obstacles.cpp; a capsule or box link does not touch a box, and a warning says so)."""
+copies; the collision shapes of its links (spheres, boxes, capsules, and cylinders and meshes through convex hulls:
+link_hulls.py) push and rub on the deformable surface vertices, two-way, in one implicit step, and on the world's
+ground, balls and boxes (the core's pd_link_obstacles.cpp)."""
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 
 from rigidiff._validate import as_array
 from rigidiff._vector_space_skeletons import check_vector_space_skeleton
+from rigidiff.deformable.link_hulls import cylinder_hull, mesh_hulls
 from rigidiff.errors import UnknownNameError
 
 #: joint types the projective step integrates on their rotation group (docs/deformable.md, "Floating bases")
 FLOATING_JOINTS = ("free", "ball")
 
 
-def _shape_code(skeleton, body, shape) -> tuple:
-    """(core kind, size (3,)) of a link shape; ValueError naming the alternatives for other shapes."""
-    from rigidiff.shapes import Box, Capsule, Plane, Sphere
+def _shape_parts(skeleton, body, shape) -> list:
+    """[(core kind, size (3,), hull)] of a link shape: one part, or a cylinder's prism or a mesh's convex hulls
+    (kind 3, hull = (vertices, triangles)); ValueError for a plane."""
+    from rigidiff.shapes import Box, Capsule, Cylinder, Mesh, Plane, Sphere
 
     if isinstance(shape, Sphere):
-        return 0, np.array([shape.radius, 0.0, 0.0])
+        return [(0, np.array([shape.radius, 0.0, 0.0]), None)]
     if isinstance(shape, Box):
-        return 1, np.asarray(shape.half_extents, dtype=np.float64)
+        return [(1, np.asarray(shape.half_extents, dtype=np.float64), None)]
     if isinstance(shape, Capsule):
-        return 2, np.array([shape.radius, 0.5 * shape.length, 0.0])
+        return [(2, np.array([shape.radius, 0.5 * shape.length, 0.0]), None)]
+    if isinstance(shape, Cylinder):
+        return [(3, np.zeros(3), cylinder_hull(shape))]
+    if isinstance(shape, Mesh):
+        where = f"skeleton {skeleton.name!r}: body {body.name!r}"
+        return [(3, np.zeros(3), hull) for hull in mesh_hulls(shape, where)]
     if isinstance(shape, Plane):
         raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a plane shape; a projective world's "
                          f"ground is world.add_ground()")
     raise ValueError(f"skeleton {skeleton.name!r}: body {body.name!r} has a {type(shape).__name__} shape; the links "
-                     f"of a projective world's skeletons touch soft bodies with spheres, boxes and capsules only "
-                     f"(approximate it by those, or set collide=False on it)")
+                     f"of a projective world's skeletons touch soft bodies with spheres, boxes, capsules, cylinders "
+                     f"and meshes only (set collide=False on it)")
 
 
 def _check_skeleton(skeleton) -> None:
     """TypeError / ValueError for what a projective world cannot hold."""
-    check_vector_space_skeleton(skeleton, "projective", lambda body, shape: _shape_code(skeleton, body, shape),
-                                also=FLOATING_JOINTS)
+    def check_shape(body, shape):
+        from rigidiff.shapes import Mesh
+
+        if not isinstance(shape, Mesh):  # a mesh's hull is built (and checked) when the skeleton is added
+            _shape_parts(skeleton, body, shape)
+
+    check_vector_space_skeleton(skeleton, "projective", check_shape, also=FLOATING_JOINTS)
 
 
 class ProjectiveSkeletons:
@@ -52,7 +62,6 @@ class ProjectiveSkeletons:
         self._skeletons: list = []
         self._articulated = None  # the lcp World that compiles the skeletons
         self._link_shapes: list = []  # per link shape: (skeleton name, frame index, shape, pose in the body frame)
-        self._warned_pairs: set = set()  # (link, obstacle) pairs without contact already warned of
 
     @property
     def skeletons(self) -> list:
@@ -78,14 +87,15 @@ class ProjectiveSkeletons:
         before it), starting at rest at ``q`` (its nq coordinates; default its neutral configuration, where a
         floating base sits at the world origin); ``world.layout(skeleton.name)`` gives them,
         and the same slice of the step's ``f`` holds its joint forces tau. The collision shapes of its links
-        (spheres, boxes, capsules) push the deformable surface vertices with the penalty of contact_stiffness and
-        rub on them with the world's friction, two-way, and are pushed and rubbed the same way by the ground
-        planes, the balls and the boxes (one-way: those are kinematic): one implicit-Euler step minimises the
-        deformable bodies' and the skeletons' incremental potential together (docs/deformable.md, "Robots"),
+        (spheres, boxes, capsules; a mesh through its convex hull, or its convex parts' hulls when made with
+        ``decompose=True``; a cylinder through its inscribed 32-sided prism) push the deformable surface vertices
+        with the penalty of contact_stiffness and rub on them with the world's friction, two-way, and are pushed
+        and rubbed the same way by the ground planes, the balls and the boxes (one-way: those are kinematic): one
+        implicit-Euler step minimises the deformable bodies' and the skeletons' incremental potential together
+        (docs/deformable.md, "Robots"),
         with the joints' damping, stiffness and effort limits and gravity on the links, and their position
-        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). A capsule or box
-        link does not touch a box obstacle (a warning names such pairs), links of skeletons do not touch each
-        other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
+        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). Links of
+        skeletons do not touch each other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
         it are not seen.
 
         Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of
@@ -95,8 +105,8 @@ class ProjectiveSkeletons:
         perturbations in the tangent (``q (+) e``, nv entries), as the lcp and barrier worlds' do.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a body
-        or skeleton, a planar joint, a link shape other than a sphere, box or capsule (a mesh or cylinder:
-        approximate it by those), or a q of the wrong size, not finite or with a quaternion off unit norm.
+        or skeleton, a planar joint, a plane link shape or a flat mesh (no convex hull), or a q of the wrong size,
+        not finite or with a quaternion off unit norm.
         """
         _check_skeleton(skeleton)
         if self.contact_model != "penalty":
@@ -143,35 +153,20 @@ class ProjectiveSkeletons:
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                kind, size = _shape_code(sk, body, inst.shape)
                 if joint == 0:
                     continue  # welded to the world: a skeleton's static links do not touch soft bodies
                 placement = frame_pose @ inst.origin
-                self._pw_add_link_shape(joint, kind, placement.rotation, placement.translation, size)
+                for kind, size, hull in _shape_parts(sk, body, inst.shape):
+                    if hull is None:
+                        self._pw_add_link_shape(joint, kind, placement.rotation, placement.translation, size)
+                    else:
+                        self._pw_add_link_hull(joint, placement.rotation, placement.translation, *hull)
                 self._link_shapes.append((sk.name, f, inst.shape, inst.origin))
         self._skeletons, self._articulated = list(skeletons), inner
-        self._warn_of_untouching_pairs()
 
     def _link_name(self, f: int) -> str:
         sk, body = self._articulated._frames[f]
         return f"{sk.name}/{body.name}"
-
-    def _warn_of_untouching_pairs(self) -> None:
-        """Warn once per pair of a capsule or box link and a box obstacle: such pairs do not touch."""
-        from rigidiff.shapes import Sphere
-
-        boxes = [name for name, (kind, *_) in self._obstacles.items() if kind == "box"]
-        for _, f, shape, _ in self._link_shapes:
-            if isinstance(shape, Sphere):
-                continue
-            for box in boxes:
-                pair = (self._link_name(f), type(shape).__name__, box)
-                if pair in self._warned_pairs:
-                    continue
-                self._warned_pairs.add(pair)
-                warnings.warn(f"link {pair[0]!r}: its {pair[1].lower()} does not touch the box obstacle {box!r} "
-                              f"(a projective world's links touch boxes with their spheres only; give the link a "
-                              f"sphere there)", stacklevel=3)
 
     def _skeleton_layout(self, name):
         """The Layout of the skeleton called name (or given as the object), None if there is none."""

@@ -1,16 +1,17 @@
 """The links of a projective world's skeletons against its ground, balls and boxes: a foot resting at the penalty
 depth, a flat box sharing its weight between its corners, Coulomb friction on the ground and from a moving box,
-an arm stopped by a ball, the warning for pairs that do not touch, and the gradients of steps against central
-differences of our own step for every pair of geometries, in contact (with friction) and out of it."""
-
-import warnings
+an arm stopped by a ball, and the gradients of steps against central differences of our own step for every pair of
+geometries, in contact (with friction) and out of it (capsule, box and mesh links on boxes are in
+test_projective_links_on_boxes.py)."""
 
 import numpy as np
 import pytest
+import trimesh
 from scipy.spatial.transform import Rotation
 from test_projective_obstacles import _attribute_difference, _friction_switched_on, _pose_differences
 
 import rigidiff as rd
+from rigidiff.deformable.link_hulls import CYLINDER_SECTIONS
 
 K = 1e4  # N/m, the contact stiffness
 G = 9.81
@@ -43,7 +44,11 @@ def _foot(shape, height, mass=0.5):
 
 
 FEET = {"sphere": (rd.Sphere(0.03), 0.03, 1), "box": (rd.Box((0.04, 0.06, 0.02)), 0.01, 4),
-        "capsule": (rd.Capsule(0.02, 0.08), 0.02, 2)}  # shape, its bottom below its centre, contact points
+        "capsule": (rd.Capsule(0.02, 0.08), 0.02, 2),
+        # a cylinder rests on the corners of its inscribed prism's bottom rim, a box mesh on its hull's 4 corners
+        "cylinder": (rd.Cylinder(0.03, 0.04), 0.02, CYLINDER_SECTIONS),
+        "mesh box": (rd.Mesh(trimesh.creation.box((0.08, 0.06, 0.02))), 0.01, 4),
+        }  # shape, its bottom below its centre, contact points
 
 
 @pytest.mark.parametrize("kind", list(FEET))
@@ -83,8 +88,13 @@ def _tilting_box(mass=0.6, height=0.011):
     return sk
 
 
-def test_a_flat_box_carries_a_quarter_of_its_weight_on_each_corner_and_does_not_tilt():
-    world = _world()
+@pytest.mark.parametrize("support", ["ground", "box"])
+def test_a_flat_box_carries_a_quarter_of_its_weight_on_each_corner_and_does_not_tilt(support):
+    """On the ground, or on a box obstacle whose top is where the ground was (a stair: the link's corners are probed
+    in the box's field)."""
+    world = _world(ground=support == "ground")
+    if support == "box":
+        world.add_box((0.3, 0.3, 0.05), rd.Transform((0.0, 0.0, -0.025)))
     world.add_skeleton(_tilting_box())
     s = world.layout("slab")
     q, v = world.q, world.v
@@ -286,23 +296,6 @@ def test_gradient_of_switching_the_links_friction_on_exists_at_zero():
         world, _, q, v, f = _pair_world(pair, True, friction=0.0)
         g, fd = _friction_switched_on(world, q, v, f)
         assert g != 0.0 and g == pytest.approx(fd, rel=1e-5), pair
-
-
-def test_capsules_and_boxes_against_box_obstacles_are_warned_of_once():
-    world = _world()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        world.add_skeleton(_leg(rd.Capsule(0.02, 0.08), (0.0, 0.0, 0.2)))  # no box yet: no warning
-        world.add_sphere((0.5, 0.0, 0.0), 0.1)
-    with pytest.warns(UserWarning, match="'leg/shin'.*capsule.*'wall'"):
-        world.add_box((0.1, 0.1, 0.1), rd.Transform((0.5, 0.5, 0.0)), name="wall")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        world.set_obstacle_pose("wall", rd.Transform((0.4, 0.5, 0.0)))  # the same pair: no second warning
-    other = _world()
-    other.add_box((0.1, 0.1, 0.1), rd.Transform((0.5, 0.5, 0.0)))
-    with pytest.warns(UserWarning, match="'leg/shin'.*box.*'box0'"):
-        other.add_skeleton(_leg(rd.Box((0.02, 0.02, 0.02)), (0.0, 0.0, 0.2)))
 
 
 def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():

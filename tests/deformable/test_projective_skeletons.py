@@ -237,12 +237,12 @@ def test_bad_skeletons_are_refused():
     planar.add_body("base", rd.PlanarJoint("root"), inertia=rd.Inertia.from_shape(rd.Box((0.1,) * 3), mass=1.0))
     with pytest.raises(ValueError, match="planar joint"):
         world.add_skeleton(planar)
-    cyl = rd.Skeleton("cyl")
-    body = cyl.add_body("b", rd.PrismaticJoint("p", axis=(1, 0, 0)),
-                        inertia=rd.Inertia.from_shape(rd.Box((0.1,) * 3), mass=1.0))
-    body.add_shape(rd.Cylinder(0.02, 0.1))
-    with pytest.raises(ValueError, match="spheres, boxes and capsules"):
-        world.add_skeleton(cyl)
+    plate = rd.Skeleton("plate")
+    body = plate.add_body("b", rd.PrismaticJoint("p", axis=(1, 0, 0)),
+                          inertia=rd.Inertia.from_shape(rd.Box((0.1,) * 3), mass=1.0))
+    body.add_shape(rd.Plane())
+    with pytest.raises(ValueError, match="'b' has a plane shape"):
+        world.add_skeleton(plate)
     world.add_skeleton(_pusher())
     with pytest.raises(ValueError, match="already"):
         world.add_skeleton(_pusher())

@@ -298,6 +298,16 @@ def check_planar_cart(report: str, out: Path):
     check_pngs(out, ["planar_cart_pushes_a_cube.png", "planar_cart_pushes_a_cube_frames.png"], report)
 
 
+def check_chain_folds(report: str, out: Path):
+    dhat = number(report, rf"dhat = {NUM} m")
+    off, on = (float(x) for x in re.findall(rf"smallest over the run: {NUM} mm", report))
+    assert off < -10.0  # without self-collision the last link reaches deep into the first
+    assert 0.0 < on < 1e3 * dhat  # with it they touch (within dhat) and never overlap
+    contact = [int(x) for x in re.findall(r"(\d+) steps with self-contact pairs", report)]
+    assert contact[0] == 0 and contact[1] > 5
+    check_pngs(out, ["chain_folds_onto_itself.png", "chain_folds_onto_itself_frames.png"], report)
+
+
 def check_solo12_lands_on_a_box(report: str, out: Path):
     if "example-robot-data is not installed" in report:
         return  # the script explains itself and exits 0
@@ -417,6 +427,7 @@ CHECKS = {
     "arm_sweeps_a_stack.py": check_arm_sweeps_a_stack,
     "solo12_lands_on_a_box.py": check_solo12_lands_on_a_box,
     "planar_cart_pushes_a_cube.py": check_planar_cart,
+    "chain_folds_onto_itself.py": check_chain_folds,
     "solo12_on_a_soft_mattress.py": check_solo12_on_a_soft_mattress,
     "paddle_sweeps_particles.py": check_paddle_particles,
     "cartpole_swing_up.py": check_swing_up,

@@ -182,14 +182,18 @@ void BarrierWorld::updateSkeletons(const Model& model) {
   art_data_ = std::make_unique<ArticulatedBarrierData>(art_.model);
 }
 
-int BarrierWorld::addSkeletonSurface(const std::string& name, int joint, int group, const double* points, int n,
-                                     const int* faces, int m) {
+int BarrierWorld::addSkeletonSurface(const std::string& name, int joint, int parent_joint, int group,
+                                     bool self_collision, const double* points, int n, const int* faces, int m) {
   RD_CHECK_ARG(art_data_, "set the skeletons' model before their surfaces");
   RD_CHECK_ARG(joint >= 0 && joint < art_.model.njoints,
                "joint index " << joint << " outside [0, " << art_.model.njoints << ")");
+  RD_CHECK_ARG(parent_joint >= 0 && parent_joint < art_.model.njoints,
+               "parent joint index " << parent_joint << " outside [0, " << art_.model.njoints << ")");
   ArticulatedSurface s;
   s.joint = joint;
+  s.parent_joint = parent_joint;
   s.group = group;
+  s.self_collision = self_collision;
   // the mesh checks of an affine body (closed, outward, finite), then massless: its inertia is the link's
   s.mesh = makeAffineBody(name, points, n, faces, m, 1.0, 1.0);
   s.mesh.density = s.mesh.mass = s.mesh.stiffness = 0.0;

@@ -1,5 +1,6 @@
 // The Projective Dynamics world behind rigidiff.ProjectiveWorld (bind/api_projective.hpp).
 #include "rigidiff/bind/api_projective.hpp"
+#include "rigidiff/deformable/pd_hull.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
 
 #include <cmath>
@@ -277,22 +278,46 @@ void ProjectiveWorld::clearSkeletons() {
   sk_.reset();
 }
 
-int ProjectiveWorld::addLinkShape(int joint, int kind, const double* rotation, const double* position,
-                                  const double* size) {
-  if (!sk_) throw std::invalid_argument("set the skeletons' model before their shapes");
-  if (joint < 1 || joint >= sk_->model.njoints)
+namespace {
+
+deformable::PdLinkShape placedShape(const deformable::PdSkeletons* sk, int joint, const double* rotation,
+                                    const double* position) {
+  if (!sk) throw std::invalid_argument("set the skeletons' model before their shapes");
+  if (joint < 1 || joint >= sk->model.njoints)
     throw std::out_of_range("joint index " + std::to_string(joint) + " outside [1, " +
-                            std::to_string(sk_->model.njoints) + ")");
-  if (kind < 0 || kind > 2) throw std::invalid_argument("shape kind must be 0 (sphere), 1 (box) or 2 (capsule)");
+                            std::to_string(sk->model.njoints) + ")");
   deformable::PdLinkShape shape;
   shape.joint = joint;
-  shape.kind = static_cast<deformable::PdShapeKind>(kind);
   shape.placement = SE3(Eigen::Map<const Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(rotation),
                         Eigen::Map<const Vec3>(position));
+  return shape;
+}
+
+}  // namespace
+
+int ProjectiveWorld::addLinkShape(int joint, int kind, const double* rotation, const double* position,
+                                  const double* size) {
+  deformable::PdLinkShape shape = placedShape(sk_.get(), joint, rotation, position);
+  if (kind < 0 || kind > 2) throw std::invalid_argument("shape kind must be 0 (sphere), 1 (box) or 2 (capsule)");
+  shape.kind = static_cast<deformable::PdShapeKind>(kind);
   shape.size = Eigen::Map<const Vec3>(size);
   const int used = kind == 0 ? 1 : kind == 1 ? 3 : 2;
   if (!shape.size.head(used).allFinite() || !(shape.size.head(used).minCoeff() > 0.0))
     throw std::invalid_argument("a link shape's size must be finite and > 0");
+  sk_->shapes.push_back(shape);
+  return static_cast<int>(sk_->shapes.size()) - 1;
+}
+
+int ProjectiveWorld::addLinkHull(int joint, const double* rotation, const double* position, const double* vertices,
+                                 int nvert, const int* triangles, int ntri) {
+  deformable::PdLinkShape shape = placedShape(sk_.get(), joint, rotation, position);
+  if (nvert < 0 || ntri < 0) throw std::invalid_argument("a hull's vertex and triangle counts must be >= 0");
+  std::vector<Vec3> v(nvert);
+  for (int i = 0; i < nvert; ++i) v[i] = Vec3(vertices[3 * i], vertices[3 * i + 1], vertices[3 * i + 2]);
+  std::vector<std::array<int, 3>> t(ntri);
+  for (int i = 0; i < ntri; ++i) t[i] = {triangles[3 * i], triangles[3 * i + 1], triangles[3 * i + 2]};
+  shape.kind = deformable::PdShapeKind::Hull;
+  shape.hull = std::make_shared<const deformable::PdHull>(deformable::makePdHull(v, t));
   sk_->shapes.push_back(shape);
   return static_cast<int>(sk_->shapes.size()) - 1;
 }
@@ -397,6 +422,22 @@ void projectiveSvd3(const double* F, double* U, double* sigma, double* V) {
   v = svd.V;
   Eigen::Map<Vec3> s(sigma);
   s = svd.sigma;
+}
+
+void projectiveHullDistances(const double* vertices, int nvert, const int* triangles, int ntri, const double* points,
+                             int npoints, double reach, double* distances, double* normals, double* curvatures) {
+  std::vector<Vec3> v(nvert);
+  for (int i = 0; i < nvert; ++i) v[i] = Eigen::Map<const Vec3>(vertices + 3 * i);
+  std::vector<std::array<int, 3>> t(ntri);
+  for (int i = 0; i < ntri; ++i) t[i] = {triangles[3 * i], triangles[3 * i + 1], triangles[3 * i + 2]};
+  const deformable::PdHull hull = deformable::makePdHull(v, t);
+  for (int k = 0; k < npoints; ++k) {
+    Vec3 n = Vec3::Zero();
+    Mat3 C = Mat3::Zero();
+    distances[k] = deformable::hullDistance(hull, Eigen::Map<const Vec3>(points + 3 * k), reach, &n, &C);
+    Eigen::Map<Vec3>(normals + 3 * k) = n;
+    Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>>(curvatures + 9 * k) = C;
+  }
 }
 
 }  // namespace bind

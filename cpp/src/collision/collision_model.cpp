@@ -64,7 +64,7 @@ CollisionData::CollisionData(const CollisionModel& cmodel) {
   placements.resize(n);
   lower.resize(n);
   upper.resize(n);
-  order.resize(n);
+  order.reserve(n);  // filled with the bounded boxes by the first broad phase
   reach.assign(n, 0.0);
   pairs.reserve(n);
   contacts.contacts.reserve(4 * n + 8);
@@ -108,6 +108,29 @@ void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData&
   for (int k = 0; k < n; ++k)
     boundingBox(cmodel.geometries[k], cdata.placements[k], 0.5 * cmodel.margin + cdata.reach[k], cdata.lower[k],
                 cdata.upper[k]);
+  cdata.pairs.clear();
+  // a half-space has an infinite box, which every box overlaps: test the boxes against the half-space itself,
+  // outside the sweep (which then holds the bounded boxes only)
+  int bounded = 0, skeleton = -1;
+  bool oneBody = true;  // all bounded boxes on one skeleton whose links do not touch each other
+  for (int k = 0; k < n; ++k) {
+    const Geometry& p = cmodel.geometries[k];
+    if (p.shape.type != ShapeType::Plane) {
+      ++bounded;
+      if (skeleton < 0) skeleton = p.skeleton;
+      oneBody = oneBody && p.skeleton == skeleton && !cmodel.self_collision[p.skeleton];
+      continue;
+    }
+    for (int j = 0; j < n; ++j) {
+      if (j == k || !cmodel.allowed(model, k, j)) continue;  // two planes are never allowed
+      if (boxReachesPlane(p, cdata.placements[k], cdata.lower[j], cdata.upper[j], cmodel.margin + cdata.reach[k]))
+        cdata.pairs.emplace_back(std::min(k, j), std::max(k, j));
+    }
+  }
+  if (oneBody) {  // a robot alone on the ground: no two bounded boxes may touch
+    std::sort(cdata.pairs.begin(), cdata.pairs.end());
+    return;
+  }
   // sweep along the axis the boxes spread most along (a standing humanoid's z, a row of bodies' x): a box can
   // only overlap the boxes that start before it ends, and the fewer start before, the fewer pairs are tested
   Vec3 lowest = Vec3::Constant(INFINITY), highest = Vec3::Constant(-INFINITY);
@@ -119,28 +142,30 @@ void broadPhase(const Model& model, const CollisionModel& cmodel, CollisionData&
   int axis = 0;
   (highest - lowest).maxCoeff(&axis);  // x when no box is finite (NaN compares false)
   const int a1 = (axis + 1) % 3, a2 = (axis + 2) % 3;
-  for (int k = 0; k < n; ++k) cdata.order[k] = k;
-  std::sort(cdata.order.begin(), cdata.order.end(), [&](int a, int b) {
+  if (static_cast<int>(cdata.order.size()) != bounded) {  // the first call: the bounded boxes by index
+    cdata.order.clear();
+    for (int k = 0; k < n; ++k)
+      if (cmodel.geometries[k].shape.type != ShapeType::Plane) cdata.order.push_back(k);
+  }
+  // by the lower end along the axis, ties by index (a total order: the same as a full sort). The last step's
+  // order is nearly sorted already (bodies move little in a step), so insertion sort is linear here.
+  auto before = [&](int a, int b) {
     return cdata.lower[a][axis] < cdata.lower[b][axis] || (cdata.lower[a][axis] == cdata.lower[b][axis] && a < b);
-  });
-  cdata.pairs.clear();
-  for (int s = 0; s < n; ++s) {
+  };
+  for (int s = 1; s < bounded; ++s) {
+    const int k = cdata.order[s];
+    int t = s;
+    for (; t > 0 && before(k, cdata.order[t - 1]); --t) cdata.order[t] = cdata.order[t - 1];
+    cdata.order[t] = k;
+  }
+  for (int s = 0; s < bounded; ++s) {
     const int i = cdata.order[s];
-    for (int t = s + 1; t < n; ++t) {
+    for (int t = s + 1; t < bounded; ++t) {
       const int j = cdata.order[t];
       if (cdata.lower[j][axis] > cdata.upper[i][axis]) break;
       if (cdata.lower[i][a1] > cdata.upper[j][a1] || cdata.lower[j][a1] > cdata.upper[i][a1]) continue;
       if (cdata.lower[i][a2] > cdata.upper[j][a2] || cdata.lower[j][a2] > cdata.upper[i][a2]) continue;
       if (!cmodel.allowed(model, i, j)) continue;
-      // a half-space has an infinite box: test the other box against the half-space itself
-      const Geometry& gi = cmodel.geometries[i];
-      const Geometry& gj = cmodel.geometries[j];
-      if (gi.shape.type == ShapeType::Plane &&
-          !boxReachesPlane(gi, cdata.placements[i], cdata.lower[j], cdata.upper[j], cmodel.margin + cdata.reach[i]))
-        continue;
-      if (gj.shape.type == ShapeType::Plane &&
-          !boxReachesPlane(gj, cdata.placements[j], cdata.lower[i], cdata.upper[i], cmodel.margin + cdata.reach[j]))
-        continue;
       cdata.pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
   }

@@ -14,6 +14,7 @@
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/point_jacobian.hpp"
+#include "rigidiff/deformable/pd_hull.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/macros.hpp"
 
@@ -21,9 +22,11 @@ namespace rigidiff {
 namespace deformable {
 namespace {
 
-// the signed distance of p to a shape centred at its frame's origin, with the normal and Hessian (local frame)
-double localDistance(const PdLinkShape& shape, const Vec3& p, Vec3* n, Mat3* C) {
+// the signed distance of p to a shape centred at its frame's origin, with the normal and Hessian (local frame);
+// a hull may report a distance of at least reach as a bound without them
+double localDistance(const PdLinkShape& shape, const Vec3& p, double reach, Vec3* n, Mat3* C) {
   if (shape.kind == PdShapeKind::Box) return boxDistance(shape.size, p, n, C);
+  if (shape.kind == PdShapeKind::Hull) return hullDistance(*shape.hull, p, reach, n, C);
   C->setZero();
   // a sphere, or a capsule: the distance to its axis segment [-half, half] along z minus the radius
   Vec3 r = p;
@@ -172,11 +175,12 @@ void checkSkeletonJoints(const Model& model) {
   }
 }
 
-double linkShapeDistance(const PdSkeletons& sk, const Data& data, int k, const Vec3& x, Vec3* normal, Mat3* curvature) {
+double linkShapeDistance(const PdSkeletons& sk, const Data& data, int k, const Vec3& x, Vec3* normal, Mat3* curvature,
+                         double reach) {
   const SE3 pose = shapePose(sk, data, k);
-  Vec3 n;
-  Mat3 C;
-  const double d = localDistance(sk.shapes[k], pose.R.transpose() * (x - pose.p), &n, &C);
+  Vec3 n = Vec3::Zero();
+  Mat3 C = Mat3::Zero();
+  const double d = localDistance(sk.shapes[k], pose.R.transpose() * (x - pose.p), reach, &n, &C);
   *normal = pose.R * n;
   *curvature = pose.R * C * pose.R.transpose();
   return d;
@@ -194,7 +198,7 @@ void linkContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& a
     const Vec3 x = X.row(i).transpose();
     for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
       PdLinkContact c;
-      c.d = linkShapeDistance(sk, ad.data, k, x, &c.normal, &c.curvature);
+      c.d = linkShapeDistance(sk, ad.data, k, x, &c.normal, &c.curvature, 0.0);
       if (!(c.d < 0.0)) continue;
       c.vertex = i;
       c.shape = k;

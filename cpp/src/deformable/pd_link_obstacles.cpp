@@ -2,13 +2,16 @@
 // boxes push and rub on the links with the vertices' penalty k/2 d^2 and lagged friction, as terms of the coupled
 // potential over the joint coordinates s with exact gradients and Hessians.
 //
-// A pair is one or more probes, each exact for its pair:
+// A pair is one or more probes:
 // - a point probe: a material point p(s) = pose(s) l of the link with a radius r (a sphere's centre, a capsule's
-//   end-spheres, a box's corners with r = 0) in the distance field phi of a plane or a box obstacle:
+//   end-spheres, a box's or a hull's corners with r = 0) in the distance field phi of a plane or a box obstacle:
 //   d = phi(p(s)) - r, grad d = J^T n, hess d = J^T C J + n . (w_i x J_j) (i an ancestor of j);
-// - a field probe: a ball's centre c in the link shape's distance field (pd_link_contact.cpp's vertices), minus
-//   the ball's radius: d = phi_link(c; s) - R, grad d = -J(c)^T n, hess d = J^T C J + n . (w_j x J_i).
-// Capsules and boxes against box obstacles have no exact probe here (the Python layer warns of such pairs).
+// - a field probe: an obstacle's point c (a ball's centre with the ball's radius R, a box obstacle's corners with
+//   R = 0) in the link shape's distance field (pd_link_contact.cpp's vertices): d = phi_link(c; s) - R,
+//   grad d = -J(c)^T n, hess d = J^T C J + n . (w_j x J_i).
+// A sphere link against a box is its centre's point probe, exact. A capsule, box or hull link against a box is its
+// corners' point probes and the box's corners' field probes: exact wherever a corner of one is the deepest point
+// in the other (resting, or a corner poking in), blind to two edges crossing with no corner inside.
 //
 // Friction follows the link's surface point at the contact at the step's start, p0 (r along -n from a point
 // probe, the link's surface point nearest a ball's centre), as a material point of the link, against the
@@ -20,6 +23,7 @@
 
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
+#include "rigidiff/deformable/pd_hull.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 
 namespace rigidiff {
@@ -28,10 +32,18 @@ namespace {
 
 struct Probe {
   int shape = 0, obstacle = 0;
-  bool field = false;      // a ball's centre in the link's field (else a link point in the obstacle's field)
-  Vec3 local = Vec3::Zero();  // the link point in its joint's frame (point probes)
+  bool field = false;      // an obstacle's point in the link's field (else a link point in the obstacle's field)
+  Vec3 local = Vec3::Zero();  // the link point in its joint's frame (point probes), or the box corner in the box's
   double radius = 0.0;     // the link's radius about the point, or the ball's
 };
+
+// the world point of a field probe: a ball's centre, or a box obstacle's corner
+Vec3 obstaclePoint(const PdModel& model, const Probe& p) {
+  const int n_planes = static_cast<int>(model.planes.size()), n_spheres = static_cast<int>(model.spheres.size());
+  if (p.obstacle < n_planes + n_spheres) return model.spheres[p.obstacle - n_planes].centre;
+  const PdBox& b = model.boxes[p.obstacle - n_planes - n_spheres];
+  return b.rotation * p.local + b.position;
+}
 
 std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& sk) {
   std::vector<Probe> out;
@@ -52,8 +64,23 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
         p.local = shape.placement.p;
         p.radius = shape.size[0];
         out.push_back(p);
-      } else if (o >= n_planes) {
-        continue;  // a capsule or a box against a box obstacle: not supported
+        continue;
+      }
+      if (o >= n_planes) {  // a box obstacle: its corners in the link's field, and the link's corners below
+        const Vec3& half = model.boxes[o - n_planes - n_spheres].half;
+        Probe corner = p;
+        corner.field = true;
+        for (int c = 0; c < 8; ++c) {
+          corner.local = Vec3((c & 1 ? 1.0 : -1.0) * half[0], (c & 2 ? 1.0 : -1.0) * half[1],
+                              (c & 4 ? 1.0 : -1.0) * half[2]);
+          out.push_back(corner);
+        }
+      }
+      if (shape.kind == PdShapeKind::Hull) {  // a convex polytope: its vertices are exact against a plane
+        for (const Vec3& v : shape.hull->vertices) {
+          p.local = shape.placement.actPoint(v);
+          out.push_back(p);
+        }
       } else if (shape.kind == PdShapeKind::Capsule) {  // the end-spheres are exact against a plane
         p.radius = shape.size[0];
         for (double end : {-1.0, 1.0}) {
@@ -103,8 +130,8 @@ ProbeState probeState(const PdModel& model, const PdSkeletons& sk, const Data& d
   ProbeState st;
   const int joint = sk.shapes[p.shape].joint;
   if (p.field) {
-    st.point = model.spheres[p.obstacle - model.planes.size()].centre;
-    st.phi = linkShapeDistance(sk, data, p.shape, st.point, &st.n, &st.C);
+    st.point = obstaclePoint(model, p);
+    st.phi = linkShapeDistance(sk, data, p.shape, st.point, &st.n, &st.C, p.radius);
   } else {
     st.point = data.oMi[joint].actPoint(p.local);
     st.phi = obstacleField(model, p.obstacle, st.point, &st.n, &st.C);
@@ -181,10 +208,11 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
       const auto [vl, wl, dc, dw] = direction(e);
       // the probed point's motion relative to the field's owner, and the field's turning
       Vec3 drel, dn, dp0;
-      if (p.field) {
-        drel = dc - vl - wl.cross(st.point);
+      if (p.field) {  // the obstacle's point moves with the obstacle (a box corner turns about its position)
+        const Vec3 dpoint = dc + dw.cross(st.point - position);
+        drel = dpoint - vl - wl.cross(st.point);
         dn = wl.cross(st.n) + st.C * drel;
-        dp0 = dc - st.n.dot(drel) * st.n - st.phi * dn;
+        dp0 = dpoint - st.n.dot(drel) * st.n - st.phi * dn;
       } else {
         const Vec3 dpoint = vl + wl.cross(st.point);
         drel = dpoint - dc - dw.cross(st.point - position);
@@ -221,9 +249,10 @@ std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdS
     for (int e = 0; e < (ball ? 3 : 6); ++e) {
       const auto [vl, wl, dc, dw] = direction(6 + e);
       double delta;
-      if (p.field) {  // the ball's centre moves in the link's field, and J(c) with it
-        const Vec3 dn = st.C * dc, da = Vec3(st.W * ws).cross(dc);
-        delta = -k * (st.n.dot(dc) * a.dot(st.n) + st.d * (da.dot(st.n) + a.dot(dn)));
+      if (p.field) {  // the obstacle's point moves in the link's field, and J(c) with it
+        const Vec3 dpoint = dc + dw.cross(st.point - position);
+        const Vec3 dn = st.C * dpoint, da = Vec3(st.W * ws).cross(dpoint);
+        delta = -k * (st.n.dot(dpoint) * a.dot(st.n) + st.d * (da.dot(st.n) + a.dot(dn)));
       } else {  // the box moves under the link point
         const Vec3 drel = -dc - dw.cross(st.point - position), dn = dw.cross(st.n) + st.C * drel;
         delta = k * (st.n.dot(drel) * a.dot(st.n) + st.d * a.dot(dn));

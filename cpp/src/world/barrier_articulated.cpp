@@ -43,10 +43,16 @@ void buildArticulatedContactModel(const BarrierWorldModel& world, const Articula
   contact.planes = world.planes;
   contact.bodies = world.bodies;
   contact.collision_group.assign(world.bodies.size(), -1);
+  contact.collision_joint.assign(world.bodies.size(), -1);
+  contact.collision_parent.assign(world.bodies.size(), -1);
+  contact.collision_self.assign(world.bodies.size(), 0);
   for (const ArticulatedSurface& s : art.surfaces) {
     contact.bodies.push_back(s.mesh);
     contact.bodies.back().fixed = s.joint == 0;
     contact.collision_group.push_back(s.group);
+    contact.collision_joint.push_back(s.joint);
+    contact.collision_parent.push_back(s.parent_joint);
+    contact.collision_self.push_back(s.self_collision);
   }
 }
 

@@ -55,29 +55,89 @@ void edgePoints(const AffineBody& body, const std::vector<Vec3>& x, std::vector<
   }
 }
 
+// Vertex m of primitive i of a body, its primitives of k points: vertices (1), edges (2) or faces (3).
+int primitiveVertex(const AffineBody& body, int k, int i, int m) {
+  return k == 1 ? i : k == 2 ? body.edges[i][m] : body.faces[i][m];
+}
+
+int primitiveCount(const AffineBody& body, int k) {
+  return static_cast<int>(k == 1 ? body.rest.size() : k == 2 ? body.edges.size() : body.faces.size());
+}
+
+// The points (start at x0, end at x1) of the primitives of k points of a body whose swept box meets the box (lo, hi)
+// grown by margin, laid out for sweptPairs, and their indices in kept. A primitive within margin of another lies
+// within margin of that one's body box, so culling each side by the other body's box loses no pair (the slack
+// covers the rounding of the primitive tests).
+void nearPrimitives(const AffineBody& body, int k, const std::vector<Vec3>& x0, const std::vector<Vec3>& x1,
+                    const Vec3& lo, const Vec3& hi, double margin, std::vector<Vec3>& start, std::vector<Vec3>& end,
+                    std::vector<int>& kept) {
+  const double grow = margin + 1e-9 * (1.0 + (hi - lo).cwiseAbs().maxCoeff());
+  const Vec3 glo = lo.array() - grow, ghi = hi.array() + grow;
+  start.clear();
+  end.clear();
+  kept.clear();
+  const int n = primitiveCount(body, k);
+  for (int i = 0; i < n; ++i) {
+    Vec3 plo = x0[primitiveVertex(body, k, i, 0)], phi = plo;
+    for (int m = 0; m < k; ++m) {
+      const int v = primitiveVertex(body, k, i, m);
+      plo = plo.cwiseMin(x0[v]).cwiseMin(x1[v]);
+      phi = phi.cwiseMax(x0[v]).cwiseMax(x1[v]);
+    }
+    if (!((plo.array() <= ghi.array()).all() && (glo.array() <= phi.array()).all())) continue;
+    for (int m = 0; m < k; ++m) {
+      const int v = primitiveVertex(body, k, i, m);
+      start.push_back(x0[v]);
+      end.push_back(x1[v]);
+    }
+    kept.push_back(i);
+  }
+}
+
+// d.prim_pairs = the pairs (i of body a's primitives of ka points, j of body b's of kb) whose swept boxes from x0 to
+// x1, grown by margin, overlap, sorted. Two links of one skeleton often have overlapping boxes (near the joints
+// between them) while few of their primitives come near: there only each side's primitives near the other's box
+// are gathered, so that the box trees hold only those (the same pairs, in the same order).
+void primitivePairs(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, int ka, int kb,
+                    const std::vector<Vec3>& xa0, const std::vector<Vec3>& xa1, const std::vector<Vec3>& xb0,
+                    const std::vector<Vec3>& xb1, double margin) {
+  const AffineBody &A = model.bodies[a], &B = model.bodies[b];
+  if (model.sameGroup(a, b)) {
+    nearPrimitives(A, ka, xa0, xa1, d.body_lo[b], d.body_hi[b], margin, d.pa_start, d.pa_end, d.kept_a);
+    nearPrimitives(B, kb, xb0, xb1, d.body_lo[a], d.body_hi[a], margin, d.pb_start, d.pb_end, d.kept_b);
+    sweptPairs(d.pa_start.data(), d.pa_end.data(), static_cast<int>(d.kept_a.size()), ka, d.pb_start.data(),
+               d.pb_end.data(), static_cast<int>(d.kept_b.size()), kb, margin, d.swept, d.prim_pairs);
+    for (auto& [i, j] : d.prim_pairs) i = d.kept_a[i], j = d.kept_b[j];  // increasing maps: still sorted
+    return;
+  }
+  auto points = [](const AffineBody& body, int k, const std::vector<Vec3>& x, std::vector<Vec3>& out) {
+    if (k == 1)
+      out = x;
+    else if (k == 2)
+      edgePoints(body, x, out);
+    else
+      facePoints(body, x, out);
+  };
+  points(A, ka, xa0, d.pa_start);
+  points(B, kb, xb0, d.pb_start);
+  // an unmoving set (x1 is x0) is its own end
+  if (&xa1 != &xa0) points(A, ka, xa1, d.pa_end);
+  if (&xb1 != &xb0) points(B, kb, xb1, d.pb_end);
+  sweptPairs(d.pa_start.data(), (&xa1 != &xa0 ? d.pa_end : d.pa_start).data(), primitiveCount(A, ka), ka,
+             d.pb_start.data(), (&xb1 != &xb0 ? d.pb_end : d.pb_start).data(), primitiveCount(B, kb), kb, margin,
+             d.swept, d.prim_pairs);
+}
+
 // primitive pairs of kinds (ka, kb) between bodies a and b whose swept boxes, grown by margin, overlap;
 // start/end positions from data.x and data.x_end
 void sweptCandidates(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, BarrierPair::Kind kind,
                      bool swept, double margin) {
-  const AffineBody &A = model.bodies[a], &B = model.bodies[b];
   const auto& xa_end = swept ? d.x_end[a] : d.x[a];
   const auto& xb_end = swept ? d.x_end[b] : d.x[b];
-  int na, ka, nb, kb;
-  if (kind == BarrierPair::PointTriangle) {
-    d.pa_start = d.x[a];
-    d.pa_end = xa_end;
-    facePoints(B, d.x[b], d.pb_start);
-    facePoints(B, xb_end, d.pb_end);
-    na = static_cast<int>(A.rest.size()), ka = 1, nb = static_cast<int>(B.faces.size()), kb = 3;
-  } else {
-    edgePoints(A, d.x[a], d.pa_start);
-    edgePoints(A, xa_end, d.pa_end);
-    edgePoints(B, d.x[b], d.pb_start);
-    edgePoints(B, xb_end, d.pb_end);
-    na = static_cast<int>(A.edges.size()), ka = 2, nb = static_cast<int>(B.edges.size()), kb = 2;
-  }
-  sweptPairs(d.pa_start.data(), d.pa_end.data(), na, ka, d.pb_start.data(), d.pb_end.data(), nb, kb, margin,
-             d.swept, d.prim_pairs);
+  if (kind == BarrierPair::PointTriangle)
+    primitivePairs(model, d, a, b, 1, 3, d.x[a], xa_end, d.x[b], xb_end, margin);
+  else
+    primitivePairs(model, d, a, b, 2, 2, d.x[a], xa_end, d.x[b], xb_end, margin);
 }
 
 // d.body_lo/hi = each body's box at d.x (and d.x_end when swept); d.body_pairs = the pairs (a < b) whose
@@ -106,7 +166,7 @@ void overlappingBodies(const BarrierWorldModel& model, BarrierWorldData& d, bool
       const int j = d.body_order[w];
       if (d.body_lo[j].x() > d.body_hi[i].x() + margin) break;  // sorted: no later body reaches i either
       if (model.bodies[i].fixed && model.bodies[j].fixed) continue;  // static meshes never meet each other
-      if (model.sameGroup(i, j)) continue;  // one skeleton's links: no self-collision
+      if (!model.mayPair(i, j)) continue;  // one skeleton's links: its self-collision rule
       if (overlap(Box{d.body_lo[i], d.body_hi[i]}, Box{d.body_lo[j], d.body_hi[j]}, margin))
         d.body_pairs.emplace_back(std::min(i, j), std::max(i, j));
     }
@@ -158,7 +218,11 @@ double orient(const Vec3& a, const Vec3& b, const Vec3& c, const Vec3& d) { retu
 
 bool segmentCrossesTriangle(const Vec3& p, const Vec3& q, const Vec3& a, const Vec3& b, const Vec3& c) {
   const double s1 = orient(a, b, c, p), s2 = orient(a, b, c, q);
-  if ((s1 > 0.0 && s2 > 0.0) || (s1 < 0.0 && s2 < 0.0) || (s1 == 0.0 && s2 == 0.0)) return false;
+  if ((s1 > 0.0 && s2 > 0.0) || (s1 < 0.0 && s2 < 0.0)) return false;
+  // a segment in the triangle's plane (to round-off: the top edge of one link in the top face of a link of equal
+  // thickness beside it) does not cross it, and its other signs are round-off too; touching is the distances' test
+  const double flat = 1e-12 * (b - a).cross(c - a).norm() * (q - p).norm();
+  if (std::abs(s1) <= flat && std::abs(s2) <= flat) return false;
   const double u = orient(p, q, a, b), v = orient(p, q, b, c), w = orient(p, q, c, a);
   return (u >= 0.0 && v >= 0.0 && w >= 0.0) || (u <= 0.0 && v <= 0.0 && w <= 0.0);
 }
@@ -522,10 +586,7 @@ void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, 
       const auto &xa = d.x[a], &xb = d.x[b];
       const AffineBody &A = model.bodies[a], &B = model.bodies[b];
       // edges of a against faces of b whose boxes overlap (the box tree of the swept broad phase, unmoving)
-      edgePoints(A, xa, d.pa_start);
-      facePoints(B, xb, d.pb_start);
-      sweptPairs(d.pa_start.data(), d.pa_start.data(), static_cast<int>(A.edges.size()), 2, d.pb_start.data(),
-                 d.pb_start.data(), static_cast<int>(B.faces.size()), 3, 0.0, d.swept, d.prim_pairs);
+      primitivePairs(model, d, a, b, 2, 3, xa, xa, xb, xb, 0.0);
       for (const auto& [i, j] : d.prim_pairs) {
         const auto& e = A.edges[i];
         const auto& f = B.faces[j];

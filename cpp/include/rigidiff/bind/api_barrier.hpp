@@ -51,9 +51,10 @@ class BarrierWorld {
   /// stiffness, armature), keeping their link surfaces (invalid_argument for another joint structure).
   void updateSkeletons(const Model& model);
   /// Adds a link surface: the closed mesh (points n x 3 in the frame of joint, faces m x 3) of skeleton group,
-  /// named for messages. Returns its index.
-  int addSkeletonSurface(const std::string& name, int joint, int group, const double* points, int n,
-                         const int* faces, int m);
+  /// named for messages; parent_joint carries its link's parent link (0: the world) and self_collision is the
+  /// skeleton's (ArticulatedSurface). Returns its index.
+  int addSkeletonSurface(const std::string& name, int joint, int parent_joint, int group, bool self_collision,
+                         const double* points, int n, const int* faces, int m);
   /// Removes every skeleton and link surface.
   void clearSkeletons() {
     art_ = ArticulatedBarrier();

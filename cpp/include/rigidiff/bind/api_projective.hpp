@@ -80,6 +80,11 @@ class ProjectiveWorld {
   /// 2 capsule (radius, half length along its z axis); placement in the joint frame (rotation row-major 9,
   /// position 3). Its index.
   int addLinkShape(int joint, int kind, const double* rotation, const double* position, const double* size);
+  /// A convex polytope on joint (>= 1) of the skeletons: nvert vertices (3 each, the shape's frame) and ntri
+  /// outward triangles (3 indices each), placed in the joint frame as addLinkShape; invalid_argument for a bad
+  /// joint or a surface that is not a closed convex outward one (deformable/pd_hull.hpp). Its index.
+  int addLinkHull(int joint, const double* rotation, const double* position, const double* vertices, int nvert,
+                  const int* triangles, int ntri);
   int skeletonDofs() const { return sk_ ? sk_->nv() : 0; }
   /// Whether the skeletons' joint position limits act, by the penalty k/2 (gap)^2 with k = stiffness (> 0, in
   /// N/m or N m/rad); kept across setSkeletons.
@@ -131,6 +136,12 @@ class ProjectiveWorld {
 
 /// The rotation-variant SVD of the deformable solver, F = U diag(sigma) V^T (all row-major 3 x 3; for tests).
 void projectiveSvd3(const double* F, double* U, double* sigma, double* V);
+
+/// The signed distances of npoints points (3 each) to the hull of (vertices, triangles) as addLinkHull builds it
+/// (deformable/pd_hull.hpp), with the normals (3 each) and the fields' Hessians (9 each, row-major); a distance
+/// of at least reach may be a bound, its normal and Hessian then zero (for tests).
+void projectiveHullDistances(const double* vertices, int nvert, const int* triangles, int ntri, const double* points,
+                             int npoints, double reach, double* distances, double* normals, double* curvatures);
 
 }  // namespace bind
 }  // namespace rigidiff

@@ -1,7 +1,7 @@
 // Articulated skeletons in a Projective Dynamics world (docs/deformable.md, "Robots"): their links' collision
-// shapes (spheres, boxes, capsules) push the surface vertices of the deformable bodies with the same penalty
-// k/2 d^2 as the obstacles and rub on them with the same lagged friction, two-way: one implicit-Euler
-// incremental potential over (free vertices x, joint coordinates s) is minimised at once,
+// shapes (spheres, boxes, capsules, convex hulls: pd_hull.hpp) push the surface vertices of the deformable bodies
+// with the same penalty k/2 d^2 as the obstacles and rub on them with the same lagged friction, two-way: one
+// implicit-Euler incremental potential over (free vertices x, joint coordinates s) is minimised at once,
 //   G(x, s) = g(x) + S(s) + C(x, s),
 //   S(s) = 1/2 u^T M(s0) u / h^2 - tau_c^T ds + b(s0, u0)^T ds + 1/(2h) ds^T D ds + 1/2 (s - s_r)^T K (s - s_r)
 //          + k_l/2 sum (min(0, s - s_lo)^2 + min(0, s_hi - s)^2)   (the joint-limit penalty, when enabled),
@@ -19,6 +19,8 @@
 // the adjoint of the step is exact too.
 #pragma once
 
+#include <limits>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -29,16 +31,20 @@
 namespace rigidiff {
 namespace deformable {
 
-/// The kinds of collision shape a link may carry.
-enum class PdShapeKind { Sphere = 0, Box = 1, Capsule = 2 };
+/// The kinds of collision shape a link may carry (a hull: a convex polytope, pd_hull.hpp).
+enum class PdShapeKind { Sphere = 0, Box = 1, Capsule = 2, Hull = 3 };
+
+struct PdHull;
 
 /// A link's collision shape: its pose in the frame of the joint that moves it and its size (a sphere: radius;
-/// a box: half extents; a capsule: radius and half the length of its axis, which is the local z axis).
+/// a box: half extents; a capsule: radius and half the length of its axis, which is the local z axis; a hull:
+/// unused, its polytope is `hull`, in the shape's frame).
 struct PdLinkShape {
   int joint = 1;
   PdShapeKind kind = PdShapeKind::Sphere;
   SE3 placement;
   Vec3 size = Vec3::Ones();
+  std::shared_ptr<const PdHull> hull;
 };
 
 /// The skeletons of a projective world: one multibody model of all of them (their coordinates after the
@@ -192,8 +198,10 @@ std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdS
                                                  VecX& grad_obstacles);
 
 /// Signed distance of the world point x to shape k of the skeletons posed by the kinematics in data (oMi), with
-/// the outward normal and the distance field's Hessian (world frame).
-double linkShapeDistance(const PdSkeletons& sk, const Data& data, int k, const Vec3& x, Vec3* normal, Mat3* curvature);
+/// the outward normal and the distance field's Hessian (world frame). A distance of at least `reach` may be
+/// reported as any value >= reach without its normal and Hessian (a hull's far points skip the exact search).
+double linkShapeDistance(const PdSkeletons& sk, const Data& data, int k, const Vec3& x, Vec3* normal, Mat3* curvature,
+                         double reach = std::numeric_limits<double>::infinity());
 
 /// Every contact of a free surface vertex of X (n x 3) inside a link shape at the joint coordinates s, with
 /// point Jacobians (computes the kinematics and joint Jacobians at s into ad.data).

@@ -23,7 +23,11 @@ namespace rigidiff {
 /// One link surface of a skeleton: a closed mesh attached to a joint of the multibody model.
 struct ArticulatedSurface {
   int joint = 0;  ///< the joint whose frame carries the mesh (0: welded to the world, a static participant)
-  int group = 0;  ///< the skeleton it belongs to: surfaces of one group never form pairs
+  int parent_joint = -1;  ///< the joint carrying its link's parent link (0: the world; -1: none)
+  int group = 0;  ///< the skeleton it belongs to
+  /// whether it pairs with the surfaces of its group on other links that are neither its link's parent nor
+  /// child (the skeleton's self_collision; off: surfaces of one group never form pairs)
+  bool self_collision = false;
   AffineBody mesh;  ///< rest vertices in the joint frame, faces, edges; massless (density, mass, stiffness 0)
 };
 
@@ -51,7 +55,8 @@ struct ArticulatedBarrierData {
 };
 
 /// The contact model of a world: world's bodies in order, then art's link surfaces (static when welded to the
-/// world), with the collision groups that keep one skeleton's surfaces from pairing with each other.
+/// world), with the collision groups that keep one skeleton's surfaces from pairing with each other (unless its
+/// self-collision is on: then only surfaces of one link, or of a parent and a child link, never pair).
 void buildArticulatedContactModel(const BarrierWorldModel& world, const ArticulatedBarrier& art,
                                   BarrierWorldModel& contact);
 

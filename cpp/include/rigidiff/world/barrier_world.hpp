@@ -36,12 +36,23 @@ struct BarrierWorldModel {
   BarrierOptions options;
   std::vector<AffineBody> bodies;
   std::vector<GroundPlane> planes;
-  /// Per body, its collision group (empty: none): two bodies of the same group >= 0 never form pairs (the
-  /// link surfaces of one skeleton, barrier_articulated.hpp).
-  std::vector<int> collision_group;
+  /// Per body, its collision group (empty: none; -1: no group), the link surfaces of one skeleton
+  /// (barrier_articulated.hpp): two bodies of one group >= 0 form pairs only when the group's self-collision is
+  /// on (collision_self) and they are on different links (collision_joint), neither the other's parent link
+  /// (collision_parent: the joint carrying the parent link).
+  std::vector<int> collision_group, collision_joint, collision_parent;
+  std::vector<char> collision_self;
 
+  /// Are a and b of one group (two link surfaces of one skeleton)?
   bool sameGroup(int a, int b) const {
     return !collision_group.empty() && collision_group[a] >= 0 && collision_group[a] == collision_group[b];
+  }
+  /// May bodies a and b form pairs (by their groups alone)?
+  bool mayPair(int a, int b) const {
+    if (collision_group.empty() || collision_group[a] < 0 || collision_group[a] != collision_group[b]) return true;
+    if (!collision_self[a]) return false;
+    const int ja = collision_joint[a], jb = collision_joint[b];
+    return ja != jb && collision_parent[a] != jb && collision_parent[b] != ja;  // adjacent links overlap
   }
   int nq() const { return 12 * static_cast<int>(bodies.size()); }
   /// Appends a body (its name must be new and non-empty) and returns its index.
@@ -103,6 +114,7 @@ struct BarrierWorldData {
   std::vector<Vec3> pa_start, pa_end, pb_start, pb_end;  ///< primitive points for the swept broad phase
   SweptPairsScratch swept;
   std::vector<std::pair<int, int>> prim_pairs;
+  std::vector<int> kept_a, kept_b;  ///< the primitives of a self-collision pair near the other body's box
   std::vector<Vec3> body_lo, body_hi;          ///< each body's (swept) box
   std::vector<int> body_order;                 ///< bodies sorted by body_lo.x (sweep and prune)
   std::vector<std::pair<int, int>> body_pairs; ///< body pairs whose boxes overlap

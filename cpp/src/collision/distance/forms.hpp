@@ -5,10 +5,14 @@
 // d_j = x[to_j] - x[from_j] of the points: 9 variables where the points have 12, which makes the Hessian
 // cheaper, and the base of the differences is a point of the shorter feature (an edge's end, a triangle's
 // vertex), so a short edge is never the difference of two long vectors.
+//
+// The derivatives the solvers use come from closed_forms.hpp; the same forms evaluated with Jet (formJet)
+// are the reference those are tested against.
 #pragma once
 
 #include <array>
 
+#include "closed_forms.hpp"
 #include "jet.hpp"
 #include "point3.hpp"
 #include "rigidiff/fwd.hpp"
@@ -77,6 +81,24 @@ Jet<3 * M, Order> formJet(const FormCall& c, const std::array<const Vec3*, K>& x
   return formExpression(c.form, d, c.parameter);
 }
 
+/// The same Jet by the hand-differentiated forms of closed_forms.hpp.
+template <int M, int Order, int K>
+Jet<3 * M, Order> closedFormJet(const FormCall& c, const std::array<const Vec3*, K>& x) {
+  Vec3 d[3];
+  for (int j = 0; j < M; ++j) d[j] = *x[c.pairs[j][0]] - *x[c.pairs[j][1]];
+  if constexpr (M == 1) {
+    return closed::pointPoint<Order>(d);
+  } else if constexpr (M == 2) {
+    switch (c.form) {
+      case Form::PointLine: return closed::pointLine<Order>(d);
+      case Form::Mollifier: return closed::mollifier<Order>(d, c.parameter);
+      default: return closed::threshold<Order>(d, c.parameter);
+    }
+  } else {
+    return closed::volume<Order>(d);
+  }
+}
+
 // Chain rule through d_j = x[to] - x[from]: the gradient block of d_j adds to `to` and subtracts from
 // `from`; the Hessian block (j, k) spreads to the four point pairs with the product of the signs.
 template <int M, int Order, int K>
@@ -105,9 +127,9 @@ template <int K, int Order>
 void formDerivatives(const FormCall& c, const std::array<const Vec3*, K>& x, Eigen::Matrix<double, 3 * K, 1>* gradient,
                      Eigen::Matrix<double, 3 * K, 3 * K>* hessian) {
   switch (differenceCount(c.form)) {
-    case 1: return scatter<1, Order, K>(c, formJet<1, Order, K>(c, x), gradient, hessian);
-    case 2: return scatter<2, Order, K>(c, formJet<2, Order, K>(c, x), gradient, hessian);
-    default: return scatter<3, Order, K>(c, formJet<3, Order, K>(c, x), gradient, hessian);
+    case 1: return scatter<1, Order, K>(c, closedFormJet<1, Order, K>(c, x), gradient, hessian);
+    case 2: return scatter<2, Order, K>(c, closedFormJet<2, Order, K>(c, x), gradient, hessian);
+    default: return scatter<3, Order, K>(c, closedFormJet<3, Order, K>(c, x), gradient, hessian);
   }
 }
 

@@ -146,6 +146,113 @@ void minverseTrees(const Model& model, Data& data, ContactStepData& cd) {
   cd.minvTrees = true;
 }
 
+// The right-hand sides of a multi-joint tree's solve: 6 per link its contact rows touch (into links), one per
+// other row on it (a joint limit or joint friction).
+int treeColumns(const ContactStepData& cd, int t, std::vector<int>& links) {
+  links.clear();
+  for (const auto& side : cd.linkSides)
+    if (side.tree == t && std::find(links.begin(), links.end(), side.joint) == links.end()) links.push_back(side.joint);
+  int generic = 0;
+  for (const auto& [tree, off] : cd.treeSegments) generic += tree == t;
+  return 6 * static_cast<int>(links.size()) + generic;
+}
+
+// The link solve of one multi-joint tree t (treeColumns' links in cd.treeLinks): the columns M~^-1 J_link^T of each
+// link and M~^-1 j of each other row, then each contact row's response as the sum over its sides on t of
+// (M~^-1 J_link^T) a.
+void solveTreeResponses(const Model& model, const Data& data, ContactStepData& cd, int t, int k) {
+  const int n = model.subtree_nv[t], b = model.joints[t].idx_v, L = static_cast<int>(cd.treeLinks.size());
+  if (cd.treeRhs.rows() < n || cd.treeRhs.cols() < k)
+    cd.treeRhs.resize(std::max<Eigen::Index>(n, cd.treeRhs.rows()), std::max<Eigen::Index>(k, cd.treeRhs.cols()));
+  auto X = cd.treeRhs.topLeftCorner(n, k);
+  X.setZero();
+  for (int l = 0; l < L; ++l)  // J_link^T: the link's chain of world-frame subspaces
+    forChainDofs(model, cd.treeLinks[l], [&](int c) { X.block<1, 6>(c - b, 6 * l) = data.J.col(c).transpose(); });
+  int g = 6 * L;
+  for (const auto& [tree, off] : cd.treeSegments)
+    if (tree == t) X.col(g++) = cd.Jseg.segment(off, n);
+  abaSolveTreeColumns(model, data, t, X, cd.treeScratch);
+  g = 6 * L;
+  for (const auto& [tree, off] : cd.treeSegments)
+    if (tree == t) cd.MinvJtSeg.segment(off, n) = X.col(g++);
+  for (std::size_t s0 = 0; s0 < cd.linkSides.size();) {
+    const int r = cd.linkSides[s0].row;
+    std::size_t s1 = s0;
+    while (s1 < cd.linkSides.size() && cd.linkSides[s1].row == r) ++s1;
+    bool first = true;
+    for (std::size_t e = s0; e < s1; ++e) {
+      const auto& side = cd.linkSides[e];
+      if (side.tree != t) continue;
+      const int l =
+          static_cast<int>(std::find(cd.treeLinks.begin(), cd.treeLinks.end(), side.joint) - cd.treeLinks.begin());
+      const int rowFirst = cd.rowTrees[2 * r];
+      auto out = cd.MinvJtSeg.segment(cd.segStart[r] + (t == rowFirst ? 0 : model.subtree_nv[rowFirst]), n);
+      if (first)
+        out.noalias() = X.middleCols<6>(6 * l) * side.a;
+      else
+        out.noalias() += X.middleCols<6>(6 * l) * side.a;
+      first = false;
+    }
+    s0 = s1;
+  }
+}
+
+// The impulse responses M~^-1 J^T of the rows (cd.MinvJtSeg), M~ = M + dt D + dt^2 K. M~^-1 couples only the dofs
+// of one kinematic tree, and a row touches the trees of its two bodies. On a tree of one joint (a free body) the
+// block of M~^-1 is that joint's inverse inertia. A tree of several joints whose rows need fewer right-hand sides
+// than half its dofs (a humanoid's two feet: 12 columns for 38 dofs) solves them through the articulated-body
+// factorisation (solveTreeResponses); otherwise (a quadruped's four feet) the trees' blocks of M~^-1 are formed
+// and multiplied, which is cheaper there.
+void impulseResponses(const Model& model, Data& data, ContactStepData& cd, int m, int ncontact_rows) {
+  cd.minvTrees = false;
+  cd.treeSegments.clear();
+  cd.solveTrees.clear();
+  for (int r = 0; r < m; ++r)
+    forRowSegments(model, cd, r, [&](int t, int, int n, int off) {
+      if (n == model.joints[t].nv) return;
+      cd.solveTrees.push_back(t);
+      if (r >= ncontact_rows) cd.treeSegments.emplace_back(t, off);  // a joint's row: its own column
+    });
+  std::sort(cd.solveTrees.begin(), cd.solveTrees.end());
+  cd.solveTrees.erase(std::unique(cd.solveTrees.begin(), cd.solveTrees.end()), cd.solveTrees.end());
+  bool solve = !cd.solveTrees.empty();
+  for (const int t : cd.solveTrees) solve = solve && 2 * treeColumns(cd, t, cd.treeLinks) < model.subtree_nv[t];
+  if (!solve && !cd.solveTrees.empty()) minverseTrees(model, data, cd);
+  const MatX& Minv = data.Minv;
+  for (int r = 0; r < m; ++r) {
+    forRowSegments(model, cd, r, [&](int t, int b, int n, int off) {
+      const bool free = n == model.joints[t].nv;
+      if (!free && solve) return;
+      Mat6 block;
+      if (free) {  // symmetric from its upper triangle, as minverseSweeps writes it into M~^-1
+        block = data.Dinv[t];
+        block.triangularView<Eigen::StrictlyLower>() = block.transpose();
+      }
+      if (n == 6) {  // a free body's: the fixed-size product, without the general kernel's set-up
+        if (free)
+          cd.MinvJtSeg.segment<6>(off).noalias() = block * cd.Jseg.segment<6>(off);
+        else
+          cd.MinvJtSeg.segment<6>(off).noalias() = Minv.block<6, 6>(b, b) * cd.Jseg.segment<6>(off);
+        return;
+      }
+      // a row moves only the dofs of its bodies' chains (a foot's 12 of a humanoid's 38): the columns of
+      // those dofs alone
+      auto out = cd.MinvJtSeg.segment(off, n);
+      out.setZero();
+      for (int k = 0; k < n; ++k) {
+        const double jk = cd.Jseg[off + k];
+        if (jk == 0.0) continue;
+        if (free)
+          out.noalias() += block.block(0, k, n, 1) * jk;
+        else
+          out.noalias() += Minv.block(b, b + k, n, 1) * jk;
+      }
+    });
+  }
+  if (!solve) return;
+  for (const int t : cd.solveTrees) solveTreeResponses(model, data, cd, t, treeColumns(cd, t, cd.treeLinks));
+}
+
 // Lower Cholesky factors L (row-major, n x n) of each island tree's block of M~^-1 = L L^T, into
 // cd.treeChol at cd.cholStart[slot]; false if a block is not numerically positive definite.
 bool treeFactors(const Model& model, const Data& data, ContactStepData& cd, int nt) {
@@ -563,80 +670,7 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
     cd.hi[r] = INFINITY;
   }
 
-  // impulse response M~^-1 J^T of M~ = M + dt D + dt^2 K: M~^-1 couples only dofs of one kinematic
-  // tree, and a row touches the trees of its two bodies. On a tree of one joint (a free body) the block of
-  // M~^-1 is that joint's inverse inertia; a tree of several joints (a robot) solves all its rows at once
-  // through the articulated-body factorisation, without forming its n x n block
-  cd.minvTrees = false;
-  cd.treeSegments.clear();
-  cd.solveTrees.clear();
-  for (int r = 0; r < m; ++r) {
-    forRowSegments(model, cd, r, [&](int t, int, int n, int off) {
-      if (n != model.joints[t].nv) {
-        cd.solveTrees.push_back(t);
-        if (r >= ncontact_rows) cd.treeSegments.emplace_back(t, off);  // a joint's row: its own column
-        return;
-      }
-      Mat6 block = data.Dinv[t];  // symmetric from its upper triangle, as minverseSweeps writes it in M~^-1
-      block.triangularView<Eigen::StrictlyLower>() = block.transpose();
-      if (n == 6) {  // a free body's: the fixed-size product, without the general kernel's set-up
-        cd.MinvJtSeg.segment<6>(off).noalias() = block * cd.Jseg.segment<6>(off);
-        return;
-      }
-      auto out = cd.MinvJtSeg.segment(off, n);
-      out.setZero();
-      for (int k = 0; k < n; ++k)
-        if (const double jk = cd.Jseg[off + k]; jk != 0.0) out.noalias() += block.block(0, k, n, 1) * jk;
-    });
-  }
-  std::sort(cd.solveTrees.begin(), cd.solveTrees.end());
-  cd.solveTrees.erase(std::unique(cd.solveTrees.begin(), cd.solveTrees.end()), cd.solveTrees.end());
-  for (const int t : cd.solveTrees) {
-    // the right-hand sides: J_link^T (6 columns: the link's chain of world-frame subspaces) for each link a
-    // contact row touches, then each joint row's own segment
-    const int n = model.subtree_nv[t], b = model.joints[t].idx_v;
-    cd.treeLinks.clear();
-    for (const auto& side : cd.linkSides)
-      if (side.tree == t && std::find(cd.treeLinks.begin(), cd.treeLinks.end(), side.joint) == cd.treeLinks.end())
-        cd.treeLinks.push_back(side.joint);
-    int generic = 0;
-    for (const auto& [tree, off] : cd.treeSegments) generic += tree == t;
-    const int L = static_cast<int>(cd.treeLinks.size()), k = 6 * L + generic;
-    if (cd.treeRhs.rows() < n || cd.treeRhs.cols() < k)
-      cd.treeRhs.resize(std::max<Eigen::Index>(n, cd.treeRhs.rows()), std::max<Eigen::Index>(k, cd.treeRhs.cols()));
-    auto X = cd.treeRhs.topLeftCorner(n, k);
-    X.setZero();
-    for (int l = 0; l < L; ++l)
-      forChainDofs(model, cd.treeLinks[l], [&](int c) { X.block<1, 6>(c - b, 6 * l) = data.J.col(c).transpose(); });
-    int g = 6 * L;
-    for (const auto& [tree, off] : cd.treeSegments)
-      if (tree == t) X.col(g++) = cd.Jseg.segment(off, n);
-    abaSolveTreeColumns(model, data, t, X, cd.treeScratch);
-    g = 6 * L;
-    for (const auto& [tree, off] : cd.treeSegments)
-      if (tree == t) cd.MinvJtSeg.segment(off, n) = X.col(g++);
-    // a contact row's response on this tree: the sum over its sides here of (M~^-1 J_link^T) a
-    for (std::size_t s0 = 0; s0 < cd.linkSides.size();) {
-      const int r = cd.linkSides[s0].row;
-      std::size_t s1 = s0;
-      while (s1 < cd.linkSides.size() && cd.linkSides[s1].row == r) ++s1;
-      bool first = true;
-      for (std::size_t e = s0; e < s1; ++e) {
-        const auto& side = cd.linkSides[e];
-        if (side.tree != t) continue;
-        const int l = static_cast<int>(std::find(cd.treeLinks.begin(), cd.treeLinks.end(), side.joint) -
-                                       cd.treeLinks.begin());
-        const int rowFirst = cd.rowTrees[2 * r];
-        auto out = cd.MinvJtSeg.segment(cd.segStart[r] + (t == rowFirst ? 0 : model.subtree_nv[rowFirst]), n);
-        if (first)
-          out.noalias() = X.middleCols<6>(6 * l) * side.a;
-        else
-          out.noalias() += X.middleCols<6>(6 * l) * side.a;
-        first = false;
-      }
-      s0 = s1;
-    }
-  }
+  impulseResponses(model, data, cd, m, ncontact_rows);
   for (int r = 0; r < m; ++r) cd.b[r] = rowDot(model, cd, cd.Jseg, r, cd.vfree) - cd.target[r];
   cd.localRow.resize(m);
   cd.prevOrder.resize(cd.prevKeys.size());

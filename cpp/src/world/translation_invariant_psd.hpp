@@ -52,8 +52,9 @@ void clampLive(Eigen::Matrix<double, 12, 12>& H, const int* live) {
     }
   Eigen::Matrix<double, m, 1> lambda;
   Reduced V;
-  if (!symmetricEigen<m>(R, lambda, V)) {  // not converged (or not finite): Eigen's solver decides
-    const Eigen::SelfAdjointEigenSolver<Reduced> eig(R);
+  if (!symmetricEigen<m>(R, lambda, V)) {  // not converged (or not finite): Eigen's solver decides, at dynamic
+    // size (rarely run: one instantiation for every m costs more compile time than it could save at run time)
+    const Eigen::SelfAdjointEigenSolver<MatX> eig{MatX(R)};
     lambda = eig.eigenvalues();
     V = eig.eigenvectors();
   }

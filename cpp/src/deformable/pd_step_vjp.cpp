@@ -24,7 +24,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   if (data.x.rows() != model.n) throw std::logic_error("step_vjp needs a step first");
   if (!gq_next.allFinite() || !gv_next.allFinite())
     throw std::invalid_argument("dL_dq_next and dL_dv_next must be finite");
-  const double h = model.dt, h2 = h * h;
+  const double h = model.dt;
   const int nf = model.free_count;
   PdHessian& hessian = data.hessian;
   pdHessianBuild(model, data.x, hessian, nullptr, &data.sample_cache);  // (the step's last SVDs, at x)

@@ -450,7 +450,8 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
         }
       }
     }
-    if (need_hessian && project) H = projectTranslationInvariantToPsd(H);  // the pair's distance moves with no common translation
+    // the pair's distance does not change when all its points move together: projected without that translation
+    if (need_hessian && project) H = projectTranslationInvariantToPsd(H);
   }
   out.value = value;
   if (need_gradient) {

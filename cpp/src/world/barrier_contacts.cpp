@@ -14,7 +14,6 @@
 #include "rigidiff/collision/distance/point_triangle.hpp"
 #include "rigidiff/contact/barrier.hpp"
 #include "rigidiff/macros.hpp"
-#include "rigidiff/world/parallel_chunks.hpp"
 #include "translation_invariant_psd.hpp"
 
 namespace rigidiff {
@@ -358,11 +357,11 @@ Vec3 barrierValuesAt(double s, double shat, bool shat_derivative) {
   return Vec3((2.0 * b0 - s * b1) / shat, (b1 - s * b2) / shat, 0.0);
 }
 
-// the barrier of pair p at d.x and weight * its derivatives in the bodies' coordinates: the gradient when need_gradient, the Hessian
-// (projected to PSD in the points' coordinates when project) when need_hessian; with shat_derivative, the
-// derivatives of those in shat = dhat^2 (no Hessian)
+// out += the barrier of pair p at d.x and weight * its derivatives in the bodies' coordinates: the gradient when
+// need_gradient, the Hessian (projected to PSD in the points' coordinates when project) when need_hessian; with
+// shat_derivative, the derivatives of those in shat = dhat^2 (no Hessian)
 void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const BarrierPair& p, double weight,
-               bool need_gradient, bool need_hessian, bool project, bool shat_derivative, BodyPairTerms& out) {
+               bool need_gradient, bool need_hessian, bool project, bool shat_derivative, BodyPairSum& out) {
   const double shat = model.options.dhat * model.options.dhat;
   const AffineBody& A = model.bodies[p.body_a];
   const auto& xa = d.x[p.body_a];
@@ -453,10 +452,9 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
     // the pair's distance does not change when all its points move together: projected without that translation
     if (need_hessian && project) H = projectTranslationInvariantToPsd(H);
   }
-  out.value = value;
+  out.value += value;
   if (need_gradient) {
     // J_k^T g_k: p_i gets g_i, a_i gets g_i xbar_k
-    out.gradient.setZero();
     for (int k = 0; k < npts; ++k) {
       double* to = out.gradient.data() + 12 * slot[k];
       for (int r = 0; r < 3; ++r) {
@@ -466,37 +464,38 @@ void pairTerms(const BarrierWorldModel& model, const BarrierWorldData& d, const 
       }
     }
   }
-  if (need_hessian) {
-    out.hessian.setZero();
-    addPointHessian(H, xbar, slot, npts, weight, out.hessian);
-  }
+  if (need_hessian) addPointHessian(H, xbar, slot, npts, weight, out.hessian);
 }
 
 }  // namespace
 
 double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& d, double weight, double* grad,
                         BlockHessian* hessian, bool project, bool shat_derivative) {
-  const size_t n = d.pairs.size();
-  d.terms.resize(n);
-  // the pairs' terms are independent: two threads share them when there are many, then one thread adds
-  // them up in the pairs' order (the same sums whatever the threads)
-  parallelChunks(n, [&](size_t i) {
-    pairTerms(model, d, d.pairs[i], weight, grad != nullptr, hessian != nullptr, project, shat_derivative,
-              d.terms[i]);
-  });
+  d.sums.compute(
+      d.pairs.size(), grad != nullptr, hessian != nullptr,
+      [&](size_t i, int* bodies) {
+        const BarrierPair& p = d.pairs[i];
+        bodies[0] = p.body_a;
+        bodies[1] = p.kind == BarrierPair::PointPlane ? -1 : p.body_b;
+      },
+      [&](size_t i, BodyPairSum& sum) {
+        pairTerms(model, d, d.pairs[i], weight, grad != nullptr, hessian != nullptr, project, shat_derivative, sum);
+      });
+  return addPairSums(model, d.sums, grad, hessian);
+}
+
+double addPairSums(const BarrierWorldModel& model, const PairTermSums& sums, double* grad, BlockHessian* hessian) {
   double total = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    const BarrierPair& p = d.pairs[i];
-    const BodyPairTerms& t = d.terms[i];
+  sums.forEach([&](const BodyPairSum& t) {
     total += t.value;
-    const int bodies[2] = {movingBody(model, p.body_a),
-                           p.kind == BarrierPair::PointPlane ? -1 : movingBody(model, p.body_b)};
+    const int bodies[2] = {t.body[0] >= 0 ? movingBody(model, t.body[0]) : -1,
+                           t.body[1] >= 0 ? movingBody(model, t.body[1]) : -1};
     if (grad)
       for (int s = 0; s < 2; ++s)
         if (bodies[s] >= 0)
           for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += t.gradient[12 * s + r];
     if (hessian) hessian->addPair(bodies[0], bodies[1], t.hessian);
-  }
+  });
   return total;
 }
 

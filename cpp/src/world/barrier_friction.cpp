@@ -3,7 +3,6 @@
 
 #include "rigidiff/world/barrier_contacts.hpp"
 #include "rigidiff/world/friction_frame.hpp"
-#include "rigidiff/world/parallel_chunks.hpp"
 
 namespace rigidiff {
 
@@ -26,9 +25,9 @@ void buildFrictionPairs(const BarrierWorldModel& model, BarrierWorldData& data, 
 
 namespace {
 
-// the friction potential of pair f at q and its derivatives in the coordinates of its one or two bodies
+// out += the friction potential of pair f at q and its derivatives in the coordinates of its one or two bodies
 void frictionTerms(const BarrierWorldModel& model, const FrictionPair& f, const double* q, const double* q_n,
-                   bool need_gradient, bool need_hessian, BodyPairTerms& out) {
+                   bool need_gradient, bool need_hessian, BodyPairSum& out) {
   const double eps = model.options.friction_velocity * model.dt;
   const int bodies[2] = {f.body[0], f.npts == 4 ? f.body[3] : -1};
   int slot[4];
@@ -44,8 +43,8 @@ void frictionTerms(const BarrierWorldModel& model, const FrictionPair& f, const 
   const double f1_over_y = friction_frame::mollifierRatio(y, eps);
   const double f0 = y < eps ? -y * y * y / (3.0 * eps * eps) + y * y / eps + eps / 3.0 : y;
   const double f1_prime = y < eps ? 2.0 / eps - 2.0 * y / (eps * eps) : 0.0;
-  out.value = f.normal_force * f0;
-  if (need_gradient) out.gradient = f.normal_force * f1_over_y * G.transpose() * u;
+  out.value += f.normal_force * f0;
+  if (need_gradient) out.gradient.noalias() += f.normal_force * f1_over_y * G.transpose() * u;
   if (need_hessian) {
     // d2f0/du2 = f1/y (I - uu^T/y^2) + f1' uu^T/y^2: eigenvalues f1/y and f1' >= 0, already PSD
     Eigen::Matrix2d inner = f1_over_y * Eigen::Matrix2d::Identity();
@@ -53,7 +52,7 @@ void frictionTerms(const BarrierWorldModel& model, const FrictionPair& f, const 
       const Eigen::Vector2d uh = u / y;
       inner += (f1_prime - f1_over_y) * uh * uh.transpose();
     }
-    out.hessian.noalias() = f.normal_force * G.transpose() * inner * G;
+    out.hessian.noalias() += f.normal_force * G.transpose() * inner * G;
   }
 }
 
@@ -61,24 +60,17 @@ void frictionTerms(const BarrierWorldModel& model, const FrictionPair& f, const 
 
 double frictionPotential(const BarrierWorldModel& model, BarrierWorldData& data, const double* q, const double* q_n,
                          double* grad, BlockHessian* hessian) {
-  const size_t n = data.friction.size();
-  data.terms.resize(n);
-  parallelChunks(n, [&](size_t i) {
-    frictionTerms(model, data.friction[i], q, q_n, grad != nullptr, hessian != nullptr, data.terms[i]);
-  });
-  double total = 0.0;
-  for (size_t i = 0; i < n; ++i) {
-    const FrictionPair& f = data.friction[i];
-    const BodyPairTerms& t = data.terms[i];
-    const int bodies[2] = {movingBody(model, f.body[0]), f.npts == 4 ? movingBody(model, f.body[3]) : -1};
-    total += t.value;
-    if (grad)
-      for (int s = 0; s < 2; ++s)
-        if (bodies[s] >= 0)
-          for (int r = 0; r < 12; ++r) grad[12 * bodies[s] + r] += t.gradient[12 * s + r];
-    if (hessian) hessian->addPair(bodies[0], bodies[1], t.hessian);
-  }
-  return total;
+  data.sums.compute(
+      data.friction.size(), grad != nullptr, hessian != nullptr,
+      [&](size_t i, int* bodies) {
+        const FrictionPair& f = data.friction[i];
+        bodies[0] = f.body[0];
+        bodies[1] = f.npts == 4 ? f.body[3] : -1;
+      },
+      [&](size_t i, BodyPairSum& sum) {
+        frictionTerms(model, data.friction[i], q, q_n, grad != nullptr, hessian != nullptr, sum);
+      });
+  return addPairSums(model, data.sums, grad, hessian);
 }
 
 }  // namespace rigidiff

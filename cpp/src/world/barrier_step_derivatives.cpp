@@ -38,20 +38,17 @@ VecX frictionStartTransposeTimes(const BarrierWorldModel& model, const BarrierSt
   return out;
 }
 
-// lin.coupling += the blocks between a moving and a static body of the first count per-pair Hessians in
-// data.terms (24 x 24 in the coordinates of pair k's bodies(k) = {first, second or -1})
-template <class Bodies>
-void collectStaticCoupling(const BarrierWorldModel& model, const BarrierWorldData& data, size_t count,
-                           Bodies&& bodies, BarrierStepLinearisation& lin) {
-  for (size_t k = 0; k < count; ++k) {
-    const std::pair<int, int> ab = bodies(k);
-    if (ab.first < 0 || ab.second < 0 || model.bodies[ab.first].fixed == model.bodies[ab.second].fixed) continue;
-    const Mat24& h = data.terms[k].hessian;
-    if (model.bodies[ab.second].fixed)
-      lin.coupling.push_back({ab.first, ab.second, h.block<12, 12>(0, 12)});
+// lin.coupling += the blocks between a moving and a static body of the sums of the last barrier or friction
+// potential (data.sums)
+void collectStaticCoupling(const BarrierWorldModel& model, const BarrierWorldData& data, BarrierStepLinearisation& lin) {
+  data.sums.forEach([&](const BodyPairSum& t) {
+    const int a = t.body[0], b = t.body[1];
+    if (a < 0 || b < 0 || model.bodies[a].fixed == model.bodies[b].fixed) return;
+    if (model.bodies[b].fixed)
+      lin.coupling.push_back({a, b, t.hessian.block<12, 12>(0, 12)});
     else
-      lin.coupling.push_back({ab.second, ab.first, h.block<12, 12>(12, 0)});
-  }
+      lin.coupling.push_back({b, a, t.hessian.block<12, 12>(12, 0)});
+  });
 }
 
 // x with the rows of static bodies set to zero: they are not equations of the step
@@ -126,15 +123,9 @@ void linearizeBarrierContacts(const BarrierWorldModel& model, BarrierWorldData& 
   barrierPositions(model, q_next, data.x);
   collectBarrierPairs(model, data);
   barrierPotential(model, data, kappa_end, nullptr, &data.hessian, false);
-  collectStaticCoupling(model, data, data.pairs.size(), [&](size_t k) {
-    const BarrierPair& p = data.pairs[k];
-    return std::make_pair(p.body_a, p.kind == BarrierPair::PointPlane ? -1 : p.body_b);
-  }, lin);
+  collectStaticCoupling(model, data, lin);
   frictionPotential(model, data, q_next, q, nullptr, &data.hessian);
-  collectStaticCoupling(model, data, data.friction.size(), [&](size_t k) {
-    const FrictionPair& f = data.friction[k];
-    return std::make_pair(f.body[0], f.npts == 4 ? f.body[3] : -1);
-  }, lin);
+  collectStaticCoupling(model, data, lin);
   lin.parameters = parameterDerivatives(model, data, q, v, q_next, kappa_end, parameter_bodies, lin);
 }
 

@@ -41,6 +41,10 @@ double collectBarrierPairs(const BarrierWorldModel& model, BarrierWorldData& dat
 double barrierPotential(const BarrierWorldModel& model, BarrierWorldData& data, double weight, double* grad,
                         BlockHessian* hessian, bool project = true, bool shat_derivative = false);
 
+/// The sum of the values in sums (the last barrierPotential's or frictionPotential's); adds their gradients
+/// to grad (model.nq(), or null) and their Hessians to hessian (or null), static bodies left out.
+double addPairSums(const BarrierWorldModel& model, const PairTermSums& sums, double* grad, BlockHessian* hessian);
+
 /// h (24 x 24: body a's coordinates, then body b's) += weight J^T H J for the Hessian H (3 npts square) of
 /// npts points, point k at body coordinates xbar[k] of the body in slot[k] (0: a, 1: b): the affine map's
 /// Kronecker structure, J_k = [I3 | I3 (x) xbar_k^T], without forming J.

@@ -11,6 +11,7 @@
 #include "rigidiff/abd/affine_body.hpp"
 #include "rigidiff/collision/ccd/swept_pairs.hpp"
 #include "rigidiff/world/block_hessian.hpp"
+#include "rigidiff/world/pair_term_sums.hpp"
 
 namespace rigidiff {
 
@@ -99,15 +100,6 @@ struct FrictionPair {
   double normal_force = 0.0;           ///< mu lambda
 };
 
-/// One contact term (a barrier pair, or a friction pair) mapped to the coordinates of its one or two bodies
-/// (the first body's 12, then the second's): its value, gradient and (projected) Hessian, computed for every
-/// pair in parallel before they are added up in order.
-struct BodyPairTerms {
-  double value = 0.0;
-  Eigen::Matrix<double, 24, 1> gradient;
-  Mat24 hessian;
-};
-
 /// Scratch of the barrier step and its contact queries: sized by the step, reused between steps.
 struct BarrierWorldData {
   std::vector<std::vector<Vec3>> x, x_end;  ///< world positions of each body's vertices (start, end of a move)
@@ -120,7 +112,7 @@ struct BarrierWorldData {
   std::vector<std::pair<int, int>> body_pairs; ///< body pairs whose boxes overlap
   std::vector<BarrierPair> candidates;  ///< primitive pairs that may be within dhat along the current move
   std::vector<BarrierPair> pairs;
-  std::vector<BodyPairTerms, Eigen::aligned_allocator<BodyPairTerms>> terms;  ///< of each of pairs (or friction)
+  PairTermSums sums;  ///< the terms of pairs (or friction), summed per run of pairs between the same two bodies
   std::vector<FrictionPair> friction;  ///< the step's frozen friction pairs (empty without friction)
   BlockHessian hessian;
   Eigen::SparseMatrix<double> matrix;  ///< the lower triangle of the Newton matrix, its pattern kept

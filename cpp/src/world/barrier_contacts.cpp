@@ -39,21 +39,6 @@ bool overlap(const Box& a, const Box& b, double margin) {
   return (a.lo.array() <= b.hi.array() + margin).all() && (b.lo.array() <= a.hi.array() + margin).all();
 }
 
-// the points of each primitive (k per primitive) of one body, laid out for sweptPairs
-void facePoints(const AffineBody& body, const std::vector<Vec3>& x, std::vector<Vec3>& out) {
-  out.clear();
-  for (const auto& f : body.faces)
-    for (int k = 0; k < 3; ++k) out.push_back(x[f[k]]);
-}
-
-void edgePoints(const AffineBody& body, const std::vector<Vec3>& x, std::vector<Vec3>& out) {
-  out.clear();
-  for (const auto& e : body.edges) {
-    out.push_back(x[e[0]]);
-    out.push_back(x[e[1]]);
-  }
-}
-
 // Vertex m of primitive i of a body, its primitives of k points: vertices (1), edges (2) or faces (3).
 int primitiveVertex(const AffineBody& body, int k, int i, int m) {
   return k == 1 ? i : k == 2 ? body.edges[i][m] : body.faces[i][m];
@@ -94,37 +79,19 @@ void nearPrimitives(const AffineBody& body, int k, const std::vector<Vec3>& x0, 
 }
 
 // d.prim_pairs = the pairs (i of body a's primitives of ka points, j of body b's of kb) whose swept boxes from x0 to
-// x1, grown by margin, overlap, sorted. Two links of one skeleton often have overlapping boxes (near the joints
-// between them) while few of their primitives come near: there only each side's primitives near the other's box
-// are gathered, so that the box trees hold only those (the same pairs, in the same order).
+// x1, grown by margin, overlap, sorted. Only each side's primitives near the other body's box are gathered, so
+// that the box trees hold only those (the same pairs, in the same order): two bodies touching on one side (a
+// sheet on a sheet, a cube on a cube, two links of one skeleton near the joint between them) leave most of
+// their primitives out.
 void primitivePairs(const BarrierWorldModel& model, BarrierWorldData& d, int a, int b, int ka, int kb,
                     const std::vector<Vec3>& xa0, const std::vector<Vec3>& xa1, const std::vector<Vec3>& xb0,
                     const std::vector<Vec3>& xb1, double margin) {
   const AffineBody &A = model.bodies[a], &B = model.bodies[b];
-  if (model.sameGroup(a, b)) {
-    nearPrimitives(A, ka, xa0, xa1, d.body_lo[b], d.body_hi[b], margin, d.pa_start, d.pa_end, d.kept_a);
-    nearPrimitives(B, kb, xb0, xb1, d.body_lo[a], d.body_hi[a], margin, d.pb_start, d.pb_end, d.kept_b);
-    sweptPairs(d.pa_start.data(), d.pa_end.data(), static_cast<int>(d.kept_a.size()), ka, d.pb_start.data(),
-               d.pb_end.data(), static_cast<int>(d.kept_b.size()), kb, margin, d.swept, d.prim_pairs);
-    for (auto& [i, j] : d.prim_pairs) i = d.kept_a[i], j = d.kept_b[j];  // increasing maps: still sorted
-    return;
-  }
-  auto points = [](const AffineBody& body, int k, const std::vector<Vec3>& x, std::vector<Vec3>& out) {
-    if (k == 1)
-      out = x;
-    else if (k == 2)
-      edgePoints(body, x, out);
-    else
-      facePoints(body, x, out);
-  };
-  points(A, ka, xa0, d.pa_start);
-  points(B, kb, xb0, d.pb_start);
-  // an unmoving set (x1 is x0) is its own end
-  if (&xa1 != &xa0) points(A, ka, xa1, d.pa_end);
-  if (&xb1 != &xb0) points(B, kb, xb1, d.pb_end);
-  sweptPairs(d.pa_start.data(), (&xa1 != &xa0 ? d.pa_end : d.pa_start).data(), primitiveCount(A, ka), ka,
-             d.pb_start.data(), (&xb1 != &xb0 ? d.pb_end : d.pb_start).data(), primitiveCount(B, kb), kb, margin,
-             d.swept, d.prim_pairs);
+  nearPrimitives(A, ka, xa0, xa1, d.body_lo[b], d.body_hi[b], margin, d.pa_start, d.pa_end, d.kept_a);
+  nearPrimitives(B, kb, xb0, xb1, d.body_lo[a], d.body_hi[a], margin, d.pb_start, d.pb_end, d.kept_b);
+  sweptPairs(d.pa_start.data(), d.pa_end.data(), static_cast<int>(d.kept_a.size()), ka, d.pb_start.data(),
+             d.pb_end.data(), static_cast<int>(d.kept_b.size()), kb, margin, d.swept, d.prim_pairs);
+  for (auto& [i, j] : d.prim_pairs) i = d.kept_a[i], j = d.kept_b[j];  // increasing maps: still sorted
 }
 
 // primitive pairs of kinds (ka, kb) between bodies a and b whose swept boxes, grown by margin, overlap;

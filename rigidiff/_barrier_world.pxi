@@ -106,6 +106,12 @@ cdef class BarrierWorldCore:
     def _bw_joint_limits(self):
         return self._bw.get().jointLimits()
 
+    def _bw_set_gyroscopic(self, bint implicit):
+        self._bw.get().setGyroscopic(implicit)
+
+    def _bw_gyroscopic(self):
+        return self._bw.get().gyroscopic()
+
     def _bw_clear_skeletons(self):
         self._bw.get().clearSkeletons()
 

@@ -104,6 +104,12 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
         friction: Coulomb's coefficient mu of every contact (>= 0; 0, the default, is frictionless): IPC's
             lagged smoothed friction, its normal forces and tangents frozen at the start of each step.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static (IPC's mollifier).
+        gyroscopic: how a skeleton's free and ball joints that carry a single body on a static parent take the
+            gyroscopic term, as in the lcp world (rd.World's gyroscopic; docs/affine.md, "Floating bases").
+            "implicit" (the default): the momentum-conserving rotational update, whose impulse enters the
+            incremental potential as a force, so that without contact the step is the lcp world's implicit step
+            and a torque-free body keeps its angular momentum to round-off. "explicit": with the rest of the bias
+            forces b(q_n, v_n) (momentum and energy drift at first order in dt). Derivatives are exact under both.
 
     Example::
 
@@ -122,8 +128,9 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
 
     def __init__(self, dt: float = 1e-2, gravity=(0.0, 0.0, -9.81), dhat: float = 1e-3,
                  newton_tolerance: float = 1e-2, max_newton_iterations: int = 200, friction: float = 0.0,
-                 friction_velocity: float = 1e-3):
+                 friction_velocity: float = 1e-3, gyroscopic: str = "implicit"):
         self.dt = dt
+        self.gyroscopic = gyroscopic
         self.gravity = gravity
         self._bw_set_options(as_scalar(dhat, "dhat", minimum=0.0, strict=True),
                              as_scalar(newton_tolerance, "newton_tolerance", minimum=0.0, strict=True),
@@ -180,6 +187,19 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
     @friction_velocity.setter
     def friction_velocity(self, value):
         self._set_option(4, as_scalar(value, "friction_velocity", minimum=0.0, strict=True))
+
+    @property
+    def gyroscopic(self) -> str:
+        """How free and ball joints carrying a single body take the gyroscopic term: "implicit" or "explicit" (see
+        BarrierWorld); settable."""
+        return "implicit" if self._bw_gyroscopic() else "explicit"
+
+    @gyroscopic.setter
+    def gyroscopic(self, value):
+        from rigidiff.world import check_gyroscopic
+
+        check_gyroscopic(value)
+        self._bw_set_gyroscopic(value == "implicit")
 
     @property
     def max_newton_iterations(self) -> int:

@@ -104,6 +104,14 @@ SOLVERS = ("lcp", "barrier", "projective")
 GYROSCOPIC = ("explicit", "implicit")
 
 
+def check_gyroscopic(value) -> None:
+    """TypeError / ValueError naming gyroscopic unless value is one of GYROSCOPIC (the lcp and barrier worlds')."""
+    if not isinstance(value, str):
+        raise TypeError(f"gyroscopic must be a str, one of {list(GYROSCOPIC)}, got {type(value).__name__}")
+    if value not in GYROSCOPIC:
+        raise ValueError(f"gyroscopic must be one of {list(GYROSCOPIC)}, got {value!r}")
+
+
 def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
     """Where random_configuration samples one coordinate with limits [lower, upper] (either may be
     infinite): the limits themselves, or a window of width ``span`` inside them, as close to zero as
@@ -224,10 +232,7 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
 
     @gyroscopic.setter
     def gyroscopic(self, value):
-        if not isinstance(value, str):
-            raise TypeError(f"gyroscopic must be a str, one of {list(GYROSCOPIC)}, got {type(value).__name__}")
-        if value not in GYROSCOPIC:
-            raise ValueError(f"gyroscopic must be one of {list(GYROSCOPIC)}, got {value!r}")
+        check_gyroscopic(value)
         with self._core_changing():
             self._core_set_gyroscopic(GYROSCOPIC.index(value))
             self._changed()

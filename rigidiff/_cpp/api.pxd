@@ -309,6 +309,8 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         void clearSkeletons()
         void setJointLimits(bint on)
         bint jointLimits()
+        void setGyroscopic(bint implicit)
+        bint gyroscopic()
         void contactCoordinates(const double* q, double* y, double* jac) except +
 
     void barrierValues(const double* s, int n, double shat, double* out) except +

@@ -49,6 +49,25 @@ def assert_vjp_is_transposed_jacobians(world, q, v, tau, a, b, atol):
     return J
 
 
+def assert_rollout_backward_is_chained_jacobians(world, q, v, taus, a, b):
+    """A recorded rollout's backward pass from the cotangents a (of the last q) and b (of the last v) equals the chain
+    of the transposed step Jacobians along it, torques included (to rtol 1e-8 and atol 1e-10 times each largest
+    entry)."""
+    T = len(taus)
+    traj = world.rollout(q, v, taus, record=True)
+    dL_dQ, dL_dV = np.zeros((T + 1, world.nv)), np.zeros((T + 1, world.nv))
+    dL_dQ[-1], dL_dV[-1] = a, b
+    back = traj.backward(dL_dQ, dL_dV)
+    gq, gv, gtaus = a, b, []
+    for t in reversed(range(T)):
+        J = world.step_jacobians(traj.q[t], traj.v[t], taus[t])
+        gtaus.append(J.dq_dtau.T @ gq + J.dv_dtau.T @ gv)
+        gq, gv = J.dq_dq.T @ gq + J.dv_dq.T @ gv, J.dq_dv.T @ gq + J.dv_dv.T @ gv
+    np.testing.assert_allclose(back.q, gq, rtol=1e-8, atol=1e-10 * np.abs(gq).max())
+    np.testing.assert_allclose(back.v, gv, rtol=1e-8, atol=1e-10 * np.abs(gv).max())
+    np.testing.assert_allclose(back.tau, np.array(gtaus[::-1]), rtol=1e-8, atol=1e-10 * np.abs(gtaus).max())
+
+
 def assert_parameter_vjp_is_transposed_jacobians(world, q, v, tau, a, b):
     """world.step_vjp(wrt="all")'s parameter gradient equals the transposed parameter Jacobians times the cotangents a
     and b (to rtol 1e-9 and atol 1e-9 times its largest entry)."""

@@ -167,7 +167,7 @@ void BarrierWorld::refuseSkeletons(const char* what) const {
 void BarrierWorld::setSkeletons(const Model& model) {
   ArticulatedBarrier art;
   art.model = model;
-  art.model.implicit_gyroscopic = false;  // the incremental potential takes b(q_n, v_n) whole
+  art.model.implicit_gyroscopic = implicit_gyroscopic_;
   art.joint_limits = joint_limits_;
   art.checkSupported();
   art_ = std::move(art);
@@ -178,7 +178,7 @@ void BarrierWorld::updateSkeletons(const Model& model) {
   RD_CHECK_ARG(art_data_ && model.njoints == art_.model.njoints && model.nq == art_.model.nq && model.nv == art_.model.nv,
                "updateSkeletons: the model has other joints than the world's skeletons");
   art_.model = model;
-  art_.model.implicit_gyroscopic = false;  // as setSkeletons: the incremental potential takes b(q_n, v_n) whole
+  art_.model.implicit_gyroscopic = implicit_gyroscopic_;
   art_data_ = std::make_unique<ArticulatedBarrierData>(art_.model);
 }
 

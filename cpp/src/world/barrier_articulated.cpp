@@ -236,9 +236,12 @@ struct StepPotential {
       } else {
         // the spring's displacement in the tangent, as the lcp step takes it; the predicted move adds the free
         // joints' frame turn (w x u): b holds the -w x u of a child-frame velocity fixed in space, so without
-        // forces dq / h is the lcp step's v~ (free_joint_motion.hpp)
+        // forces dq / h is the lcp step's v~ (free_joint_motion.hpp). The implicit gyroscopic update's impulse P^T r
+        // (its shift (a) is A^-1 P^T r) acts as a generalized force P^T r / h: the minimiser then moves those joints as
+        // the lcp step does, A the joint's block of M + h D + h^2 K
         difference(art.model, art.model.rest_position.data(), q, spring0.data());
         addStepFrameTurn(art.model, v, h, vs.data());
+        addGyroscopicImpulses(art.model, v, h, 1.0 / h, tau_eff.data());
         checkTurnsBelowPi(art.model, h, vs);
       }
     }

@@ -91,8 +91,9 @@ void addMapped(const ArticulatedBarrier& art, const ParticipantMaps& rows, int a
 }
 
 // The joint terms of the linearisation with free or ball joints (docs/affine.md, "Floating bases"): the step's
-// residual in the tangent at q' is rho = Jd^T r(dq) + J^T g_y, r = M(q_n) u - h^2 (tau_c - b) + h D dq
-// + h^2 K (d_r + dq), u = dq - h (v_n + h s(v_n)), dq = q' (-) q_n in the step's chart. Adds to Kss its derivative
+// residual in the tangent at q' is rho = Jd^T r(dq) + J^T g_y, r = M(q_n) u - h^2 (tau_c - b) - h P^T r_g(v_n)
+// + h D dq + h^2 K (d_r + dq), u = dq - h (v_n + h s(v_n)), dq = q' (-) q_n in the step's chart, r_g the implicit
+// gyroscopic impulse (free_joint_motion.hpp, zero with gyroscopic="explicit"). Adds to Kss its derivative
 // along delta' (Jd^T A Jd + V Jd, A = M + h D + h^2 K, V the derivative of Jd^T at fixed r, the joint limits'
 // Hessian); sets the joints' blocks of R = -d rho / d delta_n, V = -d rho / d v_n, T, Tl and the maps of the
 // outputs (lin.Jd, lin.Dn, lin.v_step).
@@ -110,7 +111,8 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
   computeRNEADerivatives(model, ad.data, q, v, a.data());  // data.tau = rnea(q, v, a) = M a + b
   VecX d_rest(ns);
   difference(model, model.rest_position.data(), q, d_rest.data());
-  const VecX tau_c = Eigen::Map<const VecX>(tau, ns).cwiseMax(-model.effort_limit).cwiseMin(model.effort_limit);
+  VecX tau_c = Eigen::Map<const VecX>(tau, ns).cwiseMax(-model.effort_limit).cwiseMin(model.effort_limit);
+  addGyroscopicImpulses(model, v, h, 1.0 / h, tau_c.data());  // as the potential takes it: a force P^T r_g / h
   const VecX r = h * h * (ad.data.tau - tau_c) + h * model.damping.cwiseProduct(dq) +
                  h * h * model.stiffness.cwiseProduct(d_rest + dq);
   MatX A = M;
@@ -128,7 +130,9 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
                                                                          h * h * model.stiffness.asDiagonal() * D_rest));
   addStepFrameTurnJacobian(model, v, h, S);  // d (h s(v)) / d v
   S.diagonal().array() += 1.0;
-  lin.V.topLeftCorner(ns, ns) = lin.Jd.transpose() * (h * M * S - h * h * ad.data.dtau_dv);
+  MatX F = h * M * S - h * h * ad.data.dtau_dv;
+  addGyroscopicImpulseJacobian(model, v, h, h, F);
+  lin.V.topLeftCorner(ns, ns) = lin.Jd.transpose() * F;
   for (int c = 0; c < ns; ++c) lin.T[c] = (tau[c] > -model.effort_limit[c] && tau[c] < model.effort_limit[c]) ? h * h : 0.0;
   const int n = static_cast<int>(lin.R.rows());
   lin.Tl = MatX::Identity(n, n);
@@ -295,6 +299,10 @@ void articulatedStepJacobians(const BarrierWorldModel& world, ArticulatedBarrier
   Vv.topRows(ns) = joint_rows(Z, false);
   Vt.topRows(ns) = joint_rows(Y, false);
   Vp.topRows(ns) = joint_rows(P, false);
+  // the implicit gyroscopic update's second half (b) also depends on the inertia and armature at a fixed v~
+  const int nw = np - skeletonParameterCount(art.model);
+  addGyroscopicRateParameterColumns(art.model, lin.v_step.data(), h, nw, nw + 10 * (art.model.njoints - 1) + 2 * ns,
+                                    Vp.topRows(ns));
 }
 
 void articulatedVjpAt(const BarrierWorldModel& world, ArticulatedBarrier& art, ArticulatedBarrierData& ad,
@@ -330,6 +338,11 @@ void articulatedVjpAt(const BarrierWorldModel& world, ArticulatedBarrier& art, A
   Eigen::Map<VecX>(gv, n).noalias() = lin.V.transpose() * w;
   Eigen::Map<VecX>(gtau, n) = lin.T.cwiseProduct(lin.Tl.size() ? VecX(lin.Tl.transpose() * w) : w);
   Eigen::Map<VecX>(gparams, lin.P.cols()).noalias() = -lin.P.transpose() * w;
+  if (lin.Tl.size()) {  // (b)'s direct dependence on the inertia and armature, as in articulatedStepJacobians
+    const int nw = static_cast<int>(lin.P.cols()) - skeletonParameterCount(art.model);
+    addGyroscopicRateParameterVJP(art.model, lin.v_step.data(), h, gv_next, gparams + nw,
+                                  gparams + nw + 10 * (art.model.njoints - 1) + 2 * ns);
+  }
 }
 
 }  // namespace rigidiff

@@ -41,7 +41,7 @@ void skeletonParameterDerivatives(Model& model, Data& data, double h, const doub
   Pg.setZero(nv, 3);
   if (nv == 0) return;
   // the step's terms as its potential takes them: dq in the step's chart, the predicted move h v~ (v plus a free
-  // joint's frame turn), the springs' stretch d_r + dq
+  // joint's frame turn), the springs' stretch d_r + dq, the implicit gyroscopic impulse
   VecX dq(nv), v_pred = Eigen::Map<const VecX>(v, nv), stretch(nv);
   stepDisplacement(model, q, q_next, dq.data());
   addStepFrameTurn(model, v, h, v_pred.data());
@@ -62,6 +62,11 @@ void skeletonParameterDerivatives(Model& model, Data& data, double h, const doub
   Ps.middleCols(ni, nv).diagonal() = h * dq;              // damping
   Ps.middleCols(ni + nv, nv).diagonal() = h * h * stretch;  // stiffness
   Ps.middleCols(ni + 2 * nv, nv).diagonal() = h * h * a;    // armature: M's diagonal, times a
+  if (model.implicit_gyroscopic) {  // the implicit gyroscopic impulse's force -h P^T r_g(v, theta)
+    RowMatX Pi = RowMatX::Zero(nv, ni);
+    addGyroscopicImpulseInertiaColumns(model, v, h, MatX(-h * MatX::Identity(nv, nv)), Pi);
+    Ps.leftCols(ni) += Pi;
+  }
 }
 
 }  // namespace rigidiff

@@ -196,7 +196,7 @@ void moveState(const Model& model, int rest, const double* q, const double* dq, 
 // u_out = E^T u~ with E = R(dt w~).
 
 void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_step) {
-  addFrameTurnVelocity(model, v, dt, v_step);
+  addFreeFrameTurn(model, v, dt, v_step);
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (j.type != JointType::Planar) continue;
@@ -206,7 +206,7 @@ void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_
 }
 
 void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
-  addFrameTurnJacobian(model, v, dt, D);
+  addFreeFrameTurnJacobian(model, v, dt, D);
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (j.type != JointType::Planar) continue;

@@ -63,10 +63,14 @@ bool hasStepMaps(const Model& model) {
   return false;
 }
 
-void addFrameTurnVelocity(const Model& model, const double* v, double dt, double* v_step) {
+void addFreeFrameTurn(const Model& model, const double* v, double dt, double* v_step) {
   forEachFreeJoint(model, v, [&](int o, const Vec3& u, const Vec3& w) {
     Eigen::Map<Vec3>(v_step + o) += dt * w.cross(u);
   });
+}
+
+void addFrameTurnVelocity(const Model& model, const double* v, double dt, double* v_step) {
+  addFreeFrameTurn(model, v, dt, v_step);
   forEachGyroscopicJoint(model, dt, [&](const GyroscopicJoint& g) {
     Eigen::Map<VecX>(v_step + g.o, g.n) += gyroscopicShift(g, angularPart(g, v), dt, nullptr).head(g.n);
   });
@@ -82,15 +86,33 @@ void addGyroscopicAcceleration(const Model& model, const double* v, double dt, d
   });
 }
 
-void addFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
+void addFreeFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
   forEachFreeJoint(model, v, [&](int o, const Vec3& u, const Vec3& w) {
     D.block<3, 3>(o, o) += dt * skew(w);
     D.block<3, 3>(o, o + 3) -= dt * skew(u);
   });
+}
+
+void addFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
+  addFreeFrameTurnJacobian(model, v, dt, D);
   Mat63 dS;
   forEachGyroscopicJoint(model, dt, [&](const GyroscopicJoint& g) {
     gyroscopicShift(g, angularPart(g, v), dt, &dS);
     D.block(g.o, g.oa, g.n, 3) += dS.topRows(g.n);
+  });
+}
+
+void addGyroscopicImpulses(const Model& model, const double* v, double dt, double scale, double* f) {
+  forEachGyroscopicJoint(model, dt, [&](const GyroscopicJoint& g) {
+    Eigen::Map<Vec3>(f + g.oa) += scale * gyroscopicImpulse(g, angularPart(g, v), dt, nullptr);
+  });
+}
+
+void addGyroscopicImpulseJacobian(const Model& model, const double* v, double dt, double scale, Eigen::Ref<MatX> D) {
+  Mat3 dr;
+  forEachGyroscopicJoint(model, dt, [&](const GyroscopicJoint& g) {
+    gyroscopicImpulse(g, angularPart(g, v), dt, &dr);
+    D.block<3, 3>(g.oa, g.oa) += scale * dr;
   });
 }
 
@@ -230,11 +252,17 @@ void forEachRateParameterDerivative(const Model& model, const double* v_step, do
 void addGyroscopicRateParameterColumns(const Model& model, const double* v_step, double dt, int groups,
                                        Eigen::Ref<RowMatX> D) {
   const int arm0 = (groups & kParamInertia) ? 10 * (model.njoints - 1) : 0;
+  addGyroscopicRateParameterColumns(model, v_step, dt, (groups & kParamInertia) ? 0 : -1,
+                                    (groups & kParamArmature) ? arm0 : -1, D);
+}
+
+void addGyroscopicRateParameterColumns(const Model& model, const double* v_step, double dt, int inertia0,
+                                       int armature0, Eigen::Ref<RowMatX> D) {
   forEachRateParameterDerivative(model, v_step, dt, [&](const GyroscopicJoint& g, const Vec6* dz_theta,
                                                          const Vec6* dz_arm) {
-    for (int k = 0; k < 10 && (groups & kParamInertia); ++k)
-      D.block(g.o, 10 * (g.i - 1) + k, g.n, 1) += dz_theta[k].head(g.n);
-    for (int k = 0; k < g.n && (groups & kParamArmature); ++k) D.block(g.o, arm0 + g.o + k, g.n, 1) += dz_arm[k].head(g.n);
+    for (int k = 0; k < 10 && inertia0 >= 0; ++k)
+      D.block(g.o, inertia0 + 10 * (g.i - 1) + k, g.n, 1) += dz_theta[k].head(g.n);
+    for (int k = 0; k < g.n && armature0 >= 0; ++k) D.block(g.o, armature0 + g.o + k, g.n, 1) += dz_arm[k].head(g.n);
   });
 }
 
@@ -248,6 +276,11 @@ void addGyroscopicParameterVJP(const Model& model, const double* v, const double
       for (int k = 0; k < 10; ++k) g_theta[10 * (g.i - 1) + k] += dr[k].dot(w);
     }, false);
   }
+  addGyroscopicRateParameterVJP(model, v_step, dt, g_out, g_theta, g_armature);
+}
+
+void addGyroscopicRateParameterVJP(const Model& model, const double* v_step, double dt, const double* g_out,
+                                   double* g_theta, double* g_armature) {
   if (!g_theta && !g_armature) return;
   forEachRateParameterDerivative(model, v_step, dt, [&](const GyroscopicJoint& g, const Vec6* dz_theta,
                                                          const Vec6* dz_arm) {

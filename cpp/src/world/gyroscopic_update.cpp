@@ -124,13 +124,20 @@ GyroscopicJoint gyroscopicJoint(const Model& model, int i, double dt) {
   return g;
 }
 
-Vec6 gyroscopicShift(const GyroscopicJoint& g, const Vec3& w, double dt, Mat63* dS) {
+Vec3 gyroscopicImpulse(const GyroscopicJoint& g, const Vec3& w, double dt, Mat3* dr) {
   const Vec3 h = g.Ig * w;
   Mat3 Jinv;
-  const Vec3 y = midpointRate(g.Ig, w, dt, dS ? &Jinv : nullptr);
-  // r: the explicit gyroscopic impulse given back, the implicit one (exp3(dt y / 2) - I) Ig y = Ig (w - y) taken
-  if (dS) *dS = g.CA * (dt * (skew(w) * g.Ig - skew(h)) - g.Ig + g.Ig * Jinv * g.Ig);
-  return g.CA * (dt * w.cross(h) - g.Ig * (w - y));
+  const Vec3 y = midpointRate(g.Ig, w, dt, dr ? &Jinv : nullptr);
+  // the explicit gyroscopic impulse given back, the implicit one (exp3(dt y / 2) - I) Ig y = Ig (w - y) taken
+  if (dr) *dr = dt * (skew(w) * g.Ig - skew(h)) - g.Ig + g.Ig * Jinv * g.Ig;
+  return dt * w.cross(h) - g.Ig * (w - y);
+}
+
+Vec6 gyroscopicShift(const GyroscopicJoint& g, const Vec3& w, double dt, Mat63* dS) {
+  Mat3 dr;
+  const Vec3 r = gyroscopicImpulse(g, w, dt, dS ? &dr : nullptr);
+  if (dS) *dS = g.CA * dr;
+  return g.CA * r;
 }
 
 void gyroscopicShiftInertiaDerivatives(const Model& model, const GyroscopicJoint& g, const Vec3& w, double dt,

@@ -45,8 +45,12 @@ class BarrierWorld {
   int nv() const { return art_.model.nv + model_.nq(); }
   /// Replaces the world's skeletons by the multibody model of all of them (copied; its coordinates come
   /// before the bodies') with no link surface yet. invalid_argument for a joint the barrier step does not
-  /// support (barrier_articulated.hpp). The step takes the gyroscopic term explicitly (implicit_gyroscopic off).
+  /// support (barrier_articulated.hpp). Its implicit_gyroscopic is the world's (setGyroscopic).
   void setSkeletons(const Model& model);
+  /// Whether the step takes the implicit gyroscopic update of free and ball joints carrying one body on a static
+  /// parent (free_joint_motion.hpp; on by default, as the lcp world's) or the explicit term in b(q_n, v_n).
+  void setGyroscopic(bool implicit) { implicit_gyroscopic_ = art_.model.implicit_gyroscopic = implicit; }
+  bool gyroscopic() const { return implicit_gyroscopic_; }
   /// Replaces the skeletons' model by model, the same joints with new parameters (masses, inertias, damping,
   /// stiffness, armature), keeping their link surfaces (invalid_argument for another joint structure).
   void updateSkeletons(const Model& model);
@@ -118,6 +122,7 @@ class BarrierWorld {
              double* gparams);
 
   BarrierWorldModel model_;
+  bool implicit_gyroscopic_ = true;
   BarrierWorldData data_;
   ArticulatedBarrier art_;
   std::unique_ptr<ArticulatedBarrierData> art_data_;  // made with the skeletons' model

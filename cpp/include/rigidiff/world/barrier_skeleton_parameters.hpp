@@ -1,9 +1,10 @@
 // The skeletons' own parameters in a barrier world's step derivatives. The joints' rows of the step's residual
 // (barrier_articulated_derivatives.hpp) are
-//   r = h^2 (rnea(q_n, v_n, a) - tau_c) + h D dq + h^2 K (d_r + dq),   a = (dq - h v~) / h^2,
+//   r = h^2 (rnea(q_n, v_n, a) - tau_c) - h P^T r_g + h D dq + h^2 K (d_r + dq),   a = (dq - h v~) / h^2,
 // with rnea = Y(q_n, v_n, a) theta + armature a linear in each joint's merged body's inertial parameters theta
 // (mass, first moment, rotational inertia about the joint origin, in the joint frame) and gravity entering rnea
-// linearly, so every derivative is a column read off the converged step.
+// linearly, so every derivative is a column read off the converged step. r_g, the implicit gyroscopic impulse of a
+// free or ball joint carrying one body (free_joint_motion.hpp), depends on its body's inertia alone.
 #pragma once
 
 #include "rigidiff/multibody/data.hpp"

@@ -70,7 +70,8 @@ void chainChartHessianToDisplacement(const Model& model, const double* dq, const
 void moveState(const Model& model, int rest, const double* q, const double* dq, double alpha, double* out);
 
 /// The step's velocity maps (free_joint_motion.hpp's, which leave planar joints alone) with a planar joint's added,
-/// v = (u, w) in its child frame: the frame-turn shift v_step += dt (w J u, 0) and its Jacobian D += d shift / dv;
+/// v = (u, w) in its child frame: the frame-turn shift v_step += dt (w J u, 0) and its Jacobian D += d shift / dv
+/// (the free joints' frame turn without the implicit gyroscopic shift (a), which the barrier step takes as a force);
 /// the re-expression u_out = R(dt w~)^T u~ of v_out = v_step's, the rows of its Jacobian T applied to D (nv rows)
 /// and its transpose applied to a cotangent (g_step may alias g_out).
 void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_step);

@@ -50,6 +50,15 @@ inline bool isGyroscopicJoint(const Model& model, int i) {
 /// implicit gyroscopic shift (a) on gyroscopic joints.
 void addFrameTurnVelocity(const Model& model, const double* v, double dt, double* v_step);
 
+/// The frame-turn shift alone, without (a): v_step += dt (w x u, 0) on each free joint, and its Jacobian D += d/dv.
+/// The barrier world predicts its move with it and takes (a)'s impulse as a force (addGyroscopicImpulses).
+void addFreeFrameTurn(const Model& model, const double* v, double dt, double* v_step);
+void addFreeFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D);
+/// (a)'s impulse itself on gyroscopic joints, f += scale P^T r (r at the start velocity v; the shift is A^-1 of it),
+/// and its Jacobian D += scale P^T dr/dv (nv x nv). A generalized force P^T r / dt moves the step as the shift does.
+void addGyroscopicImpulses(const Model& model, const double* v, double dt, double scale, double* f);
+void addGyroscopicImpulseJacobian(const Model& model, const double* v, double dt, double scale, Eigen::Ref<MatX> D);
+
 /// a -= (w x u, 0) on each free joint: the frame-turn shift divided by dt, taken back from (v_step - v) / dt to
 /// leave the acceleration that the step's forces and impulses produced, (a)'s impulse P^T r included (it acts
 /// as a fixed generalized force P^T r / dt, as a constraint impulse does).
@@ -66,11 +75,18 @@ void addGyroscopicImpulseInertiaColumns(const Model& model, const double* v, dou
                                         Eigen::Ref<RowMatX> D);
 void addGyroscopicRateParameterColumns(const Model& model, const double* v_step, double dt, int groups,
                                        Eigen::Ref<RowMatX> D);
+/// The same with the columns placed by offsets: inertia0 + 10 (i - 1) + k and armature0 + the dof's index (a negative
+/// offset leaves its group out).
+void addGyroscopicRateParameterColumns(const Model& model, const double* v_step, double dt, int inertia0,
+                                       int armature0, Eigen::Ref<RowMatX> D);
 /// Their reverse: g_theta += (dr/dtheta)^T P lam / dt + (d v_out / dtheta)^T g_out, g_armature likewise from (b),
 /// with lam = dt R^T g the step's adjoint of the generalized forces and g_out the cotangent of v_out; either
 /// output may be nullptr.
 void addGyroscopicParameterVJP(const Model& model, const double* v, const double* v_step, double dt,
                                const double* lam, const double* g_out, double* g_theta, double* g_armature);
+/// (b)'s part alone: g_theta += (d v_out / dtheta)^T g_out, g_armature likewise (either may be nullptr).
+void addGyroscopicRateParameterVJP(const Model& model, const double* v_step, double dt, const double* g_out,
+                                   double* g_theta, double* g_armature);
 
 /// S = d shift / dv (on free joints [[dt [w]x, -dt [u]x], [0, 0]], plus (a)'s block): D += S.
 void addFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D);

@@ -17,6 +17,9 @@ struct GyroscopicJoint {
 };
 GyroscopicJoint gyroscopicJoint(const Model& model, int i, double dt);
 
+/// (a)'s impulse r = dt w x Ig w - Ig (w - y) at the start rate w (the explicit gyroscopic impulse given back, the
+/// implicit one taken) and, if dr, dr/dw.
+Vec3 gyroscopicImpulse(const GyroscopicJoint& g, const Vec3& w, double dt, Mat3* dr);
 /// (a) at the start rate w: the velocity shift CA r (n entries) and, if dS, its Jacobian CA dr/dw (n x 3).
 Vec6 gyroscopicShift(const GyroscopicJoint& g, const Vec3& w, double dt, Mat63* dS);
 /// (a)'s dr/dtheta_k for the 10 inertia parameters of the body (regressor.hpp's inertiaParameters).

@@ -245,7 +245,9 @@ def _pair_world(pair, touching, friction=0.5):
     return world, name, q, v, f
 
 
-def _check_gradients(world, name, q, v, f, rel=1e-6, h=1e-6):
+def _check_gradients(world, name, q, v, f, rel=1e-6, h=1e-6, skeletons=("leg",)):
+    """step_vjp against central differences of our own step: every joint entry of the skeletons' q, v and tau, the
+    vertices' along a random direction, the obstacle `name`'s pose (unless None), friction and contact stiffness."""
     rng = np.random.default_rng(0)
     wq, wv = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
     g = world.step_vjp(q, v, f, wq, wv)
@@ -254,12 +256,12 @@ def _check_gradients(world, name, q, v, f, rel=1e-6, h=1e-6):
         qn, vn = world.step(q, v, f)
         return wq @ qn + wv @ vn
 
-    s = world.layout("leg")
+    joints = [i for sk in skeletons for i in range(world.layout(sk).v.start, world.layout(sk).v.stop)]
     scale = max(np.abs(g.q).max(), np.abs(g.v).max(), np.abs(g.tau).max())
     for key, x, grad in (("q", q, g.q), ("v", v, g.v), ("f", f, g.tau)):
         # every joint entry, and the vertices' along one random direction
-        directions = [np.eye(len(x))[i] for i in range(s.v.start, s.v.stop)]
-        directions.append(np.concatenate([rng.standard_normal(s.v.start), np.zeros(len(x) - s.v.start)]))
+        directions = [np.eye(len(x))[i] for i in joints]
+        directions.append(np.concatenate([rng.standard_normal(min(joints)), np.zeros(len(x) - min(joints))]))
         for e in directions:
             fd = (loss(**{key: x + h * e}) - loss(**{key: x - h * e})) / (2 * h)
             assert grad @ e == pytest.approx(fd, rel=rel, abs=rel * scale), (key, e)

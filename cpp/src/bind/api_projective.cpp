@@ -322,6 +322,16 @@ int ProjectiveWorld::addLinkHull(int joint, const double* rotation, const double
   return static_cast<int>(sk_->shapes.size()) - 1;
 }
 
+void ProjectiveWorld::setLinkGroup(int shape, int group, int parent_joint, bool self_collision) {
+  const int n = sk_ ? static_cast<int>(sk_->shapes.size()) : 0;
+  if (shape < 0 || shape >= n)
+    throw std::out_of_range("link shape index " + std::to_string(shape) + " outside [0, " + std::to_string(n) + ")");
+  deformable::PdLinkShape& s = sk_->shapes[shape];
+  s.group = group;
+  s.parent_joint = parent_joint;
+  s.self_collision = self_collision;
+}
+
 void ProjectiveWorld::step(const double* q, const double* v, const double* f, double* q_out, double* v_out) {
   const int n = model_.n;
   Points qn, vn;

@@ -269,6 +269,7 @@ double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
     if (hessian && b.xs.size() > 0) ad.blocks.push_back(std::move(b));
   }
   energy += linkObstacleCoupling(model, sk, ad, gs, hessian ? hss : nullptr);
+  energy += linkLinkCoupling(model, sk, ad.data, gs, hessian ? hss : nullptr);
   return energy;
 }
 

@@ -60,40 +60,20 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
         out.push_back(p);
         continue;
       }
-      if (shape.kind == PdShapeKind::Sphere) {
-        p.local = shape.placement.p;
-        p.radius = shape.size[0];
-        out.push_back(p);
-        continue;
-      }
-      if (o >= n_planes) {  // a box obstacle: its corners in the link's field, and the link's corners below
+      if (o >= n_planes && shape.kind != PdShapeKind::Sphere) {  // a box obstacle: its corners in the link's field
         const Vec3& half = model.boxes[o - n_planes - n_spheres].half;
         Probe corner = p;
         corner.field = true;
         for (int c = 0; c < 8; ++c) {
-          corner.local = Vec3((c & 1 ? 1.0 : -1.0) * half[0], (c & 2 ? 1.0 : -1.0) * half[1],
-                              (c & 4 ? 1.0 : -1.0) * half[2]);
+          corner.local = boxCorner(half, c);
           out.push_back(corner);
         }
       }
-      if (shape.kind == PdShapeKind::Hull) {  // a convex polytope: its vertices are exact against a plane
-        for (const Vec3& v : shape.hull->vertices) {
-          p.local = shape.placement.actPoint(v);
-          out.push_back(p);
-        }
-      } else if (shape.kind == PdShapeKind::Capsule) {  // the end-spheres are exact against a plane
-        p.radius = shape.size[0];
-        for (double end : {-1.0, 1.0}) {
-          p.local = shape.placement.actPoint(Vec3(0.0, 0.0, end * shape.size[1]));
-          out.push_back(p);
-        }
-      } else {  // a box: its corners are exact against a plane
-        for (int c = 0; c < 8; ++c) {
-          const Vec3 corner((c & 1 ? 1.0 : -1.0) * shape.size[0], (c & 2 ? 1.0 : -1.0) * shape.size[1],
-                            (c & 4 ? 1.0 : -1.0) * shape.size[2]);
-          p.local = shape.placement.actPoint(corner);
-          out.push_back(p);
-        }
+      // and the link's probe points in the plane's or the box's field (a sphere's centre is exact against both; a
+      // capsule's end-spheres and a box's or a hull's corners against a plane)
+      for (const Vec3& local : linkProbePoints(shape, &p.radius)) {
+        p.local = local;
+        out.push_back(p);
       }
     }
   }

@@ -261,9 +261,10 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   if (sk.rotations) reexpressFreeVelocities(sk.model, h, VecX(ad.ds / h).data(), u_next.data());
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
-  int obstacle_contacts = 0;
+  int obstacle_contacts = 0, link_contacts = 0;
   linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts);
-  ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts;
+  linkLinkCoupling(model, sk, ad.data, nullptr, nullptr, &link_contacts);
+  ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts + link_contacts;
   data.contacts = ad.contacts + pdObstacleContactCount(model, X);
 }
 

@@ -71,7 +71,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   data.grad_contact_stiffness += model.friction * per_mu / model.contact_stiffness;
   // the links against the obstacles (the kinematics at the solution are in ad.data)
   const auto [grad_k, obstacle_per_mu] = linkObstacleCotangents(model, sk, ad, lagged, wd, gs, data.grad_obstacles);
-  data.grad_contact_stiffness += grad_k;
+  data.grad_contact_stiffness += grad_k + linkLinkStiffnessCotangent(sk, ad.data, wd);
   data.grad_friction += obstacle_per_mu;
 
   // the joints: s' = s, u' = (s - s0) / h

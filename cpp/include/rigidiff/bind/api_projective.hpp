@@ -85,6 +85,10 @@ class ProjectiveWorld {
   /// joint or a surface that is not a closed convex outward one (deformable/pd_hull.hpp). Its index.
   int addLinkHull(int joint, const double* rotation, const double* position, const double* vertices, int nvert,
                   const int* triangles, int ntri);
+  /// Which link shapes shape touches (deformable::PdLinkShape): those of other groups (skeletons), and of its own
+  /// group with self_collision on, on links other than its own (joint), its parent link (parent_joint, 0 the world)
+  /// and its children. Shapes start in group 0 without self-collision. out_of_range for a bad shape index.
+  void setLinkGroup(int shape, int group, int parent_joint, bool self_collision);
   int skeletonDofs() const { return sk_ ? sk_->nv() : 0; }
   /// Whether the skeletons' joint position limits act, by the penalty k/2 (gap)^2 with k = stiffness (> 0, in
   /// N/m or N m/rad); kept across setSkeletons.

@@ -15,7 +15,7 @@
 // displacement ds in the time step's chart at s0 (a free joint's origin moves by R0 ds_lin, its frame turns by
 // exp3(ds_ang)), s = s0 (+) ds, the spring's offset is difference(s_r, s0), u0 takes the lcp step's frame turn
 // (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
-// C holds the link contacts. Their Hessian is exact (the second derivatives of the links' poses included), so
+// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their Hessian is exact (the second derivatives of the links' poses included), so
 // the adjoint of the step is exact too.
 #pragma once
 
@@ -38,13 +38,17 @@ struct PdHull;
 
 /// A link's collision shape: its pose in the frame of the joint that moves it and its size (a sphere: radius;
 /// a box: half extents; a capsule: radius and half the length of its axis, which is the local z axis; a hull:
-/// unused, its polytope is `hull`, in the shape's frame).
+/// unused, its polytope is `hull`, in the shape's frame). Shapes of different groups (skeletons) touch each
+/// other; two of one group only with its self_collision on, on different links neither of which is the other's
+/// parent link (parent_joint: the joint carrying the link's parent link, 0 the world): linkShapesPair.
 struct PdLinkShape {
   int joint = 1;
   PdShapeKind kind = PdShapeKind::Sphere;
   SE3 placement;
   Vec3 size = Vec3::Ones();
   std::shared_ptr<const PdHull> hull;
+  int group = 0, parent_joint = 0;
+  bool self_collision = false;
 };
 
 /// The skeletons of a projective world: one multibody model of all of them (their coordinates after the
@@ -196,6 +200,27 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
 std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
                                                  const PdSkeletonData& lagged, const VecX& ws, VecX& gs0,
                                                  VecX& grad_obstacles);
+
+/// Whether two link shapes touch each other (PdLinkShape's rule, the barrier world's).
+bool linkShapesPair(const PdLinkShape& a, const PdLinkShape& b);
+
+/// A shape's probe points in its joint's frame with their radius (pd_link_obstacles.cpp, pd_link_links.cpp): a
+/// sphere's centre (its radius), a capsule's two end-sphere centres (its radius), a box's or a hull's corners (0).
+std::vector<Vec3> linkProbePoints(const PdLinkShape& shape, double* radius);
+
+/// Corner c (0..7: the bits of c pick + or - along x, y, z) of a box of half extents `half` centred at the origin.
+Vec3 boxCorner(const Vec3& half, int c);
+
+/// The link shapes against each other (pd_link_links.cpp): C_l(s) = sum k/2 d^2 over the probes inside another
+/// link's shape that pairs with theirs, frictionless, at the kinematics (and joint Jacobians) in data; its gradient
+/// added to gs and its Hessian to hss when given. Returns the energy; contacts (if not null) receives the number of
+/// penetrating probes.
+double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const Data& data, VecX* gs, MatX* hss,
+                        int* contacts = nullptr);
+
+/// The contact stiffness's cotangent -ws^T d(grad_s C_l)/dk of linkLinkCoupling's term at the kinematics in data,
+/// for the adjoint ws (nv, in the chain chart).
+double linkLinkStiffnessCotangent(const PdSkeletons& sk, const Data& data, const VecX& ws);
 
 /// Signed distance of the world point x to shape k of the skeletons posed by the kinematics in data (oMi), with
 /// the outward normal and the distance field's Hessian (world frame). A distance of at least `reach` may be

@@ -7,7 +7,7 @@ stiffness) for a sphere on a turning slab, a box's corner in it and a folded cha
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
-from test_projective_link_obstacles import G, K, _check_gradients, _leg, _world
+from test_projective_link_obstacles import G, K, _check_gradients, _leg, _push, _world
 
 import rigidiff as rd
 
@@ -70,6 +70,32 @@ def test_a_free_box_rests_on_another_skeletons_box_at_the_penalty_depth():
     for _ in range(30):
         q, v = world.step(q, v)
     assert q[world.layout("both").q][1] < -LOWER[2]  # through the table, down to the ground
+
+
+def _slide_on_table(force, friction=0.5, steps=30):
+    """A box on a translational joint resting on another skeleton's wider box (on a vertical rail, standing on the
+    ground), then pushed along x with `force` (30 steps: it stays on the table): its x velocities."""
+    world = _world(friction=friction)
+    world.add_skeleton(_slider("table", rd.Box(LOWER), LOWER[2] / 2))
+    sk = rd.Skeleton("lid")
+    box = rd.Box(UPPER)
+    body = sk.add_body("body", rd.TranslationalJoint("move"),
+                       joint_origin=rd.Transform((0.0, 0.0, LOWER[2] + UPPER[2] / 2)),
+                       inertia=rd.Inertia.from_shape(box, mass=0.3))
+    body.add_shape(box)
+    world.add_skeleton(sk)
+    return _push(world, "lid", force, steps), world
+
+
+def test_friction_between_links_holds_a_pushed_box_below_mu_m_g_and_lets_it_slide_above():
+    mu, m = 0.5, 0.3
+    held, world = _slide_on_table(0.6 * mu * m * G)
+    assert np.abs(held[-20:]).max() < world.friction_velocity  # static: slips slower than eps_v
+    sliding, world = _slide_on_table(1.4 * mu * m * G)
+    acceleration = np.diff(sliding[-20:]) / world.dt
+    assert acceleration == pytest.approx(np.full(19, 0.4 * mu * G), rel=1e-6)
+    free, _ = _slide_on_table(0.6 * mu * m * G, friction=0.0)
+    assert free[-1] == pytest.approx(0.6 * mu * G * 0.3, rel=1e-6)  # frictionless: F / m for 30 steps
 
 
 def test_two_spheres_pressed_together_overlap_by_force_over_stiffness():
@@ -201,7 +227,7 @@ def _leg_on_arm(shape, knee, depth=1e-3):
         half = np.asarray(shape.half_extents)
         corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half
         low = ((corners + (0.0, 0.0, -0.07)) @ R.T)[:, 2].min()
-    world = _world(ground=False, friction=0.3)  # (no friction between links: its gradient is 0)
+    world = _world(ground=False, friction=0.3)
     world.add_skeleton(_arm())
     world.add_skeleton(_leg(shape, (0.02, 0.01, -low - depth)))
     q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
@@ -222,7 +248,7 @@ def test_gradients_of_links_on_links_match_central_differences(pair):
     world.step(q, v, f)
     assert world.last_step["contacts"] == 1 if pair == "sphere-box" else world.last_step["contacts"] > 0
     g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
-    assert g.parameter("contact_stiffness") != 0.0
+    assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0
 
 
 def test_gradients_of_a_chain_touching_itself_match_central_differences():
@@ -236,4 +262,4 @@ def test_gradients_of_a_chain_touching_itself_match_central_differences():
     world.step(q, v, f)
     assert world.last_step["contacts"] > 0
     g = _check_gradients(world, None, q, v, f, skeletons=("chain",))
-    assert g.parameter("contact_stiffness") != 0.0
+    assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0

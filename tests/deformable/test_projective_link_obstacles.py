@@ -112,7 +112,12 @@ def _slide(force, steps=60, friction=0.5):
     """A flat box resting on the ground, then pushed along x with `force` for a number of steps: its x velocities."""
     world = _world(friction=friction)
     world.add_skeleton(_tilting_box())
-    s = world.layout("slab")
+    return _push(world, "slab", force, steps), world
+
+
+def _push(world, name, force, steps):
+    """Skeleton `name`'s first joint velocity over `steps` steps pushed by `force` on it, after 200 steps at rest."""
+    s = world.layout(name)
     q, v = world.q, world.v
     for _ in range(200):
         q, v = world.step(q, v)
@@ -122,7 +127,7 @@ def _slide(force, steps=60, friction=0.5):
     for _ in range(steps):
         q, v = world.step(q, v, f)
         out.append(v[s.v][0])
-    return np.array(out), world
+    return np.array(out)
 
 
 def test_friction_holds_a_pushed_box_below_mu_m_g_and_lets_it_slide_above():

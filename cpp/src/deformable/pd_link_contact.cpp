@@ -47,11 +47,9 @@ double localDistance(const PdLinkShape& shape, const Vec3& p, double reach, Vec3
   return len - shape.size[0];
 }
 
-// the lagged slip of a friction contact and its mollifier (pd_friction.cpp's f0, f1)
-struct LinkSlip {
-  Vec3 u, r, phi;  // the slip in the tangent plane, x - phi, the material point
-  double y = 0.0, f0 = 0.0, f1_y = 0.0, c2 = 0.0;
-};
+SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) { return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement; }
+
+}  // namespace
 
 LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, const SE3& pose, const Vec3& x) {
   LinkSlip s;
@@ -72,10 +70,6 @@ LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, c
   }
   return s;
 }
-
-SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) { return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement; }
-
-}  // namespace
 
 double boxDistance(const Vec3& half, const Vec3& p, Vec3* n, Mat3* C) {
   C->setZero();
@@ -269,7 +263,7 @@ double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
     if (hessian && b.xs.size() > 0) ad.blocks.push_back(std::move(b));
   }
   energy += linkObstacleCoupling(model, sk, ad, gs, hessian ? hss : nullptr);
-  energy += linkLinkCoupling(model, sk, ad.data, gs, hessian ? hss : nullptr);
+  energy += linkLinkCoupling(model, sk, ad, gs, hessian ? hss : nullptr);
   return energy;
 }
 

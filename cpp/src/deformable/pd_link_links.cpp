@@ -1,6 +1,6 @@
 // The links' shapes against each other in a projective world (pd_skeleton.hpp): links of different skeletons, and
-// of one skeleton with self-collision on, push apart with the vertices' penalty k/2 d^2, frictionless, as a term
-// of the coupled potential over the joint coordinates s with its exact gradient and Hessian.
+// of one skeleton with self-collision on, push apart with the vertices' penalty k/2 d^2 and rub with their lagged
+// friction, as terms of the coupled potential over the joint coordinates s with exact gradients and Hessians.
 //
 // A pair of shapes (a, b) is the probes of pd_link_obstacles.cpp with the obstacle now a link: a material point
 // p(s) = pose_a(s) l of link a with a radius r (a sphere's centre, a capsule's end-spheres, a box's or a hull's
@@ -13,9 +13,19 @@
 // N_b's columns w_bj x n (the field turning with b at a fixed point), the last two for i an ancestor of j (each
 // link's columns moving with its ancestors, pd_link_contact.cpp). Links that share a chain (self-collision) share
 // columns; the formula holds as it is. A pair is skipped when the shapes' bounding spheres are apart.
+//
+// Friction is the lagged friction of pd_link_obstacles.cpp with both sides moving: the probe's contact point at
+// the step's start, p0 = x - r n (link a's surface point there), is a material point of each link, and the slip
+// is the tangential part of p_a(s) - p_b(s), zero at the start: mu lambda f0(|P (p_a - p_b)|) with lambda, n and
+// the two material points frozen at the start. Its gradient is mu lambda (J_a(p_a) - J_b(p_b))^T psi and its
+// Hessian (J_a - J_b)^T H_u (J_a - J_b) plus psi . (w_ai x J_aj) for p_a and minus that of p_b (i an ancestor of
+// j). The lagged quantities' derivatives along both links' start twists are taken when the contacts are found.
+#include <array>
 #include <cmath>
+#include <utility>
 
 #include "rigidiff/algorithm/jacobian.hpp"
+#include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/deformable/pd_hull.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 
@@ -37,8 +47,8 @@ double boundingRadius(const PdLinkShape& shape) {
 // one probe in contact: link `probed`'s point x (radius r about it) inside link `field`'s shape
 struct LinkLinkContact {
   int probed_joint = 0, field_joint = 0;
-  double d = 0.0;
-  Vec3 n;
+  double d = 0.0, radius = 0.0;
+  Vec3 x, n;
   Mat3 C;
   MatX Ja, Wa, Jb, Wb;  // the probed link's and the field's link's point and angular Jacobians at x
 };
@@ -55,6 +65,8 @@ void probeInto(const PdSkeletons& sk, const Data& data, int from, int into, bool
     c.d = phi - radius;
     if (!(c.d < 0.0)) continue;
     c.probed_joint = a.joint;
+    c.radius = radius;
+    c.x = x;
     c.field_joint = sk.shapes[into].joint;
     if (jacobians) {
       chainJacobians(sk.model, data, c.probed_joint, x, c.Ja, c.Wa);
@@ -79,6 +91,36 @@ std::vector<LinkLinkContact> linkLinkContacts(const PdSkeletons& sk, const Data&
       if (sphere_a || !sphere_b) probeInto(sk, data, a, b, jacobians, out);
       if (!sphere_a) probeInto(sk, data, b, a, jacobians, out);
     }
+  return out;
+}
+
+// the lagged friction term of f at the kinematics in data: its energy, gradient into gs and Hessian into hss
+double linkPairFriction(const PdModel& model, const PdSkeletons& sk, const Data& data, const PdLinkLinkFriction& f,
+                        VecX* gs, MatX* hss) {
+  const Vec3 xa = data.oMi[f.joint_a].actPoint(f.local_a);
+  const LinkSlip sl = linkSlip(model, f.normal, f.local_b, data.oMi[f.joint_b], xa);
+  const double w = model.friction * f.lambda;
+  if (!(w > 0.0) || (!gs && !hss)) return w * sl.f0;
+  const Vec3 psi = sl.f1_y * sl.u;
+  MatX Ja, Wa, Jb, Wb;
+  chainJacobians(sk.model, data, f.joint_a, xa, Ja, Wa);
+  chainJacobians(sk.model, data, f.joint_b, sl.phi, Jb, Wb);
+  const MatX rel = Ja - Jb;
+  if (gs) *gs += w * rel.transpose() * psi;
+  if (hss) {
+    const Mat3 P = Mat3::Identity() - f.normal * f.normal.transpose();
+    const Mat3 Hu = w * (sl.f1_y * P + sl.c2 * sl.u * sl.u.transpose());
+    *hss += rel.transpose() * Hu * rel;
+    addTurningTerms(Ja, Wa, psi, w, true, *hss);
+    addTurningTerms(Jb, Wb, psi, -w, true, *hss);
+  }
+  return w * sl.f0;
+}
+
+// a basis direction e of the 12 perturbations: link a's twist (linear at the origin, angular), then link b's
+std::array<Vec3, 4> twistBasis(int e) {
+  std::array<Vec3, 4> out{Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
+  out[e / 3][e % 3] = 1.0;
   return out;
 }
 
@@ -111,12 +153,12 @@ Vec3 boxCorner(const Vec3& half, int c) {
   return Vec3((c & 1 ? 1.0 : -1.0) * half[0], (c & 2 ? 1.0 : -1.0) * half[1], (c & 4 ? 1.0 : -1.0) * half[2]);
 }
 
-double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const Data& data, VecX* gs, MatX* hss,
+double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, VecX* gs, MatX* hss,
                         int* contacts) {
   const double k = model.contact_stiffness;
   const int nv = sk.nv();
   double energy = 0.0;
-  const std::vector<LinkLinkContact> found = linkLinkContacts(sk, data, gs || hss);
+  const std::vector<LinkLinkContact> found = linkLinkContacts(sk, ad.data, gs || hss);
   for (const LinkLinkContact& c : found) {
     energy += 0.5 * k * c.d * c.d;
     if (!gs && !hss) continue;
@@ -131,15 +173,72 @@ double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const Data&
     addTurningTerms(c.Jb, c.Wb, c.n, k * c.d, false, *hss);
     addTurningTerms(c.Ja, c.Wa, c.n, k * c.d, true, *hss);
   }
+  for (const PdLinkLinkFriction& f : ad.link_friction) energy += linkPairFriction(model, sk, ad.data, f, gs, hss);
   if (contacts) *contacts = static_cast<int>(found.size());
   return energy;
 }
 
-double linkLinkStiffnessCotangent(const PdSkeletons& sk, const Data& data, const VecX& ws) {
-  double out = 0.0;
-  for (const LinkLinkContact& c : linkLinkContacts(sk, data, true))
-    out -= c.d * c.n.dot((c.Ja - c.Jb) * ws);  // -w^T d(k d grad d)/dk
-  return out;
+void linkLinkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& s0,
+                              bool always) {
+  ad.link_friction.clear();
+  if ((!(model.friction > 0.0) && !always) || sk.shapes.size() < 2) return;
+  forwardKinematics(sk.model, ad.data, s0.data());
+  computeJointJacobians(sk.model, ad.data, s0.data());
+  const double k = model.contact_stiffness;
+  for (const LinkLinkContact& c : linkLinkContacts(sk, ad.data, false)) {
+    const SE3 &pa = ad.data.oMi[c.probed_joint], &pb = ad.data.oMi[c.field_joint];
+    const Vec3 p0 = c.x - c.radius * c.n;  // link a's surface point at the contact
+    PdLinkLinkFriction f;
+    f.joint_a = c.probed_joint;
+    f.joint_b = c.field_joint;
+    f.lambda = -k * c.d;
+    f.normal = c.n;
+    f.local_a = pa.R.transpose() * (p0 - pa.p);
+    f.local_b = pb.R.transpose() * (p0 - pb.p);
+    for (int e = 0; e < 12; ++e) {
+      const auto [va, wa, vb, wb] = twistBasis(e);
+      const Vec3 dx = va + wa.cross(c.x), drel = dx - vb - wb.cross(c.x);  // x's motion in b's field
+      const Vec3 dn = wb.cross(c.n) + c.C * drel, dp0 = dx - c.radius * dn;
+      f.lagged(0, e) = -k * c.n.dot(drel);
+      f.lagged.block<3, 1>(1, e) = dn;
+      f.lagged.block<3, 1>(4, e) = pa.R.transpose() * (dp0 - va - wa.cross(p0));
+      f.lagged.block<3, 1>(7, e) = pb.R.transpose() * (dp0 - vb - wb.cross(p0));
+    }
+    chainJacobians(sk.model, ad.data, f.joint_a, Vec3::Zero(), f.jv_a, f.w_a);
+    chainJacobians(sk.model, ad.data, f.joint_b, Vec3::Zero(), f.jv_b, f.w_b);
+    ad.link_friction.push_back(std::move(f));
+  }
+}
+
+std::pair<double, double> linkLinkCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                             const PdSkeletonData& lagged, const VecX& ws, VecX& gs0) {
+  const double k = model.contact_stiffness, mu = model.friction;
+  double grad_k = 0.0, per_mu = 0.0;
+  for (const LinkLinkContact& c : linkLinkContacts(sk, ad.data, true))
+    grad_k -= c.d * c.n.dot((c.Ja - c.Jb) * ws);  // -w^T d(k d grad d)/dk
+  // the friction: w^T grad = mu lambda psi . rel, rel = (J_a - J_b) ws, through its lagged quantities
+  for (const PdLinkLinkFriction& f : lagged.link_friction) {
+    const SE3 &pa = ad.data.oMi[f.joint_a], &pb = ad.data.oMi[f.joint_b];
+    const Vec3 xa = pa.actPoint(f.local_a);
+    const LinkSlip sl = linkSlip(model, f.normal, f.local_b, pb, xa);
+    MatX Ja, Wa, Jb, Wb;
+    chainJacobians(sk.model, ad.data, f.joint_a, xa, Ja, Wa);
+    chainJacobians(sk.model, ad.data, f.joint_b, sl.phi, Jb, Wb);
+    const Vec3 psi = sl.f1_y * sl.u, rel = (Ja - Jb) * ws, omega_a = Wa * ws, omega_b = Wb * ws;
+    per_mu -= f.lambda * rel.dot(psi);
+    if (!(mu > 0.0)) continue;
+    const Vec3 hr = (sl.f1_y * Mat3::Identity() + sl.c2 * sl.u * sl.u.transpose()) * rel;  // d psi / d u rel
+    const Vec3 Phr = hr - f.normal * f.normal.dot(hr);
+    Eigen::Matrix<double, 10, 1> by_lagged;
+    by_lagged << mu * rel.dot(psi), -mu * f.lambda * (f.normal.dot(sl.r) * hr + hr.dot(f.normal) * sl.r),
+        pa.R.transpose() * (mu * f.lambda * (Phr + psi.cross(omega_a))),
+        pb.R.transpose() * (-mu * f.lambda * (Phr + psi.cross(omega_b)));
+    const Eigen::Matrix<double, 12, 1> cot = -f.lagged.transpose() * by_lagged;
+    gs0 += f.jv_a.transpose() * cot.segment<3>(0) + f.w_a.transpose() * cot.segment<3>(3) +
+           f.jv_b.transpose() * cot.segment<3>(6) + f.w_b.transpose() * cot.segment<3>(9);
+  }
+  grad_k += mu * per_mu / k;  // friction's normal forces are k times the start's depths
+  return {grad_k, per_mu};
 }
 
 }  // namespace deformable

@@ -143,6 +143,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   pdFrictionContacts(model, data);
   linkFrictionContacts(model, sk, ad, q, s0, false);
   linkObstacleFrictionContacts(model, sk, ad, s0, false);
+  linkLinkFrictionContacts(model, sk, ad, s0, false);
 
   Points X = q, grad;
   VecX gs, gc;
@@ -263,7 +264,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
   int obstacle_contacts = 0, link_contacts = 0;
   linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts);
-  linkLinkCoupling(model, sk, ad.data, nullptr, nullptr, &link_contacts);
+  linkLinkCoupling(model, sk, ad, nullptr, nullptr, &link_contacts);
   ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts + link_contacts;
   data.contacts = ad.contacts + pdObstacleContactCount(model, X);
 }

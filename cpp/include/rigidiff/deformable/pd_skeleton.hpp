@@ -108,6 +108,28 @@ struct PdLinkObstacleFriction {
   MatX jv0, w0;
 };
 
+/// Lagged friction of a probe of link a's shape inside link b's at the step's start (pd_link_links.cpp): the
+/// normal force lambda = k depth, the normal, and the contact point (link a's surface point there) as a material
+/// point of each link (local_a, local_b in their joints' frames): the slip is the tangential part of
+/// p_a(s) - p_b(s). `lagged` holds their derivatives (rows: lambda, normal, local_a, local_b) along the start's
+/// twists of a's and then b's link (world axes, linear at the origin then angular: 12 columns); jv_a, w_a, jv_b,
+/// w_b map the joints' velocities to those twists at the start (3 x nv each), for the adjoint.
+struct PdLinkLinkFriction {
+  int joint_a = 0, joint_b = 0;
+  double lambda = 0.0;
+  Vec3 normal = Vec3::UnitZ(), local_a = Vec3::Zero(), local_b = Vec3::Zero();
+  Eigen::Matrix<double, 10, 12> lagged;
+  MatX jv_a, w_a, jv_b, w_b;
+};
+
+/// The lagged slip of a friction contact of a point x against the material point local of a link posed by pose,
+/// and the mollifier f0 of pd_friction.cpp with its derivatives (pd_link_contact.cpp).
+struct LinkSlip {
+  Vec3 u, r, phi;  // the slip in the tangent plane, x - phi, the material point
+  double y = 0.0, f0 = 0.0, f1_y = 0.0, c2 = 0.0;
+};
+LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, const SE3& pose, const Vec3& x);
+
 /// Scratch and caches of a coupled step (the multibody Data, the step's constants, the solution's Hessian).
 struct PdSkeletonData {
   explicit PdSkeletonData(const Model& model) : data(model) {}
@@ -120,6 +142,7 @@ struct PdSkeletonData {
   VecX bias;                        ///< b(s0, u0), gravity included
   std::vector<PdLinkFriction> friction;
   std::vector<PdLinkObstacleFriction> obstacle_friction;
+  std::vector<PdLinkLinkFriction> link_friction;
   std::vector<PdCouplingBlock> blocks;  ///< the coupling Hessian at the last iterate (or solution)
   MatX hss;                         ///< the joints' block of the Hessian, the skeletons' own terms included
   Eigen::LLT<MatX> preconditioner;  ///< of the joints' Gauss-Newton block
@@ -212,15 +235,22 @@ std::vector<Vec3> linkProbePoints(const PdLinkShape& shape, double* radius);
 Vec3 boxCorner(const Vec3& half, int c);
 
 /// The link shapes against each other (pd_link_links.cpp): C_l(s) = sum k/2 d^2 over the probes inside another
-/// link's shape that pairs with theirs, frictionless, at the kinematics (and joint Jacobians) in data; its gradient
-/// added to gs and its Hessian to hss when given. Returns the energy; contacts (if not null) receives the number of
-/// penetrating probes.
-double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const Data& data, VecX* gs, MatX* hss,
+/// link's shape that pairs with theirs, plus the lagged friction of ad.link_friction, at the kinematics (and joint
+/// Jacobians) in ad.data; its gradient added to gs and its Hessian to hss when given. Returns the energy; contacts
+/// (if not null) receives the number of penetrating probes.
+double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, VecX* gs, MatX* hss,
                         int* contacts = nullptr);
 
-/// The contact stiffness's cotangent -ws^T d(grad_s C_l)/dk of linkLinkCoupling's term at the kinematics in data,
-/// for the adjoint ws (nv, in the chain chart).
-double linkLinkStiffnessCotangent(const PdSkeletons& sk, const Data& data, const VecX& ws);
+/// The lagged friction of the link shapes on each other at the start s0 (its kinematics computed into ad.data) into
+/// ad.link_friction (none without friction unless always).
+void linkLinkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& s0,
+                              bool always);
+
+/// For the adjoint ws (nv, in the chain chart) of the step whose solution's kinematics ad.data holds: adds the
+/// cotangents of the start's joints (gs0) through the link-link friction of `lagged` (built with always = true) and
+/// returns (the contact stiffness's, mu's) cotangents of linkLinkCoupling's terms.
+std::pair<double, double> linkLinkCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                             const PdSkeletonData& lagged, const VecX& ws, VecX& gs0);
 
 /// Signed distance of the world point x to shape k of the skeletons posed by the kinematics in data (oMi), with
 /// the outward normal and the distance field's Hessian (world frame). A distance of at least `reach` may be

@@ -95,9 +95,9 @@ class ProjectiveSkeletons:
         (docs/deformable.md, "Robots"),
         with the joints' damping, stiffness and effort limits and gravity on the links, and their position
         limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). The links of
-        different skeletons push each other apart with the same penalty and rub with the same friction, and those of one skeleton
-        too when its ``self_collision`` is on, except a link and its parent (docs/deformable.md, "Links against
-        links"); shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
+        different skeletons push each other apart with the same penalty and rub with the same friction, and
+        those of one skeleton too when its ``self_collision`` is on, except a link and its parent
+        (docs/deformable.md, "Links against links"); shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
         it are not seen.
 
         Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of

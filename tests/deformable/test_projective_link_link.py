@@ -7,9 +7,12 @@ stiffness) for a sphere on a turning slab, a box's corner in it and a folded cha
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
-from test_projective_link_obstacles import G, K, _check_gradients, _leg, _push, _world
+from test_projective_floating_base import BOX, _box_skeleton
+from test_projective_floating_gradients import _check
+from test_projective_link_obstacles import G, K, _check_gradients, _leg, _push, _shape_pose, _world
 
 import rigidiff as rd
+from rigidiff.deformable.link_hulls import cylinder_hull
 
 LOWER = (0.3, 0.3, 0.04)  # the stack's lower box (wider than the upper one: only the upper box's corners probe)
 UPPER = (0.08, 0.06, 0.04)
@@ -220,13 +223,17 @@ def _arm(name="arm"):
 
 def _leg_on_arm(shape, knee, depth=1e-3):
     """_leg's shape at knee angle `knee` above the level slab of _arm, its lowest probe `depth` into it."""
-    R = Rotation.from_euler("y", knee).as_matrix()
+    R = Rotation.from_euler("y", knee).as_matrix() @ _shape_pose(shape).rotation
     if isinstance(shape, rd.Sphere):
-        low = (R @ (0.0, 0.0, -0.07))[2] - shape.radius
+        points, radius = np.zeros((1, 3)), shape.radius
+    elif isinstance(shape, rd.Capsule):
+        points, radius = np.array([(0.0, 0.0, -shape.length / 2), (0.0, 0.0, shape.length / 2)]), shape.radius
+    elif isinstance(shape, rd.Cylinder):
+        points, radius = cylinder_hull(shape)[0], 0.0
     else:
         half = np.asarray(shape.half_extents)
-        corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half
-        low = ((corners + (0.0, 0.0, -0.07)) @ R.T)[:, 2].min()
+        points, radius = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half, 0.0
+    low = (points @ R.T + Rotation.from_euler("y", knee).as_matrix() @ (0.0, 0.0, -0.07))[:, 2].min() - radius
     world = _world(ground=False, friction=0.3)
     world.add_skeleton(_arm())
     world.add_skeleton(_leg(shape, (0.02, 0.01, -low - depth)))
@@ -241,10 +248,15 @@ def _leg_on_arm(shape, knee, depth=1e-3):
     return world, q, v, f
 
 
-@pytest.mark.parametrize("pair", ["sphere-box", "box-corner-in-box"])
+# the leg's shape on the slab and its knee's angle (a box tilted so that its corners along one edge are lowest,
+# a capsule's end-sphere, a cylinder's rim corner)
+LEGS = {"sphere-box": (rd.Sphere(0.03), 0.05), "box-corner-in-box": (rd.Box((0.06, 0.04, 0.02)), 0.35),
+        "capsule-box": (rd.Capsule(0.02, 0.08), 0.25), "cylinder-box": (rd.Cylinder(0.03, 0.04), 0.3)}
+
+
+@pytest.mark.parametrize("pair", list(LEGS))
 def test_gradients_of_links_on_links_match_central_differences(pair):
-    world, q, v, f = _leg_on_arm(rd.Sphere(0.03), 0.05) if pair == "sphere-box" else \
-        _leg_on_arm(rd.Box((0.06, 0.04, 0.02)), 0.35)
+    world, q, v, f = _leg_on_arm(*LEGS[pair])
     world.step(q, v, f)
     assert world.last_step["contacts"] == 1 if pair == "sphere-box" else world.last_step["contacts"] > 0
     g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
@@ -263,3 +275,26 @@ def test_gradients_of_a_chain_touching_itself_match_central_differences():
     assert world.last_step["contacts"] > 0
     g = _check_gradients(world, None, q, v, f, skeletons=("chain",))
     assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0
+
+
+def test_gradients_of_a_free_box_sliding_on_a_link_match_central_differences():
+    """A free box (centre of mass off its joint's origin, tilted and turned: one corner lowest) pressed into the
+    turning slab, sliding and spinning on it with friction: q perturbed in the tangent (q (+) e)."""
+    world = _world(ground=False, friction=0.4)
+    world.add_skeleton(_arm())
+    rotvec = (0.1, -0.15, 0.3)
+    R = Rotation.from_rotvec(rotvec).as_matrix()
+    corners = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * np.asarray(BOX) / 2
+    height = -(corners @ R.T)[:, 2].min() - 1.5e-3
+    world.add_skeleton(_box_skeleton(offset=(0.01, 0.0, 0.005)),
+                       q=np.concatenate([[0.03, 0.01, height], Rotation.from_rotvec(rotvec).as_quat()]))
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    box, arm = world.layout("box"), world.layout("arm")
+    v[box.v] = (0.2, -0.1, -0.05, 0.4, -0.3, 1.5)
+    f[box.v] = (0.3, 0.1, -0.5, 0.01, -0.02, 0.03)
+    v[arm.v], f[arm.v] = -0.2, 0.05
+    world.step(q, v, f)
+    assert world.last_step["contacts"] > 0
+    indices = list(range(min(arm.v.start, box.v.start), world.nv))
+    g, worst = _check(world, q, v, f, indices)
+    assert worst < 1e-6

@@ -47,7 +47,9 @@ double localDistance(const PdLinkShape& shape, const Vec3& p, double reach, Vec3
   return len - shape.size[0];
 }
 
-SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) { return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement; }
+SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) {
+  return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement;
+}
 
 }  // namespace
 

@@ -117,14 +117,13 @@ double linkPairFriction(const PdModel& model, const PdSkeletons& sk, const Data&
   return w * sl.f0;
 }
 
-// a basis direction e of the 12 perturbations: link a's twist (linear at the origin, angular), then link b's
+}  // namespace
+
 std::array<Vec3, 4> twistBasis(int e) {
   std::array<Vec3, 4> out{Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
   out[e / 3][e % 3] = 1.0;
   return out;
 }
-
-}  // namespace
 
 bool linkShapesPair(const PdLinkShape& a, const PdLinkShape& b) {
   if (a.group != b.group) return true;
@@ -196,7 +195,7 @@ void linkLinkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSke
     f.local_a = pa.R.transpose() * (p0 - pa.p);
     f.local_b = pb.R.transpose() * (p0 - pb.p);
     for (int e = 0; e < 12; ++e) {
-      const auto [va, wa, vb, wb] = twistBasis(e);
+      const auto [va, wa, vb, wb] = twistBasis(e);  // link a's twist, then link b's
       const Vec3 dx = va + wa.cross(c.x), drel = dx - vb - wb.cross(c.x);  // x's motion in b's field
       const Vec3 dn = wb.cross(c.n) + c.C * drel, dp0 = dx - c.radius * dn;
       f.lagged(0, e) = -k * c.n.dot(drel);

@@ -127,14 +127,6 @@ void kinematics(const PdSkeletons& sk, Data& data, const VecX& s) {
   computeJointJacobians(sk.model, data, s.data());
 }
 
-// a basis direction e of the 12 perturbations: the link's twist (linear at the origin, angular), then the
-// obstacle's translation and rotation about its position
-std::array<Vec3, 4> direction(int e) {
-  std::array<Vec3, 4> out{Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
-  out[e / 3][e % 3] = 1.0;
-  return out;
-}
-
 }  // namespace
 
 double linkObstacleCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, VecX* gs, MatX* hss,
@@ -185,7 +177,7 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
     f.local = pose.R.transpose() * (p0 - pose.p);
     f.reference = p0 + h * (linear + angular.cross(p0 - position));
     for (int e = 0; e < 12; ++e) {
-      const auto [vl, wl, dc, dw] = direction(e);
+      const auto [vl, wl, dc, dw] = twistBasis(e);  // the link's twist, the obstacle's motion
       // the probed point's motion relative to the field's owner, and the field's turning
       Vec3 drel, dn, dp0;
       if (p.field) {  // the obstacle's point moves with the obstacle (a box corner turns about its position)
@@ -227,7 +219,7 @@ std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdS
     model.obstacleMotion(p.obstacle, &position, &linear, &angular);
     const bool ball = p.obstacle < n_planes + n_spheres;
     for (int e = 0; e < (ball ? 3 : 6); ++e) {
-      const auto [vl, wl, dc, dw] = direction(6 + e);
+      const auto [vl, wl, dc, dw] = twistBasis(6 + e);
       double delta;
       if (p.field) {  // the obstacle's point moves in the link's field, and J(c) with it
         const Vec3 dpoint = dc + dw.cross(st.point - position);

@@ -15,10 +15,11 @@
 // displacement ds in the time step's chart at s0 (a free joint's origin moves by R0 ds_lin, its frame turns by
 // exp3(ds_ang)), s = s0 (+) ds, the spring's offset is difference(s_r, s0), u0 takes the lcp step's frame turn
 // (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
-// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their Hessian is exact (the second derivatives of the links' poses included), so
-// the adjoint of the step is exact too.
+// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their
+// Hessian is exact (the second derivatives of the links' poses included), so the adjoint of the step is exact too.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -230,6 +231,10 @@ bool linkShapesPair(const PdLinkShape& a, const PdLinkShape& b);
 /// A shape's probe points in its joint's frame with their radius (pd_link_obstacles.cpp, pd_link_links.cpp): a
 /// sphere's centre (its radius), a capsule's two end-sphere centres (its radius), a box's or a hull's corners (0).
 std::vector<Vec3> linkProbePoints(const PdLinkShape& shape, double* radius);
+
+/// Basis direction e (0..11) of the perturbations of two rigid motions (v1, w1, v2, w2): each a twist in world axes
+/// (linear at the origin, then angular), or an obstacle's translation and rotation about its position.
+std::array<Vec3, 4> twistBasis(int e);
 
 /// Corner c (0..7: the bits of c pick + or - along x, y, z) of a box of half extents `half` centred at the origin.
 Vec3 boxCorner(const Vec3& half, int c);

@@ -5,7 +5,8 @@ order they were added), so adding a robot leaves every vertex index, force vecto
 model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
 copies; the collision shapes of its links (spheres, boxes, capsules, and cylinders and meshes through convex hulls:
 link_hulls.py) push and rub on the deformable surface vertices, two-way, in one implicit step, on the world's
-ground, balls and boxes (the core's pd_link_obstacles.cpp) and on each other (pd_link_links.cpp)."""
+ground, balls and boxes (the core's pd_link_obstacles.cpp) and on each other (pd_link_links.cpp; shapes welded to
+the world touch the links alone)."""
 
 from __future__ import annotations
 
@@ -97,8 +98,9 @@ class ProjectiveSkeletons:
         limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). The links of
         different skeletons push each other apart with the same penalty and rub with the same friction, and
         those of one skeleton too when its ``self_collision`` is on, except a link and its parent
-        (docs/deformable.md, "Links against links"); shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
-        it are not seen.
+        (docs/deformable.md, "Links against links"); shapes welded to the world (a table, a wall) touch those links
+        alone, not the soft bodies nor the obstacles. The skeleton is compiled when added: later edits to it are
+        not seen.
 
         Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of
         their rotation group as the barrier and lcp worlds move them (docs/deformable.md, "Floating bases"): their
@@ -163,8 +165,6 @@ class ProjectiveSkeletons:
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                if joint == 0:
-                    continue  # welded to the world: a skeleton's static links do not touch soft bodies
                 placement = frame_pose @ inst.origin
                 for kind, size, hull in _shape_parts(sk, body, inst.shape):
                     if hull is None:

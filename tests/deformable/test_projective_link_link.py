@@ -75,6 +75,26 @@ def test_a_free_box_rests_on_another_skeletons_box_at_the_penalty_depth():
     assert q[world.layout("both").q][1] < -LOWER[2]  # through the table, down to the ground
 
 
+def test_a_free_box_rests_on_a_box_welded_to_the_world():
+    """A table top welded to the world (a skeleton without joints) holds a free box dropped on it at m g / 4 k, and
+    its legs touch neither the ground they stand in nor the soft cube inside one of them."""
+    m = 0.3
+    world = _world()
+    table = rd.Skeleton("table")
+    top = table.add_body("top", None, joint_origin=rd.Transform((0.0, 0.0, 0.03 - LOWER[2] / 2)))
+    top.add_shape(rd.Box(LOWER))
+    top.add_shape(rd.Box((0.1, 0.1, 0.3)), rd.Transform((1.0, 1.0, 0.0)))  # around the soft cube
+    top.add_shape(rd.Box((0.05, 0.05, 0.1)), rd.Transform((0.5, 0.0, -0.03)))  # into the ground
+    world.add_skeleton(table)
+    world.add_skeleton(_free_box("lid", UPPER, 0.03 + UPPER[2] / 2 + 1e-3, m))
+    s = world.layout("lid")
+    q, v = world.q, world.v
+    for _ in range(300):
+        q, v = world.step(q, v)
+    assert -(q[s.q][2] + 1e-3) == pytest.approx(m * G / (4 * K), rel=1e-6)
+    assert world.last_step["contacts"] == 4 and np.abs(v[s.v]).max() < 1e-8
+
+
 def _slide_on_table(force, friction=0.5, steps=30):
     """A box on a translational joint resting on another skeleton's wider box (on a vertical rail, standing on the
     ground), then pushed along x with `force` (30 steps: it stays on the table): its x velocities."""

@@ -283,8 +283,8 @@ namespace {
 deformable::PdLinkShape placedShape(const deformable::PdSkeletons* sk, int joint, const double* rotation,
                                     const double* position) {
   if (!sk) throw std::invalid_argument("set the skeletons' model before their shapes");
-  if (joint < 1 || joint >= sk->model.njoints)
-    throw std::out_of_range("joint index " + std::to_string(joint) + " outside [1, " +
+  if (joint < 0 || joint >= sk->model.njoints)
+    throw std::out_of_range("joint index " + std::to_string(joint) + " outside [0, " +
                             std::to_string(sk->model.njoints) + ")");
   deformable::PdLinkShape shape;
   shape.joint = joint;

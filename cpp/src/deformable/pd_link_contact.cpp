@@ -193,6 +193,7 @@ void linkContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& a
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     const Vec3 x = X.row(i).transpose();
     for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
+      if (sk.shapes[k].joint == 0) continue;  // welded to the world: it touches links alone
       PdLinkContact c;
       c.d = linkShapeDistance(sk, ad.data, k, x, &c.normal, &c.curvature, 0.0);
       if (!(c.d < 0.0)) continue;

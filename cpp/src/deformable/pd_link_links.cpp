@@ -12,7 +12,8 @@
 //   hess d = (J_a - J_b)^T C (J_a - J_b) + J_a^T N_b + N_b^T J_a + n . (w_bj x J_bi) + n . (w_ai x J_aj),
 // N_b's columns w_bj x n (the field turning with b at a fixed point), the last two for i an ancestor of j (each
 // link's columns moving with its ancestors, pd_link_contact.cpp). Links that share a chain (self-collision) share
-// columns; the formula holds as it is. A pair is skipped when the shapes' bounding spheres are apart.
+// columns; the formula holds as it is, and a shape welded to the world (joint 0) has J = W = 0. A pair is skipped
+// when the shapes' bounding spheres are apart.
 //
 // Friction is the lagged friction of pd_link_obstacles.cpp with both sides moving: the probe's contact point at
 // the step's start, p0 = x - r n (link a's surface point there), is a material point of each link, and the slip
@@ -83,7 +84,7 @@ std::vector<LinkLinkContact> linkLinkContacts(const PdSkeletons& sk, const Data&
   for (int a = 0; a < n; ++a)
     for (int b = a + 1; b < n; ++b) {
       const PdLinkShape &sa = sk.shapes[a], &sb = sk.shapes[b];
-      if (!linkShapesPair(sa, sb)) continue;
+      if (!linkShapesPair(sa, sb) || (sa.joint == 0 && sb.joint == 0)) continue;  // (two welded: static)
       const Vec3 ca = data.oMi[sa.joint].actPoint(sa.placement.p), cb = data.oMi[sb.joint].actPoint(sb.placement.p);
       if ((ca - cb).norm() >= boundingRadius(sa) + boundingRadius(sb)) continue;
       const bool sphere_a = sa.kind == PdShapeKind::Sphere, sphere_b = sb.kind == PdShapeKind::Sphere;
@@ -180,7 +181,7 @@ double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const PdSke
 void linkLinkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& s0,
                               bool always) {
   ad.link_friction.clear();
-  if ((!(model.friction > 0.0) && !always) || sk.shapes.size() < 2) return;
+  if ((!(model.friction > 0.0) && !always) || sk.shapes.size() < 2 || sk.model.nq == 0) return;
   forwardKinematics(sk.model, ad.data, s0.data());
   computeJointJacobians(sk.model, ad.data, s0.data());
   const double k = model.contact_stiffness;

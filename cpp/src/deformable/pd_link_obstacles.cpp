@@ -50,6 +50,7 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
   const int n_planes = static_cast<int>(model.planes.size()), n_spheres = static_cast<int>(model.spheres.size());
   for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
     const PdLinkShape& shape = sk.shapes[k];
+    if (shape.joint == 0) continue;  // welded to the world: it touches links alone
     for (int o = 0; o < model.obstacleCount(); ++o) {
       Probe p;
       p.shape = k;

@@ -76,11 +76,11 @@ class ProjectiveWorld {
   /// invalid_argument naming the joint otherwise), without shapes; their coordinates follow the vertices'.
   void setSkeletons(const Model& model);
   void clearSkeletons();
-  /// A collision shape on joint (>= 1) of the skeletons: kind 0 sphere (size: radius), 1 box (half extents),
-  /// 2 capsule (radius, half length along its z axis); placement in the joint frame (rotation row-major 9,
-  /// position 3). Its index.
+  /// A collision shape on joint (>= 0; 0: welded to the world, touching other links only) of the skeletons: kind
+  /// 0 sphere (size: radius), 1 box (half extents), 2 capsule (radius, half length along its z axis); placement in
+  /// the joint frame (rotation row-major 9, position 3). Its index.
   int addLinkShape(int joint, int kind, const double* rotation, const double* position, const double* size);
-  /// A convex polytope on joint (>= 1) of the skeletons: nvert vertices (3 each, the shape's frame) and ntri
+  /// A convex polytope on joint (>= 0) of the skeletons: nvert vertices (3 each, the shape's frame) and ntri
   /// outward triangles (3 indices each), placed in the joint frame as addLinkShape; invalid_argument for a bad
   /// joint or a surface that is not a closed convex outward one (deformable/pd_hull.hpp). Its index.
   int addLinkHull(int joint, const double* rotation, const double* position, const double* vertices, int nvert,

@@ -37,7 +37,8 @@ enum class PdShapeKind { Sphere = 0, Box = 1, Capsule = 2, Hull = 3 };
 
 struct PdHull;
 
-/// A link's collision shape: its pose in the frame of the joint that moves it and its size (a sphere: radius;
+/// A link's collision shape: its pose in the frame of the joint that moves it (0: welded to the world, a static
+/// shape that touches the other links alone, not the vertices nor the obstacles) and its size (a sphere: radius;
 /// a box: half extents; a capsule: radius and half the length of its axis, which is the local z axis; a hull:
 /// unused, its polytope is `hull`, in the shape's frame). Shapes of different groups (skeletons) touch each
 /// other; two of one group only with its self_collision on, on different links neither of which is the other's

@@ -9,7 +9,9 @@ import pytest
 from scipy.spatial.transform import Rotation
 from test_projective_floating_base import BOX, _box_skeleton
 from test_projective_floating_gradients import _check
-from test_projective_link_obstacles import G, K, _check_gradients, _leg, _push, _shape_pose, _world
+from test_projective_link_obstacles import (G, K, _check_gradients, _check_jacobians_and_rollout, _leg, _push,
+                                            _shape_pose, _world)
+from test_projective_obstacles import _friction_switched_on
 
 import rigidiff as rd
 from rigidiff.deformable.link_hulls import cylinder_hull
@@ -318,3 +320,20 @@ def test_gradients_of_a_free_box_sliding_on_a_link_match_central_differences():
     indices = list(range(min(arm.v.start, box.v.start), world.nv))
     g, worst = _check(world, q, v, f, indices)
     assert worst < 1e-6
+
+
+def test_gradient_of_switching_friction_between_links_on_exists_at_zero():
+    """At mu = 0 the links' friction contacts on each other are still found for the adjoint: the gradient with
+    respect to mu matches a forward difference (mu cannot go below 0)."""
+    for pair in ("sphere-box", "box-corner-in-box"):
+        world, q, v, f = _leg_on_arm(*LEGS[pair])
+        g, fd = _friction_switched_on(world, q, v, f)
+        assert g != 0.0 and g == pytest.approx(fd, rel=1e-5), pair
+
+
+def test_dense_jacobians_and_rollout_backward_carry_links_on_links():
+    """A capsule's end-sphere sliding on the turning slab (in contact for three steps): the joints' columns of
+    step_jacobians against central differences, and a three-step rollout's gradient with respect to the first
+    step's joint forces."""
+    world, q, v, f = _leg_on_arm(*LEGS["capsule-box"])
+    _check_jacobians_and_rollout(world, q, v, f, ("arm", "leg"))

@@ -309,17 +309,25 @@ def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
     """A capsule leg sliding over a moving ball with friction: the joints' columns of step_jacobians, and the
     gradient of a three-step rollout with respect to the first step's joint forces, against central differences."""
     world, name, q, v, f = _pair_world("ball-capsule", True)
-    s = world.layout("leg")
+    _check_jacobians_and_rollout(world, q, v, f, ("leg",))
+
+
+def _check_jacobians_and_rollout(world, q, v, f, skeletons, tau_step=1e-4):
+    """The skeletons' rows and joint columns of step_jacobians, and a three-step rollout_backward's gradient with
+    respect to the first step's joint forces, against central differences."""
+    layouts = [world.layout(name) for name in skeletons]
+    rows = np.r_[tuple(s.q for s in layouts)]
+    joints = [i for s in layouts for i in range(s.v.start, s.v.stop)]
     J = world.step_jacobians(q, v, f)
-    for i in range(s.v.start, s.v.stop):
-        # the leg's rows: the far cube's vertices move only by the solver's tolerance, which the leg's state sets
-        for key, column, h in (("q", J.dq_dq[s.q, i], 1e-6), ("v", J.dq_dv[s.q, i], 1e-6),
-                               ("f", J.dq_dtau[s.q, i], 1e-4)):
+    for i in joints:
+        # the skeletons' rows: the far cube's vertices move only by the solver's tolerance, which the joints set
+        for key, column, h in (("q", J.dq_dq[rows, i], 1e-6), ("v", J.dq_dv[rows, i], 1e-6),
+                               ("f", J.dq_dtau[rows, i], tau_step)):
             e = np.zeros(world.nv)
             e[i] = h
             args = {"q": q, "v": v, "f": f}
-            up = world.step(**{**args, key: args[key] + e})[0][s.q]
-            down = world.step(**{**args, key: args[key] - e})[0][s.q]
+            up = world.step(**{**args, key: args[key] + e})[0][rows]
+            down = world.step(**{**args, key: args[key] - e})[0][rows]
             assert column == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-6 * np.abs(column).max()), key
     forces = np.tile(f, (3, 1))
     Q, V = world.rollout(q, v, forces)
@@ -335,11 +343,11 @@ def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
         Qh, Vh = world.rollout(q, v, fs)
         return dQ[-1] @ Qh[-1] + dV[-1] @ Vh[-1]
 
-    for i in range(s.v.start, s.v.stop):
+    for i in joints:
         e = np.zeros(world.nv)
         e[i] = 1e-5
         fd = (loss(f + e) - loss(f - e)) / 2e-5
-        assert g.tau[0, i] == pytest.approx(fd, rel=1e-6, abs=1e-6 * np.abs(g.tau[0, s.v]).max())
+        assert g.tau[0, i] == pytest.approx(fd, rel=1e-6, abs=1e-6 * np.abs(g.tau[0, joints]).max())
 
 
 def test_a_box_link_standing_on_frictionless_ground_pushes_a_block_and_momentum_balances():

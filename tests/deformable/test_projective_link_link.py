@@ -1,8 +1,10 @@
-"""Links against links in projective worlds: a free box resting on another skeleton's box at the penalty's depth,
-two spheres pressed together, a chain folding onto itself held apart by its self-collision (and passing through
-itself without it), the parent-child and welded-child exclusions, and the gradients of steps against central
-differences of our own step (the joints' state and forces, the vertices along a direction, friction and contact
-stiffness) for a sphere on a turning slab, a box's corner in it and a folded chain touching itself."""
+"""Links against links in projective worlds: a free box resting on another skeleton's box at the penalty's depth
+and on a box welded to the world, two spheres pressed together, a chain folding onto itself held apart by its
+self-collision (and passing through itself without it), the parent-child and welded-child exclusions, Coulomb
+friction between links, and the gradients of steps against central differences of our own step (the joints' state
+and forces, the vertices along a direction, friction, also switched on at 0, and contact stiffness) for a sphere, a
+box's corners, a capsule and a cylinder on a turning slab, a folded chain touching itself and a free box sliding on
+the slab, with the dense Jacobians and a rollout's backward pass."""
 
 import numpy as np
 import pytest

@@ -168,6 +168,9 @@ cdef class ProjectiveWorldCore:
         return self._pw.get().addLinkHull(joint, _ptr(R), _ptr(P), _ptr(V), V.shape[0],
                                           <const int*>cnp.PyArray_DATA(T), T.shape[0])
 
+    def _pw_set_link_group(self, int shape, int group, int parent_joint, bint self_collision):
+        self._pw.get().setLinkGroup(shape, group, parent_joint, self_collision)
+
     def _pw_body_range(self, int body):
         cdef cnp.ndarray out = np.empty(2, dtype=np.intc)
         self._pw.get().bodyRange(body, <int*>cnp.PyArray_DATA(out))

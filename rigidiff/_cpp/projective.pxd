@@ -54,6 +54,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
                          const double* size) except +
         int addLinkHull(int joint, const double* rotation, const double* position, const double* vertices,
                         int nvert, const int* triangles, int ntri) except +
+        void setLinkGroup(int shape, int group, int parent_joint, bint self_collision) except +
         int skeletonDofs()
         void setJointLimits(bool on, double stiffness) except +
         void jointLimits(double* out)

@@ -4,8 +4,9 @@ A skeleton's generalised coordinates come after the deformable bodies' vertices 
 order they were added), so adding a robot leaves every vertex index, force vector and muscle as it was. Its
 model is compiled by an lcp World that holds the skeletons (``_articulated``), whose multibody model the core
 copies; the collision shapes of its links (spheres, boxes, capsules, and cylinders and meshes through convex hulls:
-link_hulls.py) push and rub on the deformable surface vertices, two-way, in one implicit step, and on the world's
-ground, balls and boxes (the core's pd_link_obstacles.cpp)."""
+link_hulls.py) push and rub on the deformable surface vertices, two-way, in one implicit step, on the world's
+ground, balls and boxes (the core's pd_link_obstacles.cpp) and on each other (pd_link_links.cpp; shapes welded to
+the world touch the links alone)."""
 
 from __future__ import annotations
 
@@ -94,9 +95,12 @@ class ProjectiveSkeletons:
         implicit-Euler step minimises the deformable bodies' and the skeletons' incremental potential together
         (docs/deformable.md, "Robots"),
         with the joints' damping, stiffness and effort limits and gravity on the links, and their position
-        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). Links of
-        skeletons do not touch each other, and shapes welded to the world are ignored. The skeleton is compiled when added: later edits to
-        it are not seen.
+        limits when ``joint_limits`` is on (a penalty of stiffness ``joint_limit_stiffness``). The links of
+        different skeletons push each other apart with the same penalty and rub with the same friction, and
+        those of one skeleton too when its ``self_collision`` is on, except a link and its parent
+        (docs/deformable.md, "Links against links"); shapes welded to the world (a table, a wall) touch those links
+        alone, not the soft bodies nor the obstacles. The skeleton is compiled when added: later edits to it are
+        not seen.
 
         Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of
         their rotation group as the barrier and lcp worlds move them (docs/deformable.md, "Floating bases"): their
@@ -148,19 +152,26 @@ class ProjectiveSkeletons:
             inner.add_skeleton(sk)
         inner._ensure_compiled()
         self._pw_set_skeletons(inner)
+        groups = {id(sk): i for i, sk in enumerate(skeletons)}
+        frame_of = {id(body): f for f, (_, body) in enumerate(inner._frames)}
         for f, (sk, body) in enumerate(inner._frames):
             joint, frame_pose = inner._frame_support[f]
+            # which links touch it (the barrier world's rule): a welded child counts as its parent, so its link's
+            # parent link is the first ancestor on another joint (the world, 0, for a root)
+            above = body.parent
+            while above is not None and inner._frame_support[frame_of[id(above)]][0] == joint:
+                above = above.parent
+            parent = 0 if above is None else inner._frame_support[frame_of[id(above)]][0]
             for inst in body.shapes:
                 if not inst.collide:
                     continue
-                if joint == 0:
-                    continue  # welded to the world: a skeleton's static links do not touch soft bodies
                 placement = frame_pose @ inst.origin
                 for kind, size, hull in _shape_parts(sk, body, inst.shape):
                     if hull is None:
-                        self._pw_add_link_shape(joint, kind, placement.rotation, placement.translation, size)
+                        index = self._pw_add_link_shape(joint, kind, placement.rotation, placement.translation, size)
                     else:
-                        self._pw_add_link_hull(joint, placement.rotation, placement.translation, *hull)
+                        index = self._pw_add_link_hull(joint, placement.rotation, placement.translation, *hull)
+                    self._pw_set_link_group(index, groups[id(sk)], parent, sk.self_collision)
                 self._link_shapes.append((sk.name, f, inst.shape, inst.origin))
         self._skeletons, self._articulated = list(skeletons), inner
 

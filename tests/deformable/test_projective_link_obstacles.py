@@ -112,7 +112,12 @@ def _slide(force, steps=60, friction=0.5):
     """A flat box resting on the ground, then pushed along x with `force` for a number of steps: its x velocities."""
     world = _world(friction=friction)
     world.add_skeleton(_tilting_box())
-    s = world.layout("slab")
+    return _push(world, "slab", force, steps), world
+
+
+def _push(world, name, force, steps):
+    """Skeleton `name`'s first joint velocity over `steps` steps pushed by `force` on it, after 200 steps at rest."""
+    s = world.layout(name)
     q, v = world.q, world.v
     for _ in range(200):
         q, v = world.step(q, v)
@@ -122,7 +127,7 @@ def _slide(force, steps=60, friction=0.5):
     for _ in range(steps):
         q, v = world.step(q, v, f)
         out.append(v[s.v][0])
-    return np.array(out), world
+    return np.array(out)
 
 
 def test_friction_holds_a_pushed_box_below_mu_m_g_and_lets_it_slide_above():
@@ -245,7 +250,9 @@ def _pair_world(pair, touching, friction=0.5):
     return world, name, q, v, f
 
 
-def _check_gradients(world, name, q, v, f, rel=1e-6, h=1e-6):
+def _check_gradients(world, name, q, v, f, rel=1e-6, h=1e-6, skeletons=("leg",)):
+    """step_vjp against central differences of our own step: every joint entry of the skeletons' q, v and tau, the
+    vertices' along a random direction, the obstacle `name`'s pose (unless None), friction and contact stiffness."""
     rng = np.random.default_rng(0)
     wq, wv = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
     g = world.step_vjp(q, v, f, wq, wv)
@@ -254,12 +261,12 @@ def _check_gradients(world, name, q, v, f, rel=1e-6, h=1e-6):
         qn, vn = world.step(q, v, f)
         return wq @ qn + wv @ vn
 
-    s = world.layout("leg")
+    joints = [i for sk in skeletons for i in range(world.layout(sk).v.start, world.layout(sk).v.stop)]
     scale = max(np.abs(g.q).max(), np.abs(g.v).max(), np.abs(g.tau).max())
     for key, x, grad in (("q", q, g.q), ("v", v, g.v), ("f", f, g.tau)):
         # every joint entry, and the vertices' along one random direction
-        directions = [np.eye(len(x))[i] for i in range(s.v.start, s.v.stop)]
-        directions.append(np.concatenate([rng.standard_normal(s.v.start), np.zeros(len(x) - s.v.start)]))
+        directions = [np.eye(len(x))[i] for i in joints]
+        directions.append(np.concatenate([rng.standard_normal(min(joints)), np.zeros(len(x) - min(joints))]))
         for e in directions:
             fd = (loss(**{key: x + h * e}) - loss(**{key: x - h * e})) / (2 * h)
             assert grad @ e == pytest.approx(fd, rel=rel, abs=rel * scale), (key, e)
@@ -302,17 +309,25 @@ def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
     """A capsule leg sliding over a moving ball with friction: the joints' columns of step_jacobians, and the
     gradient of a three-step rollout with respect to the first step's joint forces, against central differences."""
     world, name, q, v, f = _pair_world("ball-capsule", True)
-    s = world.layout("leg")
+    _check_jacobians_and_rollout(world, q, v, f, ("leg",))
+
+
+def _check_jacobians_and_rollout(world, q, v, f, skeletons, tau_step=1e-4):
+    """The skeletons' rows and joint columns of step_jacobians, and a three-step rollout_backward's gradient with
+    respect to the first step's joint forces, against central differences."""
+    layouts = [world.layout(name) for name in skeletons]
+    rows = np.r_[tuple(s.q for s in layouts)]
+    joints = [i for s in layouts for i in range(s.v.start, s.v.stop)]
     J = world.step_jacobians(q, v, f)
-    for i in range(s.v.start, s.v.stop):
-        # the leg's rows: the far cube's vertices move only by the solver's tolerance, which the leg's state sets
-        for key, column, h in (("q", J.dq_dq[s.q, i], 1e-6), ("v", J.dq_dv[s.q, i], 1e-6),
-                               ("f", J.dq_dtau[s.q, i], 1e-4)):
+    for i in joints:
+        # the skeletons' rows: the far cube's vertices move only by the solver's tolerance, which the joints set
+        for key, column, h in (("q", J.dq_dq[rows, i], 1e-6), ("v", J.dq_dv[rows, i], 1e-6),
+                               ("f", J.dq_dtau[rows, i], tau_step)):
             e = np.zeros(world.nv)
             e[i] = h
             args = {"q": q, "v": v, "f": f}
-            up = world.step(**{**args, key: args[key] + e})[0][s.q]
-            down = world.step(**{**args, key: args[key] - e})[0][s.q]
+            up = world.step(**{**args, key: args[key] + e})[0][rows]
+            down = world.step(**{**args, key: args[key] - e})[0][rows]
             assert column == pytest.approx((up - down) / (2 * h), rel=1e-6, abs=1e-6 * np.abs(column).max()), key
     forces = np.tile(f, (3, 1))
     Q, V = world.rollout(q, v, forces)
@@ -328,11 +343,11 @@ def test_dense_jacobians_and_rollout_backward_carry_the_links_on_obstacles():
         Qh, Vh = world.rollout(q, v, fs)
         return dQ[-1] @ Qh[-1] + dV[-1] @ Vh[-1]
 
-    for i in range(s.v.start, s.v.stop):
+    for i in joints:
         e = np.zeros(world.nv)
         e[i] = 1e-5
         fd = (loss(f + e) - loss(f - e)) / 2e-5
-        assert g.tau[0, i] == pytest.approx(fd, rel=1e-6, abs=1e-6 * np.abs(g.tau[0, s.v]).max())
+        assert g.tau[0, i] == pytest.approx(fd, rel=1e-6, abs=1e-6 * np.abs(g.tau[0, joints]).max())
 
 
 def test_a_box_link_standing_on_frictionless_ground_pushes_a_block_and_momentum_balances():

@@ -283,8 +283,8 @@ namespace {
 deformable::PdLinkShape placedShape(const deformable::PdSkeletons* sk, int joint, const double* rotation,
                                     const double* position) {
   if (!sk) throw std::invalid_argument("set the skeletons' model before their shapes");
-  if (joint < 1 || joint >= sk->model.njoints)
-    throw std::out_of_range("joint index " + std::to_string(joint) + " outside [1, " +
+  if (joint < 0 || joint >= sk->model.njoints)
+    throw std::out_of_range("joint index " + std::to_string(joint) + " outside [0, " +
                             std::to_string(sk->model.njoints) + ")");
   deformable::PdLinkShape shape;
   shape.joint = joint;
@@ -320,6 +320,16 @@ int ProjectiveWorld::addLinkHull(int joint, const double* rotation, const double
   shape.hull = std::make_shared<const deformable::PdHull>(deformable::makePdHull(v, t));
   sk_->shapes.push_back(shape);
   return static_cast<int>(sk_->shapes.size()) - 1;
+}
+
+void ProjectiveWorld::setLinkGroup(int shape, int group, int parent_joint, bool self_collision) {
+  const int n = sk_ ? static_cast<int>(sk_->shapes.size()) : 0;
+  if (shape < 0 || shape >= n)
+    throw std::out_of_range("link shape index " + std::to_string(shape) + " outside [0, " + std::to_string(n) + ")");
+  deformable::PdLinkShape& s = sk_->shapes[shape];
+  s.group = group;
+  s.parent_joint = parent_joint;
+  s.self_collision = self_collision;
 }
 
 void ProjectiveWorld::step(const double* q, const double* v, const double* f, double* q_out, double* v_out) {

@@ -47,11 +47,11 @@ double localDistance(const PdLinkShape& shape, const Vec3& p, double reach, Vec3
   return len - shape.size[0];
 }
 
-// the lagged slip of a friction contact and its mollifier (pd_friction.cpp's f0, f1)
-struct LinkSlip {
-  Vec3 u, r, phi;  // the slip in the tangent plane, x - phi, the material point
-  double y = 0.0, f0 = 0.0, f1_y = 0.0, c2 = 0.0;
-};
+SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) {
+  return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement;
+}
+
+}  // namespace
 
 LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, const SE3& pose, const Vec3& x) {
   LinkSlip s;
@@ -72,10 +72,6 @@ LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, c
   }
   return s;
 }
-
-SE3 shapePose(const PdSkeletons& sk, const Data& data, int k) { return data.oMi[sk.shapes[k].joint] * sk.shapes[k].placement; }
-
-}  // namespace
 
 double boxDistance(const Vec3& half, const Vec3& p, Vec3* n, Mat3* C) {
   C->setZero();
@@ -197,6 +193,7 @@ void linkContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& a
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     const Vec3 x = X.row(i).transpose();
     for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
+      if (sk.shapes[k].joint == 0) continue;  // welded to the world: it touches links alone
       PdLinkContact c;
       c.d = linkShapeDistance(sk, ad.data, k, x, &c.normal, &c.curvature, 0.0);
       if (!(c.d < 0.0)) continue;
@@ -269,6 +266,7 @@ double linkCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
     if (hessian && b.xs.size() > 0) ad.blocks.push_back(std::move(b));
   }
   energy += linkObstacleCoupling(model, sk, ad, gs, hessian ? hss : nullptr);
+  energy += linkLinkCoupling(model, sk, ad, gs, hessian ? hss : nullptr);
   return energy;
 }
 

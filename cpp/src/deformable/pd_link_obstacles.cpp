@@ -50,6 +50,7 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
   const int n_planes = static_cast<int>(model.planes.size()), n_spheres = static_cast<int>(model.spheres.size());
   for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
     const PdLinkShape& shape = sk.shapes[k];
+    if (shape.joint == 0) continue;  // welded to the world: it touches links alone
     for (int o = 0; o < model.obstacleCount(); ++o) {
       Probe p;
       p.shape = k;
@@ -60,40 +61,20 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
         out.push_back(p);
         continue;
       }
-      if (shape.kind == PdShapeKind::Sphere) {
-        p.local = shape.placement.p;
-        p.radius = shape.size[0];
-        out.push_back(p);
-        continue;
-      }
-      if (o >= n_planes) {  // a box obstacle: its corners in the link's field, and the link's corners below
+      if (o >= n_planes && shape.kind != PdShapeKind::Sphere) {  // a box obstacle: its corners in the link's field
         const Vec3& half = model.boxes[o - n_planes - n_spheres].half;
         Probe corner = p;
         corner.field = true;
         for (int c = 0; c < 8; ++c) {
-          corner.local = Vec3((c & 1 ? 1.0 : -1.0) * half[0], (c & 2 ? 1.0 : -1.0) * half[1],
-                              (c & 4 ? 1.0 : -1.0) * half[2]);
+          corner.local = boxCorner(half, c);
           out.push_back(corner);
         }
       }
-      if (shape.kind == PdShapeKind::Hull) {  // a convex polytope: its vertices are exact against a plane
-        for (const Vec3& v : shape.hull->vertices) {
-          p.local = shape.placement.actPoint(v);
-          out.push_back(p);
-        }
-      } else if (shape.kind == PdShapeKind::Capsule) {  // the end-spheres are exact against a plane
-        p.radius = shape.size[0];
-        for (double end : {-1.0, 1.0}) {
-          p.local = shape.placement.actPoint(Vec3(0.0, 0.0, end * shape.size[1]));
-          out.push_back(p);
-        }
-      } else {  // a box: its corners are exact against a plane
-        for (int c = 0; c < 8; ++c) {
-          const Vec3 corner((c & 1 ? 1.0 : -1.0) * shape.size[0], (c & 2 ? 1.0 : -1.0) * shape.size[1],
-                            (c & 4 ? 1.0 : -1.0) * shape.size[2]);
-          p.local = shape.placement.actPoint(corner);
-          out.push_back(p);
-        }
+      // and the link's probe points in the plane's or the box's field (a sphere's centre is exact against both; a
+      // capsule's end-spheres and a box's or a hull's corners against a plane)
+      for (const Vec3& local : linkProbePoints(shape, &p.radius)) {
+        p.local = local;
+        out.push_back(p);
       }
     }
   }
@@ -147,14 +128,6 @@ void kinematics(const PdSkeletons& sk, Data& data, const VecX& s) {
   computeJointJacobians(sk.model, data, s.data());
 }
 
-// a basis direction e of the 12 perturbations: the link's twist (linear at the origin, angular), then the
-// obstacle's translation and rotation about its position
-std::array<Vec3, 4> direction(int e) {
-  std::array<Vec3, 4> out{Vec3::Zero(), Vec3::Zero(), Vec3::Zero(), Vec3::Zero()};
-  out[e / 3][e % 3] = 1.0;
-  return out;
-}
-
 }  // namespace
 
 double linkObstacleCoupling(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, VecX* gs, MatX* hss,
@@ -205,7 +178,7 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
     f.local = pose.R.transpose() * (p0 - pose.p);
     f.reference = p0 + h * (linear + angular.cross(p0 - position));
     for (int e = 0; e < 12; ++e) {
-      const auto [vl, wl, dc, dw] = direction(e);
+      const auto [vl, wl, dc, dw] = twistBasis(e);  // the link's twist, the obstacle's motion
       // the probed point's motion relative to the field's owner, and the field's turning
       Vec3 drel, dn, dp0;
       if (p.field) {  // the obstacle's point moves with the obstacle (a box corner turns about its position)
@@ -247,7 +220,7 @@ std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdS
     model.obstacleMotion(p.obstacle, &position, &linear, &angular);
     const bool ball = p.obstacle < n_planes + n_spheres;
     for (int e = 0; e < (ball ? 3 : 6); ++e) {
-      const auto [vl, wl, dc, dw] = direction(6 + e);
+      const auto [vl, wl, dc, dw] = twistBasis(6 + e);
       double delta;
       if (p.field) {  // the obstacle's point moves in the link's field, and J(c) with it
         const Vec3 dpoint = dc + dw.cross(st.point - position);

@@ -143,6 +143,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   pdFrictionContacts(model, data);
   linkFrictionContacts(model, sk, ad, q, s0, false);
   linkObstacleFrictionContacts(model, sk, ad, s0, false);
+  linkLinkFrictionContacts(model, sk, ad, s0, false);
 
   Points X = q, grad;
   VecX gs, gc;
@@ -261,9 +262,10 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   if (sk.rotations) reexpressFreeVelocities(sk.model, h, VecX(ad.ds / h).data(), u_next.data());
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
-  int obstacle_contacts = 0;
+  int obstacle_contacts = 0, link_contacts = 0;
   linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts);
-  ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts;
+  linkLinkCoupling(model, sk, ad, nullptr, nullptr, &link_contacts);
+  ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts + link_contacts;
   data.contacts = ad.contacts + pdObstacleContactCount(model, X);
 }
 

@@ -64,6 +64,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   PdSkeletonData lagged(sk.model);
   linkFrictionContacts(model, sk, lagged, data.q, ad.s0, true);
   linkObstacleFrictionContacts(model, sk, lagged, ad.s0, true);
+  linkLinkFrictionContacts(model, sk, lagged, ad.s0, true);
   std::vector<PdLinkContact> again;  // (the kinematics at the solution, which linkFrictionCotangents reads)
   linkContacts(model, sk, lagged, data.x, ad.s, again);
   const double per_mu = linkFrictionCotangents(model, sk, lagged, data.x, Z, wd, gq, gs);
@@ -73,6 +74,10 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   const auto [grad_k, obstacle_per_mu] = linkObstacleCotangents(model, sk, ad, lagged, wd, gs, data.grad_obstacles);
   data.grad_contact_stiffness += grad_k;
   data.grad_friction += obstacle_per_mu;
+  // the links against each other
+  const auto [link_k, link_per_mu] = linkLinkCotangents(model, sk, ad, lagged, wd, gs);
+  data.grad_contact_stiffness += link_k;
+  data.grad_friction += link_per_mu;
 
   // the joints: s' = s, u' = (s - s0) / h
   gu = VecX::Zero(nv);

@@ -76,15 +76,19 @@ class ProjectiveWorld {
   /// invalid_argument naming the joint otherwise), without shapes; their coordinates follow the vertices'.
   void setSkeletons(const Model& model);
   void clearSkeletons();
-  /// A collision shape on joint (>= 1) of the skeletons: kind 0 sphere (size: radius), 1 box (half extents),
-  /// 2 capsule (radius, half length along its z axis); placement in the joint frame (rotation row-major 9,
-  /// position 3). Its index.
+  /// A collision shape on joint (>= 0; 0: welded to the world, touching other links only) of the skeletons: kind
+  /// 0 sphere (size: radius), 1 box (half extents), 2 capsule (radius, half length along its z axis); placement in
+  /// the joint frame (rotation row-major 9, position 3). Its index.
   int addLinkShape(int joint, int kind, const double* rotation, const double* position, const double* size);
-  /// A convex polytope on joint (>= 1) of the skeletons: nvert vertices (3 each, the shape's frame) and ntri
+  /// A convex polytope on joint (>= 0) of the skeletons: nvert vertices (3 each, the shape's frame) and ntri
   /// outward triangles (3 indices each), placed in the joint frame as addLinkShape; invalid_argument for a bad
   /// joint or a surface that is not a closed convex outward one (deformable/pd_hull.hpp). Its index.
   int addLinkHull(int joint, const double* rotation, const double* position, const double* vertices, int nvert,
                   const int* triangles, int ntri);
+  /// Which link shapes shape touches (deformable::PdLinkShape): those of other groups (skeletons), and of its own
+  /// group with self_collision on, on links other than its own (joint), its parent link (parent_joint, 0 the world)
+  /// and its children. Shapes start in group 0 without self-collision. out_of_range for a bad shape index.
+  void setLinkGroup(int shape, int group, int parent_joint, bool self_collision);
   int skeletonDofs() const { return sk_ ? sk_->nv() : 0; }
   /// Whether the skeletons' joint position limits act, by the penalty k/2 (gap)^2 with k = stiffness (> 0, in
   /// N/m or N m/rad); kept across setSkeletons.

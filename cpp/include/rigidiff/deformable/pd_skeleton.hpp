@@ -15,10 +15,11 @@
 // displacement ds in the time step's chart at s0 (a free joint's origin moves by R0 ds_lin, its frame turns by
 // exp3(ds_ang)), s = s0 (+) ds, the spring's offset is difference(s_r, s0), u0 takes the lcp step's frame turn
 // (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
-// C holds the link contacts. Their Hessian is exact (the second derivatives of the links' poses included), so
-// the adjoint of the step is exact too.
+// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their
+// Hessian is exact (the second derivatives of the links' poses included), so the adjoint of the step is exact too.
 #pragma once
 
+#include <array>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -36,15 +37,20 @@ enum class PdShapeKind { Sphere = 0, Box = 1, Capsule = 2, Hull = 3 };
 
 struct PdHull;
 
-/// A link's collision shape: its pose in the frame of the joint that moves it and its size (a sphere: radius;
+/// A link's collision shape: its pose in the frame of the joint that moves it (0: welded to the world, a static
+/// shape that touches the other links alone, not the vertices nor the obstacles) and its size (a sphere: radius;
 /// a box: half extents; a capsule: radius and half the length of its axis, which is the local z axis; a hull:
-/// unused, its polytope is `hull`, in the shape's frame).
+/// unused, its polytope is `hull`, in the shape's frame). Shapes of different groups (skeletons) touch each
+/// other; two of one group only with its self_collision on, on different links neither of which is the other's
+/// parent link (parent_joint: the joint carrying the link's parent link, 0 the world): linkShapesPair.
 struct PdLinkShape {
   int joint = 1;
   PdShapeKind kind = PdShapeKind::Sphere;
   SE3 placement;
   Vec3 size = Vec3::Ones();
   std::shared_ptr<const PdHull> hull;
+  int group = 0, parent_joint = 0;
+  bool self_collision = false;
 };
 
 /// The skeletons of a projective world: one multibody model of all of them (their coordinates after the
@@ -104,6 +110,28 @@ struct PdLinkObstacleFriction {
   MatX jv0, w0;
 };
 
+/// Lagged friction of a probe of link a's shape inside link b's at the step's start (pd_link_links.cpp): the
+/// normal force lambda = k depth, the normal, and the contact point (link a's surface point there) as a material
+/// point of each link (local_a, local_b in their joints' frames): the slip is the tangential part of
+/// p_a(s) - p_b(s). `lagged` holds their derivatives (rows: lambda, normal, local_a, local_b) along the start's
+/// twists of a's and then b's link (world axes, linear at the origin then angular: 12 columns); jv_a, w_a, jv_b,
+/// w_b map the joints' velocities to those twists at the start (3 x nv each), for the adjoint.
+struct PdLinkLinkFriction {
+  int joint_a = 0, joint_b = 0;
+  double lambda = 0.0;
+  Vec3 normal = Vec3::UnitZ(), local_a = Vec3::Zero(), local_b = Vec3::Zero();
+  Eigen::Matrix<double, 10, 12> lagged;
+  MatX jv_a, w_a, jv_b, w_b;
+};
+
+/// The lagged slip of a friction contact of a point x against the material point local of a link posed by pose,
+/// and the mollifier f0 of pd_friction.cpp with its derivatives (pd_link_contact.cpp).
+struct LinkSlip {
+  Vec3 u, r, phi;  // the slip in the tangent plane, x - phi, the material point
+  double y = 0.0, f0 = 0.0, f1_y = 0.0, c2 = 0.0;
+};
+LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, const SE3& pose, const Vec3& x);
+
 /// Scratch and caches of a coupled step (the multibody Data, the step's constants, the solution's Hessian).
 struct PdSkeletonData {
   explicit PdSkeletonData(const Model& model) : data(model) {}
@@ -116,6 +144,7 @@ struct PdSkeletonData {
   VecX bias;                        ///< b(s0, u0), gravity included
   std::vector<PdLinkFriction> friction;
   std::vector<PdLinkObstacleFriction> obstacle_friction;
+  std::vector<PdLinkLinkFriction> link_friction;
   std::vector<PdCouplingBlock> blocks;  ///< the coupling Hessian at the last iterate (or solution)
   MatX hss;                         ///< the joints' block of the Hessian, the skeletons' own terms included
   Eigen::LLT<MatX> preconditioner;  ///< of the joints' Gauss-Newton block
@@ -196,6 +225,38 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
 std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
                                                  const PdSkeletonData& lagged, const VecX& ws, VecX& gs0,
                                                  VecX& grad_obstacles);
+
+/// Whether two link shapes touch each other (PdLinkShape's rule, the barrier world's).
+bool linkShapesPair(const PdLinkShape& a, const PdLinkShape& b);
+
+/// A shape's probe points in its joint's frame with their radius (pd_link_obstacles.cpp, pd_link_links.cpp): a
+/// sphere's centre (its radius), a capsule's two end-sphere centres (its radius), a box's or a hull's corners (0).
+std::vector<Vec3> linkProbePoints(const PdLinkShape& shape, double* radius);
+
+/// Basis direction e (0..11) of the perturbations of two rigid motions (v1, w1, v2, w2): each a twist in world axes
+/// (linear at the origin, then angular), or an obstacle's translation and rotation about its position.
+std::array<Vec3, 4> twistBasis(int e);
+
+/// Corner c (0..7: the bits of c pick + or - along x, y, z) of a box of half extents `half` centred at the origin.
+Vec3 boxCorner(const Vec3& half, int c);
+
+/// The link shapes against each other (pd_link_links.cpp): C_l(s) = sum k/2 d^2 over the probes inside another
+/// link's shape that pairs with theirs, plus the lagged friction of ad.link_friction, at the kinematics (and joint
+/// Jacobians) in ad.data; its gradient added to gs and its Hessian to hss when given. Returns the energy; contacts
+/// (if not null) receives the number of penetrating probes.
+double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, VecX* gs, MatX* hss,
+                        int* contacts = nullptr);
+
+/// The lagged friction of the link shapes on each other at the start s0 (its kinematics computed into ad.data) into
+/// ad.link_friction (none without friction unless always).
+void linkLinkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& s0,
+                              bool always);
+
+/// For the adjoint ws (nv, in the chain chart) of the step whose solution's kinematics ad.data holds: adds the
+/// cotangents of the start's joints (gs0) through the link-link friction of `lagged` (built with always = true) and
+/// returns (the contact stiffness's, mu's) cotangents of linkLinkCoupling's terms.
+std::pair<double, double> linkLinkCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                             const PdSkeletonData& lagged, const VecX& ws, VecX& gs0);
 
 /// Signed distance of the world point x to shape k of the skeletons posed by the kinematics in data (oMi), with
 /// the outward normal and the distance field's Hessian (world frame). A distance of at least `reach` may be

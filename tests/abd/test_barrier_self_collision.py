@@ -132,6 +132,47 @@ def test_overlapping_neighbours_and_a_welded_body_make_no_pairs():
         assert on.last_step["active_pairs"] == 0
 
 
+def test_a_body_welded_next_to_the_joint_counts_as_its_link():
+    """A bracket welded to the second link at its joint, overlapping the first link's end, is part of the second
+    link: no pair with the first link (its link's parent), so the chain starts and swings with self-collision on
+    exactly as with it off; a body welded to the bracket (two welds up) counts as the second link too."""
+    pytest.importorskip("ipctk")
+
+    def chain(self_collision):
+        sk = rd.Skeleton("chain", self_collision=self_collision)
+        box = rd.Box((0.24, 0.04, 0.04))
+        inertia = rd.Inertia.from_shape(box, density=1000.0, origin=rd.Transform((0.1, 0.0, 0.0)))
+        first = sk.add_body("link1", rd.RevoluteJoint("j1", axis=(0, 0, 1)),
+                            joint_origin=rd.Transform((0.0, 0.0, 0.1)), inertia=inertia)
+        first.add_shape(box, rd.Transform((0.1, 0.0, 0.0)))
+        second = sk.add_body("link2", rd.RevoluteJoint("j2", axis=(0, 0, 1)), parent=first,
+                             joint_origin=rd.Transform((0.2, 0.0, 0.0)), inertia=inertia)
+        second.add_shape(rd.Box((0.1, 0.04, 0.04)), rd.Transform((0.12, 0.0, 0.0)))
+        cube = rd.Box((0.05, 0.05, 0.05))
+        bracket = sk.add_body("bracket", rd.FixedJoint("weld"), parent=second,
+                              inertia=rd.Inertia.from_shape(cube, mass=0.05))
+        bracket.add_shape(cube)
+        nub = sk.add_body("nub", rd.FixedJoint("weld2"), parent=bracket, joint_origin=rd.Transform((-0.03, 0.0, 0.0)),
+                          inertia=rd.Inertia.from_shape(rd.Box((0.02, 0.02, 0.02)), mass=0.01))
+        nub.add_shape(rd.Box((0.02, 0.02, 0.02)))
+        return sk
+
+    q0 = np.array([0.0, 0.4])
+    worlds = []
+    for self_collision in (True, False):
+        world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, gravity=(0.0, 0.0, 0.0))
+        world.add_skeleton(chain(self_collision), q=q0)
+        worlds.append(world)
+    on, off = worlds
+    # the bracket (surface 2) and the nub (surface 3) cross the first link's end at the start
+    assert _links_apart(on, q0, 0, 2)[0] and _links_apart(on, q0, 0, 3)[0]
+    swing = dict(v=(1.0, -2.0), tau=(0.0, 0.0))
+    for (q1, v1), (q2, v2) in zip(_fold(on, 10, **swing), _fold(off, 10, **swing)):
+        np.testing.assert_array_equal(q1, q2)
+        np.testing.assert_array_equal(v1, v2)
+    assert on.last_step["active_pairs"] == 0
+
+
 def test_intersecting_start_names_both_links():
     crossed = np.array([0.0, 2.3, 2.3])  # the third link reaches across the first
     world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, gravity=(0.0, 0.0, 0.0))

@@ -238,10 +238,13 @@ struct StepPotential {
         // joints' frame turn (w x u): b holds the -w x u of a child-frame velocity fixed in space, so without
         // forces dq / h is the lcp step's v~ (free_joint_motion.hpp). The implicit gyroscopic update's impulse P^T r
         // (its shift (a) is A^-1 P^T r) acts as a generalized force P^T r / h: the minimiser then moves those joints as
-        // the lcp step does, A the joint's block of M + h D + h^2 K
+        // the lcp step does, A the joint's block of M + h D + h^2 K. The lcp step adds the frame turn after its
+        // damped solve, so the dampers and springs do not resist it: the force (D + h K)(v~ - v) gives back what
+        // they take of it here (zero where D and K vanish, as on free joints by default)
         difference(art.model, art.model.rest_position.data(), q, spring0.data());
         addStepFrameTurn(art.model, v, h, vs.data());
         addGyroscopicImpulses(art.model, v, h, 1.0 / h, tau_eff.data());
+        addFrameTurnDampingForce(art.model, v, vs, h, tau_eff);
         checkTurnsBelowPi(art.model, h, vs);
       }
     }

@@ -113,6 +113,7 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
   difference(model, model.rest_position.data(), q, d_rest.data());
   VecX tau_c = Eigen::Map<const VecX>(tau, ns).cwiseMax(-model.effort_limit).cwiseMin(model.effort_limit);
   addGyroscopicImpulses(model, v, h, 1.0 / h, tau_c.data());  // as the potential takes it: a force P^T r_g / h
+  addFrameTurnDampingForce(model, v, v_pred, h, tau_c);       // and (D + h K)(v~ - v)
   const VecX r = h * h * (ad.data.tau - tau_c) + h * model.damping.cwiseProduct(dq) +
                  h * h * model.stiffness.cwiseProduct(d_rest + dq);
   MatX A = M;
@@ -132,6 +133,13 @@ void linearizeFloatingJoints(const BarrierWorldModel& world, const ArticulatedBa
   S.diagonal().array() += 1.0;
   MatX F = h * M * S - h * h * ad.data.dtau_dv;
   addGyroscopicImpulseJacobian(model, v, h, h, F);
+  // the frame turn's damping force (D + h K)(v~ - v): h^2 (D + h K)(S - I) in -d r / d v_n
+  const VecX dk = h * h * (model.damping + h * model.stiffness);
+  for (int i = 0; i < ns; ++i)
+    if (dk[i] != 0.0) {
+      F.row(i) += dk[i] * S.row(i);
+      F(i, i) -= dk[i];
+    }
   lin.V.topLeftCorner(ns, ns) = lin.Jd.transpose() * F;
   for (int c = 0; c < ns; ++c) lin.T[c] = (tau[c] > -model.effort_limit[c] && tau[c] < model.effort_limit[c]) ? h * h : 0.0;
   const int n = static_cast<int>(lin.R.rows());

@@ -62,6 +62,9 @@ void skeletonParameterDerivatives(Model& model, Data& data, double h, const doub
   Ps.middleCols(ni, nv).diagonal() = h * dq;              // damping
   Ps.middleCols(ni + nv, nv).diagonal() = h * h * stretch;  // stiffness
   Ps.middleCols(ni + 2 * nv, nv).diagonal() = h * h * a;    // armature: M's diagonal, times a
+  // the frame turn's damping force -h^2 (D + h K)(v~ - v) (floating_base_chart.hpp)
+  Ps.middleCols(ni, nv).diagonal() -= h * h * (v_pred - Eigen::Map<const VecX>(v, nv));
+  Ps.middleCols(ni + nv, nv).diagonal() -= h * h * h * (v_pred - Eigen::Map<const VecX>(v, nv));
   if (model.implicit_gyroscopic) {  // the implicit gyroscopic impulse's force -h P^T r_g(v, theta)
     RowMatX Pi = RowMatX::Zero(nv, ni);
     addGyroscopicImpulseInertiaColumns(model, v, h, MatX(-h * MatX::Identity(nv, nv)), Pi);

@@ -205,6 +205,13 @@ void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_
   }
 }
 
+void addFrameTurnDampingForce(const Model& model, const double* v, const VecX& v_step, double dt, VecX& f) {
+  for (int i = 0; i < model.nv; ++i) {
+    const double k = model.damping[i] + dt * model.stiffness[i];
+    if (k != 0.0) f[i] += k * (v_step[i] - v[i]);
+  }
+}
+
 void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
   addFreeFrameTurnJacobian(model, v, dt, D);
   for (int i = 1; i < model.njoints; ++i) {

@@ -76,6 +76,10 @@ void moveState(const Model& model, int rest, const double* q, const double* dq, 
 /// and its transpose applied to a cotangent (g_step may alias g_out).
 void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_step);
 void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D);
+/// f += (D + dt K)(v_step - v) with D, K the model's damping and stiffness: what the dampers and springs take of
+/// the frame-turn shift v_step - v in a step whose potential predicts the move dt v_step, given back, so that its
+/// minimiser moves as the lcp step does (which adds the shift after its damped solve). Zero without D and K.
+void addFrameTurnDampingForce(const Model& model, const double* v, const VecX& v_step, double dt, VecX& f);
 void reexpressStepVelocities(const Model& model, double dt, const double* v_step, double* v_out);
 void reexpressStepVelocityRows(const Model& model, double dt, const double* v_step, MatX& D);
 void reexpressStepCotangent(const Model& model, double dt, const double* v_step, const double* g_out,

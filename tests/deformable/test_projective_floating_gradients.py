@@ -172,6 +172,12 @@ def test_skeleton_parameter_gradients_of_a_free_box_match_central_differences():
 def test_rollout_backward_with_a_free_box_matches_central_differences():
     world, q, v, f = _pressing_box(0.3)
     world.tolerance = 1e-10  # three adjoints through friction: 1e-12 is below what their conjugate gradients reach
+    _check_rollout_backward(world, q, v, f, "box")
+
+
+def _check_rollout_backward(world, q, v, f, name):
+    """A three-step rollout_backward's cotangents of the first step's forces on skeleton `name` against central
+    differences of the rollout (its last state's change measured in the tangent)."""
     forces = np.tile(f, (3, 1))
     Q, V = world.rollout(q, v, forces)
     assert Q.shape == (4, world.nq) and V.shape == (4, world.nv)
@@ -179,7 +185,7 @@ def test_rollout_backward_with_a_free_box_matches_central_differences():
     dQ, dV = np.zeros((4, world.nv)), np.zeros((4, world.nv))
     dQ[-1], dV[-1] = rng.standard_normal(world.nv), rng.standard_normal(world.nv)
     g = world.rollout_backward(Q, V, forces, dQ, dV)
-    s = world.layout("box")
+    s = world.layout(name)
 
     def loss_change(f0p, f0m):
         fp, fm = forces.copy(), forces.copy()
@@ -207,6 +213,13 @@ def test_dense_jacobians_columns_match_central_differences():
     v[s.v] = [0.2, -0.1, -0.05, 4.0, -3.0, 6.0]
     world.step(q, v, f)
     assert world.last_step["contacts"] >= 1
+    _check_dense_columns(world, q, v, f, "box")
+
+
+def _check_dense_columns(world, q, v, f, name):
+    """The columns of step_jacobians along skeleton `name`'s dofs (q moved as q (+) e, and v) against central
+    differences of the step, in the tangent."""
+    s = world.layout(name)
     J = world.step_jacobians(q, v, f)
     assert J.dq_dq.shape == (world.nv, world.nv)
     h = 1e-6

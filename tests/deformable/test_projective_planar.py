@@ -8,7 +8,8 @@ and the turn per step that stays refused."""
 import numpy as np
 import pytest
 from test_projective_floating_base import _block, beside_the_barrier_world
-from test_projective_floating_gradients import H, _check, _check_dense_columns, _check_rollout_backward
+from test_projective_floating_gradients import (H, _check, _check_dense_columns, _check_rollout_backward,
+                                               add_hinged_rod)
 
 import rigidiff as rd
 
@@ -30,13 +31,7 @@ def _puck(name="puck", normal=(0.0, 0.0, 1.0), height=0.0, damping=0.0, lower=No
 def _puck_with_arm(lower=-0.5, upper=0.5):
     """The puck (normal z) carrying a rod on a hinge about its own x at its edge, limited to [lower, upper]: gravity
     swings the rod, and its turn couples with the puck's spin in M."""
-    sk = _puck("arm")
-    rod = rd.Capsule(0.01, 0.1)
-    link = sk.add_body("rod", rd.RevoluteJoint("hinge", axis=(1, 0, 0), lower=lower, upper=upper, damping=0.02),
-                       parent=sk.bodies[0], joint_origin=rd.Transform((0.0, 0.05, 0.0)),
-                       inertia=rd.Inertia.from_shape(rod, mass=0.1, origin=rd.Transform((0.0, 0.05, 0.0))))
-    link.add_shape(rod, rd.Transform((0.0, 0.05, 0.0), rpy=(np.pi / 2, 0.0, 0.0)))
-    return sk
+    return add_hinged_rod(_puck("arm"), lower, upper)
 
 
 @pytest.mark.parametrize("which", ["puck", "arm"])

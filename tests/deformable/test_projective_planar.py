@@ -1,9 +1,9 @@
 """Planar joints in projective worlds, stepped as a free joint confined to their plane in the barrier world's chart
-(docs/deformable.md, "Planar joints"): a sliding, spinning puck and a cart carrying a swinging link equal to the
-barrier world's step over 50 steps; a puck on a vertical plane resting on a stiff block at the penalty's depth; a
-puck pushed across a soft block with friction; x and theta limits; the step's derivatives (state, tau, parameters,
-dense Jacobians, a rollout's backward pass) against central differences of our own step, q perturbed as q (+) e;
-and the turn per step that stays refused."""
+(docs/deformable.md, "Planar joints"): a sliding, spinning puck (alone, carrying a swinging rod, on a turntable)
+equal to the barrier world's step over 50 steps; a puck on a vertical plane resting on a stiff block at the
+penalty's depth; a puck pushed across a soft block with friction; x and theta limits; the step's derivatives
+(state, tau, parameters, dense Jacobians, a rollout's backward pass; on a turntable and on a vertical plane too)
+against central differences of our own step, q perturbed as q (+) e; and the turn per step that stays refused."""
 
 import numpy as np
 import pytest
@@ -34,16 +34,31 @@ def _puck_with_arm(lower=-0.5, upper=0.5):
     return add_hinged_rod(_puck("arm"), lower, upper)
 
 
-@pytest.mark.parametrize("which", ["puck", "arm"])
+def _turntable(height=0.04 + 0.02 - 0.0015):
+    """The puck's planar joint on a turntable: a revolute joint about z (with a spring) below it, `height` up."""
+    sk = rd.Skeleton("turntable")
+    plate = rd.Box((0.1, 0.1, 0.01))
+    table = sk.add_body("table", rd.RevoluteJoint("spin", axis=(0, 0, 1), damping=0.05, stiffness=0.5),
+                        joint_origin=rd.Transform((0.0, 0.0, height)),
+                        inertia=rd.Inertia.from_shape(plate, mass=0.3, origin=rd.Transform((0.0, 0.0, 0.05))))
+    inertia = rd.Inertia.from_shape(rd.Box(PUCK), mass=0.5, origin=rd.Transform((0.01, 0.0, 0.0)))
+    body = sk.add_body("disc", rd.PlanarJoint("slide"), parent=table, inertia=inertia)
+    body.add_shape(rd.Box(PUCK))
+    return sk
+
+
+@pytest.mark.parametrize("which", ["puck", "arm", "turntable"])
 def test_free_motion_matches_the_barrier_world_step(which):
-    """Away from any contact, a puck sliding and spinning at 6 rad/s (and one whose hinged rod swings under gravity)
-    steps as in the barrier world for 50 steps: both minimise the same incremental potential in the same chart on
-    R^2 x SO(2), and re-express the velocity in the joint's new frame."""
-    skeleton, q0, v0 = (_puck(), [0.0, 0.0, 0.2], [0.3, -0.2, 6.0]) if which == "puck" else \
-        (_puck_with_arm(-2.0, 2.0), [0.0, 0.0, 0.2, 0.3], [0.4, 0.1, -3.0, 1.5])
+    """Away from any contact, a puck sliding and spinning at 6 rad/s (one whose hinged rod swings under gravity, and
+    one on a turning table) steps as in the barrier world for 50 steps: both minimise the same incremental potential
+    in the same chart on R^2 x SO(2), and re-express the velocity in the joint's new frame."""
+    skeleton, q0, v0 = {"puck": (_puck(), [0.0, 0.0, 0.2], [0.3, -0.2, 6.0]),
+                        "arm": (_puck_with_arm(-2.0, 2.0), [0.0, 0.0, 0.2, 0.3], [0.4, 0.1, -3.0, 1.5]),
+                        "turntable": (_turntable(), [0.5, 0.0, 0.0, 0.2], [1.0, 0.3, -0.2, 6.0])}[which]
     Q, worst_q, worst_v = beside_the_barrier_world(skeleton, q0, v0, 50)
     assert worst_q < 1e-9 and worst_v < 1e-8
-    assert abs(Q[-1, 2] - 0.2) > 1.0  # it turned
+    theta = Q[-1, 3 if which == "turntable" else 2]
+    assert abs(theta - 0.2) > 1.0  # it turned
 
 
 def test_a_puck_on_a_vertical_plane_rests_on_a_stiff_block_at_the_penalty_depth():
@@ -126,6 +141,42 @@ def test_gradients_of_a_puck_on_a_soft_block_match_central_differences(friction,
                       parameters=params if friction else ())
     assert worst < 1e-6
     assert np.abs(g.q[s.v]).max() > 0.0 and np.abs(g.tau[s.v]).max() > 0.0
+
+
+@pytest.mark.parametrize("friction", [0.0, 0.4])
+def test_gradients_of_a_puck_on_a_turntable_match_central_differences(friction):
+    """The planar joint below a revolute one (its plane turning under it), the puck pressing, sliding and spinning
+    on a soft block (friction_velocity 0.1 m/s: at the default the mollifier's stiffness stalls the adjoint's
+    conjugate gradients a little above 1e-12)."""
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=2000, friction=friction,
+                     contact_stiffness=2e4, friction_velocity=0.1)
+    _block(world, size=(0.12, 0.12, 0.04), cells=(4, 4, 1), origin=(-0.06, -0.06, 0.0))
+    world.add_skeleton(_turntable(), q=[0.0, 0.004, -0.003, 0.3])
+    s = world.layout("turntable")
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    v[s.v] = [1.5, 0.2, -0.1, 6.0]
+    f[s.v] = [0.01, 0.3, 0.1, 0.02]
+    world.step(q, v, f)
+    assert world.last_step["contacts"] >= 2
+    _, worst = _check(world, q, v, f, list(range(s.v.start, s.v.stop)) + [3, 17])
+    assert worst < 1e-6
+
+
+def test_gradients_of_a_puck_on_a_vertical_plane_pressing_on_a_block_match_central_differences():
+    """The plane's normal along y (gravity in the plane), the puck pressed into the block by its weight, turning and
+    rubbing on it."""
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=2000, contact_stiffness=2e3,
+                     friction=0.3)
+    _block(world, size=(0.12, 0.12, 0.04), cells=(4, 4, 1), origin=(-0.06, -0.06, 0.0))
+    world.add_skeleton(_puck(normal=(0.0, 1.0, 0.0), height=0.04 + 0.02, damping=0.5), q=[0.003, 0.001, 0.05])
+    s = world.layout("puck")
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    v[s.v] = [0.1, 0.05, 2.0]
+    f[s.v] = [0.2, 0.1, 0.01]
+    world.step(q, v, f)
+    assert world.last_step["contacts"] >= 2
+    _, worst = _check(world, q, v, f, list(range(s.v.start, s.v.stop)) + [3, 17])
+    assert worst < 1e-6
 
 
 def test_skeleton_parameter_gradients_of_a_puck_match_central_differences():

@@ -17,8 +17,8 @@ from rigidiff._vector_space_skeletons import check_vector_space_skeleton
 from rigidiff.deformable.link_hulls import cylinder_hull, mesh_hulls
 from rigidiff.errors import UnknownNameError
 
-#: joint types the projective step integrates on their rotation group (docs/deformable.md, "Floating bases")
-FLOATING_JOINTS = ("free", "ball")
+#: joint types the projective step integrates on their group (docs/deformable.md, "Floating bases", "Planar joints")
+FLOATING_JOINTS = ("free", "ball", "planar")
 
 
 def _shape_parts(skeleton, body, shape) -> list:
@@ -105,12 +105,14 @@ class ProjectiveSkeletons:
         Free and ball joints (a floating base: a quadruped, a dropped box or hand) are stepped in the tangent of
         their rotation group as the barrier and lcp worlds move them (docs/deformable.md, "Floating bases"): their
         q holds a quaternion (x, y, z, w), so ``nq > nv``, and a step whose predicted turn |w| dt of such a joint
-        reaches pi raises ValueError naming the joint. The step's derivatives take q's cotangents and
-        perturbations in the tangent (``q (+) e``, nv entries), as the lcp and barrier worlds' do.
+        reaches pi raises ValueError naming the joint. Planar joints are stepped as the barrier world steps them,
+        as a free joint confined to its plane (docs/deformable.md, "Planar joints"), with the same limit on their
+        turn per step and their x, y and theta limits when ``joint_limits`` is on. The step's derivatives take q's
+        cotangents and perturbations in the tangent (``q (+) e``, nv entries), as the lcp and barrier worlds' do.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a body
-        or skeleton, a planar joint, a plane link shape or a flat mesh (no convex hull), or a q of the wrong size,
-        not finite or with a quaternion off unit norm.
+        or skeleton, a plane link shape or a flat mesh (no convex hull), or a q of the wrong size, not finite or
+        with a quaternion off unit norm.
         """
         _check_skeleton(skeleton)
         if self.contact_model != "penalty":

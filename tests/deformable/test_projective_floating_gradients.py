@@ -2,8 +2,8 @@
 our own step at a solver tolerance of 1e-12: the configuration perturbed as q (+) e (the lcp world's integrate on
 the skeleton's coordinates, the vertices added) and q's change measured by difference(q'_minus, q'_plus), both in
 the tangent as step_vjp takes them; a free box pressing, sliding and spinning on a soft block with friction, a
-ball-jointed capsule lying on one, a ball joint in a chain, the parameters, a rollout's backward pass and the dense
-Jacobians."""
+ball-jointed capsule lying on one, a ball joint in a chain, a hinge beyond its limit on a free box, the parameters, a
+rollout's backward pass and the dense Jacobians."""
 
 import numpy as np
 import pytest
@@ -172,6 +172,12 @@ def test_skeleton_parameter_gradients_of_a_free_box_match_central_differences():
 def test_rollout_backward_with_a_free_box_matches_central_differences():
     world, q, v, f = _pressing_box(0.3)
     world.tolerance = 1e-10  # three adjoints through friction: 1e-12 is below what their conjugate gradients reach
+    _check_rollout_backward(world, q, v, f, "box")
+
+
+def _check_rollout_backward(world, q, v, f, name):
+    """A three-step rollout_backward's cotangents of the first step's forces on skeleton `name` against central
+    differences of the rollout (its last state's change measured in the tangent)."""
     forces = np.tile(f, (3, 1))
     Q, V = world.rollout(q, v, forces)
     assert Q.shape == (4, world.nq) and V.shape == (4, world.nv)
@@ -179,7 +185,7 @@ def test_rollout_backward_with_a_free_box_matches_central_differences():
     dQ, dV = np.zeros((4, world.nv)), np.zeros((4, world.nv))
     dQ[-1], dV[-1] = rng.standard_normal(world.nv), rng.standard_normal(world.nv)
     g = world.rollout_backward(Q, V, forces, dQ, dV)
-    s = world.layout("box")
+    s = world.layout(name)
 
     def loss_change(f0p, f0m):
         fp, fm = forces.copy(), forces.copy()
@@ -207,6 +213,13 @@ def test_dense_jacobians_columns_match_central_differences():
     v[s.v] = [0.2, -0.1, -0.05, 4.0, -3.0, 6.0]
     world.step(q, v, f)
     assert world.last_step["contacts"] >= 1
+    _check_dense_columns(world, q, v, f, "box")
+
+
+def _check_dense_columns(world, q, v, f, name):
+    """The columns of step_jacobians along skeleton `name`'s dofs (q moved as q (+) e, and v) against central
+    differences of the step, in the tangent."""
+    s = world.layout(name)
     J = world.step_jacobians(q, v, f)
     assert J.dq_dq.shape == (world.nv, world.nv)
     h = 1e-6
@@ -220,3 +233,29 @@ def test_dense_jacobians_columns_match_central_differences():
         (qp, vp), (qm, vm) = world.step(q, v + e, f), world.step(q, v - e, f)
         assert np.abs(J.dq_dv[:, j] - _change(world, qm, qp) / (2 * h)).max() < 1e-6, j
         assert np.abs(J.dv_dv[:, j] - (vp - vm) / (2 * h)).max() < 1e-6 * max(1.0, np.abs(J.dv_dv[:, j]).max()), j
+
+
+def test_gradients_of_a_hinge_beyond_its_limit_on_a_tumbling_free_box_match_central_differences():
+    """A rod hinged to a tumbling free box, its hinge beyond its upper limit: the limit's penalty is a function of
+    s = s0 (+) ds, so it reaches the start s0 in the adjoint (without that term the q cotangents are 65% off)."""
+    sk = add_hinged_rod(_box_skeleton(offset=(0.01, 0.0, 0.0)), -0.5, 0.5)
+    world = rd.World(dt=1e-2, solver="projective", tolerance=1e-12, max_iterations=500)
+    world.joint_limits, world.joint_limit_stiffness = True, 50.0
+    _block(world, origin=(5.0, 5.0, 0.0))  # far away: no contact
+    world.add_skeleton(sk, q=np.concatenate([[0.01, -0.02, 1.0], _quaternion([0.2, -0.1, 0.4]), [0.52]]))
+    s = world.layout("box")
+    q, v = world.q, world.v
+    v[s.v] = [0.2, 0.1, 0.0, 1.0, -2.0, 5.0, 0.3]
+    _, worst = _check(world, q, v, np.zeros(world.nv), list(range(s.v.start, s.v.stop)))
+    assert worst < 1e-7
+
+
+def add_hinged_rod(skeleton, lower, upper):
+    """Hang a rod (a capsule along y, 0.1 kg) on a hinge about x at y = 5 cm from the skeleton's first body, limited
+    to [lower, upper]; return the skeleton."""
+    rod = rd.Capsule(0.01, 0.1)
+    link = skeleton.add_body("rod", rd.RevoluteJoint("hinge", axis=(1, 0, 0), lower=lower, upper=upper, damping=0.02),
+                             parent=skeleton.bodies[0], joint_origin=rd.Transform((0.0, 0.05, 0.0)),
+                             inertia=rd.Inertia.from_shape(rod, mass=0.1, origin=rd.Transform((0.0, 0.05, 0.0))))
+    link.add_shape(rod, rd.Transform((0.0, 0.05, 0.0), rpy=(np.pi / 2, 0.0, 0.0)))
+    return skeleton

@@ -1,6 +1,7 @@
-// Free and ball joints (floating bases) in a projective world's coupled step (pd_skeleton.hpp): the joints'
-// unknown is their displacement ds in the time step's chart at s0, as in the barrier world's step
-// (world/floating_base_chart.hpp). Vector-space joints keep s itself as their unknown.
+// Free, ball and planar joints (floating and planar bases) in a projective world's coupled step (pd_skeleton.hpp):
+// the joints' unknown is their displacement ds in the time step's chart at s0, as in the barrier world's step
+// (world/floating_base_chart.hpp; a planar joint on R^2 x SO(2)). Vector-space joints keep s itself as their
+// unknown.
 #include "rigidiff/algorithm/configuration.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
@@ -12,7 +13,7 @@ namespace deformable {
 VecX pdSkeletonConfiguration(const PdSkeletons& sk, const VecX& s0, const VecX& t) {
   if (!sk.rotations) return t;
   VecX s(sk.model.nq);
-  integrate(sk.model, s0.data(), t.data(), s.data(), Motion::Step);
+  moveState(sk.model, 0, s0.data(), t.data(), 1.0, s.data());
   return s;
 }
 
@@ -33,6 +34,7 @@ void pdSkeletonStart(const PdModel& model, const PdSkeletons& sk, PdSkeletonData
   // b(s0, u0) holds the -w x u of a child-frame velocity fixed in space: with the frame turn added, ds / h without
   // forces is the lcp step's velocity (free_joint_motion.hpp)
   addFrameTurnVelocity(m, ad.u0.data(), model.dt, ad.u_step.data());
+  addPlanarFrameTurn(m, ad.u0.data(), model.dt, ad.u_step.data());
   checkTurnsBelowPi(m, model.dt, ad.u_step);
 }
 

@@ -1,15 +1,20 @@
-// What the start s0 of free and ball joints gives the adjoint of a projective step through s = s0 (+) ds at a
-// fixed displacement ds (pd_skeleton.hpp, pdFloatingStartCotangents). Moving the start by e (s0 (+) e, the step's
+// What the start s0 of free, ball and planar joints gives the adjoint of a projective step through s = s0 (+) ds at
+// a fixed displacement ds (pd_skeleton.hpp, pdFloatingStartCotangents). Moving the start by e (s0 (+) e, the step's
 // chart) and the unknown by d moves s to s (+) eta(e, d) in the step's chart at s, with
 //   eta_d = A = Jd^-1,   eta_e = -A Dn   (world/floating_base_chart.hpp),
 // and on each free joint (E = exp3(phi), phi = ds_ang) the mixed second derivatives
 //   eta_lin = E^T (e_lin + exp3(e_ang) (ds_lin + d_lin) - ds_lin):   d^2 eta_lin[e, d] = E^T (e_ang x d_lin),
 //   eta_ang = log3(exp3(E^T e_ang) exp3(omega(d))), omega = log3(E^T exp3(phi + d)):
 //                                                             d^2 eta_ang[e, d] = 1/2 (E^T e_ang) x (Jr3(phi) d_ang)
-// (a ball joint the angular part alone). The contacts' gradient in ds is A^T g(s), g their gradient in the tangent
-// at s, so its derivative in e contracted with the adjoint ws is (A ws)^T H_S eta_e + g . d^2 eta[e, ws], H_S their
-// Hessian in the step's chart at s: the chain chart's (linkCoupling's) plus the Euler turns' correction
-// (chainChartHessianToDisplacement). The vertices' part of grad G moves by the mixed blocks: Z^T xs eta_e.
+// (a ball joint the angular part alone), and on each planar joint (E = R(ds_w), J the quarter turn)
+//   eta_lin = E^T (e_lin + R(e_w) (ds_lin + d_lin) - ds_lin):   d^2 eta_lin[e, d] = E^T J d_lin e_w.
+// The contacts' and the limits' gradient in ds is A^T g(s), g their gradient in the tangent at s, so its
+// derivative in e contracted with the adjoint ws is (A ws)^T H_S eta_e + g . d^2 eta[e, ws], H_S their Hessian in
+// the step's chart at s: the chain chart's (linkCoupling's, jointLimitPenalty's) plus the Euler turns' correction
+// (chainChartHessianToDisplacement; none on a planar joint, whose chain chart is the step's). The vertices' part of
+// grad G moves by the mixed blocks: Z^T xs eta_e.
+#include <cmath>
+
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/spatial/explog.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
@@ -28,14 +33,21 @@ void pdFloatingStartCotangents(const PdModel& model, const PdSkeletons& sk, PdSk
   displacementStartJacobian(m, ds, Dn);
   const MatX eta = -A * Dn;
   linkCoupling(model, sk, ad, X, ad.s, nullptr, &g, &H, true);  // in the chain chart at s, blocks in its tangent
+  jointLimitPenalty(sk, ad.s, &g, &H);
   const VecX Aws = A * ws;
   VecX back = H * Aws;  // H_S (A ws), H_S = H + the Euler turns' correction (below)
   for (PdCouplingBlock& b : ad.blocks) back += b.xs.transpose() * Z.row(b.vertex).transpose();
   VecX curvature = VecX::Zero(nv);  // g . d^2 eta[., ws], a cotangent of e
   for (int i = 1; i < m.njoints; ++i) {
     const JointModel& j = m.joints[i];
-    if (j.type != JointType::Free && j.type != JointType::Ball) continue;
     const int o = j.idx_v, a = o + j.nv - 3;
+    if (j.type == JointType::Planar) {  // g_lin . E^T J ws_lin, a cotangent of e_w
+      const double c = std::cos(ds[o + 2]), sn = std::sin(ds[o + 2]);
+      const Eigen::Vector2d Eg(c * g[o] - sn * g[o + 1], sn * g[o] + c * g[o + 1]);
+      curvature[o + 2] = Eg.dot(Eigen::Vector2d(-ws[o + 1], ws[o]));
+      continue;
+    }
+    if (j.type != JointType::Free && j.type != JointType::Ball) continue;
     const Vec3 phi(ds[a], ds[a + 1], ds[a + 2]), ga = g.segment<3>(a), wa = ws.segment<3>(a);
     const Vec3 wd = Aws.segment<3>(a);
     // the Euler turns' correction of the chain chart's Hessian: -g_z / 2 at (x, y), g_y / 2 at (x, z), -g_x / 2

@@ -165,9 +165,9 @@ void checkSkeletonJoints(const Model& model) {
   for (int j = 1; j < model.njoints; ++j) {
     const JointType t = model.joints[j].type;
     RD_CHECK_ARG(t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Translational ||
-                     t == JointType::Free || t == JointType::Ball,
+                     t == JointType::Free || t == JointType::Ball || t == JointType::Planar,
                  "joint '" << model.names[j] << "': projective worlds support revolute, prismatic, universal, "
-                           << "translational, free and ball joints only");
+                           << "translational, free, ball and planar joints only");
   }
 }
 

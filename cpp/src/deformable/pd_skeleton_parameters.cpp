@@ -32,7 +32,7 @@ void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, 
   ad.grad_armature = -ws.cwiseProduct(a);
   // the penalty is linear in its stiffness: d(grad)/d(k_l) = grad / k_l
   VecX limits = VecX::Zero(nv);
-  jointLimitPenalty(sk, ad.s, &limits, nullptr);
+  jointLimitPenaltyInStep(sk, ad.s, ds, &limits, nullptr);
   ad.grad_limit_stiffness = sk.joint_limits ? -ws.dot(limits) / sk.limit_stiffness : 0.0;
 }
 

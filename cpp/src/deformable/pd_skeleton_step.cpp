@@ -1,7 +1,7 @@
 // The coupled step of deformable bodies and skeletons (pd_skeleton.hpp): Newton's method on G(x, s) over the
 // stacked vector (free vertices, joint coordinates), each direction from conjugate gradients on the exact
-// Hessian preconditioned by blockdiag(A^-1, the joints' block^-1). With free or ball joints the joints' unknown is
-// their displacement ds in the step's chart (pd_floating_base.cpp).
+// Hessian preconditioned by blockdiag(A^-1, the joints' block^-1). With free, ball or planar joints the joints'
+// unknown is their displacement ds in the step's chart (pd_floating_base.cpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,14 +29,15 @@ double jointPotential(const PdModel& model, const PdSkeletons& sk, const PdSkele
   const VecX& K = sk.model.stiffness;
   g = Mu / h2 - ad.tau_c + ad.bias + D.cwiseProduct(ds) / h + K.cwiseProduct(stretch);
   return 0.5 * u.dot(Mu) / h2 + (ad.bias - ad.tau_c).dot(ds) + 0.5 * ds.dot(D.cwiseProduct(ds)) / h +
-         0.5 * stretch.dot(K.cwiseProduct(stretch)) + jointLimitPenalty(sk, s, &g, nullptr);
+         0.5 * stretch.dot(K.cwiseProduct(stretch)) + jointLimitPenaltyInStep(sk, s, ds, &g, nullptr);
 }
 
-// M / h^2 + D / h + K + the limits' penalty at s: the joints' own block of the Hessian
-MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& s) {
+// M / h^2 + D / h + K + the limits' penalty at s (displacement ds): the joints' own block of the Hessian
+MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad, const VecX& s,
+                const VecX& ds) {
   MatX H = ad.M / (model.dt * model.dt);
   H.diagonal() += sk.model.damping / model.dt + sk.model.stiffness;
-  jointLimitPenalty(sk, s, nullptr, &H);
+  jointLimitPenaltyInStep(sk, s, ds, nullptr, &H);
   return H;
 }
 
@@ -60,7 +61,7 @@ void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeleton
                             const Points& X, const VecX& t) {
   pdHessianBuild(model, X, data.hessian, nullptr, &data.sample_cache);  // (the gradient's SVDs, at the same X)
   const VecX s = pdSkeletonConfiguration(sk, ad.s0, t);
-  const MatX own = jointBlock(model, sk, ad, s);
+  const MatX own = jointBlock(model, sk, ad, s, pdSkeletonDisplacement(sk, ad.s0, t));
   ad.hss = own;
   if (!sk.rotations) {
     linkCoupling(model, sk, ad, X, s, nullptr, nullptr, &ad.hss, true);
@@ -258,8 +259,8 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   v_next = (X - q) / h;
   s_next = ad.s;
   u_next = ad.ds / h;
-  // a free joint's linear velocity in its new frame, as the lcp step has it
-  if (sk.rotations) reexpressFreeVelocities(sk.model, h, VecX(ad.ds / h).data(), u_next.data());
+  // a free or planar joint's linear velocity in its new frame, as the lcp and barrier steps have it
+  if (sk.rotations) reexpressStepVelocities(sk.model, h, VecX(ad.ds / h).data(), u_next.data());
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
   int obstacle_contacts = 0, link_contacts = 0;

@@ -4,8 +4,9 @@
 //   rnea(s0, u0, (s - s0 - h u0) / h^2) - tau_c + D (s - s0) / h + K (s - s_r) + grad limits + grad_s C,
 // so s0 and u0 receive their cotangents from the RNEA derivatives, tau w_s (inside the effort limits), and the
 // skeletons' own parameters theirs from the regressor (pd_skeleton_parameters.cpp). The limits' penalty depends
-// on s alone: it enters through the Hessian. With free or ball joints the unknown is the displacement ds
-// (pd_floating_base.cpp), and s0 reaches the contacts through s = s0 (+) ds (pd_floating_base_vjp.cpp).
+// on s alone: it enters through the Hessian. With free, ball or planar joints the unknown is the displacement ds
+// (pd_floating_base.cpp), and s0 reaches the contacts and the limits through s = s0 (+) ds
+// (pd_floating_base_vjp.cpp).
 #include <cmath>
 #include <stdexcept>
 
@@ -29,12 +30,13 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   const double h = model.dt, h2 = h * h;
   pdSkeletonHessianBuild(model, data, sk, ad, data.x, sk.rotations ? ad.ds : ad.s);
   const Points b = gq_next + gv_next / h;
-  MatX A;  // d delta / d ds: the joints' adjoint into the tangent at s (the identity without free or ball joints)
+  MatX A;  // d delta / d ds: the joints' adjoint into the tangent at s (the identity without free, ball or planar
+           // joints)
   displacementInverseJacobian(sk.model, ad.ds.data(), A);
   VecX bs = gs_next + gu_next / h;
-  if (sk.rotations) {  // s' = s0 (+) ds, u' = ds / h re-expressed in the free joints' new frames
+  if (sk.rotations) {  // s' = s0 (+) ds, u' = ds / h re-expressed in the free and planar joints' new frames
     VecX gu_step(nv);
-    reexpressCotangent(sk.model, h, VecX(ad.ds / h).data(), gu_next.data(), gu_step.data());
+    reexpressStepCotangent(sk.model, h, VecX(ad.ds / h).data(), gu_next.data(), gu_step.data());
     bs = A.transpose() * gs_next + gu_step / h;
   }
   VecX bv(3 * nf + nv);
@@ -96,6 +98,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
     dDifference(sk.model, sk.model.rest_position.data(), ad.s0.data(), 1, D_rest.data());
     gs -= D_rest.transpose() * sk.model.stiffness.cwiseProduct(ws);
     addFrameTurnJacobian(sk.model, ad.u0.data(), h, S);
+    addPlanarFrameTurnJacobian(sk.model, ad.u0.data(), h, S);
     gu += S.transpose() * (ad.M * ws) / h;
   }
   for (int i = 0; i < nv; ++i)

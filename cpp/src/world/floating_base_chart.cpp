@@ -148,10 +148,11 @@ void displacementInverseJacobian(const Model& model, const double* dq, MatX& A) 
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (!rotationGroup(j)) continue;
-    // the projective world's chart, which refuses planar joints (their velocity turns with the child frame)
-    RD_CHECK_ARG(j.type != JointType::Planar, "joint '" << model.names[i] << "': planar joints are not supported "
-                                              << "in the projective world's step");
     const int o = j.idx_v, a = o + j.nv - 3;
+    if (j.type == JointType::Planar) {  // E^T = R(dq_w)^T turns the start frame's translation into the iterate's
+      A.block<2, 2>(o, o) = rotation2(dq[o + 2]).transpose();
+      continue;
+    }
     const Vec3 w(dq[a], dq[a + 1], dq[a + 2]);
     if (j.type == JointType::Free) A.block<3, 3>(o, o) = exp3(w).transpose();
     A.block<3, 3>(a, a) = Jr3(w);
@@ -163,10 +164,9 @@ void chainChartHessianToDisplacement(const Model& model, const double* dq, const
   displacementInverseJacobian(model, dq, A);
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
-    if (!rotationGroup(j)) continue;
-    // the projective world's chart, which refuses planar joints (their velocity turns with the child frame)
-    RD_CHECK_ARG(j.type != JointType::Planar, "joint '" << model.names[i] << "': planar joints are not supported "
-                                              << "in the projective world's step");
+    // a planar joint's chain chart (its translation along the child frame's axes, then its turn) is the step's
+    // chart at q, and dq -> delta is affine there: A alone carries its Hessian
+    if (!rotationGroup(j) || j.type == JointType::Planar) continue;
     const int a = j.idx_v + j.nv - 3;
     const Vec3 phi(dq[a], dq[a + 1], dq[a + 2]), ga(g[a], g[a + 1], g[a + 2]);
     Mat3 U = Mat3::Zero();  // the strict upper triangle of [g]x
@@ -197,6 +197,15 @@ void moveState(const Model& model, int rest, const double* q, const double* dq, 
 
 void addStepFrameTurn(const Model& model, const double* v, double dt, double* v_step) {
   addFreeFrameTurn(model, v, dt, v_step);
+  addPlanarFrameTurn(model, v, dt, v_step);
+}
+
+void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
+  addFreeFrameTurnJacobian(model, v, dt, D);
+  addPlanarFrameTurnJacobian(model, v, dt, D);
+}
+
+void addPlanarFrameTurn(const Model& model, const double* v, double dt, double* v_step) {
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (j.type != JointType::Planar) continue;
@@ -212,8 +221,7 @@ void addFrameTurnDampingForce(const Model& model, const double* v, const VecX& v
   }
 }
 
-void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
-  addFreeFrameTurnJacobian(model, v, dt, D);
+void addPlanarFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D) {
   for (int i = 1; i < model.njoints; ++i) {
     const JointModel& j = model.joints[i];
     if (j.type != JointType::Planar) continue;

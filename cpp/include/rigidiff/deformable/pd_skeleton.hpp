@@ -15,6 +15,8 @@
 // displacement ds in the time step's chart at s0 (a free joint's origin moves by R0 ds_lin, its frame turns by
 // exp3(ds_ang)), s = s0 (+) ds, the spring's offset is difference(s_r, s0), u0 takes the lcp step's frame turn
 // (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
+// Planar joints likewise, as a free joint confined to its plane (docs/deformable.md, "Planar joints"): x moves by
+// R(theta0) ds_xy, theta by ds_w; their limits' penalty on x, y and theta is taken in the tangent at s.
 // C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their
 // Hessian is exact (the second derivatives of the links' poses included), so the adjoint of the step is exact too.
 #pragma once
@@ -59,7 +61,7 @@ struct PdLinkShape {
 struct PdSkeletons {
   Model model;
   std::vector<PdLinkShape> shapes;
-  bool rotations = false;  ///< a free or ball joint: the unknown is the displacement ds (pd_floating_base.cpp)
+  bool rotations = false;  ///< a free, ball or planar joint: the unknown is the displacement ds (pd_floating_base.cpp)
   bool joint_limits = false;
   double limit_stiffness = 1e4;
   int nv() const { return model.nv; }
@@ -159,21 +161,25 @@ struct PdSkeletonData {
 };
 
 /// The joint-limit penalty of pd_skeleton.hpp at the joint coordinates s (0 unless sk.joint_limits): its energy,
-/// its gradient added to g and its (diagonal) Hessian to hss when given.
+/// its gradient added to g and its Hessian to hss when given, both in the tangent at s (the chain chart: a planar
+/// joint's x and y move by R(theta) delta_xy, so its (x, y) block is turned; every other block is diagonal).
 double jointLimitPenalty(const PdSkeletons& sk, const VecX& s, VecX* g, MatX* hss);
+/// The same in the step's unknown at the displacement ds (s = s0 (+) ds): with free, ball or planar joints A^T g and
+/// A^T H A (A = displacementInverseJacobian(ds); exact, the map being affine on the joints that have limits).
+double jointLimitPenaltyInStep(const PdSkeletons& sk, const VecX& s, const VecX& ds, VecX* g, MatX* hss);
 
 /// For the adjoint ws (nv) of the coupled step in ad (its s0, u0, s): the cotangents -ws^T d(grad G)/d(theta) of
 /// the skeletons' own parameters into ad.grad_inertia, grad_damping, grad_stiffness, grad_armature and
 /// grad_limit_stiffness (pd_skeleton_parameters.cpp). Overwrites the kinematics in ad.data.
 void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const VecX& ws);
 
-/// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free or ball.
+/// invalid_argument naming the joint unless every joint is revolute, prismatic, translational, free, ball or planar.
 void checkSkeletonJoints(const Model& model);
 
-/// The joints' unknown t of a step (nv) as a configuration: integrate(s0, t, Motion::Step) with free or ball
-/// joints, t itself otherwise (pd_floating_base.cpp).
+/// The joints' unknown t of a step (nv) as a configuration: moveState(s0, t) (integrate(s0, t, Motion::Step), planar
+/// joints on R^2 x SO(2)) with free, ball or planar joints, t itself otherwise (pd_floating_base.cpp).
 VecX pdSkeletonConfiguration(const PdSkeletons& sk, const VecX& s0, const VecX& t);
-/// The joints' unknown t as the displacement ds from s0 (t with free or ball joints, t - s0 otherwise).
+/// The joints' unknown t as the displacement ds from s0 (t with free, ball or planar joints, t - s0 otherwise).
 VecX pdSkeletonDisplacement(const PdSkeletons& sk, const VecX& s0, const VecX& t);
 
 /// The signed distance of the point p (box frame) to a box of half extents `half` centred at the origin, with the

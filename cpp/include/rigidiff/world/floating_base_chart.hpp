@@ -1,6 +1,6 @@
 // Free, ball and planar joints (floating bases, planar bases) in the implicit steps of the barrier and projective
-// worlds (docs/affine.md, "Floating bases" and "Planar joints"; docs/deformable.md, "Floating bases": the
-// projective world refuses planar joints).
+// worlds (docs/affine.md, "Floating bases" and "Planar joints"; docs/deformable.md, "Floating bases" and "Planar
+// joints").
 //
 // Their configurations lie on a Lie group, so the step's unknown is the displacement dq from the start
 // configuration q_n in the tangent space, in the chart of the time step (Motion::Step, as the lcp world moves a
@@ -51,7 +51,7 @@ void displacementJacobianDerivative(const Model& model, const double* dq, const 
 void displacementStartJacobian(const Model& model, const double* dq, MatX& Dn);
 
 /// A (model.nv x model.nv) = Jd^-1 = d delta / d dq: identity on additive joints, [[E^T, 0], [0, Jr3(dq_ang)]] on a
-/// free joint and Jr3(dq_ang) on a ball joint.
+/// free joint, Jr3(dq_ang) on a ball joint and [[R(dq_w)^T, 0], [0, 1]] on a planar joint.
 void displacementInverseJacobian(const Model& model, const double* dq, MatX& A);
 
 /// The Hessian in dq of f(integrate(q_n, dq, Motion::Step)) (model.nv x model.nv, into H) from f's gradient g and
@@ -61,7 +61,8 @@ void displacementInverseJacobian(const Model& model, const double* dq, MatX& A);
 /// their first order; the second orders differ on each joint's turn: the Euler turns' against exp3 (strictly upper
 /// [g]x) and the curvature of delta(dq) (d (Jr3inv^T r) / d phi Jr3inv, r = Jr3^T g), so
 ///   H <- A^T (H + U) A,  U = [g_ang]x's strict upper triangle - d (Jr3inv(phi)^T r) / d phi Jr3inv(phi)
-/// on each joint's angular block (A = displacementInverseJacobian), symmetrised.
+/// on each joint's angular block (A = displacementInverseJacobian), symmetrised. A planar joint's chain chart (x, y
+/// along its child frame's axes, then the turn) is its step chart at q, affine in dq: H <- A^T H A there alone.
 void chainChartHessianToDisplacement(const Model& model, const double* dq, const VecX& g, MatX& H);
 
 /// out = the state q (model.nq joint coordinates, then `rest` plain coordinates) moved by alpha dq (model.nv,
@@ -80,6 +81,10 @@ void addStepFrameTurnJacobian(const Model& model, const double* v, double dt, Ei
 /// the frame-turn shift v_step - v in a step whose potential predicts the move dt v_step, given back, so that its
 /// minimiser moves as the lcp step does (which adds the shift after its damped solve). Zero without D and K.
 void addFrameTurnDampingForce(const Model& model, const double* v, const VecX& v_step, double dt, VecX& f);
+/// The planar joints' part of the shift and of its Jacobian alone (the projective world adds the free joints' with
+/// free_joint_motion.hpp's addFrameTurnVelocity).
+void addPlanarFrameTurn(const Model& model, const double* v, double dt, double* v_step);
+void addPlanarFrameTurnJacobian(const Model& model, const double* v, double dt, Eigen::Ref<MatX> D);
 void reexpressStepVelocities(const Model& model, double dt, const double* v_step, double* v_out);
 void reexpressStepVelocityRows(const Model& model, double dt, const double* v_step, MatX& D);
 void reexpressStepCotangent(const Model& model, double dt, const double* v_step, const double* g_out,

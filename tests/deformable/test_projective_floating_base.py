@@ -46,6 +46,20 @@ def test_free_flight_matches_the_barrier_world_step():
     assert Q[-1, 2] < 1.0 + 20 * 0.01 * 0.8  # gravity acts
 
 
+def test_free_flight_with_dampers_and_springs_matches_the_barrier_world_step():
+    """Dampers and springs on every dof of the free joint (its linear ones too) do not resist the frame turn in
+    either world: both steps are the lcp world's, and agree."""
+    skeleton = rd.Skeleton("box")
+    inertia = rd.Inertia.from_shape(rd.Box(BOX), mass=0.2, origin=rd.Transform((0.01, 0.005, 0.0)))
+    body = skeleton.add_body("base", rd.FreeJoint("root", damping=[0.4, 0.5, 0.6, 0.01, 0.01, 0.01],
+                                                  stiffness=[1.0, 2.0, 3.0, 0.02, 0.02, 0.02]), inertia=inertia)
+    body.add_shape(rd.Box(BOX))
+    q0 = np.concatenate([[0.0, 0.0, 1.0], _quaternion([0.3, -0.2, 0.5])])
+    v0 = np.array([0.4, -0.1, 0.8, 3.0, -5.0, 2.0])
+    _, worst_q, worst_v = beside_the_barrier_world(skeleton, q0, v0, 20, gyroscopic="explicit")
+    assert worst_q < 1e-9 and worst_v < 1e-7
+
+
 def beside_the_barrier_world(skeleton, q0, v0, steps, **barrier_options):
     """Step `skeleton` alone (a soft block far away: no contact) from (q0, v0) in a projective world and in a barrier
     world (newton_tolerance 1e-12, the options given); return the projective skeleton's configurations (steps, nq)

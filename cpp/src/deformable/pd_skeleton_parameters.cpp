@@ -29,6 +29,9 @@ void pdSkeletonParameterCotangents(const PdModel& model, const PdSkeletons& sk, 
   }
   ad.grad_damping = -ws.cwiseProduct(ds) / h;
   ad.grad_stiffness = -ws.cwiseProduct(ad.spring0 + ds);
+  // the frame turn's damping force (D + h K)(u_step - u0) in tau_c (zero without free or planar joints)
+  ad.grad_damping += ws.cwiseProduct(ad.u_step - ad.u0);
+  ad.grad_stiffness += h * ws.cwiseProduct(ad.u_step - ad.u0);
   ad.grad_armature = -ws.cwiseProduct(a);
   // the penalty is linear in its stiffness: d(grad)/d(k_l) = grad / k_l
   VecX limits = VecX::Zero(nv);

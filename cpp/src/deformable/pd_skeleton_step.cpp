@@ -127,6 +127,9 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   pdSkeletonStart(model, sk, ad);
   ad.tau = tau;
   ad.tau_c = tau.cwiseMax(-sk.model.effort_limit).cwiseMin(sk.model.effort_limit);
+  // dampers and springs on a free or planar joint's linear dofs give back what they take of the frame turn, as
+  // in the barrier step (floating_base_chart.hpp): the step is then the lcp world's
+  if (sk.rotations) addFrameTurnDampingForce(sk.model, ad.u0.data(), ad.u_step, h, ad.tau_c);
   ad.M = nv > 0 ? crba(sk.model, ad.data, s0.data()) : MatX(0, 0);
   ad.bias = nv > 0 ? VecX(nonLinearEffects(sk.model, ad.data, s0.data(), u0.data())) : VecX(0);
   // the PD matrix holds the penalty of vertices inside an obstacle or a link shape at the start or the guess

@@ -100,6 +100,9 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
     addFrameTurnJacobian(sk.model, ad.u0.data(), h, S);
     addPlanarFrameTurnJacobian(sk.model, ad.u0.data(), h, S);
     gu += S.transpose() * (ad.M * ws) / h;
+    // the frame turn's damping force (D + h K)(u_step - u0) in tau_c
+    const VecX dk = (sk.model.damping + h * sk.model.stiffness).cwiseProduct(ws);
+    gu += S.transpose() * dk - dk;
   }
   for (int i = 0; i < nv; ++i)
     ad.grad_tau[i] = std::abs(ad.tau[i]) < sk.model.effort_limit[i] ? ws[i] : 0.0;

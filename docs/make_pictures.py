@@ -25,6 +25,7 @@ PICTURES = {
     "affine_bodies_fall": "affine_bodies_fall_frames.png",
     "arm_sweeps_a_stack": "arm_sweeps_a_stack_frames.png",
     "chain_folds_onto_itself": "chain_folds_onto_itself_frames.png",
+    "rigid_boxes_on_a_soft_pad": "rigid_boxes_on_a_soft_pad_frames.png",
     "soft_ball_drop": "soft_ball_drop_frames.png",
     "soft_ball_gripper": "soft_ball_gripper_frames.png",
     "soft_quadruped_walk": "soft_quadruped_walk_frames.png",

@@ -413,7 +413,17 @@ def check_soft_plant(report: str, out: Path):
     check_pngs(out, ["soft_plant_sysid.png", "soft_plant_sysid_frames.png"], report)
 
 
+def check_rigid_boxes_on_a_soft_pad(report: str, out: Path):
+    depth = number(report, rf"rest {NUM} mm into the lower one's top face on average")
+    penalty = number(report, rf"the penalty's m g / \(4 k\) = {NUM} mm")
+    assert depth == pytest.approx(penalty, rel=0.02)  # the lower box's top face holds the upper one's corners
+    assert number(report, rf"its centre {NUM} mm off the lower's") < 20.0  # it stays on top
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # the adjoint through link-link contact vs central difference
+    check_pngs(out, ["rigid_boxes_on_a_soft_pad.png", "rigid_boxes_on_a_soft_pad_frames.png"], report)
+
+
 CHECKS = {
+    "rigid_boxes_on_a_soft_pad.py": check_rigid_boxes_on_a_soft_pad,
     "soft_ball_gripper.py": check_soft_ball_gripper,
     "soft_ball_kick.py": check_soft_ball_kick,
     "soft_plant_sysid.py": check_soft_plant,

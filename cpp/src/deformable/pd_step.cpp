@@ -46,10 +46,19 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
   data.factor_dt = model.dt;
   data.factor_contacts = contacts;
   const Eigen::SparseMatrix<double>& factor = data.factor.matrixL().nestedExpression();
+  // pdSolve's substitutions take each column's diagonal as its first entry and the rest as below it, as
+  // Eigen's simplicial factorisation stores them
   data.factor_diagonal.assign(model.free_count, 0.0);
-  for (int j = 0; j < model.free_count; ++j)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(factor, j); it; ++it)
-      if (it.row() == j) data.factor_diagonal[j] = it.value();
+  const int* outer = factor.outerIndexPtr();
+  const int* inner = factor.innerIndexPtr();
+  for (int j = 0; j < model.free_count; ++j) {
+    bool lower = outer[j] < outer[j + 1] && inner[outer[j]] == j;
+    for (int k = outer[j] + 1; lower && k < outer[j + 1]; ++k) lower = inner[k] > j;
+    if (!lower)
+      throw std::logic_error("the projective dynamics matrix's factor is not stored diagonal first (column " +
+                             std::to_string(j) + ")");
+    data.factor_diagonal[j] = factor.valuePtr()[outer[j]];
+  }
 }
 
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
@@ -63,17 +72,24 @@ VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
   const int* inner = L.innerIndexPtr();
   const double* value = L.valuePtr();
   const std::vector<double>& diagonal = data.factor_diagonal;
-  for (int j = 0; j < n; ++j) {  // L y = P g, column by column
-    const Eigen::RowVector3d yj = Y.row(j) / diagonal[j];
-    Y.row(j) = yj;
-    for (int k = outer[j]; k < outer[j + 1]; ++k)
-      if (inner[k] > j) Y.row(inner[k]) -= value[k] * yj;
+  double* y = Y.data();  // row i at y + 3 i
+  for (int j = 0; j < n; ++j) {  // L y = P g, column by column (the diagonal is each column's first entry)
+    double* yj = y + 3 * j;
+    const double y0 = yj[0] / diagonal[j], y1 = yj[1] / diagonal[j], y2 = yj[2] / diagonal[j];
+    yj[0] = y0, yj[1] = y1, yj[2] = y2;
+    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) {
+      double* yi = y + 3 * inner[k];
+      yi[0] -= value[k] * y0, yi[1] -= value[k] * y1, yi[2] -= value[k] * y2;
+    }
   }
   for (int j = n - 1; j >= 0; --j) {  // L^T x = y, a dot product per column
-    Eigen::RowVector3d sum = Y.row(j);
-    for (int k = outer[j]; k < outer[j + 1]; ++k)
-      if (inner[k] > j) sum -= value[k] * Y.row(inner[k]);
-    Y.row(j) = sum / diagonal[j];
+    double* yj = y + 3 * j;
+    double s0 = yj[0], s1 = yj[1], s2 = yj[2];
+    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) {
+      const double* yi = y + 3 * inner[k];
+      s0 -= value[k] * yi[0], s1 -= value[k] * yi[1], s2 -= value[k] * yi[2];
+    }
+    yj[0] = s0 / diagonal[j], yj[1] = s1 / diagonal[j], yj[2] = s2 / diagonal[j];
   }
   const Eigen::MatrixXd X = data.factor.permutationPinv() * Y;
   return Eigen::Map<const VecX>(X.data(), X.size());

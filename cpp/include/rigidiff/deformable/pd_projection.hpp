@@ -35,5 +35,17 @@ Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, c
 /// The same in the SVD's frame: U^T dP V for M = U^T dF V (sigma: the singular values).
 Mat3 isotropicFrameDerivative(const Vec3& sigma, const Vec3& s, const Mat3& jacobian, const Mat3& M);
 
+/// isotropicFrameDerivative as a linear map of M, its coefficients (and their divisions) computed once for
+/// many M: the diagonal through ds/dsigma, each off-diagonal pair (i, j) (in the order (0, 1), (0, 2),
+/// (1, 2)) through `sym` on M's symmetric part and `antisym` on its antisymmetric part.
+struct FrameDerivative {
+  Mat3 jacobian = Mat3::Zero();
+  Vec3 sym = Vec3::Zero(), antisym = Vec3::Zero();
+
+  FrameDerivative() = default;
+  FrameDerivative(const Vec3& sigma, const Vec3& s, const Mat3& jacobian);
+  Mat3 operator()(const Mat3& M) const;
+};
+
 }  // namespace deformable
 }  // namespace rigidiff

@@ -155,19 +155,6 @@ FrameDerivative::FrameDerivative(const Vec3& sg, const Vec3& s, const Mat3& ds) 
     }
 }
 
-Mat3 FrameDerivative::operator()(const Mat3& M) const {
-  Mat3 out;
-  out.diagonal() = jacobian * M.diagonal();
-  int p = 0;
-  for (int i = 0; i < 3; ++i)
-    for (int j = i + 1; j < 3; ++j, ++p) {
-      const double a = 0.5 * (M(i, j) + M(j, i)), b = 0.5 * (M(i, j) - M(j, i));
-      out(i, j) = a * sym[p] + b * antisym[p];
-      out(j, i) = a * sym[p] - b * antisym[p];
-    }
-  return out;
-}
-
 Mat3 isotropicFrameDerivative(const Vec3& sg, const Vec3& s, const Mat3& jacobian, const Mat3& M) {
   return FrameDerivative(sg, s, jacobian)(M);
 }

@@ -63,36 +63,33 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
 
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
   // the three coordinates share L (A = I3 x L): the substitutions read each factor entry once and update a row
-  // of three, rather than sweeping the factor once per coordinate
+  // of three, rather than sweeping the factor once per coordinate; each row padded to four (a zero), so that
+  // it is two whole vector registers
   const int n = model.free_count;
-  using Rows3 = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>;
-  Rows3 Y = data.factor.permutationP() * Eigen::Map<const Eigen::MatrixXd>(g.data(), n, 3);
+  const Eigen::VectorXi& perm = data.factor.permutationP().indices();  // (P g)[perm[i]] = g[i] (none: identity)
+  auto row = [&](int i) { return perm.size() == n ? perm[i] : i; };
+  using Row = Eigen::Vector4d;
+  std::vector<Row, Eigen::aligned_allocator<Row>> Y(n);
+  for (int i = 0; i < n; ++i) Y[row(i)] = Row(g[i], g[n + i], g[2 * n + i], 0.0);
   const Eigen::SparseMatrix<double>& L = data.factor.matrixL().nestedExpression();
   const int* outer = L.outerIndexPtr();
   const int* inner = L.innerIndexPtr();
   const double* value = L.valuePtr();
   const std::vector<double>& diagonal = data.factor_diagonal;
-  double* y = Y.data();  // row i at y + 3 i
   for (int j = 0; j < n; ++j) {  // L y = P g, column by column (the diagonal is each column's first entry)
-    double* yj = y + 3 * j;
-    const double y0 = yj[0] / diagonal[j], y1 = yj[1] / diagonal[j], y2 = yj[2] / diagonal[j];
-    yj[0] = y0, yj[1] = y1, yj[2] = y2;
-    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) {
-      double* yi = y + 3 * inner[k];
-      yi[0] -= value[k] * y0, yi[1] -= value[k] * y1, yi[2] -= value[k] * y2;
-    }
+    const Row yj = Y[j] / diagonal[j];
+    Y[j] = yj;
+    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) Y[inner[k]] -= value[k] * yj;
   }
   for (int j = n - 1; j >= 0; --j) {  // L^T x = y, a dot product per column
-    double* yj = y + 3 * j;
-    double s0 = yj[0], s1 = yj[1], s2 = yj[2];
-    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) {
-      const double* yi = y + 3 * inner[k];
-      s0 -= value[k] * yi[0], s1 -= value[k] * yi[1], s2 -= value[k] * yi[2];
-    }
-    yj[0] = s0 / diagonal[j], yj[1] = s1 / diagonal[j], yj[2] = s2 / diagonal[j];
+    Row sum = Y[j];
+    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) sum -= value[k] * Y[inner[k]];
+    Y[j] = sum / diagonal[j];
   }
-  const Eigen::MatrixXd X = data.factor.permutationPinv() * Y;
-  return Eigen::Map<const VecX>(X.data(), X.size());
+  VecX out(3 * n);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) out[c * n + i] = Y[row(i)][c];
+  return out;
 }
 
 void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {

@@ -73,13 +73,16 @@ Mat9 stressDerivative(const PdModel& model, const PdSample& s, int k, const Poin
   return C;
 }
 
-// y = H z for an element's d x d block (column-major, leading dimension kBlock), a column at a time: the
-// same sums in the same order as Eigen's matrix-vector kernel, without its call and blocking for 24 rows
+// y = H z for an element's D x D block (column-major, leading dimension kBlock), a column at a time: the
+// same sums in the same order as Eigen's matrix-vector kernel, without its call and blocking, the sums held
+// in registers (a local array: y might alias H for all the compiler knows)
 template <int D>
 void blockProduct(const double* H, const double* z, double* y) {
-  for (int i = 0; i < D; ++i) y[i] = H[i] * z[0];
+  double sum[D];
+  for (int i = 0; i < D; ++i) sum[i] = H[i] * z[0];
   for (int j = 1; j < D; ++j)
-    for (int i = 0; i < D; ++i) y[i] += H[j * kBlock + i] * z[j];
+    for (int i = 0; i < D; ++i) sum[i] += H[j * kBlock + i] * z[j];
+  for (int i = 0; i < D; ++i) y[i] = sum[i];
 }
 
 }  // namespace

@@ -140,25 +140,23 @@ Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian, const VolumeKkt* from, 
   return s;
 }
 
-Mat3 isotropicFrameDerivative(const Vec3& sg, const Vec3& s, const Mat3& jacobian, const Mat3& M) {
-  Mat3 out = Mat3::Zero();
-  out.diagonal() = jacobian * M.diagonal();
-  for (int i = 0; i < 3; ++i) {
-    for (int j = i + 1; j < 3; ++j) {
-      const double a = 0.5 * (M(i, j) + M(j, i)), b = 0.5 * (M(i, j) - M(j, i));
+FrameDerivative::FrameDerivative(const Vec3& sg, const Vec3& s, const Mat3& ds) : jacobian(ds) {
+  int p = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j, ++p) {
       const double diff = sg[i] - sg[j];
       // (s_i - s_j) / (sigma_i - sigma_j), by its limit where the singular values meet
-      const double c1 = std::abs(diff) > 1e-10 * (1.0 + std::abs(sg[i]))
-                            ? (s[i] - s[j]) / diff
-                            : 0.5 * (jacobian(i, i) - jacobian(i, j) - jacobian(j, i) + jacobian(j, j));
+      sym[p] = std::abs(diff) > 1e-10 * (1.0 + std::abs(sg[i]))
+                   ? (s[i] - s[j]) / diff
+                   : 0.5 * (ds(i, i) - ds(i, j) - ds(j, i) + ds(j, j));
       double sum = sg[i] + sg[j];
       if (std::abs(sum) < 1e-12) sum = sum < 0.0 ? -1e-12 : 1e-12;  // an element folded flat
-      const double c2 = (s[i] + s[j]) / sum;
-      out(i, j) = a * c1 + b * c2;
-      out(j, i) = a * c1 - b * c2;
+      antisym[p] = (s[i] + s[j]) / sum;
     }
-  }
-  return out;
+}
+
+Mat3 isotropicFrameDerivative(const Vec3& sg, const Vec3& s, const Mat3& jacobian, const Mat3& M) {
+  return FrameDerivative(sg, s, jacobian)(M);
 }
 
 Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, const Mat3& dF) {

@@ -46,37 +46,50 @@ void pdFactorise(const PdModel& model, PdData& data, const std::vector<char>& co
   data.factor_dt = model.dt;
   data.factor_contacts = contacts;
   const Eigen::SparseMatrix<double>& factor = data.factor.matrixL().nestedExpression();
+  // pdSolve's substitutions take each column's diagonal as its first entry and the rest as below it, as
+  // Eigen's simplicial factorisation stores them
   data.factor_diagonal.assign(model.free_count, 0.0);
-  for (int j = 0; j < model.free_count; ++j)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(factor, j); it; ++it)
-      if (it.row() == j) data.factor_diagonal[j] = it.value();
+  const int* outer = factor.outerIndexPtr();
+  const int* inner = factor.innerIndexPtr();
+  for (int j = 0; j < model.free_count; ++j) {
+    bool lower = outer[j] < outer[j + 1] && inner[outer[j]] == j;
+    for (int k = outer[j] + 1; lower && k < outer[j + 1]; ++k) lower = inner[k] > j;
+    if (!lower)
+      throw std::logic_error("the projective dynamics matrix's factor is not stored diagonal first (column " +
+                             std::to_string(j) + ")");
+    data.factor_diagonal[j] = factor.valuePtr()[outer[j]];
+  }
 }
 
 VecX pdSolve(const PdModel& model, const PdData& data, const VecX& g) {
   // the three coordinates share L (A = I3 x L): the substitutions read each factor entry once and update a row
-  // of three, rather than sweeping the factor once per coordinate
+  // of three, rather than sweeping the factor once per coordinate; each row padded to four (a zero), so that
+  // it is two whole vector registers
   const int n = model.free_count;
-  using Rows3 = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>;
-  Rows3 Y = data.factor.permutationP() * Eigen::Map<const Eigen::MatrixXd>(g.data(), n, 3);
+  const Eigen::VectorXi& perm = data.factor.permutationP().indices();  // (P g)[perm[i]] = g[i] (none: identity)
+  auto row = [&](int i) { return perm.size() == n ? perm[i] : i; };
+  using Row = Eigen::Vector4d;
+  std::vector<Row, Eigen::aligned_allocator<Row>> Y(n);
+  for (int i = 0; i < n; ++i) Y[row(i)] = Row(g[i], g[n + i], g[2 * n + i], 0.0);
   const Eigen::SparseMatrix<double>& L = data.factor.matrixL().nestedExpression();
   const int* outer = L.outerIndexPtr();
   const int* inner = L.innerIndexPtr();
   const double* value = L.valuePtr();
   const std::vector<double>& diagonal = data.factor_diagonal;
-  for (int j = 0; j < n; ++j) {  // L y = P g, column by column
-    const Eigen::RowVector3d yj = Y.row(j) / diagonal[j];
-    Y.row(j) = yj;
-    for (int k = outer[j]; k < outer[j + 1]; ++k)
-      if (inner[k] > j) Y.row(inner[k]) -= value[k] * yj;
+  for (int j = 0; j < n; ++j) {  // L y = P g, column by column (the diagonal is each column's first entry)
+    const Row yj = Y[j] / diagonal[j];
+    Y[j] = yj;
+    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) Y[inner[k]] -= value[k] * yj;
   }
   for (int j = n - 1; j >= 0; --j) {  // L^T x = y, a dot product per column
-    Eigen::RowVector3d sum = Y.row(j);
-    for (int k = outer[j]; k < outer[j + 1]; ++k)
-      if (inner[k] > j) sum -= value[k] * Y.row(inner[k]);
-    Y.row(j) = sum / diagonal[j];
+    Row sum = Y[j];
+    for (int k = outer[j] + 1; k < outer[j + 1]; ++k) sum -= value[k] * Y[inner[k]];
+    Y[j] = sum / diagonal[j];
   }
-  const Eigen::MatrixXd X = data.factor.permutationPinv() * Y;
-  return Eigen::Map<const VecX>(X.data(), X.size());
+  VecX out(3 * n);
+  for (int i = 0; i < n; ++i)
+    for (int c = 0; c < 3; ++c) out[c * n + i] = Y[row(i)][c];
+  return out;
 }
 
 void pdScatterFree(const PdModel& model, const VecX& xf, Points& X) {

@@ -35,5 +35,30 @@ Mat3 isotropicDerivative(const Svd3& svd, const Vec3& s, const Mat3& jacobian, c
 /// The same in the SVD's frame: U^T dP V for M = U^T dF V (sigma: the singular values).
 Mat3 isotropicFrameDerivative(const Vec3& sigma, const Vec3& s, const Mat3& jacobian, const Mat3& M);
 
+/// isotropicFrameDerivative as a linear map of M, its coefficients (and their divisions) computed once for
+/// many M: the diagonal through ds/dsigma, each off-diagonal pair (i, j) (in the order (0, 1), (0, 2),
+/// (1, 2)) through `sym` on M's symmetric part and `antisym` on its antisymmetric part.
+struct FrameDerivative {
+  Mat3 jacobian = Mat3::Zero();
+  Vec3 sym = Vec3::Zero(), antisym = Vec3::Zero();
+
+  FrameDerivative() = default;
+  FrameDerivative(const Vec3& sigma, const Vec3& s, const Mat3& jacobian);
+  Mat3 operator()(const Mat3& M) const;  // (inline: applied nine times per sample by the Hessian build)
+};
+
+inline Mat3 FrameDerivative::operator()(const Mat3& M) const {
+  Mat3 out;
+  out.diagonal() = jacobian * M.diagonal();
+  int p = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j, ++p) {
+      const double a = 0.5 * (M(i, j) + M(j, i)), b = 0.5 * (M(i, j) - M(j, i));
+      out(i, j) = a * sym[p] + b * antisym[p];
+      out(j, i) = a * sym[p] - b * antisym[p];
+    }
+  return out;
+}
+
 }  // namespace deformable
 }  // namespace rigidiff

@@ -44,10 +44,6 @@ struct BarrierWorldModel {
   std::vector<int> collision_group, collision_joint, collision_parent;
   std::vector<char> collision_self;
 
-  /// Are a and b of one group (two link surfaces of one skeleton)?
-  bool sameGroup(int a, int b) const {
-    return !collision_group.empty() && collision_group[a] >= 0 && collision_group[a] == collision_group[b];
-  }
   /// May bodies a and b form pairs (by their groups alone)?
   bool mayPair(int a, int b) const {
     if (collision_group.empty() || collision_group[a] < 0 || collision_group[a] != collision_group[b]) return true;

@@ -115,16 +115,11 @@ class SkeletonParticipants:
         from rigidiff.barrier_world import _mesh_of
 
         groups = {id(sk): i for i, sk in enumerate(skeletons)}
-        frame_of = {id(body): f for f, (_, body) in enumerate(inner._frames)}
         for f, (sk, body) in enumerate(inner._frames):
+            # the link of a body is its supporting joint (a welded child counts as its parent); its parent link's
+            # joint is the world's (0) for a root
             joint, frame_pose = inner._frame_support[f]
-            # the link of a body is its supporting joint (a welded child counts as its parent), and its parent
-            # link's is the first joint up the tree that is not its own (welded ancestors share the link): the
-            # world (0) for a root
-            up = body.parent
-            while up is not None and inner._frame_support[frame_of[id(up)]][0] == joint:
-                up = up.parent
-            parent = 0 if up is None else inner._frame_support[frame_of[id(up)]][0]
+            parent = inner._frame_link_parents[f]
             for inst in body.shapes:
                 if not inst.collide:
                     continue

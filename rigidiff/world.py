@@ -398,6 +398,9 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         nq = nv = 0
         # each body maps to (supporting core joint, pose of the body in that joint's frame)
         support: dict[int, tuple[int, Transform]] = {}
+        # each body maps to its link's parent link, as a core joint: a welded body is part of its parent's link
+        link_parent: dict[int, int] = {}
+        frame_link_parents: list[int] = []
         labels = {id(sk): (kind, label) for sk, kind, label in self._layout_entries()}
         for sk in self._compiled_skeletons():
             kind, label = labels[id(sk)]
@@ -412,10 +415,12 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                 joints.append((sk, body, nq, nv))
                 if j.nv == 0:  # weld: the body moves with its support (the core adds its inertia there)
                     support[id(body)] = (parent_joint, placement)
+                    link_parent[id(body)] = 0 if body.parent is None else link_parent[id(body.parent)]
                 else:
                     idx = self._add_core_joints(j, parent_joint, placement, body.inertia, f"{sk.name}/{j.name}",
                                                 core_joints)
                     support[id(body)] = (idx, Transform())
+                    link_parent[id(body)] = parent_joint
                     nq += j.nq
                     nv += j.nv
                 fj, fpose = support[id(body)]
@@ -426,8 +431,11 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                 self._core_add_body_part(fj, _inertia10(body.inertia if own else body.inertia.transformed(fpose)), own)
                 frames.append((sk, body))
                 frame_support.append((fj, fpose))
+                frame_link_parents.append(link_parent[id(body)])
         self._core_finalize(len(frames))
         self._frame_support = frame_support
+        # which links are parent and child for self-collision (the barrier and projective worlds' pair rule)
+        self._frame_link_parents = frame_link_parents
         self._core_joint_objects = core_joints
         self._core_njoints = len(core_joints) + 1
         self._frames = frames

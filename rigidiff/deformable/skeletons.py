@@ -155,15 +155,10 @@ class ProjectiveSkeletons:
         inner._ensure_compiled()
         self._pw_set_skeletons(inner)
         groups = {id(sk): i for i, sk in enumerate(skeletons)}
-        frame_of = {id(body): f for f, (_, body) in enumerate(inner._frames)}
         for f, (sk, body) in enumerate(inner._frames):
+            # which links touch it (the barrier world's rule): a welded child counts as its parent
             joint, frame_pose = inner._frame_support[f]
-            # which links touch it (the barrier world's rule): a welded child counts as its parent, so its link's
-            # parent link is the first ancestor on another joint (the world, 0, for a root)
-            above = body.parent
-            while above is not None and inner._frame_support[frame_of[id(above)]][0] == joint:
-                above = above.parent
-            parent = 0 if above is None else inner._frame_support[frame_of[id(above)]][0]
+            parent = inner._frame_link_parents[f]
             for inst in body.shapes:
                 if not inst.collide:
                     continue

@@ -7,6 +7,8 @@ link surface, a barrier participant placed by forward kinematics (kind Articulat
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from rigidiff._validate import as_array
@@ -60,6 +62,8 @@ class SkeletonParticipants:
         pushed by, the affine bodies, static meshes, ground planes and other skeletons' shapes. Shapes of one
         skeleton collide with each other only when its ``self_collision`` is on, and then never those of one link
         (a body welded to another is part of its link) or of a parent link and its child, as in the lcp world.
+        A link's mesh may be open, non-manifold or inconsistently wound (the barrier's distances are unsigned);
+        its faces without area are left out with a UserWarning naming the shape.
         The step is implicit Euler in the joint coordinates with the joints' damping, stiffness and effort
         limits, and their position limits when ``joint_limits`` is on (docs/affine.md, "Skeletons"). The
         skeleton is compiled when added: later edits to it are not seen.
@@ -72,7 +76,7 @@ class SkeletonParticipants:
         the limits of their turn and of their x and y (in the parent frame) act.
 
         TypeError for a non-Skeleton; ValueError for an empty skeleton, one already added, a name used by a
-        body or skeleton, a plane shape, an open mesh, or shapes that touch another participant
+        body or skeleton, a plane shape, a mesh with no face of non-zero area, or shapes that touch another participant
         (another link of the skeleton with self_collision on) or a ground plane at the start configuration, naming
         both; ValueError for a q of the wrong size, not finite or with a quaternion that is not of unit norm.
         """
@@ -125,8 +129,16 @@ class SkeletonParticipants:
                     continue
                 vertices, faces = _mesh_of(inst.shape)
                 vertices = inst.origin.apply(vertices)  # in the body frame
-                self._bw_add_skeleton_surface(f"{sk.name}/{inst.name}", joint, parent, groups[id(sk)],
-                                              sk.self_collision, frame_pose.apply(vertices), faces)
+                label = f"skeleton {sk.name!r}: body {body.name!r}: shape {inst.name!r}"
+                try:
+                    k = self._bw_add_skeleton_surface(f"{sk.name}/{inst.name}", joint, parent, groups[id(sk)],
+                                                      sk.self_collision, frame_pose.apply(vertices), faces)
+                except ValueError as err:
+                    raise ValueError(f"{label}: {err}") from None
+                kept, _ = self._bw_skeleton_surface_faces(k)
+                if kept < len(faces):
+                    warnings.warn(f"{label}: {len(faces) - kept} of its {len(faces)} faces have no area (a repeated "
+                                  f"vertex or a sliver) and are left out of its surface", stacklevel=3)
                 self._link_meshes.append((f, vertices, np.asarray(faces, dtype=np.int64)))
 
     @property

@@ -125,6 +125,10 @@ cdef class BarrierWorldCore:
                                                  <int>cnp.PyArray_DIM(P, 0), <int*>cnp.PyArray_DATA(F),
                                                  <int>cnp.PyArray_DIM(F, 0))
 
+    def _bw_skeleton_surface_faces(self, int k):
+        """(faces kept, closed) of the link surface k: faces without area are left out."""
+        return self._bw.get().skeletonSurfaceFaces(k), bool(self._bw.get().skeletonSurfaceClosed(k))
+
     def _bw_contact_coordinates(self, q, int nv_skeletons):
         """(y (12 per body, then 12 per link surface), Jacobians (surfaces, 12, nv_skeletons)) at the state q."""
         cdef int ns = self._bw.get().skeletonSurfaceCount()

@@ -306,6 +306,8 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         int addSkeletonSurface(const string& name, int joint, int parent_joint, int group, bint self_collision,
                                const double* points, int n, const int* faces, int m) except +
         int skeletonSurfaceCount()
+        int skeletonSurfaceFaces(int k) except +
+        bint skeletonSurfaceClosed(int k) except +
         void clearSkeletons()
         void setJointLimits(bint on)
         bint jointLimits()

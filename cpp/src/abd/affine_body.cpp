@@ -1,6 +1,7 @@
 // Affine body model (abd/affine_body.hpp): volume integrals, mesh checks, mass matrix, point map.
 #include "rigidiff/abd/affine_body.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -42,6 +43,45 @@ void checkClosedMesh(int n, const std::array<int, 3>* faces, int m) {
     RD_CHECK_ARG(directed.count({e.second, e.first}) == 1,
                  "the mesh is not closed: edge (" << e.first << ", " << e.second << ") has a single face");
   }
+}
+
+AffineBody makeSurfaceBody(const std::string& name, const double* points, int n, const int* faces, int m) {
+  AffineBody body;
+  body.name = name;
+  body.rest.resize(n);
+  for (int i = 0; i < n; ++i) {
+    body.rest[i] = Vec3(points[3 * i], points[3 * i + 1], points[3 * i + 2]);
+    RD_CHECK_ARG(body.rest[i].allFinite(), "mesh vertex " << i << " has a non-finite coordinate");
+  }
+  std::map<std::pair<int, int>, int> directed;  // directed edge -> uses, over the faces kept
+  for (int f = 0; f < m; ++f) {
+    const std::array<int, 3> face{faces[3 * f], faces[3 * f + 1], faces[3 * f + 2]};
+    for (const int i : face)
+      RD_CHECK_ARG(i >= 0 && i < n, "face " << f << " has vertex index " << i << " outside [0, " << n << ")");
+    const Vec3 &a = body.rest[face[0]], &b = body.rest[face[1]], &c = body.rest[face[2]];
+    const double longest = std::max({(b - a).squaredNorm(), (c - b).squaredNorm(), (a - c).squaredNorm()});
+    // twice the area over the longest edge is the height: a sliver's distances have no stable normal
+    if (!((b - a).cross(c - a).squaredNorm() > 1e-18 * longest * longest)) continue;
+    body.faces.push_back(face);
+    for (int k = 0; k < 3; ++k) ++directed[{face[k], face[(k + 1) % 3]}];
+  }
+  RD_CHECK_ARG(!body.faces.empty(), "the mesh has no face with an area (" << m << " faces given)");
+  body.closed = true;
+  for (const auto& [e, uses] : directed) {
+    const auto back = directed.find({e.second, e.first});
+    if (uses != 1 || back == directed.end() || back->second != 1) body.closed = false;
+  }
+  // each edge once, in the order of the faces; on a closed surface exactly the affine bodies' list (an edge
+  // where its face runs it from the smaller index), so that closed link meshes pair as they always have
+  std::map<std::pair<int, int>, bool> listed;
+  for (const auto& f : body.faces)
+    for (int k = 0; k < 3; ++k) {
+      const int i = f[k], j = f[(k + 1) % 3];
+      if (i > j && directed.count({j, i})) continue;  // listed where its face runs it upwards
+      if (!listed.emplace(std::make_pair(std::min(i, j), std::max(i, j)), true).second) continue;
+      body.edges.push_back({std::min(i, j), std::max(i, j)});
+    }
+  return body;
 }
 
 Mat12 affineMassMatrix(const VolumeIntegrals& I, double density) {

@@ -194,11 +194,7 @@ int BarrierWorld::addSkeletonSurface(const std::string& name, int joint, int par
   s.parent_joint = parent_joint;
   s.group = group;
   s.self_collision = self_collision;
-  // the mesh checks of an affine body (closed, outward, finite), then massless: its inertia is the link's
-  s.mesh = makeAffineBody(name, points, n, faces, m, 1.0, 1.0);
-  s.mesh.density = s.mesh.mass = s.mesh.stiffness = 0.0;
-  s.mesh.integrals = VolumeIntegrals();
-  s.mesh.mass_matrix.setZero();
+  s.mesh = makeSurfaceBody(name, points, n, faces, m);  // massless: its inertia is the link's
   art_.surfaces.push_back(std::move(s));
   return static_cast<int>(art_.surfaces.size()) - 1;
 }

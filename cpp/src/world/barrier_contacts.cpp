@@ -559,7 +559,7 @@ void checkIntersectionFree(const BarrierWorldModel& model, BarrierWorldData& d, 
         const auto& f = B.faces[j];
         if (segmentCrossesTriangle(xa[e[0]], xa[e[1]], xb[f[0]], xb[f[1]], xb[f[2]])) fail(std::min(a, b), std::max(a, b));
       }
-      if (windingNumber(B, xb, xa[0]) > 0.5) fail(std::min(a, b), std::max(a, b));
+      if (B.closed && windingNumber(B, xb, xa[0]) > 0.5) fail(std::min(a, b), std::max(a, b));
     }
   }
 }

@@ -39,6 +39,9 @@ struct AffineBody {
   std::vector<Vec3> rest;                  ///< surface vertices in body coordinates xbar
   std::vector<std::array<int, 3>> faces;   ///< outward (counter-clockwise) triangles
   std::vector<std::array<int, 2>> edges;   ///< each surface edge once (smaller index first)
+  /// a closed, consistently wound surface: "inside" is defined (an affine body's always is; a link's surface
+  /// may be open, and the intersection check then cannot test one body wholly inside it)
+  bool closed = true;
   double density = 0.0;                    ///< kg / m^3
   double stiffness = 0.0;                  ///< kappa of the orthogonality energy, Pa
   VolumeIntegrals integrals;               ///< at unit density
@@ -52,6 +55,13 @@ struct AffineBody {
 /// point, an open or inconsistently wound mesh, or an inverted one (volume <= 0).
 AffineBody makeAffineBody(const std::string& name, const double* points, int n, const int* faces, int m,
                           double density, double stiffness);
+
+/// The massless surface of a skeleton's link (points n x 3, faces m x 3, row-major): IPC's distances are
+/// unsigned, so the mesh may be open, non-manifold or inconsistently wound, as robots' collision meshes often
+/// are. Faces that repeat a vertex or have no area (a height below 1e-9 of their longest edge; their edges
+/// belong to their neighbours or to no surface) are left out; `closed` says whether what is left is closed
+/// and consistently wound. invalid_argument for an index outside [0, n), a non-finite point, or no face left.
+AffineBody makeSurfaceBody(const std::string& name, const double* points, int n, const int* faces, int m);
 
 /// The 12 x 12 mass matrix of density rho over the solid of integrals I: blocks (p, p) = m I3,
 /// (p_k, a_k) = rho first^T, (a_k, a_k) = rho second, zero between different rows of A.

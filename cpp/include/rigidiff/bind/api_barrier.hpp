@@ -69,6 +69,9 @@ class BarrierWorld {
   void setJointLimits(bool on) { joint_limits_ = art_.joint_limits = on; }
   bool jointLimits() const { return joint_limits_; }
   int skeletonSurfaceCount() const { return static_cast<int>(art_.surfaces.size()); }
+  /// The faces a link's surface kept (those with an area) and whether they close it.
+  int skeletonSurfaceFaces(int k) const { return static_cast<int>(art_.surfaces.at(k).mesh.faces.size()); }
+  bool skeletonSurfaceClosed(int k) const { return art_.surfaces.at(k).mesh.closed; }
   /// y (12 per body, then 12 per link surface) = the contact coordinates of the state q, and jac
   /// (12 x nv_skeletons per surface, row-major, stacked) their Jacobians dy/dq_skeletons.
   void contactCoordinates(const double* q, double* y, double* jac);

@@ -25,22 +25,36 @@ def cylinder_hull(cylinder) -> tuple:
 def mesh_hulls(mesh, where: str) -> list:
     """[(vertices (n, 3), outward triangles (m, 3))] of the convex hulls a Mesh collides through, in its frame.
     ValueError naming `where` for a mesh whose hull is flat (no volume)."""
-    import trimesh
-    from scipy.spatial import QhullError
-
     parts = mesh.convex_parts() if mesh.decompose else [mesh]
-    out = []
-    for part in parts:
-        centred = part.vertices - part.vertices.mean(axis=0)
-        spread = np.linalg.svd(centred, compute_uv=False) if len(centred) >= 3 else np.zeros(3)
-        hull = None
-        if len(spread) == 3 and spread[2] > 1e-9 * spread[0]:  # not flat: qhull can build it
-            try:
-                hull = trimesh.Trimesh(vertices=part.vertices, faces=part.faces, process=False).convex_hull
-            except QhullError:
-                hull = None
-        if hull is None or not hull.is_volume:
-            raise ValueError(f"{where}: the mesh is flat (its convex hull has no volume); a projective world's "
-                             f"links collide through the convex hulls of their meshes")
-        out.append((np.asarray(hull.vertices, dtype=np.float64), np.asarray(hull.faces, dtype=np.intc)))
-    return out
+    hulls = [convex_hull(np.asarray(part.vertices, dtype=np.float64)) for part in parts]
+    if any(h is None for h in hulls):
+        raise ValueError(f"{where}: the mesh is flat (its convex hull has no volume); a projective world's "
+                         f"links collide through the convex hulls of their meshes")
+    return hulls
+
+
+def convex_hull(points: np.ndarray):
+    """(vertices, outward triangles) of the convex hull of points (n, 3), None when it has no volume.
+
+    Qhull's triangles are wound outward by its facets' own outward normals rather than by a closed-surface
+    test: the hull of a scanned or CAD mesh's thousands of points is triangulated over nearly coplanar facets,
+    and trimesh then finds it not watertight (a real gripper part and a humanoid's hip were taken for flat)."""
+    from scipy.spatial import ConvexHull, QhullError
+
+    if len(points) < 4:
+        return None
+    extent = float(np.ptp(points, axis=0).max())
+    try:
+        hull = ConvexHull(points)
+    except QhullError:  # all points in a plane or on a line
+        return None
+    if not extent > 0.0 or not hull.volume > 1e-9 * extent**3:
+        return None
+    index = np.full(len(points), -1)
+    index[hull.vertices] = np.arange(len(hull.vertices))
+    triangles = index[hull.simplices]
+    corners = points[hull.simplices]
+    normal = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    inward = np.einsum("ij,ij->i", normal, hull.equations[:, :3]) < 0.0
+    triangles[inward] = triangles[inward][:, ::-1]
+    return np.ascontiguousarray(points[hull.vertices]), np.ascontiguousarray(triangles, dtype=np.intc)

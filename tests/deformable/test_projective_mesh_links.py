@@ -143,6 +143,42 @@ def test_bad_hulls_are_refused_with_the_reason():
     assert world.skeletons == []
 
 
+@pytest.mark.filterwarnings("ignore:.*self-intersecting surface:UserWarning")  # the lcp world's check of the mesh
+@pytest.mark.parametrize("rel_path", ["z1_description/meshes/collision/z1_GripperStator.STL",
+                                      "g1_description/meshes/left_hip_roll_link.STL",
+                                      "so_arm_description/meshes/so101/base_so101_v2.stl"])
+def test_robot_meshes_whose_hull_qhull_merges_collide_through_it(robots_dir, rel_path):
+    """Robots' CAD meshes of thousands of points (a Z1 gripper part, g1's hip, the SO-101's base) have hulls
+    triangulated over merged, nearly coplanar facets: trimesh finds them not watertight, and their vertices stand
+    up to 1e-8 of the size off their triangles' planes. They are hulls all the same (they used to be refused as
+    flat, or as not convex): the hull keeps the mesh's hull volume and its every vertex, its field is negative at
+    the centroid and equals the distance to the nearest vertex beyond a corner, and a link of that shape lands
+    on the ground on its hull's lowest vertices."""
+    path = robots_dir / rel_path
+    if not path.exists():
+        pytest.skip(f"this example-robot-data has no {rel_path}")
+    mesh = trimesh.load(path, force="mesh")
+    from rigidiff.deformable.link_hulls import mesh_hulls
+
+    (V, F), = mesh_hulls(rd.Mesh(mesh), "link")
+    assert trimesh.Trimesh(V, F).volume == pytest.approx(mesh.convex_hull.volume, rel=1e-9)
+    centre = V.mean(axis=0)
+    corner = V[np.argmax(V @ [1.0, 1.0, 1.0])]
+    beyond = corner + 0.05 * np.array([1.0, 1.0, 1.0]) / np.sqrt(3.0)
+    d, _, _ = hull_distances(V, F, np.array([centre, beyond]))
+    assert d[0] < 0.0
+    assert d[1] == pytest.approx(np.linalg.norm(V - beyond, axis=1).min(), rel=1e-9)
+    world = _obstacle_world()
+    sk = rd.Skeleton("part")
+    body = sk.add_body("part", rd.PrismaticJoint("lift", axis=(0, 0, 1)), inertia=rd.Inertia(mass=0.2))
+    body.add_shape(rd.Mesh(mesh), rd.Transform((0.0, 0.0, 0.01 - V[:, 2].min())))  # 1 cm above the ground
+    world.add_skeleton(sk)
+    q, v = world.q, world.v
+    for _ in range(40):
+        q, v = world.step(q, v)
+    assert -1e-3 < q[world.layout("part").q][0] + 0.01 < 0.0  # on the ground, at the penalty's depth
+
+
 def _pusher(shape):
     """test_projective_skeletons' pusher on its x rail with the given shape."""
     sk = rd.Skeleton("pusher")

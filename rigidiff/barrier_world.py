@@ -8,6 +8,8 @@ implicit Euler, solved by a projected Newton method whose every iterate is inter
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from rigidiff import _core
@@ -243,14 +245,16 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
         world.q there moves it between steps (its motion then takes no part in friction or CCD).
 
         Args:
-            shape_or_mesh: a rigidiff shape, a ``trimesh.Trimesh`` or (vertices (n, 3), faces (m, 3)): a closed,
-                consistently oriented surface (a bowl or a ramp as a solid with some thickness), so that "inside"
-                is defined for the intersection test.
+            shape_or_mesh: a rigidiff shape, a ``trimesh.Trimesh`` or (vertices (n, 3), faces (m, 3)): any
+                triangle surface, closed or not (a terrain, a sheet, a room's walls; the barrier's distances are
+                unsigned: bodies touch an open sheet from either side). Faces without area (a repeated vertex or
+                a sliver) are left out with a UserWarning. Only a closed, consistently wound surface has an
+                inside, so only for such a mesh does the start-state check also refuse a body wholly inside it.
             pose: its rd.Transform; identity if None.
             name: a new name; "body<i>" if None.
 
-        ValueError for an open, inconsistently wound or inverted mesh, a used name, or a mesh that touches or
-        crosses a body (naming the pair). Static meshes may touch each other and the ground planes. In the
+        ValueError for a mesh with no face of non-zero area, a used name, or a mesh that touches or crosses a body
+        (naming the pair). Static meshes may touch each other and the ground planes. In the
         step derivatives its coordinates are inputs (moving it pushes the bodies) but not unknowns.
         """
         return self._add_body(shape_or_mesh, 1.0, DEFAULT_STIFFNESS, pose, None, name, static=True)
@@ -267,10 +271,17 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
         A, p = pose.rotation, pose.translation
         q_body = np.concatenate([p, A.ravel()])
         v_body = np.zeros(12) if velocity is None else _affine_velocity(velocity, A, p)
-        index = self._bw_add_body(name, vertices, faces, density, stiffness)
         if static:
-            self._bw_set_fixed(index, True)
+            try:
+                index, kept = self._bw_add_static_body(name, vertices, faces, density, stiffness)
+            except ValueError as err:
+                raise ValueError(f"static mesh {name!r}: {err}") from None
+            if kept < len(faces):
+                warnings.warn(f"static mesh {name!r}: {len(faces) - kept} of its {len(faces)} faces have no area "
+                              f"(a repeated vertex or a sliver) and are left out of its surface", stacklevel=3)
             self._static.add(name)
+        else:
+            index = self._bw_add_body(name, vertices, faces, density, stiffness)
         q0 = np.concatenate([self._q0, q_body])
         try:
             self._bw_check_state(q0)

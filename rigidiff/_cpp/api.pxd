@@ -268,6 +268,9 @@ cdef extern from "rigidiff/bind/api_barrier.hpp" namespace "rigidiff::bind" nogi
         void options(double* out)
         int addAffineBody(const string& name, const double* points, int n, const int* faces, int m, double density,
                           double stiffness) except +
+        int addStaticBody(const string& name, const double* points, int n, const int* faces, int m, double density,
+                          double stiffness) except +
+        int bodyFaceCount(int k) except +
         void popBody()
         void setBodyParameters(int body, double density, double stiffness) except +
         void setFixed(int body, bint fixed) except +

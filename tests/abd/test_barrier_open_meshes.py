@@ -1,9 +1,9 @@
-"""Link surfaces of barrier worlds may be open, inconsistently wound or hold faces without area, as the collision
-meshes robots ship often do (IPC's distances are unsigned): an open cup on a prismatic joint lands on the ground
+"""Link surfaces and static meshes of barrier worlds may be open, inconsistently wound or hold faces without area,
+as robots' collision meshes and terrains often are (IPC's distances are unsigned): an open cup on a prismatic joint lands on the ground
 and holds an affine ball on its inner bottom, intersection-free at every step by IPC Toolkit, with step Jacobians
 against central differences; faces without area are left out with a warning naming the shape, and the step is then
-bit for bit that of the clean mesh; a flipped face changes nothing but round-off; and example-robot-data robots whose
-meshes are open step."""
+bit for bit that of the clean mesh; a flipped face changes nothing but round-off; example-robot-data robots whose
+meshes are open step; and a cube lands on an open terrain sheet, and on a single triangle from below."""
 
 import warnings
 
@@ -172,3 +172,78 @@ def test_robots_with_open_collision_meshes_step(robots_dir, rel_path):
     assert np.all(np.isfinite(q)) and np.abs(q - world.q).max() > 1e-4  # it moved
     g = world.step_vjp(q, v, np.zeros(world.nv), np.ones(world.nv), np.ones(world.nv))
     assert np.all(np.isfinite(g.q)) and np.all(np.isfinite(g.tau)) and np.abs(g.tau).max() > 0.0
+
+
+def _terrain(n=8, size=1.0, bump=0.05):
+    """An open heightfield sheet: n x n cells over size x size m, a smooth bump of height `bump` in the middle."""
+    x = np.linspace(-size / 2, size / 2, n + 1)
+    X, Y = np.meshgrid(x, x, indexing="ij")
+    Z = bump * np.exp(-(X**2 + Y**2) / 0.05)
+    V = np.column_stack([X.ravel(), Y.ravel(), Z.ravel()])
+    F = []
+    for i in range(n):
+        for j in range(n):
+            a, b, c, d = i * (n + 1) + j, (i + 1) * (n + 1) + j, (i + 1) * (n + 1) + j + 1, i * (n + 1) + j + 1
+            F += [[a, b, c], [a, c, d]]
+    return V, np.array(F)
+
+
+def _cube_on_terrain(tolerance=None):
+    kw = {} if tolerance is None else dict(newton_tolerance=tolerance, max_newton_iterations=2000)
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT, friction=0.4, **kw)
+    V, F = _terrain()
+    world.add_static_mesh((V, F), name="terrain")
+    world.add_affine_body(rd.Box((0.08, 0.08, 0.08)), density=500.0, pose=rd.Transform((0.2, 0.15, 0.08)),
+                          name="cube")
+    return world
+
+
+def test_a_cube_lands_on_an_open_terrain_sheet():
+    """A cube dropped beside the bump of an open heightfield (a static mesh with a boundary: it used to be refused)
+    lands on it and comes to rest within dhat of the sheet, intersection-free at every step by IPC Toolkit; the
+    sheet stays exactly where it is."""
+    ipctk = pytest.importorskip("ipctk")
+    world = _cube_on_terrain()
+    q, v = world.q, world.v
+    for _ in range(80):
+        q, v = world.step(q, v)
+        assert_intersection_free(ipctk, world, q, DHAT)
+    np.testing.assert_array_equal(q[:12], world.q[:12])
+    assert 0.0 < assert_intersection_free(ipctk, world, q, DHAT) < DHAT  # resting on the sheet
+    assert world.surface(q, "cube")[0][:, 2].min() < 0.04  # down from its start, its bottom at 4 cm
+    assert np.abs(v).max() < 2e-2
+
+
+def test_step_jacobians_of_a_cube_on_an_open_terrain_match_central_differences():
+    world = _cube_on_terrain(tolerance=1e-12)
+    q, v = world.q, world.v
+    for _ in range(30):
+        q, v = world.step(q, v)
+    v = v.copy()
+    v[12:15] += (0.05, -0.03, 0.0)  # sliding over the sheet
+    tau = np.zeros(world.nv)
+    J = world.step_jacobians(q, v, tau)
+    assert world.last_step["active_pairs"] > 0
+    # the stiff cube (the default orthogonality stiffness): v steps below 1e-5 are round-off bound
+    fd = central_jacobians(world, q, v, tau, eps=(1e-8, 1e-5, 1e-5))
+    for name in NAMES:
+        assert relative_error(getattr(J, name)[12:, 12:], fd[name][12:, 12:]) < 1e-6, name
+
+
+def test_a_cube_is_held_by_a_single_triangle_from_below():
+    """A static single triangle (no inside, no outside) held above the ground: a cube thrown up at it from below
+    stops under it within dhat and falls back, intersection-free at every step."""
+    ipctk = pytest.importorskip("ipctk")
+    world = rd.World(dt=1e-2, solver="barrier", dhat=DHAT)
+    tri = np.array([[-0.5, -0.5, 0.5], [0.5, -0.5, 0.5], [0.0, 0.5, 0.5]])
+    world.add_static_mesh((tri, np.array([[0, 1, 2]])), name="sheet")
+    world.add_affine_body(rd.Box((0.1, 0.1, 0.1)), density=500.0, pose=rd.Transform((0.0, 0.0, 0.3)), name="cube")
+    q, v = world.q, world.v
+    v[14] = 3.0  # up at 3 m/s: it would rise 0.46 m, far past the sheet 0.15 m above its top
+    highest = -np.inf
+    for _ in range(30):
+        q, v = world.step(q, v)
+        assert_intersection_free(ipctk, world, q, DHAT)
+        highest = max(highest, world.surface(q, "cube")[0][:, 2].max())
+    assert 0.5 - DHAT < highest < 0.5  # stopped under the sheet
+    assert v[14] < 0.0  # and falling back

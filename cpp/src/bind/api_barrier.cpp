@@ -73,6 +73,21 @@ int BarrierWorld::addAffineBody(const std::string& name, const double* points, i
   return model_.addBody(makeAffineBody(name, points, n, faces, m, density, stiffness));
 }
 
+int BarrierWorld::addStaticBody(const std::string& name, const double* points, int n, const int* faces, int m,
+                                double density, double stiffness) {
+  AffineBody body = makeSurfaceBody(name, points, n, faces, m);
+  if (body.closed && static_cast<int>(body.faces.size()) == m &&
+      meshVolumeIntegrals(body.rest.data(), n, body.faces.data(), m).volume > 0.0) {
+    body = makeAffineBody(name, points, n, faces, m, density, stiffness);
+  } else {
+    body.density = density;
+    body.stiffness = stiffness;
+    body.mass_matrix = Mat12::Identity();
+  }
+  body.fixed = true;
+  return model_.addBody(std::move(body));
+}
+
 void BarrierWorld::setBodyParameters(int body, double density, double stiffness) {
   RD_CHECK_ARG(body >= 0 && body < bodyCount(), "body index " << body << " out of range");
   RD_CHECK_ARG(std::isfinite(density) && density > 0.0, "density must be finite and > 0, got " << density);

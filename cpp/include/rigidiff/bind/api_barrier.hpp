@@ -26,6 +26,13 @@ class BarrierWorld {
   void options(double* out) const;
   int addAffineBody(const std::string& name, const double* points, int n, const int* faces, int m, double density,
                     double stiffness);
+  /// A static mesh: a closed, outward surface as an affine body's; any other (open, non-manifold, inconsistently
+  /// wound, with faces without area left out) as a link's surface (makeSurfaceBody). Its mass matrix is then the
+  /// identity: a static body's block of the step's Newton system is its mass matrix alone, and it never moves.
+  int addStaticBody(const std::string& name, const double* points, int n, const int* faces, int m, double density,
+                    double stiffness);
+  /// The faces body k kept (those with an area).
+  int bodyFaceCount(int k) const { return static_cast<int>(model_.bodies.at(k).faces.size()); }
   /// Sets a body's density (its mass and mass matrix follow) and orthogonality stiffness (invalid_argument unless
   /// both are finite and > 0).
   void setBodyParameters(int body, double density, double stiffness);

@@ -152,16 +152,19 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
   if (complementarity) {
-    // the vertices touching a plane at q start held on it (the last step's active set), and friction's normal
+    // the vertices touching an obstacle at q start held on it (the last step's active set), and friction's normal
     // forces are the pushes that hold them at q
     Points grad_q;
     pdEnergy(model, q, &grad_q);
     data.start_gradient = (model.mass.asDiagonal() * (q - data.y)) / h2 + grad_q;
     // (when the caller gives the step's recorded solution as a guess, rollout_backward solving it again, the
-    // pairs touching there: the recorded final set, which the loop then confirms without changing it)
+    // pairs on their planes there: the recorded final set, which the loop then confirms without changing it)
+    const bool guessed = data.start_guess.rows() == model.n;
     PdActiveSet touching;
-    pdTouchingPairs(model, data.start_guess.rows() == model.n ? data.start_guess : q, touching);
-    if (touching.vertex != data.active.vertex || touching.plane != data.active.plane) data.active = touching;
+    pdTouchingPairs(model, q, guessed ? data.start_guess : q, !guessed, touching);
+    if (touching.vertex != data.active.vertex || touching.obstacle != data.active.obstacle ||
+        touching.offset != data.active.offset || touching.normal != data.active.normal)
+      data.active = touching;
   } else {
     data.active = PdActiveSet();
   }

@@ -103,10 +103,10 @@ struct PdOptions {
   bool raise_on_failure = true;  ///< a step that does not converge throws; else it returns its last iterate
 };
 
-/// How the ground planes hold the surface vertices.
+/// How the ground planes, balls and boxes hold the surface vertices.
 enum class PdContactModel {
   Penalty = 0,          ///< the implicit penalty k/2 min(0, d)^2 (DiffPD's "planar_collision" vertex energy)
-  Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the plane (pd_complementarity.hpp)
+  Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the obstacle (pd_complementarity.hpp)
 };
 
 struct PdModel {
@@ -164,11 +164,9 @@ struct PdModel {
   /// for a plane).
   void obstacleMotion(int o, Vec3* position, Vec3* linear, Vec3* angular) const;
 
-  /// Whether obstacle o pushes by the penalty (balls and boxes always; planes unless the complementarity model
-  /// holds vertices on them).
-  bool penalised(int o) const {
-    return contact_model == PdContactModel::Penalty || o >= static_cast<int>(planes.size());
-  }
+  /// Whether obstacle o pushes by the penalty (every obstacle, unless the complementarity model holds vertices
+  /// on them).
+  bool penalised(int) const { return contact_model == PdContactModel::Penalty; }
 
   /// Calls visit(i, o, depth, normal, curvature) for every surface vertex i of x inside a penalised obstacle o
   /// (depth < 0: its signed distance), once per obstacle it is inside.
@@ -213,10 +211,13 @@ struct PdHessian {
   mutable std::vector<double> products;
 };
 
-/// The complementarity contact's active set: (vertex, plane) pairs held on the plane, n_o . x_i = offset_o, and
-/// the Schur complement that turns the PD matrix's factor into the inverse on that subspace (pd_complementarity.hpp).
+/// The complementarity contact's active set: (vertex, obstacle) pairs, each vertex held on its pair's plane,
+/// normal . x_i = offset (a ground plane, or a ball's or box's tangent plane, pd_complementarity.hpp), and the
+/// Schur complement that turns the PD matrix's factor into the inverse on that subspace.
 struct PdActiveSet {
-  std::vector<int> vertex, plane;
+  std::vector<int> vertex, obstacle;
+  std::vector<Vec3> normal;           ///< each pair's plane (pdHoldingPlane, from the step's start)
+  std::vector<double> offset;
   Eigen::MatrixXd columns;            ///< (free_count x pairs) L^-1 e_i for each pair's vertex i
   Eigen::LLT<Eigen::MatrixXd> schur;  ///< of S[a, b] = (n_a . n_b) (L^-1)[i_a, i_b]
   int stamp = -1;                     ///< the factorisation columns and schur were built with (-1: none)

@@ -75,6 +75,11 @@ Eigen::SparseMatrix<double> pdHessianMatrix(const PdModel& model, const PdData& 
 void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Points& x,
                              std::vector<std::pair<int, Mat3>>& blocks);
 
+/// Adds to gq and data.grad_obstacles the cotangents through the complementarity's holding planes on balls and
+/// boxes (pdHoldingPlaneCotangents) of the adjoint zf of the step's solution for the cotangent bf of x' (both
+/// stacked as in pdSolve, bf not projected).
+void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& bf, Points& gq);
+
 /// The cotangents (6 per obstacle: translation, then rotation about its position, both in world axes; zero for
 /// planes) of the obstacles' poses through the penalty at x, for the adjoint Z (n x 3): -Z^T d(grad E)/d(pose).
 void pdObstacleCotangents(const PdModel& model, const Points& x, const Points& Z, VecX& out);

@@ -343,3 +343,13 @@ def test_rollout_gradients_of_a_block_landing_and_sliding_on_a_box_match_central
             values.append(loss())
         world.set_obstacle_pose(table, pose)
         assert g.parameter(f"pose:{table}:{c}") == pytest.approx((values[0] - values[1]) / 2e-6, rel=1e-6), c
+
+
+def test_a_vertex_held_by_two_parallel_surfaces_is_a_clear_error():
+    # the ground and a box's top face both at z = 0: the block's bottom vertices touch both, along the same normal
+    world = _world()
+    world.add_ground()
+    _table(world)
+    world = _block(world)
+    with pytest.raises(RuntimeError, match="held on two obstacles .* whose normals there are parallel"):
+        world.step(world.q, world.v)

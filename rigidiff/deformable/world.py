@@ -216,9 +216,6 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     def contact_model(self, value):
         if value not in _CONTACT_MODELS:
             raise ValueError(f"contact_model must be one of {', '.join(map(repr, _CONTACT_MODELS))}, got {value!r}")
-        if value != "penalty" and self._skeletons:
-            raise ValueError(f"contact_model {value!r} does not support skeletons yet (this world has "
-                             f"{len(self._skeletons)}): use \"penalty\"")
         self._pw_set_contact_model(_CONTACT_MODELS.index(value))
 
     @property

@@ -65,16 +65,6 @@ def test_the_penalty_stays_the_default_and_a_bad_model_names_the_choices():
         world.contact_model = "lcp"
     world.contact_model = "complementarity"
     assert world.contact_model == "complementarity"
-    sk = rd.Skeleton("foot")
-    body = sk.add_body("foot", rd.PrismaticJoint("lift", axis=(0, 0, 1)), inertia=rd.Inertia.from_shape(
-        rd.Sphere(0.02), mass=0.1))
-    body.add_shape(rd.Sphere(0.02))
-    with pytest.raises(ValueError, match="skeletons need contact_model=\"penalty\""):
-        world.add_skeleton(sk)
-    world.contact_model = "penalty"
-    world.add_skeleton(sk)
-    with pytest.raises(ValueError, match="does not support skeletons"):
-        world.contact_model = "complementarity"
 
 
 def test_a_dropped_block_lands_and_rests_on_the_ground_without_penetrating():

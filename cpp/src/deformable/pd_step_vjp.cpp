@@ -56,27 +56,23 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   solveAdjoint(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations, model.options.history);
   pdScatterFree(model, zf, Z);
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
-  pdHeldCotangents(model, data, zf, b_held, gq);
+  if (pdHoldsOnObstacles(model, data))
+    pdHeldCotangents(model, data, zf, VecX(b_held - pdHessianFree(model, data, hessian, zf, Z)), gq);
 }
 
-void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& bf, Points& gq) {
-  bool moving = false;  // only the balls' and boxes' planes depend on q and the poses
-  for (int o : data.active.obstacle) moving = moving || o >= static_cast<int>(model.planes.size());
-  if (!moving) return;
-  const double h2 = model.dt * model.dt;
-  Points Z, residual = Points::Zero(model.n, 3), grad;
-  pdScatterFree(model, VecX(bf - pdHessianFree(model, data, data.hessian, zf, Z)), residual);
-  // the step's normal forces: grad g(x) = sum lambda n at each held vertex
-  pdEnergy(model, data.x, &grad);
-  pdFrictionEnergy(model, data, data.x, &grad);
-  const int nf = model.free_count;
-  VecX g(3 * nf);
-  for (int i = 0; i < model.n; ++i) {
-    const int r = model.free_index[i];
-    if (r < 0) continue;
-    for (int c = 0; c < 3; ++c) g[c * nf + r] = model.mass[i] / h2 * (data.x(i, c) - data.y(i, c)) + grad(i, c);
-  }
-  pdHoldingPlaneCotangents(model, data.active, data.q, data.x, Z, residual, pdActiveForces(model, data.active, g), gq,
+bool pdHoldsOnObstacles(const PdModel& model, const PdData& data) {
+  for (int o : data.active.obstacle)
+    if (o >= static_cast<int>(model.planes.size())) return true;
+  return false;
+}
+
+void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq) {
+  if (data.active_forces.size() != data.active.size())
+    throw std::logic_error("step_vjp needs the normal forces of a converged step");
+  Points Z = Points::Zero(model.n, 3), residual = Points::Zero(model.n, 3);
+  pdScatterFree(model, zf, Z);
+  pdScatterFree(model, residual_free, residual);
+  pdHoldingPlaneCotangents(model, data.active, data.q, data.x, Z, residual, data.active_forces, gq,
                            data.grad_obstacles);
 }
 

@@ -245,6 +245,7 @@ struct PdSampleCache {
 struct PdData {
   PdFriction friction;
   PdActiveSet active;              ///< the complementarity contact's final active set of the step
+  VecX active_forces;              ///< and its normal forces at the solution (pairs order; empty if unsettled)
   /// (n x 3) grad g at the start q, M (q - y) / dt^2 + grad E(q): its component along a plane's normal is the
   /// complementarity's normal force on a vertex touching it at the start (friction's lambda)
   Points start_gradient;

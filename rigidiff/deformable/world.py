@@ -68,7 +68,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             velocity over the step), so that it ends on or outside the obstacle (no penetration beyond 1 nm),
             free along the plane, and leaves when the plane would have to pull it; with friction, its normal
             force is the push that holds it at the step's start (docs/deformable.md, "Complementarity
-            contact"). Links keep the penalty; worlds with skeletons need "penalty".
+            contact"). The skeletons' links keep the penalty (with the vertices, the obstacles and each
+            other) under both.
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
             RuntimeWarning naming the residual, and last_step["converged"] is False.
@@ -209,7 +210,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     def contact_model(self) -> str:
         """How the ground planes, balls and boxes hold the surface vertices: "penalty" or "complementarity" (see
         ProjectiveWorld);
-        settable (ValueError naming the choices for another name, or for "complementarity" with skeletons)."""
+        settable (ValueError naming the choices for another name)."""
         return _CONTACT_MODELS[self._pw_contact_model()]
 
     @contact_model.setter

@@ -70,7 +70,8 @@ def _rail():
     sk = rd.Skeleton("pusher")
     box = rd.Box((0.04, 0.06, 0.04))
     body = sk.add_body("slide", rd.PrismaticJoint("rail", axis=(1, 0, 0), damping=0.5),
-                       joint_origin=rd.Transform((0.0005 - 0.02, 0.05, 0.03)), inertia=rd.Inertia.from_shape(box, mass=0.5))
+                       joint_origin=rd.Transform((0.0005 - 0.02, 0.05, 0.03)),
+                       inertia=rd.Inertia.from_shape(box, mass=0.5))
     body.add_shape(box)
     return sk
 

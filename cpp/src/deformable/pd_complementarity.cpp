@@ -30,11 +30,7 @@ Eigen::Matrix3Xd normals(const PdActiveSet& active, int first, int last) {
   return N;
 }
 
-// Appends pair (i, o) with its plane from the start q.
-void addPair(const PdModel& model, const Points& q, int i, int o, PdActiveSet& active) {
-  Vec3 normal;
-  double offset;
-  pdHoldingPlane(model, o, q.row(i).transpose(), &normal, &offset);
+void pushPair(int i, int o, const Vec3& normal, double offset, PdActiveSet& active) {
   active.vertex.push_back(i), active.obstacle.push_back(o);
   active.normal.push_back(normal), active.offset.push_back(offset);
 }
@@ -60,10 +56,7 @@ void pdTouchingPairs(const PdModel& model, const Points& q, const Points& x, boo
       double offset;
       pdHoldingPlane(model, o, q.row(i).transpose(), &normal, &offset);
       const double gap = normal.dot(x.row(i).transpose()) - offset;
-      if (gap <= kContactGap && (below || gap >= -kContactGap)) {
-        active.vertex.push_back(i), active.obstacle.push_back(o);
-        active.normal.push_back(normal), active.offset.push_back(offset);
-      }
+      if (gap <= kContactGap && (below || gap >= -kContactGap)) pushPair(i, o, normal, offset, active);
     }
   }
 }
@@ -184,18 +177,22 @@ PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, con
           pdAdvancedDistance(model, o, x.row(i).transpose()) < -kContactGap)
         pairs.emplace_back(i, -1 - o);
   }
-  auto obstacle = [&](const std::pair<int, int>& e) { return e.second >= 0 ? active.obstacle[e.second] : -1 - e.second; };
+  auto obstacle = [&](const std::pair<int, int>& e) {
+    return e.second >= 0 ? active.obstacle[e.second] : -1 - e.second;
+  };
   std::sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : obstacle(a) < obstacle(b);
   });
   PdActiveSet next;
-  for (const auto& e : pairs) {
-    if (e.second < 0) {
-      addPair(model, q, e.first, -1 - e.second, next);
+  for (const auto& [i, index] : pairs) {
+    if (index >= 0) {
+      pushPair(i, active.obstacle[index], active.normal[index], active.offset[index], next);
       continue;
     }
-    next.vertex.push_back(e.first), next.obstacle.push_back(active.obstacle[e.second]);
-    next.normal.push_back(active.normal[e.second]), next.offset.push_back(active.offset[e.second]);
+    Vec3 normal;  // a new pair: its plane from the start
+    double offset;
+    pdHoldingPlane(model, -1 - index, q.row(i).transpose(), &normal, &offset);
+    pushPair(i, -1 - index, normal, offset, next);
   }
   return next;
 }

@@ -88,7 +88,8 @@ double pdAdvancedDistance(const PdModel& model, int o, const Vec3& x) {
 }
 
 void pdHoldingPlaneCotangents(const PdModel& model, const PdActiveSet& active, const Points& q, const Points& x,
-                              const Points& Z, const Points& residual, const VecX& forces, Points& gq, VecX& grad_obstacles) {
+                              const Points& Z, const Points& residual, const VecX& forces, Points& gq,
+                              VecX& grad_obstacles) {
   // with the pairs' planes N^T x = h, the adjoint (z, nu) of the step's KKT system gives dL/dh = mu, the
   // multipliers of b - H z = N mu at each held vertex, and dL/dn = lambda z_i - mu x_i (lambda: the step's
   // normal forces); both chained through the plane's Jacobian to q_i and the obstacle's pose

@@ -73,8 +73,8 @@ std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, con
 int pdObstacleContactCount(const PdModel& model, const Points& x);
 
 /// Finds the step's friction contacts from data.q (see PdFriction); none without friction unless `always`. Under
-/// the complementarity model a vertex within kContactGap of a plane at q rubs on it with the normal force
-/// n . data.start_gradient (when positive).
+/// the complementarity model a vertex within kContactGap of a plane, ball or box at q rubs on it with the normal
+/// force n . data.start_gradient (when positive).
 void pdFrictionContacts(const PdModel& model, PdData& data, bool always = false);
 
 /// Friction's gradient at x per unit mu (n x 3, overwritten): sum lambda f1(y)/y u over the contacts of data

@@ -64,8 +64,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         contact_model: how the ground planes, balls and boxes hold the surface vertices: "penalty" (the
             default): the implicit penalty contact_stiffness/2 min(0, d)^2 of each vertex inside one;
             "complementarity": DiffPD's active set, a vertex touching a plane is held on it, one touching a ball
-            or box on its tangent plane at the point nearest the vertex's start (carried by the obstacle's
-            velocity over the step), so that it ends on or outside the obstacle (no penetration beyond 1 nm),
+            or box on its tangent plane at the point nearest where the vertex slides to from its start (carried by
+            the obstacle's velocity over the step), so that it ends on or outside the obstacle (no penetration beyond 1 nm),
             free along the plane, and leaves when the plane would have to pull it; with friction, its normal
             force is the push that holds it at the step's start (docs/deformable.md, "Complementarity
             contact"). The skeletons' links keep the penalty (with the vertices, the obstacles and each

@@ -1,8 +1,8 @@
 """DiffPD's complementarity contact on balls and boxes in a projective world (contact_model="complementarity"): a
-vertex touching one is held on its tangent plane at the point nearest the vertex's start. A block rests on a box's
-top face carrying its weight, one dropped on a fixed ball stays outside it (where the penalty's sinks in), a block
-on a tilted box sticks below mu and slides at g (sin - mu cos) above, a moving box pushes a block along the ground
-with its face exactly on the box's, and the gradients of steps (the state, the forces, the materials, mu, the
+vertex touching one is held on its tangent plane at the point nearest where the vertex slides to from its start. A
+block rests on a box's top face carrying its weight, one dropped on a fixed ball stays outside it (where the
+penalty's sinks in), a block on a tilted box sticks below mu and slides at g (sin - mu cos) above, a moving box
+pushes a block along the ground with its face exactly on the box's, and the gradients of steps (the state, the forces, the materials, mu, the
 obstacles' poses) and of a rollout match central differences of our own step and the Newton-Cholesky baseline."""
 
 import numpy as np

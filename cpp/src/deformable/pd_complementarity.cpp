@@ -47,14 +47,15 @@ void scatter(const PdModel& model, const Vec3& value, int i, VecX& g) {
 
 }  // namespace
 
-void pdTouchingPairs(const PdModel& model, const Points& q, const Points& x, bool below, PdActiveSet& active) {
+void pdTouchingPairs(const PdModel& model, const Points& q, const Points& v, const Points& x, bool below,
+                     PdActiveSet& active) {
   active = PdActiveSet();
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     for (int o = 0; o < model.obstacleCount(); ++o) {
       Vec3 normal;
       double offset;
-      pdHoldingPlane(model, o, q.row(i).transpose(), &normal, &offset);
+      pdHoldingPlane(model, o, q.row(i).transpose(), v.row(i).transpose(), &normal, &offset);
       const double gap = normal.dot(x.row(i).transpose()) - offset;
       if (gap <= kContactGap && (below || gap >= -kContactGap)) pushPair(i, o, normal, offset, active);
     }
@@ -162,7 +163,7 @@ Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdAc
 }
 
 PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& q,
-                            const Points& x, double force_tolerance) {
+                            const Points& v, const Points& x, double force_tolerance) {
   const int obstacles = model.obstacleCount();
   std::vector<std::pair<int, int>> pairs;  // (vertex, index): index p >= 0 a kept pair, -1 - o a new one on o
   std::vector<char> held(static_cast<std::size_t>(model.n) * obstacles, 0);  // (vertex, obstacle) in the set
@@ -191,7 +192,7 @@ PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, con
     }
     Vec3 normal;  // a new pair: its plane from the start
     double offset;
-    pdHoldingPlane(model, -1 - index, q.row(i).transpose(), &normal, &offset);
+    pdHoldingPlane(model, -1 - index, q.row(i).transpose(), v.row(i).transpose(), &normal, &offset);
     pushPair(i, -1 - index, normal, offset, next);
   }
   return next;
@@ -208,11 +209,11 @@ int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, co
     return a.vertex == b.vertex && a.obstacle == b.obstacle;
   };
   if (seen.empty()) seen.push_back(code(data.active));
-  PdActiveSet next = pdNextActiveSet(model, data.active, forces, data.q, x, force_tolerance);
+  PdActiveSet next = pdNextActiveSet(model, data.active, forces, data.q, data.v, x, force_tolerance);
   if (same(next, data.active)) return 0;
   if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) {
     // a cycle: add the new pairs and remove none, or if that changes nothing, remove only the most pulling pair
-    next = pdNextActiveSet(model, data.active, VecX::Zero(forces.size()), data.q, x, force_tolerance);
+    next = pdNextActiveSet(model, data.active, VecX::Zero(forces.size()), data.q, data.v, x, force_tolerance);
     if (same(next, data.active) && forces.size()) {
       int worst = 0;
       forces.minCoeff(&worst);

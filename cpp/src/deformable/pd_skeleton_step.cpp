@@ -125,6 +125,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count, nv = sk.nv(), N = 3 * nf + nv;
   data.q = q;
+  data.v = v;
   data.f = f;
   data.y.resize(model.n, 3);
   for (int i = 0; i < model.n; ++i)

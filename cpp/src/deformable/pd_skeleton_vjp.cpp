@@ -62,7 +62,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   pdScatterFree(model, w.head(3 * nf), Z);
   const VecX ws = w.tail(nv), wd = A * ws;
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
-  if (held) pdHeldCotangents(model, data, w.head(3 * nf), residual, gq);
+  if (held) pdHeldCotangents(model, data, w.head(3 * nf), residual, gq, gv);
 
   // the link contacts at the solution: the contact stiffness through the penalty's k d grad d
   std::vector<PdLinkContact> contacts;

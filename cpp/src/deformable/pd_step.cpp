@@ -141,6 +141,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
   data.q = q;
+  data.v = v;
   data.f = f;
   data.y.resize(model.n, 3);
   for (int i = 0; i < model.n; ++i)
@@ -315,7 +316,7 @@ void pdStartActiveSet(const PdModel& model, PdData& data) {
   // pairs on their planes there: the recorded final set, which the loop then confirms without changing it)
   const bool guessed = data.start_guess.rows() == model.n;
   PdActiveSet touching;
-  pdTouchingPairs(model, data.q, guessed ? data.start_guess : data.q, !guessed, touching);
+  pdTouchingPairs(model, data.q, data.v, guessed ? data.start_guess : data.q, !guessed, touching);
   if (touching.vertex != data.active.vertex || touching.obstacle != data.active.obstacle ||
       touching.offset != data.active.offset || touching.normal != data.active.normal)
     data.active = touching;

@@ -57,7 +57,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   pdScatterFree(model, zf, Z);
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
   if (pdHoldsOnObstacles(model, data))
-    pdHeldCotangents(model, data, zf, VecX(b_held - pdHessianFree(model, data, hessian, zf, Z)), gq);
+    pdHeldCotangents(model, data, zf, VecX(b_held - pdHessianFree(model, data, hessian, zf, Z)), gq, gv);
 }
 
 bool pdHoldsOnObstacles(const PdModel& model, const PdData& data) {
@@ -66,13 +66,14 @@ bool pdHoldsOnObstacles(const PdModel& model, const PdData& data) {
   return false;
 }
 
-void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq) {
+void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq,
+                      Points& gv) {
   if (data.active_forces.size() != data.active.size())
     throw std::logic_error("step_vjp needs the normal forces of a converged step");
   Points Z = Points::Zero(model.n, 3), residual = Points::Zero(model.n, 3);
   pdScatterFree(model, zf, Z);
   pdScatterFree(model, residual_free, residual);
-  pdHoldingPlaneCotangents(model, data.active, data.q, data.x, Z, residual, data.active_forces, gq,
+  pdHoldingPlaneCotangents(model, data.active, data.q, data.v, data.x, Z, residual, data.active_forces, gq, gv,
                            data.grad_obstacles);
 }
 

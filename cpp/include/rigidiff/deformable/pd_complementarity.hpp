@@ -2,12 +2,12 @@
 // boxes: a surface vertex in the active set is held on its pair's plane, n . x = offset, and is free in the
 // plane's tangent directions; the step minimises g on that affine subspace, and the active set is updated by the
 // paper's rule (pairs whose normal force pulls leave, vertices inside an obstacle join) until it no longer
-// changes. A ground plane holds a vertex on itself; a ball or box on its tangent plane at the point nearest the
-// vertex's start, moved along the normal by the obstacle's surface velocity over the step (pdHoldingPlane): the
-// obstacle is convex, so a vertex on that plane is on or outside it. The inverse of the PD matrix on the subspace
-// comes from its factor and a Schur complement over the active pairs (no refactorisation when the set changes),
-// and the adjoint is the same solve projected on the subspace, chained through the planes to the start and the
-// obstacles' poses.
+// changes. A ground plane holds a vertex on itself; a ball or box on its tangent plane at the point nearest where
+// the vertex slides to from its start, moved along the normal by the obstacle's surface velocity over the step
+// (pdHoldingPlane): the obstacle is convex, so a vertex on that plane is on or outside it. The inverse of the PD
+// matrix on the subspace comes from its factor and a Schur complement over the active pairs (no refactorisation
+// when the set changes), and the adjoint is the same solve projected on the subspace, chained through the planes
+// to the start and the obstacles' poses.
 #pragma once
 
 #include <vector>
@@ -24,17 +24,21 @@ constexpr double kContactGap = 1e-9;
 /// The most active-set iterations of a step (each a full minimisation); more mean a set that cycles.
 constexpr int kMaxActiveSetIterations = 50;
 
-/// The plane obstacle o holds a vertex starting at q on (normal . x = offset): a ground plane itself; a ball's or
-/// box's tangent plane at its point nearest q (a box's face, or the way to its nearest edge or corner when q is
-/// further than kContactGap from it), moved along the normal by that point's velocity over the step.
-void pdHoldingPlane(const PdModel& model, int o, const Vec3& q, Vec3* normal, double* offset);
+/// The plane obstacle o holds a vertex starting at q with velocity v on (normal . x = offset): a ground plane
+/// itself; a ball's or box's tangent plane at its point nearest where the vertex slides to, q + dt (v - u(q)) less
+/// its component along the normal at q (u: the obstacle's surface velocity), a box's face or the way to its nearest
+/// edge or corner when that point is further than kContactGap from it, moved along the normal by the tangent
+/// point's velocity over the step.
+void pdHoldingPlane(const PdModel& model, int o, const Vec3& q, const Vec3& v, Vec3* normal, double* offset);
 
 /// The signed distance of x to obstacle o moved by its velocity over the step (to first order in its rotation).
 double pdAdvancedDistance(const PdModel& model, int o, const Vec3& x);
 
-/// The pairs (free surface vertex, obstacle) whose holding plane (from the start q) x is within kContactGap of,
-/// or below if `below` (the start: a vertex inside an obstacle is put on it), sorted by vertex, with their planes.
-void pdTouchingPairs(const PdModel& model, const Points& q, const Points& x, bool below, PdActiveSet& active);
+/// The pairs (free surface vertex, obstacle) whose holding plane (from the start q, v) x is within kContactGap
+/// of, or below if `below` (the start: a vertex inside an obstacle is put on it), sorted by vertex, with their
+/// planes.
+void pdTouchingPairs(const PdModel& model, const Points& q, const Points& v, const Points& x, bool below,
+                     PdActiveSet& active);
 
 /// Builds the active set's columns and Schur factor from data.factor, unless they are current.
 /// runtime_error if the Schur complement is singular (two pairs of a vertex on parallel planes).
@@ -61,10 +65,10 @@ Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdAc
                                                 const Eigen::SparseMatrix<double>& H);
 
 /// The active-set rule: keeps the pairs whose force is >= -force_tolerance, adds the pairs of vertices inside an
-/// obstacle (pdAdvancedDistance) by more than kContactGap at x (n x 3), their planes from the start q. Returns
-/// the new set's pairs (without factors).
+/// obstacle (pdAdvancedDistance) by more than kContactGap at x (n x 3), their planes from the start q, v.
+/// Returns the new set's pairs (without factors).
 PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& q,
-                            const Points& x, double force_tolerance);
+                            const Points& v, const Points& x, double force_tolerance);
 
 /// One update of data.active by the rule (pdNextActiveSet) from the forces and positions x (n x 3) of a solution:
 /// returns 0 if the set is unchanged (settled), 1 if it changed, -1 if it cycles. seen holds the sets met so far
@@ -74,12 +78,12 @@ PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, con
 int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, const Points& x,
                       double force_tolerance, std::vector<std::vector<int>>& seen);
 
-/// Adds to gq (n x 3) and grad_obstacles (6 per obstacle) the cotangents through the balls' and boxes' holding
-/// planes (which depend on the start q and the poses) of the adjoint Z (n x 3) of a step whose solution x has the
-/// normal forces `forces` (pairs order), residual = b - H z (n x 3) at the held vertices.
-void pdHoldingPlaneCotangents(const PdModel& model, const PdActiveSet& active, const Points& q, const Points& x,
-                              const Points& Z, const Points& residual, const VecX& forces, Points& gq,
-                              VecX& grad_obstacles);
+/// Adds to gq, gv (n x 3) and grad_obstacles (6 per obstacle) the cotangents through the balls' and boxes'
+/// holding planes (which depend on the start q, v and the poses) of the adjoint Z (n x 3) of a step whose solution
+/// x has the normal forces `forces` (pairs order), residual = b - H z (n x 3) at the held vertices.
+void pdHoldingPlaneCotangents(const PdModel& model, const PdActiveSet& active, const Points& q, const Points& v,
+                              const Points& x, const Points& Z, const Points& residual, const VecX& forces, Points& gq,
+                              Points& gv, VecX& grad_obstacles);
 
 /// Adds to gq, gv, gf (n x 3) and to data's parameter cotangents those through the friction's normal forces
 /// lambda = n . start_gradient of the complementarity's contacts, given dL/dlambda per friction contact

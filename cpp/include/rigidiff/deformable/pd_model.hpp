@@ -216,7 +216,7 @@ struct PdHessian {
 /// Schur complement that turns the PD matrix's factor into the inverse on that subspace.
 struct PdActiveSet {
   std::vector<int> vertex, obstacle;
-  std::vector<Vec3> normal;           ///< each pair's plane (pdHoldingPlane, from the step's start)
+  std::vector<Vec3> normal;           ///< each pair's plane (pdHoldingPlane, from the step's start q, v)
   std::vector<double> offset;
   Eigen::MatrixXd columns;            ///< (free_count x pairs) L^-1 e_i for each pair's vertex i
   Eigen::LLT<Eigen::MatrixXd> schur;  ///< of S[a, b] = (n_a . n_b) (L^-1)[i_a, i_b]
@@ -259,6 +259,7 @@ struct PdData {
   std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
   std::vector<double> factor_diagonal;  ///< the factor L's diagonal, for pdSolve's substitutions
   Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
+  Points v;                        ///< the step's start velocity (the complementarity's planes slide along it)
   PdHessian hessian;               ///< the last Newton iteration's or adjoint's Hessian (its storage is reused)
   PdSampleCache sample_cache;      ///< the SVDs of the step's last energy evaluation (for its Hessian)
   Points start_guess;              ///< (n x 3, or empty) one more starting point for the next step, used once

@@ -97,10 +97,11 @@ void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Poi
 /// Whether the complementarity holds a vertex on a ball or box (whose planes depend on q and the poses).
 bool pdHoldsOnObstacles(const PdModel& model, const PdData& data);
 
-/// Adds to gq and data.grad_obstacles the cotangents through the complementarity's holding planes on balls and
-/// boxes (pdHoldingPlaneCotangents) of the adjoint zf of the step's solution, given its residual b - H z on the
-/// free vertices (both stacked as in pdSolve; b the cotangent of x', not projected).
-void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq);
+/// Adds to gq, gv and data.grad_obstacles the cotangents through the complementarity's holding planes on balls
+/// and boxes (pdHoldingPlaneCotangents) of the adjoint zf of the step's solution, given its residual b - H z on
+/// the free vertices (both stacked as in pdSolve; b the cotangent of x', not projected).
+void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq,
+                      Points& gv);
 
 /// The cotangents (6 per obstacle: translation, then rotation about its position, both in world axes; zero for
 /// planes) of the obstacles' poses through the penalty at x, for the adjoint Z (n x 3): -Z^T d(grad E)/d(pose).

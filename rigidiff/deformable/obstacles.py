@@ -1,7 +1,8 @@
 """The obstacles of a projective world: ground planes, and balls and boxes that the caller may move between steps
 (kinematic: their motion is prescribed, not simulated). Surface vertices inside one, and the shapes of skeletons'
-links (skeletons.py), are pushed out by the penalty k/2 d^2 of the world's contact_stiffness and rub on it with the
-world's friction, relative to the obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries
+links (skeletons.py), are pushed out by the penalty k/2 d^2 of the world's contact_stiffness (or, under the
+complementarity contact model, the vertices are held on it, see ProjectiveWorld's contact_model) and rub on it with
+the world's friction, relative to the obstacle's surface, which its velocity (set_obstacle_pose(..., velocity=)) carries
 along during a step; the gradients of a step with respect to a ball's or box's pose come with step_vjp (parameter
 names "pose:<name>:x", ":y", ":z", then ":rx", ":ry", ":rz" for a box's rotation about its own origin, in world
 axes)."""
@@ -47,8 +48,9 @@ class ProjectiveObstacles:
 
     def add_sphere(self, centre, radius: float, name: str | None = None) -> str:
         """Add a ball of the given centre (3,) and radius (> 0) and return its name ("sphere<i>" if None): surface
-        vertices that enter it are pushed out along its normal by the penalty of stiffness contact_stiffness and rub
-        on it with the world's friction, and so do the skeletons' link shapes. set_obstacle_pose moves it between
+        vertices that enter it are pushed out along its normal by the penalty of stiffness contact_stiffness (or
+        held on its tangent plane by the complementarity contact, see contact_model) and rub on it with the world's
+        friction, and so do the skeletons' link shapes. set_obstacle_pose moves it between
         steps (and sets the velocity its surface has during a step: zero until set)."""
         centre = as_array(centre, (3,), "centre")
         radius = as_scalar(radius, "radius", minimum=0.0, strict=True)
@@ -61,7 +63,8 @@ class ProjectiveObstacles:
     def add_box(self, size, pose=None, name: str | None = None) -> str:
         """Add a box of edge lengths size (3,) (> 0) centred at pose (an rd.Transform; identity if None) and
         return its name ("box<i>" if None): surface vertices that enter it are pushed out through its nearest
-        face by the penalty of stiffness contact_stiffness and rub on it with the world's friction, and so are the
+        face by the penalty of stiffness contact_stiffness (or held on it by the complementarity contact, see
+        contact_model) and rub on it with the world's friction, and so are the
         skeletons' links (a link's corners and the box's corners probe each other: two edges crossing with no
         corner inside are not seen; docs/deformable.md, "Links on the obstacles").
         set_obstacle_pose moves it between steps, e.g. to push a soft body along a prescribed path (and sets the

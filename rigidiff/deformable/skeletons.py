@@ -115,9 +115,6 @@ class ProjectiveSkeletons:
         with a quaternion off unit norm.
         """
         _check_skeleton(skeleton)
-        if self.contact_model != "penalty":
-            raise ValueError(f"skeletons need contact_model=\"penalty\" (the complementarity contact does not "
-                             f"couple links yet), got {self.contact_model!r}")
         if any(s is skeleton for s in self._skeletons):
             raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
         if skeleton.name in self._names or any(s.name == skeleton.name for s in self._skeletons):

@@ -45,7 +45,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         max_iterations: iterations (Newton or L-BFGS) of a step, conjugate-gradient iterations of an adjoint; a
             solve needing more raises RuntimeError naming the residual.
         contact_stiffness: k in N/m of the ground penalty k/2 min(0, n . x - height)^2 on each surface vertex (and
-            of the balls', boxes' and links' penalties; the complementarity contact's planes do not use it).
+            of the balls', boxes' and links' penalties; the complementarity contact's planes, balls and boxes do
+            not use it).
         history: the L-BFGS history length.
         method: "newton" (the default): Newton's method, conjugate gradients on the true Hessian (its element
             blocks built once per iteration) preconditioned by the prefactorised PD matrix, with an Armijo line
@@ -60,12 +61,15 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             measured against the obstacle's surface, which a ball's or box's velocity (set_obstacle_pose) and
             a link's motion carry along.
         friction_velocity: eps_v in m/s (> 0): slip slower than this is smoothly static.
-        contact_model: how the ground planes hold the surface vertices: "penalty" (the default): the implicit
-            penalty contact_stiffness/2 min(0, d)^2 of each vertex below a plane; "complementarity": DiffPD's
-            active set, a vertex touching a plane is held on it (no penetration beyond 1 nm), free along it, and
-            leaves when the plane would have to pull it; with friction, its normal force is the push that holds
-            it at the step's start (docs/deformable.md, "Complementarity contact"). Balls, boxes and links keep
-            the penalty; worlds with skeletons need "penalty".
+        contact_model: how the ground planes, balls and boxes hold the surface vertices: "penalty" (the
+            default): the implicit penalty contact_stiffness/2 min(0, d)^2 of each vertex inside one;
+            "complementarity": DiffPD's active set, a vertex touching a plane is held on it, one touching a ball
+            or box on its tangent plane at the point nearest where the vertex slides to from its start (carried by
+            the obstacle's velocity over the step), so that it ends on or outside the obstacle (no penetration beyond 1 nm),
+            free along the plane, and leaves when the plane would have to pull it; with friction, its normal
+            force is the push that holds it at the step's start (docs/deformable.md, "Complementarity
+            contact"). The skeletons' links keep the penalty (with the vertices, the obstacles and each
+            other) under both.
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
             RuntimeWarning naming the residual, and last_step["converged"] is False.
@@ -184,8 +188,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     @property
     def contact_stiffness(self) -> float:
-        """The contact penalty's stiffness in N/m per surface vertex (ground planes under the "penalty" contact
-        model, balls, boxes, links); settable."""
+        """The contact penalty's stiffness in N/m per surface vertex (ground planes, balls and boxes under the
+        "penalty" contact model, links); settable."""
         return self._pw_options()[3]
 
     @contact_stiffness.setter
@@ -204,17 +208,15 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     @property
     def contact_model(self) -> str:
-        """How the ground planes hold the surface vertices: "penalty" or "complementarity" (see ProjectiveWorld);
-        settable (ValueError naming the choices for another name, or for "complementarity" with skeletons)."""
+        """How the ground planes, balls and boxes hold the surface vertices: "penalty" or "complementarity" (see
+        ProjectiveWorld);
+        settable (ValueError naming the choices for another name)."""
         return _CONTACT_MODELS[self._pw_contact_model()]
 
     @contact_model.setter
     def contact_model(self, value):
         if value not in _CONTACT_MODELS:
             raise ValueError(f"contact_model must be one of {', '.join(map(repr, _CONTACT_MODELS))}, got {value!r}")
-        if value != "penalty" and self._skeletons:
-            raise ValueError(f"contact_model {value!r} does not support skeletons yet (this world has "
-                             f"{len(self._skeletons)}): use \"penalty\"")
         self._pw_set_contact_model(_CONTACT_MODELS.index(value))
 
     @property
@@ -557,8 +559,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         return StepJacobians(qn, vn, rows[:n, 0], rows[:n, 1], rows[:n, 2], rows[n:, 0], rows[n:, 1], rows[n:, 2])
 
     def energy(self, q, activation=None):
-        """(E, dE/dx): the elastic, muscle and contact-penalty energy (the planes' only under the "penalty" contact
-        model) of the deformable bodies at q (under the
+        """(E, dE/dx): the elastic, muscle and contact-penalty energy (the planes', balls' and boxes' only under
+        the "penalty" contact model) of the deformable bodies at q (under the
         activations, 1 if None) and its gradient with respect to the vertices (3 per vertex; a skeleton's
         coordinates in q are not read)."""
         self._set_activation(activation)

@@ -1,15 +1,16 @@
 """DiffPD's complementarity contact in a projective world (contact_model="complementarity"): vertices touching a
 ground plane are held on it by an active set. A block lands and rests with no penetration, a ball bounces off the
 ground, a spinning ball keeps its horizontal momentum without friction and is set rolling with it, a block on a
-slope sticks below mu and slides at g (sin - mu cos) above, a block pushed into a corner is held on two planes,
-balls and boxes keep the penalty, and the gradients of steps and of a rollout match central differences of our
-own step and the Newton-Cholesky baseline's."""
+slope sticks below mu and slides at g (sin - mu cos) above, a block pushed into a corner is held on two planes
+(balls and boxes: test_projective_complementarity_obstacles.py), and the gradients of steps and of a rollout match
+central differences of our own step and the Newton-Cholesky baseline's."""
 
 import numpy as np
 import pytest
 import trimesh
 
 import rigidiff as rd
+from complementarity_support import check_landing_rollout, difference
 
 G = 9.81
 
@@ -64,16 +65,6 @@ def test_the_penalty_stays_the_default_and_a_bad_model_names_the_choices():
         world.contact_model = "lcp"
     world.contact_model = "complementarity"
     assert world.contact_model == "complementarity"
-    sk = rd.Skeleton("foot")
-    body = sk.add_body("foot", rd.PrismaticJoint("lift", axis=(0, 0, 1)), inertia=rd.Inertia.from_shape(
-        rd.Sphere(0.02), mass=0.1))
-    body.add_shape(rd.Sphere(0.02))
-    with pytest.raises(ValueError, match="skeletons need contact_model=\"penalty\""):
-        world.add_skeleton(sk)
-    world.contact_model = "penalty"
-    world.add_skeleton(sk)
-    with pytest.raises(ValueError, match="does not support skeletons"):
-        world.contact_model = "complementarity"
 
 
 def test_a_dropped_block_lands_and_rests_on_the_ground_without_penetrating():
@@ -157,10 +148,6 @@ def test_a_block_on_a_slope_sticks_below_mu_and_slides_at_g_sin_minus_mu_cos_abo
         assert acceleration == pytest.approx(expected, rel=0.03)
 
 
-def _difference(step, x, d, eps=1e-5):
-    return (step(x + eps * d) - step(x - eps * d)) / (2 * eps)
-
-
 def _check_step_gradients(world, q, v, f, rng):
     wq, wv = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
 
@@ -177,9 +164,9 @@ def _check_step_gradients(world, q, v, f, rng):
     dq = dq.ravel()
     dv, df = rng.standard_normal(world.nv), rng.standard_normal(world.nv)
     for name, analytic, numeric in (
-            ("q", g.q @ dq, _difference(lambda t: loss(t, v, f), q, dq)),
-            ("v", g.v @ dv, _difference(lambda t: loss(q, t, f), v, dv)),
-            ("f", g.tau @ df, _difference(lambda t: loss(q, v, t), f, df))):
+            ("q", g.q @ dq, difference(lambda t: loss(t, v, f), q, dq)),
+            ("v", g.v @ dv, difference(lambda t: loss(q, t, f), v, dv)),
+            ("f", g.tau @ df, difference(lambda t: loss(q, v, t), f, df))):
         assert analytic == pytest.approx(numeric, rel=1e-6, abs=1e-9), name
     parameters = world.parameters()
     for i, name in enumerate(parameters.names):
@@ -233,26 +220,7 @@ def test_step_gradients_agree_with_the_newton_cholesky_baseline():
 
 
 def test_rollout_gradients_match_central_differences():
-    world = _block(_world(friction=0.3, tolerance=1e-13), cells=1, height=0.003)
-    T = 6
-    q0 = world.q
-    v0 = np.tile([0.5, 0.2, -0.2], world.nv // 3)
-    forces = np.zeros((T, world.nv))
-    rng = np.random.default_rng(2)
-    a = rng.standard_normal(world.nq)
-
-    def loss(v_start):
-        Q, _ = world.rollout(q0, v_start, forces)
-        return a @ Q[-1]
-
-    Q, V = world.rollout(q0, v0, forces)
-    assert (Q[1:].reshape(T, -1, 3)[:, :, 2] >= -1e-9).all()
-    dQ, dV = np.zeros_like(Q), np.zeros_like(V)
-    dQ[-1] = a
-    g = world.rollout_backward(Q, V, forces, dQ, dV)
-    d = rng.standard_normal(world.nv)
-    d.reshape(-1, 3)[:, 2] = 0.0  # horizontal: the landing step stays the same
-    assert g.v @ d == pytest.approx(_difference(loss, v0, d), rel=1e-6)
+    check_landing_rollout(_block(_world(friction=0.3, tolerance=1e-13), cells=1, height=0.003))
 
 
 def test_a_block_pushed_into_a_corner_rests_on_both_planes_with_exact_gradients():
@@ -278,21 +246,7 @@ def test_a_block_pushed_into_a_corner_rests_on_both_planes_with_exact_gradients(
     d = np.zeros((world.nq // 3, 3))
     d[:, 1] = rng.standard_normal(world.nq // 3)  # along the edge: every pair stays held
     d = d.ravel()
-    assert g.v @ d == pytest.approx(_difference(loss, v, d), rel=1e-6)
-
-
-def test_balls_and_boxes_keep_the_penalty():
-    world = rd.World(dt=1e-2, solver="projective", contact_model="complementarity", tolerance=1e-10)
-    world.add_box((1.0, 1.0, 0.1), rd.Transform((0.0, 0.0, -0.05)))  # its top face at z = 0
-    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (1, 1, 1), origin=(-0.05, -0.05, 0.0))
-    world.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="block")
-    q, v = world.q, world.v
-    for _ in range(60):
-        q, v = world.step(q, v)
-    depth = -q.reshape(-1, 3)[:, 2].min()
-    weight = world.masses("block").sum() * G
-    assert depth == pytest.approx(weight / (4 * world.contact_stiffness), rel=1e-2)  # the penalty's depth
-    assert world.last_step["active_set_iterations"] == 0
+    assert g.v @ d == pytest.approx(difference(loss, v, d), rel=1e-6)
 
 
 def test_a_rolling_ball_rollout_and_its_gradient_agree_with_the_newton_cholesky_baseline():

@@ -1,4 +1,4 @@
-// DiffPD's complementarity contact on the ground planes (pd_complementarity.hpp).
+// DiffPD's complementarity contact on the ground planes, balls and boxes (pd_complementarity.hpp).
 //
 // With E the constraint directions (one column n_p at the coordinates of pair p's vertex) and A = I3 x L the PD
 // matrix, the inverse on the subspace E^T u = 0 is A^-1 - A^-1 E S^-1 E^T A^-1 with S = E^T A^-1 E (notes: the
@@ -24,10 +24,15 @@ int pairsEnd(const PdActiveSet& active, int first) {
 }
 
 // The normals (3 x k) of pairs [first, last).
-Eigen::Matrix3Xd normals(const PdModel& model, const PdActiveSet& active, int first, int last) {
+Eigen::Matrix3Xd normals(const PdActiveSet& active, int first, int last) {
   Eigen::Matrix3Xd N(3, last - first);
-  for (int p = first; p < last; ++p) N.col(p - first) = model.planes[active.plane[p]].normal;
+  for (int p = first; p < last; ++p) N.col(p - first) = active.normal[p];
   return N;
+}
+
+void pushPair(int i, int o, const Vec3& normal, double offset, PdActiveSet& active) {
+  active.vertex.push_back(i), active.obstacle.push_back(o);
+  active.normal.push_back(normal), active.offset.push_back(offset);
 }
 
 Vec3 gather(const PdModel& model, const VecX& g, int i) {
@@ -42,13 +47,18 @@ void scatter(const PdModel& model, const Vec3& value, int i, VecX& g) {
 
 }  // namespace
 
-void pdTouchingPairs(const PdModel& model, const Points& x, PdActiveSet& active) {
+void pdTouchingPairs(const PdModel& model, const Points& q, const Points& v, const Points& x, bool below,
+                     PdActiveSet& active) {
   active = PdActiveSet();
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
-    for (int o = 0; o < static_cast<int>(model.planes.size()); ++o)
-      if (model.planes[o].normal.dot(x.row(i).transpose()) - model.planes[o].offset <= kContactGap)
-        active.vertex.push_back(i), active.plane.push_back(o);
+    for (int o = 0; o < model.obstacleCount(); ++o) {
+      Vec3 normal;
+      double offset;
+      pdHoldingPlane(model, o, q.row(i).transpose(), v.row(i).transpose(), &normal, &offset);
+      const double gap = normal.dot(x.row(i).transpose()) - offset;
+      if (gap <= kContactGap && (below || gap >= -kContactGap)) pushPair(i, o, normal, offset, active);
+    }
   }
 }
 
@@ -61,12 +71,11 @@ void pdActiveSetFactorise(const PdModel& model, const PdData& data, PdActiveSet&
   Eigen::MatrixXd S(c, c);
   for (int a = 0; a < c; ++a)
     for (int b = 0; b < c; ++b)
-      S(a, b) = model.planes[active.plane[a]].normal.dot(model.planes[active.plane[b]].normal) *
-                active.columns(model.free_index[active.vertex[a]], b);
+      S(a, b) = active.normal[a].dot(active.normal[b]) * active.columns(model.free_index[active.vertex[a]], b);
   active.schur.compute(S);
   if (c && active.schur.info() != Eigen::Success)
-    throw std::runtime_error("the complementarity contact's active set is degenerate: a vertex is held on planes "
-                             "whose normals are parallel");
+    throw std::runtime_error("the complementarity contact's active set is degenerate: a vertex is held on two "
+                             "obstacles (planes, balls, boxes) whose normals there are parallel");
   active.stamp = data.factor_stamp;
 }
 
@@ -76,11 +85,11 @@ VecX pdConstrainedSolve(const PdModel& model, const PdData& data, const VecX& g)
   const int c = active.size(), nf = model.free_count;
   if (c == 0) return u;
   VecX e(c);
-  for (int p = 0; p < c; ++p) e[p] = model.planes[active.plane[p]].normal.dot(gather(model, u, active.vertex[p]));
+  for (int p = 0; p < c; ++p) e[p] = active.normal[p].dot(gather(model, u, active.vertex[p]));
   const VecX a = active.schur.solve(e);
   for (int k = 0; k < 3; ++k) {
     VecX weights(c);
-    for (int p = 0; p < c; ++p) weights[p] = a[p] * model.planes[active.plane[p]].normal[k];
+    for (int p = 0; p < c; ++p) weights[p] = a[p] * active.normal[p][k];
     u.segment(k * nf, nf).noalias() -= active.columns * weights;
   }
   // the subtraction leaves rounding along the normals: remove it, so iterates stay exactly on the planes
@@ -91,7 +100,7 @@ VecX pdConstrainedSolve(const PdModel& model, const PdData& data, const VecX& g)
 void pdProjectOnActiveSet(const PdModel& model, const PdActiveSet& active, VecX& g) {
   for (int first = 0; first < active.size();) {
     const int last = pairsEnd(active, first), i = active.vertex[first];
-    const Eigen::Matrix3Xd N = normals(model, active, first, last);
+    const Eigen::Matrix3Xd N = normals(active, first, last);
     const Vec3 gi = gather(model, g, i);
     const Eigen::VectorXd a = (N.transpose() * N).ldlt().solve(N.transpose() * gi);
     scatter(model, gi - N * a, i, g);
@@ -102,9 +111,9 @@ void pdProjectOnActiveSet(const PdModel& model, const PdActiveSet& active, VecX&
 void pdPlaceOnPlanes(const PdModel& model, const PdActiveSet& active, VecX& xf) {
   for (int first = 0; first < active.size();) {
     const int last = pairsEnd(active, first), i = active.vertex[first];
-    const Eigen::Matrix3Xd N = normals(model, active, first, last);
+    const Eigen::Matrix3Xd N = normals(active, first, last);
     Eigen::VectorXd offsets(last - first);
-    for (int p = first; p < last; ++p) offsets[p - first] = model.planes[active.plane[p]].offset;
+    for (int p = first; p < last; ++p) offsets[p - first] = active.offset[p];
     const Vec3 xi = gather(model, xf, i);
     const Eigen::VectorXd a = (N.transpose() * N).ldlt().solve(offsets - N.transpose() * xi);
     scatter(model, xi + N * a, i, xf);
@@ -116,7 +125,7 @@ VecX pdActiveForces(const PdModel& model, const PdActiveSet& active, const VecX&
   VecX forces(active.size());
   for (int first = 0; first < active.size();) {
     const int last = pairsEnd(active, first);
-    const Eigen::Matrix3Xd N = normals(model, active, first, last);
+    const Eigen::Matrix3Xd N = normals(active, first, last);
     forces.segment(first, last - first) =
         (N.transpose() * N).ldlt().solve(N.transpose() * gather(model, g, active.vertex[first]));
     first = last;
@@ -130,7 +139,7 @@ Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdAc
   std::vector<Mat3> block(model.n, Mat3::Identity());  // each free vertex's 3 x 3 block of P
   for (int first = 0; first < active.size();) {
     const int last = pairsEnd(active, first);
-    const Eigen::Matrix3Xd N = normals(model, active, first, last);
+    const Eigen::Matrix3Xd N = normals(active, first, last);
     block[active.vertex[first]] -= N * (N.transpose() * N).ldlt().solve(N.transpose());
     first = last;
   }
@@ -153,25 +162,39 @@ Eigen::SparseMatrix<double> pdConstrainedMatrix(const PdModel& model, const PdAc
   return K;
 }
 
-PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& x,
-                            double force_tolerance) {
-  const int planes = static_cast<int>(model.planes.size());
-  std::vector<std::pair<int, int>> pairs;
-  std::vector<char> held(static_cast<std::size_t>(model.n) * planes, 0);  // (vertex, plane) in the active set
+PdActiveSet pdNextActiveSet(const PdModel& model, const PdActiveSet& active, const VecX& forces, const Points& q,
+                            const Points& v, const Points& x, double force_tolerance) {
+  const int obstacles = model.obstacleCount();
+  std::vector<std::pair<int, int>> pairs;  // (vertex, index): index p >= 0 a kept pair, -1 - o a new one on o
+  std::vector<char> held(static_cast<std::size_t>(model.n) * obstacles, 0);  // (vertex, obstacle) in the set
   for (int p = 0; p < active.size(); ++p) {
-    held[static_cast<std::size_t>(active.vertex[p]) * planes + active.plane[p]] = 1;
-    if (forces[p] >= -force_tolerance) pairs.emplace_back(active.vertex[p], active.plane[p]);
+    held[static_cast<std::size_t>(active.vertex[p]) * obstacles + active.obstacle[p]] = 1;
+    if (forces[p] >= -force_tolerance) pairs.emplace_back(active.vertex[p], p);
   }
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
-    for (int o = 0; o < planes; ++o)
-      if (!held[static_cast<std::size_t>(i) * planes + o] &&
-          model.planes[o].normal.dot(x.row(i).transpose()) - model.planes[o].offset < -kContactGap)
-        pairs.emplace_back(i, o);
+    for (int o = 0; o < obstacles; ++o)
+      if (!held[static_cast<std::size_t>(i) * obstacles + o] &&
+          pdAdvancedDistance(model, o, x.row(i).transpose()) < -kContactGap)
+        pairs.emplace_back(i, -1 - o);
   }
-  std::sort(pairs.begin(), pairs.end());
+  auto obstacle = [&](const std::pair<int, int>& e) {
+    return e.second >= 0 ? active.obstacle[e.second] : -1 - e.second;
+  };
+  std::sort(pairs.begin(), pairs.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : obstacle(a) < obstacle(b);
+  });
   PdActiveSet next;
-  for (const auto& [i, o] : pairs) next.vertex.push_back(i), next.plane.push_back(o);
+  for (const auto& [i, index] : pairs) {
+    if (index >= 0) {
+      pushPair(i, active.obstacle[index], active.normal[index], active.offset[index], next);
+      continue;
+    }
+    Vec3 normal;  // a new pair: its plane from the start
+    double offset;
+    pdHoldingPlane(model, -1 - index, q.row(i).transpose(), v.row(i).transpose(), &normal, &offset);
+    pushPair(i, -1 - index, normal, offset, next);
+  }
   return next;
 }
 
@@ -179,21 +202,25 @@ int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, co
                       double force_tolerance, std::vector<std::vector<int>>& seen) {
   auto code = [&](const PdActiveSet& s) {
     std::vector<int> out;
-    for (int p = 0; p < s.size(); ++p) out.push_back(s.vertex[p] * static_cast<int>(model.planes.size()) + s.plane[p]);
+    for (int p = 0; p < s.size(); ++p) out.push_back(s.vertex[p] * model.obstacleCount() + s.obstacle[p]);
     return out;
   };
-  auto same = [](const PdActiveSet& a, const PdActiveSet& b) { return a.vertex == b.vertex && a.plane == b.plane; };
+  auto same = [](const PdActiveSet& a, const PdActiveSet& b) {
+    return a.vertex == b.vertex && a.obstacle == b.obstacle;
+  };
   if (seen.empty()) seen.push_back(code(data.active));
-  PdActiveSet next = pdNextActiveSet(model, data.active, forces, x, force_tolerance);
+  PdActiveSet next = pdNextActiveSet(model, data.active, forces, data.q, data.v, x, force_tolerance);
   if (same(next, data.active)) return 0;
   if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) {
     // a cycle: add the new pairs and remove none, or if that changes nothing, remove only the most pulling pair
-    next = pdNextActiveSet(model, data.active, VecX::Zero(forces.size()), x, force_tolerance);
+    next = pdNextActiveSet(model, data.active, VecX::Zero(forces.size()), data.q, data.v, x, force_tolerance);
     if (same(next, data.active) && forces.size()) {
       int worst = 0;
       forces.minCoeff(&worst);
       next.vertex.erase(next.vertex.begin() + worst);
-      next.plane.erase(next.plane.begin() + worst);
+      next.obstacle.erase(next.obstacle.begin() + worst);
+      next.normal.erase(next.normal.begin() + worst);
+      next.offset.erase(next.offset.begin() + worst);
     }
     if (std::find(seen.begin(), seen.end(), code(next)) != seen.end()) return -1;
   }

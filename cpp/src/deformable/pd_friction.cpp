@@ -136,7 +136,9 @@ void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points&
     // lagged lambda, normal n and reference r (d psi / du = f1/y I + c2 u u^T)
     const Vec3 hz = s.f1_y * z + s.c2 * s.u * s.u.dot(z);
     const double g_lambda = mu * z.dot(s.f1_y * s.u);
-    const Vec3 g_normal = -mu * lambda * (n.dot(s.r) * hz + hz.dot(n) * s.r);
+    Vec3 g_normal = -mu * lambda * (n.dot(s.r) * hz + hz.dot(n) * s.r);
+    // the complementarity's lambda = n . grad g_i(q) turns with n too (its q-dependence: pdStartForceCotangents)
+    if (!data.friction.penalty[c]) g_normal += g_lambda * data.start_gradient.row(i).transpose();
     const Vec3 g_reference = -mu * lambda * (hz - n * n.dot(hz));
     if (per_lambda) (*per_lambda)[c] = -g_lambda;  // dL/dlambda = -z . d(grad D)/dlambda
     // the complementarity's lambda is not the penalty's k depth(q): the caller chains it (pdStartForceCotangents)
@@ -148,11 +150,12 @@ void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points&
     gq.row(i) -= (-k_lambda * g_lambda * n + C * g_normal + g_reference - w_ref).transpose();
     if (o < static_cast<int>(model.planes.size())) continue;  // planes do not move
     // the obstacle's translation moves q_i relative to it by -dc (d r / dc = -dt [w]x)
-    grad_obstacles.segment<3>(6 * o) -= k * g_lambda * n - C * g_normal + w_ref;
+    grad_obstacles.segment<3>(6 * o) -= k_lambda * g_lambda * n - C * g_normal + w_ref;
     if (o < first_box) continue;
     // a box's rotation dt about its position: q_i moves relative to it by -dt x (q_i - c) and n turns with it
     const Vec3 r0 = data.q.row(i).transpose() - position;
-    grad_obstacles.segment<3>(6 * o + 3) -= -k * g_lambda * n.cross(r0) - r0.cross(C * g_normal) + n.cross(g_normal);
+    grad_obstacles.segment<3>(6 * o + 3) -=
+        -k_lambda * g_lambda * n.cross(r0) - r0.cross(C * g_normal) + n.cross(g_normal);
   }
 }
 

@@ -26,7 +26,9 @@ double PdModel::obstacleDistance(int o, const Vec3& x, Vec3* normal, double* cur
   const Vec3 local = b.rotation.transpose() * (x - b.position);
   const Vec3 excess = local.cwiseAbs() - b.half;
   const Vec3 sign(local[0] < 0.0 ? -1.0 : 1.0, local[1] < 0.0 ? -1.0 : 1.0, local[2] < 0.0 ? -1.0 : 1.0);
-  if ((excess.array() < 0.0).all()) {  // inside: the nearest face's plane (the distance is linear there)
+  // inside or on the surface: the nearest face's plane (the distance is linear there; outside, the way to the box
+  // would have no direction on its surface)
+  if ((excess.array() <= 0.0).all()) {
     int j = 0;
     excess.maxCoeff(&j);
     *normal = sign[j] * b.rotation.col(j);

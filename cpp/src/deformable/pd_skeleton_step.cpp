@@ -10,6 +10,7 @@
 
 #include "rigidiff/algorithm/crba.hpp"
 #include "rigidiff/algorithm/rnea.hpp"
+#include "rigidiff/deformable/pd_complementarity.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/macros.hpp"
@@ -44,6 +45,13 @@ MatX jointBlock(const PdModel& model, const PdSkeletons& sk, const PdSkeletonDat
 void checkFiniteVector(const VecX& a, const char* name) {
   for (int i = 0; i < a.size(); ++i)
     RD_CHECK_ARG(std::isfinite(a[i]), name << "[" << i << "] is not finite (" << a[i] << ")");
+}
+
+// Removes the components of v's vertex part (stacked as pdSolve, then the joints) along the held normals.
+void projectVertices(const PdModel& model, const PdData& data, VecX& v) {
+  VecX head = v.head(3 * model.free_count);
+  pdProjectOnActiveSet(model, data.active, head);
+  v.head(3 * model.free_count) = head;
 }
 
 VecX gatherFree(const PdModel& model, const Points& X) {
@@ -81,7 +89,7 @@ void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeleton
 }
 
 VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& zv,
-                              Points& Z) {
+                              Points& Z, bool project) {
   const int nf = model.free_count, nv = static_cast<int>(ad.hss.rows());
   VecX out(3 * nf + nv);
   out.head(3 * nf) = pdHessianFree(model, data, data.hessian, zv.head(3 * nf), Z);
@@ -94,13 +102,14 @@ VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const Pd
     for (int c = 0; c < 3; ++c) out[c * nf + r] += hx[c];
     out.tail(nv) += b.xs.transpose() * zx;
   }
+  if (project && data.active.size()) projectVertices(model, data, out);
   return out;
 }
 
 VecX pdSkeletonPrecondition(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& g) {
   const int nf = model.free_count, nv = static_cast<int>(ad.hss.rows());
   VecX out(3 * nf + nv);
-  out.head(3 * nf) = pdSolve(model, data, g.head(3 * nf));
+  out.head(3 * nf) = pdConstrainedSolve(model, data, g.head(3 * nf));
   if (nv > 0) out.tail(nv) = ad.preconditioner.solve(g.tail(nv));
   return out;
 }
@@ -109,8 +118,6 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
                     const Points& v, const Points& f, const VecX& s0, const VecX& u0, const VecX& tau, Points& q_next,
                     Points& v_next, VecX& s_next, VecX& u_next) {
   RD_CHECK_ARG(!model.bodies.empty(), "the world has no deformable body");
-  RD_CHECK_ARG(model.contact_model == PdContactModel::Penalty,
-               "the complementarity contact model does not support skeletons yet: use contact_model=\"penalty\"");
   RD_CHECK_ARG(q.allFinite() && v.allFinite() && f.allFinite(), "q, v and f must be finite");
   checkFiniteVector(s0, "q (skeleton)");
   checkFiniteVector(u0, "v (skeleton)");
@@ -118,6 +125,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count, nv = sk.nv(), N = 3 * nf + nv;
   data.q = q;
+  data.v = v;
   data.f = f;
   data.y.resize(model.n, 3);
   for (int i = 0; i < model.n; ++i)
@@ -144,6 +152,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   for (int i = 0; i < model.n; ++i) contacts[i] += linked[i];
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
+  pdStartActiveSet(model, data);  // (the complementarity's vertices held on planes, balls and boxes)
   pdFrictionContacts(model, data);
   linkFrictionContacts(model, sk, ad, q, s0, false);
   linkObstacleFrictionContacts(model, sk, ad, s0, false);
@@ -152,6 +161,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   Points X = q, grad;
   VecX gs, gc;
   MatX A;
+  bool raw = false;  // the gradient is projected on the active set's subspace unless set
   auto potential = [&](const VecX& z, VecX& g) {
     pdScatterFree(model, z.head(3 * nf), X);
     const VecX t = z.tail(nv), s = pdSkeletonConfiguration(sk, s0, t);
@@ -174,11 +184,18 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
       for (int c = 0; c < 3; ++c) g[c * nf + r] = model.mass[i] / h2 * dx[c] + grad(i, c);
     }
     g.tail(nv) = gs;
+    if (!raw && data.active.size()) projectVertices(model, data, g);
     return value;
+  };
+  auto place = [&](VecX& z) {  // the held vertices on their planes
+    VecX xf = z.head(3 * nf);
+    pdPlaceOnPlanes(model, data.active, xf);
+    z.head(3 * nf) = xf;
   };
   // the start, the motion continued, and a caller's guess: the lowest of them
   VecX z(N), g0;
   z << gatherFree(model, q), (sk.rotations ? VecX(VecX::Zero(nv)) : s0);
+  place(z);
   Evaluated best{potential(z, g0), g0};
   // the scale of the forces at play at the start (inertial, and internal with the joints' and contacts')
   double inertia = 0.0, internal = 0.0;
@@ -206,6 +223,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
     };
   VecX guess(N), g_try;
   guess << gatherFree(model, q + h * v), (sk.rotations ? moved : VecX(s0 + moved));
+  place(guess);
   if (limit) guess = z + limit(z, guess - z) * (guess - z);
   const double g_guess = potential(guess, g_try);
   if (g_guess < best.value) z.swap(guess), best = {g_guess, g_try};
@@ -216,6 +234,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
       stepDisplacement(sk.model, s0.data(), ad.start_guess.data(), t.data());
     }
     guess << gatherFree(model, data.start_guess), t;
+    place(guess);
     const double g_given = potential(guess, g_try);
     if (g_given < best.value) z.swap(guess), best = {g_given, g_try};
   }
@@ -245,15 +264,28 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   // the fallback of a direction that does not descend: the preconditioner of the start's Hessian
   pdSkeletonHessianBuild(model, data, sk, ad, X, z.tail(nv));
   auto fallback = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
-  const LbfgsResult r = newton(potential, direction, fallback, z, threshold, model.options.max_iterations, limit, &best);
+  LbfgsResult r = newton(potential, direction, fallback, z, threshold, model.options.max_iterations, limit, &best);
   data.iterations = r.iterations;
+  // the complementarity's active set, updated from each solution until it no longer changes
+  const bool settled = pdSettleActiveSet(
+      model, data, threshold, r.converged,
+      [&](Points& at) {
+        VecX g;
+        raw = true;
+        potential(z, g);
+        raw = false;
+        pdScatterFree(model, z.head(3 * nf), at);
+        return VecX(g.head(3 * nf));
+      },
+      [&]() {
+        place(z);
+        r = newton(potential, direction, fallback, z, threshold, model.options.max_iterations - data.iterations,
+                   limit, nullptr);
+        data.iterations += r.iterations;
+        return r.converged;
+      });
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
-  data.converged = r.converged;
-  if (!r.converged && model.options.raise_on_failure)
-    throw std::runtime_error("the projective step did not converge: |grad g| = " + sci(r.gradient_norm) + " is " +
-                             sci(data.residual) + " of the start's force scale after " +
-                             std::to_string(r.iterations) + " iterations (tolerance " +
-                             sci(model.options.tolerance) + ")");
+  pdCheckConverged(model, data, r, settled);
   pdScatterFree(model, z.head(3 * nf), X);
   data.x = X;
   ad.s = pdSkeletonConfiguration(sk, s0, z.tail(nv));
@@ -270,7 +302,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts);
   linkLinkCoupling(model, sk, ad, nullptr, nullptr, &link_contacts);
   ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts + link_contacts;
-  data.contacts = ad.contacts + pdObstacleContactCount(model, X);
+  data.contacts = ad.contacts + pdObstacleContactCount(model, X) + data.active.size();
 }
 
 }  // namespace deformable

@@ -12,6 +12,7 @@
 
 #include "rigidiff/algorithm/configuration_derivatives.hpp"
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
+#include "rigidiff/deformable/pd_complementarity.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
@@ -44,15 +45,24 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
     if (model.free_index[i] >= 0)
       for (int c = 0; c < 3; ++c) bv[c * nf + model.free_index[i]] = b(i, c);
   bv.tail(nv) = bs;
+  // the complementarity's held vertices: the adjoint on the active set's subspace, as in pdStepVjp
+  const VecX b_held = bv.head(3 * nf);
+  VecX head = b_held;
+  pdProjectOnActiveSet(model, data.active, head);
+  bv.head(3 * nf) = head;
   Points Z = Points::Zero(model.n, 3);
   auto product = [&](const VecX& w) { return pdSkeletonHessianProduct(model, data, ad, w, Z); };
   auto inverse = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
   VecX w = VecX::Zero(bv.size());
   solveAdjoint(product, inverse, bv, w, model.options.tolerance, model.options.max_iterations, model.options.history);
+  const bool held = pdHoldsOnObstacles(model, data);
+  const VecX residual = held ? VecX(b_held - pdSkeletonHessianProduct(model, data, ad, w, Z, false).head(3 * nf))
+                             : VecX();
   Z.setZero(model.n, 3);
   pdScatterFree(model, w.head(3 * nf), Z);
   const VecX ws = w.tail(nv), wd = A * ws;
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
+  if (held) pdHeldCotangents(model, data, w.head(3 * nf), residual, gq, gv);
 
   // the link contacts at the solution: the contact stiffness through the penalty's k d grad d
   std::vector<PdLinkContact> contacts;

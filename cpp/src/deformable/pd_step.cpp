@@ -1,5 +1,6 @@
 // The forward step of a Projective Dynamics world (pd_step.hpp).
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -139,8 +140,8 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   checkFinite(f, "f");
   const double h = model.dt, h2 = h * h;
   const int nf = model.free_count;
-  const bool complementarity = model.contact_model == PdContactModel::Complementarity;
   data.q = q;
+  data.v = v;
   data.f = f;
   data.y.resize(model.n, 3);
   for (int i = 0; i < model.n; ++i)
@@ -151,21 +152,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   const std::vector<char> contacts = pdContactCandidates(model, q, data.y);
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
-  if (complementarity) {
-    // the vertices touching a plane at q start held on it (the last step's active set), and friction's normal
-    // forces are the pushes that hold them at q
-    Points grad_q;
-    pdEnergy(model, q, &grad_q);
-    data.start_gradient = (model.mass.asDiagonal() * (q - data.y)) / h2 + grad_q;
-    // (when the caller gives the step's recorded solution as a guess, rollout_backward solving it again, the
-    // pairs touching there: the recorded final set, which the loop then confirms without changing it)
-    PdActiveSet touching;
-    pdTouchingPairs(model, data.start_guess.rows() == model.n ? data.start_guess : q, touching);
-    if (touching.vertex != data.active.vertex || touching.plane != data.active.plane) data.active = touching;
-  } else {
-    data.active = PdActiveSet();
-  }
-  pdActiveSetFactorise(model, data, data.active);
+  pdStartActiveSet(model, data);
   pdFrictionContacts(model, data);
   Points X = q;
   Points grad;
@@ -289,26 +276,76 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   };
   LbfgsResult r = minimise(&best);
   // the complementarity's active set (DiffPD's Alg. 3), updated from each solution until it no longer changes
-  data.active_set_iterations = 0;
-  bool settled = !complementarity;
-  if (complementarity) {
-    std::vector<std::vector<int>> seen;
-    while (r.converged && data.active_set_iterations < kMaxActiveSetIterations) {
-      VecX g;
-      raw = true;
-      potential(xf, g);
-      raw = false;
-      pdScatterFree(model, xf, X);
-      const int change = pdUpdateActiveSet(model, data, pdActiveForces(model, data.active, g), X, threshold, seen);
-      settled = change == 0;
-      if (change != 1) break;
-      ++data.active_set_iterations;
-      pdActiveSetFactorise(model, data, data.active);
-      pdPlaceOnPlanes(model, data.active, xf);
-      r = minimise(nullptr);
-    }
-  }
+  const bool settled = pdSettleActiveSet(
+      model, data, threshold, r.converged,
+      [&](Points& at) {
+        VecX g;
+        raw = true;
+        potential(xf, g);
+        raw = false;
+        pdScatterFree(model, xf, at);
+        return g;
+      },
+      [&]() {
+        pdPlaceOnPlanes(model, data.active, xf);
+        r = minimise(nullptr);
+        return r.converged;
+      });
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
+  pdCheckConverged(model, data, r, settled);
+  pdScatterFree(model, xf, X);
+  data.x = X;
+  q_next = X;
+  v_next = (X - q) / h;
+  data.contacts = pdObstacleContactCount(model, X) + data.active.size();
+}
+
+void pdStartActiveSet(const PdModel& model, PdData& data) {
+  if (model.contact_model != PdContactModel::Complementarity) {
+    data.active = PdActiveSet();
+    pdActiveSetFactorise(model, data, data.active);
+    return;
+  }
+  // the vertices touching an obstacle at q start held on it (the last step's active set), and friction's normal
+  // forces are the pushes that hold them at q
+  const double h2 = model.dt * model.dt;
+  Points grad_q;
+  pdEnergy(model, data.q, &grad_q);
+  data.start_gradient = (model.mass.asDiagonal() * (data.q - data.y)) / h2 + grad_q;
+  // (when the caller gives the step's recorded solution as a guess, rollout_backward solving it again, the
+  // pairs on their planes there: the recorded final set, which the loop then confirms without changing it)
+  const bool guessed = data.start_guess.rows() == model.n;
+  PdActiveSet touching;
+  pdTouchingPairs(model, data.q, data.v, guessed ? data.start_guess : data.q, !guessed, touching);
+  if (touching.vertex != data.active.vertex || touching.obstacle != data.active.obstacle ||
+      touching.offset != data.active.offset || touching.normal != data.active.normal)
+    data.active = touching;
+  pdActiveSetFactorise(model, data, data.active);
+}
+
+bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, bool converged,
+                       const std::function<VecX(Points&)>& solution, const std::function<bool()>& again) {
+  data.active_set_iterations = 0;
+  data.active_forces.resize(0);
+  if (model.contact_model != PdContactModel::Complementarity) return true;
+  std::vector<std::vector<int>> seen;
+  bool settled = false;
+  Points X(model.n, 3);
+  while (converged) {
+    X = data.q;
+    data.active_forces = pdActiveForces(model, data.active, solution(X));
+    if (data.active_set_iterations == kMaxActiveSetIterations) break;
+    const int change = pdUpdateActiveSet(model, data, data.active_forces, X, threshold, seen);
+    settled = change == 0;
+    if (change != 1) break;
+    ++data.active_set_iterations;
+    pdActiveSetFactorise(model, data, data.active);
+    converged = again();
+  }
+  return settled;
+}
+
+void pdCheckConverged(const PdModel& model, PdData& data, const LbfgsResult& r, bool settled) {
   data.settled = settled || !r.converged;  // (an unconverged solve is reported as such, not as the set)
   data.converged = r.converged && settled;
   if (!r.converged && model.options.raise_on_failure)
@@ -319,12 +356,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
   if (!settled && model.options.raise_on_failure)
     throw std::runtime_error("the complementarity contact's active set did not settle after " +
                              std::to_string(data.active_set_iterations) + " active-set iterations (" +
-                             std::to_string(data.active.size()) + " vertices held on planes)");
-  pdScatterFree(model, xf, X);
-  data.x = X;
-  q_next = X;
-  v_next = (X - q) / h;
-  data.contacts = pdObstacleContactCount(model, X) + data.active.size();
+                             std::to_string(data.active.size()) + " vertices held on planes, balls or boxes)");
 }
 
 std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y) {

@@ -36,6 +36,7 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
       for (int c = 0; c < 3; ++c) bf[c * nf + model.free_index[i]] = b(i, c);
   // the complementarity's active vertices are held along their normals: the adjoint lives on the same subspace
   // (P H P z = P b, with the constrained inverse of A as preconditioner)
+  const VecX b_held = bf;
   pdProjectOnActiveSet(model, data.active, bf);
   auto product = [&](const VecX& z) {
     VecX out = pdHessianFree(model, data, hessian, z, Z);
@@ -55,6 +56,25 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
   solveAdjoint(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations, model.options.history);
   pdScatterFree(model, zf, Z);
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
+  if (pdHoldsOnObstacles(model, data))
+    pdHeldCotangents(model, data, zf, VecX(b_held - pdHessianFree(model, data, hessian, zf, Z)), gq, gv);
+}
+
+bool pdHoldsOnObstacles(const PdModel& model, const PdData& data) {
+  for (int o : data.active.obstacle)
+    if (o >= static_cast<int>(model.planes.size())) return true;
+  return false;
+}
+
+void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq,
+                      Points& gv) {
+  if (data.active_forces.size() != data.active.size())
+    throw std::logic_error("step_vjp needs the normal forces of a converged step");
+  Points Z = Points::Zero(model.n, 3), residual = Points::Zero(model.n, 3);
+  pdScatterFree(model, zf, Z);
+  pdScatterFree(model, residual_free, residual);
+  pdHoldingPlaneCotangents(model, data.active, data.q, data.v, data.x, Z, residual, data.active_forces, gq, gv,
+                           data.grad_obstacles);
 }
 
 void pdStepCotangents(const PdModel& model, PdData& data, const Points& Z, const Points& b, const Points& gv_next,

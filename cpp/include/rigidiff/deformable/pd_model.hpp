@@ -103,10 +103,10 @@ struct PdOptions {
   bool raise_on_failure = true;  ///< a step that does not converge throws; else it returns its last iterate
 };
 
-/// How the ground planes hold the surface vertices.
+/// How the ground planes, balls and boxes hold the surface vertices.
 enum class PdContactModel {
   Penalty = 0,          ///< the implicit penalty k/2 min(0, d)^2 (DiffPD's "planar_collision" vertex energy)
-  Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the plane (pd_complementarity.hpp)
+  Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the obstacle (pd_complementarity.hpp)
 };
 
 struct PdModel {
@@ -164,11 +164,9 @@ struct PdModel {
   /// for a plane).
   void obstacleMotion(int o, Vec3* position, Vec3* linear, Vec3* angular) const;
 
-  /// Whether obstacle o pushes by the penalty (balls and boxes always; planes unless the complementarity model
-  /// holds vertices on them).
-  bool penalised(int o) const {
-    return contact_model == PdContactModel::Penalty || o >= static_cast<int>(planes.size());
-  }
+  /// Whether obstacle o pushes by the penalty (every obstacle, unless the complementarity model holds vertices
+  /// on them).
+  bool penalised(int) const { return contact_model == PdContactModel::Penalty; }
 
   /// Calls visit(i, o, depth, normal, curvature) for every surface vertex i of x inside a penalised obstacle o
   /// (depth < 0: its signed distance), once per obstacle it is inside.
@@ -213,10 +211,13 @@ struct PdHessian {
   mutable std::vector<double> products;
 };
 
-/// The complementarity contact's active set: (vertex, plane) pairs held on the plane, n_o . x_i = offset_o, and
-/// the Schur complement that turns the PD matrix's factor into the inverse on that subspace (pd_complementarity.hpp).
+/// The complementarity contact's active set: (vertex, obstacle) pairs, each vertex held on its pair's plane,
+/// normal . x_i = offset (a ground plane, or a ball's or box's tangent plane, pd_complementarity.hpp), and the
+/// Schur complement that turns the PD matrix's factor into the inverse on that subspace.
 struct PdActiveSet {
-  std::vector<int> vertex, plane;
+  std::vector<int> vertex, obstacle;
+  std::vector<Vec3> normal;           ///< each pair's plane (pdHoldingPlane, from the step's start q, v)
+  std::vector<double> offset;
   Eigen::MatrixXd columns;            ///< (free_count x pairs) L^-1 e_i for each pair's vertex i
   Eigen::LLT<Eigen::MatrixXd> schur;  ///< of S[a, b] = (n_a . n_b) (L^-1)[i_a, i_b]
   int stamp = -1;                     ///< the factorisation columns and schur were built with (-1: none)
@@ -244,6 +245,7 @@ struct PdSampleCache {
 struct PdData {
   PdFriction friction;
   PdActiveSet active;              ///< the complementarity contact's final active set of the step
+  VecX active_forces;              ///< and its normal forces at the solution (pairs order; empty if unsettled)
   /// (n x 3) grad g at the start q, M (q - y) / dt^2 + grad E(q): its component along a plane's normal is the
   /// complementarity's normal force on a vertex touching it at the start (friction's lambda)
   Points start_gradient;
@@ -257,6 +259,7 @@ struct PdData {
   std::vector<char> factor_contacts;  ///< (n) vertices whose contact stiffness the factorised matrix holds
   std::vector<double> factor_diagonal;  ///< the factor L's diagonal, for pdSolve's substitutions
   Points x, q, y, f;               ///< the step's solution, start, inertial target and external forces
+  Points v;                        ///< the step's start velocity (the complementarity's planes slide along it)
   PdHessian hessian;               ///< the last Newton iteration's or adjoint's Hessian (its storage is reused)
   PdSampleCache sample_cache;      ///< the SVDs of the step's last energy evaluation (for its Hessian)
   Points start_guess;              ///< (n x 3, or empty) one more starting point for the next step, used once

@@ -300,10 +300,11 @@ double linkFrictionCotangents(const PdModel& model, const PdSkeletons& sk, const
 /// where the whole is not positive definite).
 void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
                             const Points& X, const VecX& t);
-/// The product of the Hessian last built with zv (3 free_count + nv); Z is n x 3 scratch.
+/// The product of the Hessian last built with zv (3 free_count + nv), its vertex part projected off the
+/// complementarity's held normals if `project`; Z is n x 3 scratch.
 VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& zv,
-                              Points& Z);
-/// The preconditioner applied to g (3 free_count + nv).
+                              Points& Z, bool project = true);
+/// The preconditioner applied to g (3 free_count + nv): the constrained A^-1 on the vertices.
 VecX pdSkeletonPrecondition(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& g);
 
 /// The step's constants of the joints from their start (ad.s0, ad.u0): ad.u_step and ad.spring0; with free or ball

@@ -4,7 +4,10 @@
 // vertices stay at q. The adjoint solves (A - dA) z = b with the same factors and the same quasi-Newton.
 #pragma once
 
+#include <functional>
+
 #include "rigidiff/deformable/pd_hessian.hpp"
+#include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_model.hpp"
 #include "rigidiff/deformable/pd_projection.hpp"
 
@@ -47,6 +50,22 @@ void pdFrictionHessianProduct(const PdModel& model, const PdData& data, const Po
 void pdFrictionCotangent(const PdModel& model, const PdData& data, const Points& Z, Points& gq, VecX& grad_obstacles,
                          VecX* per_lambda = nullptr);
 
+/// The complementarity's start of a step (data.q, data.y and data.start_guess set): friction's start gradient and
+/// the pairs touching at q (or on their planes at the guess) as data.active, factorised; an empty set under the
+/// penalty.
+void pdStartActiveSet(const PdModel& model, PdData& data);
+
+/// The complementarity's active-set loop (DiffPD's Alg. 3) after a solve that `converged`: solution(X) writes the
+/// free vertices of the current solution into X (n x 3) and returns the unprojected gradient of g there (stacked
+/// as in pdSolve); again() places the vertices on the new set's planes and solves again, returning whether it
+/// converged. Returns whether the set settled (always under the penalty); counts data.active_set_iterations.
+bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, bool converged,
+                       const std::function<VecX(Points&)>& solution, const std::function<bool()>& again);
+
+/// Records the step's convergence (data.settled, data.converged; data.residual and data.iterations set) and, with
+/// raise_on_failure, throws runtime_error naming the residual or the active set that did not settle.
+void pdCheckConverged(const PdModel& model, PdData& data, const LbfgsResult& r, bool settled);
+
 /// How many obstacles each surface vertex is inside at q or at y (n): the penalties the PD matrix holds.
 std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y);
 
@@ -54,8 +73,8 @@ std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, con
 int pdObstacleContactCount(const PdModel& model, const Points& x);
 
 /// Finds the step's friction contacts from data.q (see PdFriction); none without friction unless `always`. Under
-/// the complementarity model a vertex within kContactGap of a plane at q rubs on it with the normal force
-/// n . data.start_gradient (when positive).
+/// the complementarity model a vertex within kContactGap of a plane, ball or box at q rubs on it with the normal
+/// force n . data.start_gradient (when positive).
 void pdFrictionContacts(const PdModel& model, PdData& data, bool always = false);
 
 /// Friction's gradient at x per unit mu (n x 3, overwritten): sum lambda f1(y)/y u over the contacts of data
@@ -74,6 +93,15 @@ Eigen::SparseMatrix<double> pdHessianMatrix(const PdModel& model, const PdData& 
 /// Appends friction's Hessian at x as (vertex, 3 x 3 block) pairs, one per contact of data.friction.
 void pdFrictionHessianBlocks(const PdModel& model, const PdData& data, const Points& x,
                              std::vector<std::pair<int, Mat3>>& blocks);
+
+/// Whether the complementarity holds a vertex on a ball or box (whose planes depend on q and the poses).
+bool pdHoldsOnObstacles(const PdModel& model, const PdData& data);
+
+/// Adds to gq, gv and data.grad_obstacles the cotangents through the complementarity's holding planes on balls
+/// and boxes (pdHoldingPlaneCotangents) of the adjoint zf of the step's solution, given its residual b - H z on
+/// the free vertices (both stacked as in pdSolve; b the cotangent of x', not projected).
+void pdHeldCotangents(const PdModel& model, PdData& data, const VecX& zf, const VecX& residual_free, Points& gq,
+                      Points& gv);
 
 /// The cotangents (6 per obstacle: translation, then rotation about its position, both in world axes; zero for
 /// planes) of the obstacles' poses through the penalty at x, for the adjoint Z (n x 3): -Z^T d(grad E)/d(pose).

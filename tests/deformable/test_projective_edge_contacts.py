@@ -1,0 +1,199 @@
+"""Edges crossing in projective worlds: two capsules crossing side by side, their ends outside each other, touch
+through the distance of their axes (pd_link_edges.cpp). A capsule dropped across another rests on it at the
+penalty's depth m g / k (on the end-sphere probes alone it fell through), a capsule lying along another rests on
+its end-spheres, and the gradients of a step with a capsule sliding across a turning capsule with friction match
+central differences of our own step, with the dense Jacobians and a rollout's backward pass."""
+
+import numpy as np
+import pytest
+from scipy.spatial.transform import Rotation
+from test_projective_link_link import _slider
+from test_projective_link_obstacles import G, K, _check_gradients, _check_jacobians_and_rollout, _leg, _world
+
+import rigidiff as rd
+
+R_LOW, R_UP = 0.03, 0.02
+ALONG_X = Rotation.from_euler("y", np.pi / 2).as_matrix()
+ALONG_Y = Rotation.from_euler("x", np.pi / 2).as_matrix()
+
+
+def _bar(name, along, height=0.1, radius=R_LOW, length=0.4):
+    """A capsule welded to the world, its axis along `along` at `height`."""
+    sk = rd.Skeleton(name)
+    body = sk.add_body("bar", None, joint_origin=rd.Transform((0.0, 0.0, height)))
+    body.add_shape(rd.Capsule(radius, length), rd.Transform((0.0, 0.0, 0.0), along))
+    return sk
+
+
+def _dropped(along, mass=0.4, steps=300):
+    """A capsule on a vertical rail along `along`, let go 1 mm above the welded bar along x: its axis height."""
+    world = _world()
+    world.add_skeleton(_bar("bar", ALONG_X))
+    capsule = rd.Capsule(R_UP, 0.3)
+    sk = rd.Skeleton("top")
+    body = sk.add_body("body", rd.PrismaticJoint("drop", axis=(0, 0, 1)),
+                       joint_origin=rd.Transform((0.0, 0.0, 0.1 + R_LOW + R_UP + 1e-3)),
+                       inertia=rd.Inertia.from_shape(capsule, mass=mass))
+    body.add_shape(capsule, rd.Transform((0.0, 0.0, 0.0), along))
+    world.add_skeleton(sk)
+    q, v = world.q, world.v
+    for _ in range(steps):
+        q, v = world.step(q, v)
+    return 0.1 + R_LOW + R_UP + 1e-3 + q[world.layout("top").q][0], v, world
+
+
+def test_a_capsule_dropped_across_another_rests_on_it_at_the_penalty_depth():
+    """Crosswise, no end of either is inside the other: the axes' distance carries the weight alone (one term)."""
+    m = 0.4
+    height, v, world = _dropped(ALONG_Y, m)
+    assert (R_LOW + R_UP) - (height - 0.1) == pytest.approx(m * G / K, rel=1e-6)
+    assert world.last_step["contacts"] == 1 and np.abs(v).max() < 1e-8
+
+
+def test_a_capsule_lying_along_another_rests_on_its_end_spheres():
+    """Parallel axes are left to the end-spheres: the upper capsule's two ends in the lower one carry m g / 2 each
+    (the lower one's ends are beyond the upper's), and the crossing term is not added on top."""
+    m = 0.4
+    height, v, world = _dropped(ALONG_X, m)
+    assert (R_LOW + R_UP) - (height - 0.1) == pytest.approx(m * G / (2 * K), rel=1e-6)
+    assert world.last_step["contacts"] == 2 and np.abs(v).max() < 1e-8
+
+
+def test_a_capsule_tilted_along_another_levels_out_on_its_end_spheres():
+    """A capsule on a vertical rail and a pitch hinge (about y, across both axes), let go tilted 0.03 rad along the
+    bar: its lower end lands first, the weight turns it level (the crossing term stays out: the axes are parallel
+    in plan), and it rests on its two end-spheres at m g / (2 k)."""
+    m = 0.4
+    world = _world()
+    world.add_skeleton(_bar("bar", ALONG_X))
+    capsule = rd.Capsule(R_UP, 0.3)
+    sk = rd.Skeleton("top")
+    light = rd.Inertia.from_shape(rd.Sphere(0.01), mass=0.05)
+    base = sk.add_body("base", rd.PrismaticJoint("drop", axis=(0, 0, 1)),
+                       joint_origin=rd.Transform((0.0, 0.0, 0.1 + R_LOW + R_UP + 5e-3)), inertia=light)
+    body = sk.add_body("body", rd.RevoluteJoint("pitch", axis=(0, 1, 0), damping=0.02), parent=base,
+                       inertia=rd.Inertia.from_shape(capsule, mass=m - 0.05))
+    body.add_shape(capsule, rd.Transform((0.0, 0.0, 0.0), ALONG_X))
+    world.add_skeleton(sk, q=[0.0, 0.03])
+    s = world.layout("top")
+    q, v = world.q, world.v
+    for _ in range(600):
+        q, v = world.step(q, v)
+    drop, pitch = q[s.q]
+    assert abs(pitch) < 1e-6
+    assert -(5e-3 + drop) == pytest.approx(m * G / (2 * K), rel=1e-6)
+    assert world.last_step["contacts"] == 2 and np.abs(v).max() < 1e-6
+
+
+def _arm_capsule():
+    """A capsule along y turning about x at y = -0.15 (its field turns with the joint), its axis at z = 0."""
+    sk = rd.Skeleton("arm")
+    capsule = rd.Capsule(R_LOW, 0.3)
+    body = sk.add_body("bar", rd.RevoluteJoint("pivot", axis=(1, 0, 0), stiffness=2.0, damping=0.1),
+                       joint_origin=rd.Transform((0.0, -0.15, 0.0)),
+                       inertia=rd.Inertia.from_shape(capsule, mass=0.5, origin=rd.Transform((0.0, 0.15, 0.0))))
+    body.add_shape(capsule, rd.Transform((0.0, 0.15, 0.0), ALONG_Y))
+    return sk
+
+
+def _crossing(knee=0.25, depth=1e-3, friction=0.3):
+    """_leg's capsule (along x, tilted by the knee) across the arm's capsule, `depth` into it, both moving."""
+    capsule = rd.Capsule(R_UP, 0.08)
+    direction = np.array([np.sin(knee), 0.0, np.cos(knee)])  # the axes' common normal (leg along (cos, 0, -sin))
+    cx = 0.02 - 0.07 * np.sin(knee)
+    cz = (R_LOW + R_UP - depth - cx * direction[0]) / direction[2]
+    world = _world(ground=False, friction=friction)
+    world.add_skeleton(_arm_capsule())
+    world.add_skeleton(_leg(capsule, (0.02, 0.01, cz + 0.07 * np.cos(knee))))
+    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
+    leg, arm = world.layout("leg"), world.layout("arm")
+    q[leg.q] = (0.0, 0.0, 0.0, knee)
+    v[leg.v] = (0.1, -0.05, -0.2, 0.4)
+    v[arm.v] = -0.3
+    f[leg.v] = (0.2, 0.1, -1.0, 0.02)
+    f[arm.v] = 0.05
+    return world, q, v, f
+
+
+def test_gradients_of_a_capsule_sliding_across_a_turning_capsule_match_central_differences():
+    world, q, v, f = _crossing()
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 1
+    g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
+    assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0
+
+
+def test_dense_jacobians_and_rollout_backward_carry_a_capsule_crossing():
+    world, q, v, f = _crossing()
+    _check_jacobians_and_rollout(world, q, v, f, ("arm", "leg"))
+
+
+def _rail(name, shape, height, mass, pose=None):
+    """`shape` (at `pose` in its body) on a vertical prismatic joint whose zero is `height`."""
+    sk = rd.Skeleton(name)
+    body = sk.add_body("body", rd.PrismaticJoint("drop", axis=(0, 0, 1)), joint_origin=rd.Transform((0.0, 0.0, height)),
+                       inertia=rd.Inertia.from_shape(shape, mass=mass))
+    body.add_shape(shape, pose or rd.Transform())
+    return sk
+
+
+BEAM = 0.06  # the beams' width and height
+
+
+@pytest.mark.parametrize("under", ["link", "box obstacle"])
+def test_a_beam_lying_across_a_beam_rests_on_its_four_edge_crossings(under):
+    """A beam along x dropped across a beam along y (welded to the world, or a box obstacle): no corner of either is
+    inside the other; the upper beam's two bottom edges cross the lower one's two top edges, and each crossing
+    carries m g / 4 (the upper one stands m g / (4 k) deep). On the corners alone it fell through."""
+    m = 0.5
+    world = _world()
+    if under == "link":
+        sk = rd.Skeleton("lower")
+        sk.add_body("beam", None, joint_origin=rd.Transform((0.0, 0.0, 0.1 - BEAM / 2))).add_shape(
+            rd.Box((BEAM, 0.4, BEAM)))
+        world.add_skeleton(sk)
+    else:
+        world.add_box((BEAM, 0.4, BEAM), rd.Transform((0.0, 0.0, 0.1 - BEAM / 2)))
+    world.add_skeleton(_rail("upper", rd.Box((0.4, BEAM, BEAM)), 0.1 + BEAM / 2 + 1e-3, m))
+    q, v = world.q, world.v
+    for _ in range(300):
+        q, v = world.step(q, v)
+    depth = -(1e-3 + q[world.layout("upper").q][0])
+    assert depth == pytest.approx(m * G / (4 * K), rel=1e-6)
+    assert world.last_step["contacts"] == 4 and np.abs(v).max() < 1e-8
+
+
+@pytest.mark.parametrize("under", ["link", "box obstacle"])
+def test_a_box_resting_flat_on_a_box_keeps_its_four_corners(under):
+    """A small box on a wider one: its bottom edges do not cross the wider one's (the crossings of their lines are
+    beyond the small box's edges), so its 4 corners alone carry m g / 4 each."""
+    m = 0.3
+    world = _world()
+    if under == "link":
+        sk = rd.Skeleton("lower")
+        sk.add_body("slab", None, joint_origin=rd.Transform((0.0, 0.0, 0.1 - BEAM / 2))).add_shape(
+            rd.Box((0.3, 0.3, BEAM)))
+        world.add_skeleton(sk)
+    else:
+        world.add_box((0.3, 0.3, BEAM), rd.Transform((0.0, 0.0, 0.1 - BEAM / 2)))
+    world.add_skeleton(_rail("upper", rd.Box((0.08, 0.06, 0.04)), 0.1 + 0.02 + 1e-3, m))
+    q, v = world.q, world.v
+    for _ in range(300):
+        q, v = world.step(q, v)
+    assert -(1e-3 + q[world.layout("upper").q][0]) == pytest.approx(m * G / (4 * K), rel=1e-6)
+    assert world.last_step["contacts"] == 4
+
+
+def test_a_capsule_lying_across_a_box_obstacles_edge_rests_on_it():
+    """A box obstacle turned 45 degrees about x (a ridge along x on top) and a capsule along y dropped across the
+    ridge: neither end-sphere is in the box, the ridge holds the capsule at m g / k."""
+    m = 0.4
+    world = _world()
+    world.add_box((0.3, 0.1, 0.1), rd.Transform((0.0, 0.0, 0.1 - 0.05 * np.sqrt(2)),
+                                                Rotation.from_euler("x", np.pi / 4).as_matrix()))
+    world.add_skeleton(_rail("top", rd.Capsule(R_UP, 0.3), 0.1 + R_UP + 1e-3, m, rd.Transform((0, 0, 0), ALONG_Y)))
+    q, v = world.q, world.v
+    for _ in range(300):
+        q, v = world.step(q, v)
+    assert -(1e-3 + q[world.layout("top").q][0]) == pytest.approx(m * G / K, rel=1e-6)
+    assert world.last_step["contacts"] == 1 and np.abs(v).max() < 1e-8

@@ -197,3 +197,93 @@ def test_a_capsule_lying_across_a_box_obstacles_edge_rests_on_it():
         q, v = world.step(q, v)
     assert -(1e-3 + q[world.layout("top").q][0]) == pytest.approx(m * G / K, rel=1e-6)
     assert world.last_step["contacts"] == 1 and np.abs(v).max() < 1e-8
+
+
+def _ridge(world, along, height=0.0, velocity=(0.05, -0.02, 0.01, 0.3, -0.2, 0.5)):
+    """A box obstacle turned 45 degrees about `along` ("x" or "y"): a ridge along that axis at `height` on top,
+    moving and turning at `velocity`. Its name."""
+    size = (0.3, 0.1, 0.1) if along == "x" else (0.1, 0.3, 0.1)
+    name = world.add_box(size, rd.Transform((0.0, 0.0, height - 0.05 * np.sqrt(2)),
+                                            Rotation.from_euler(along, np.pi / 4).as_matrix()))
+    world.set_obstacle_pose(name, world.obstacle_pose(name), velocity=velocity)
+    return name
+
+
+def _leg_across_ridge(shape, knee, depth=1e-3, friction=0.4):
+    """_leg's shape sliding across a moving ridge: a capsule (along x, tilted by the knee) across a ridge along y,
+    its axis r - depth from the ridge; a box (its lowest edge along y once tilted) across a ridge along x, that
+    edge `depth` below the ridge."""
+    world = _world(ground=False, friction=friction)
+    if isinstance(shape, rd.Capsule):
+        name = _ridge(world, "y")
+        cx = 0.005 - 0.07 * np.sin(knee)
+        hip_z = (shape.radius - depth - cx * np.sin(knee)) / np.cos(knee) + 0.07 * np.cos(knee)
+        hip = (0.005, 0.01, hip_z)
+    else:
+        name = _ridge(world, "x")
+        half = np.asarray(shape.half_extents)
+        low = Rotation.from_euler("y", knee).as_matrix() @ (half[0], 0.0, -half[2] - 0.07)  # the lowest edge
+        hip = (0.01, 0.005, -depth - low[2])
+    world.add_skeleton(_leg(shape, hip))
+    s = world.layout("leg")
+    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
+    q[s.q] = (0.0, 0.0, 0.0, knee)
+    v[s.v] = (0.15, -0.1, 0.02, 0.5)  # sliding: friction is past its static band
+    f[s.v] = (0.3, 0.1, 2.0, 0.02)
+    return world, name, q, v, f
+
+
+ACROSS_RIDGES = {"capsule": (rd.Capsule(R_UP, 0.08), 0.25), "box": (rd.Box((0.06, 0.1, 0.02)), 0.3)}
+
+
+@pytest.mark.parametrize("leg", list(ACROSS_RIDGES))
+def test_gradients_of_an_edge_crossing_a_moving_box_obstacle_match_central_differences(leg):
+    """A capsule's axis, and a box's edge, across a moving and turning box obstacle's ridge with friction: the
+    joints' state and forces, contact stiffness, friction and the box's pose."""
+    world, name, q, v, f = _leg_across_ridge(*ACROSS_RIDGES[leg])
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 1  # the crossing alone: no corner inside either
+    g = _check_gradients(world, name, q, v, f)
+    assert g.parameter("friction") != 0.0 and g.parameter("contact_stiffness") != 0.0
+    assert np.abs([g.parameter(f"pose:{name}:{c}") for c in "xyz"]).max() > 0.0
+
+
+def _beam_arm():
+    """A beam along x turning about y at x = -0.15 (its field turns with the joint), its top face at z = 0."""
+    sk = rd.Skeleton("arm")
+    beam = rd.Box((0.3, BEAM, BEAM))
+    body = sk.add_body("beam", rd.RevoluteJoint("pivot", axis=(0, 1, 0), stiffness=2.0, damping=0.1),
+                       joint_origin=rd.Transform((-0.15, 0.0, 0.0)),
+                       inertia=rd.Inertia.from_shape(beam, mass=0.5, origin=rd.Transform((0.15, 0.0, -BEAM / 2))))
+    body.add_shape(beam, rd.Transform((0.15, 0.0, -BEAM / 2)))
+    return sk
+
+
+def test_gradients_of_a_box_edge_crossing_a_turning_beams_edges_match_central_differences():
+    """Link on link: a tilted box's lowest edge (along y) across a beam (along x) of another skeleton turning about
+    y, crossing its two top edges with friction: the joints' state and forces, contact stiffness and friction."""
+    knee, depth = 0.3, 1e-3
+    box = rd.Box((0.06, 0.1, 0.02))
+    low = Rotation.from_euler("y", knee).as_matrix() @ (0.03, 0.0, -0.01 - 0.07)
+    world = _world(ground=False, friction=0.4)
+    world.add_skeleton(_beam_arm())
+    world.add_skeleton(_leg(box, (0.01, 0.004, -depth - low[2])))
+    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
+    leg, arm = world.layout("leg"), world.layout("arm")
+    q[leg.q] = (0.0, 0.0, 0.0, knee)
+    v[leg.v] = (0.1, -0.05, -0.2, 0.4)
+    v[arm.v] = -0.3
+    f[leg.v] = (0.2, 0.1, -1.0, 0.02)
+    f[arm.v] = 0.05
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 2
+    g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
+    assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0
+
+
+def test_dense_jacobians_and_rollout_backward_carry_an_edge_on_a_box_obstacle():
+    """The capsule across the moving ridge, pressed on it (in contact for three steps)."""
+    world, _, q, v, f = _leg_across_ridge(*ACROSS_RIDGES["capsule"])
+    s = world.layout("leg")
+    v[s.v], f[s.v] = (0.15, -0.1, -0.05, 0.5), (0.3, 0.1, -4.0, 0.02)
+    _check_jacobians_and_rollout(world, q, v, f, ("leg",))

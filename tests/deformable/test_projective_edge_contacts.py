@@ -287,3 +287,42 @@ def test_dense_jacobians_and_rollout_backward_carry_an_edge_on_a_box_obstacle():
     s = world.layout("leg")
     v[s.v], f[s.v] = (0.15, -0.1, -0.05, 0.5), (0.3, 0.1, -4.0, 0.02)
     _check_jacobians_and_rollout(world, q, v, f, ("leg",))
+
+
+def _energy_across_a_beam(xs, depth=1e-3):
+    """The links' contact energy of a box (0.1 x 0.06 x 0.04, flat, `depth` into the top of a box obstacle beam
+    along y, 0.06 wide) at each x of its centre: a step from rest of a box so heavy that it moves by 2e-8 m."""
+    world = _world(ground=False, gravity=(0.0, 0.0, 0.0))
+    world.add_box((BEAM, 0.4, BEAM), rd.Transform((0.0, 0.0, -BEAM / 2)))
+    sk = rd.Skeleton("box")
+    box = rd.Box((0.1, BEAM, 0.04))
+    sk.add_body("box", rd.TranslationalJoint("move"), joint_origin=rd.Transform((0.0, 0.0, 0.02 - depth)),
+                inertia=rd.Inertia.from_shape(box, mass=1e5)).add_shape(box)
+    world.add_skeleton(sk)
+    s = world.layout("box")
+    out = []
+    for x in xs:
+        q = world.q
+        q[s.q] = (x, 0.0, 0.0)
+        world.step(q, np.zeros(world.nv))
+        out.append(world.last_step["link_contact_energy"])
+    return np.array(out)
+
+
+def test_the_energy_across_the_switch_from_edge_crossings_to_corners_jumps_by_at_most_the_crossings():
+    """A box lying across a beam, swept along it: with both ends over the beam's sides, its bottom edges cross the
+    beam's two top edges (4 crossings, k/2 d^2 each). As its back end comes within d of the beam's side, the back
+    crossings end (their crossing point is nearer the box's end face than d deep: that face is the nearer way
+    out): the energy drops by those two crossings' k/2 d^2 at once. Past the side, the back corners' probes take
+    over from depth 0 (the side they came in by is their nearest face) and grow back to d. Elsewhere the energy
+    does not move (every depth is d)."""
+    d = 1e-3
+    k_half = 0.5 * K * d**2
+    xs = np.linspace(0.0, 0.04, 400)  # the back end (x - 0.05) passes the beam's side (-0.03) at x = 0.02
+    E = _energy_across_a_beam(xs, d)
+    assert E[xs < 0.02 - d] == pytest.approx(4 * k_half, rel=1e-4)  # four crossings at depth d
+    assert E[xs > 0.02 + d] == pytest.approx(4 * k_half, rel=1e-4)  # two corners and two crossings
+    jumps = np.abs(np.diff(E))
+    assert jumps.max() == pytest.approx(2 * k_half, rel=1e-3)  # the two back crossings end
+    assert xs[np.argmax(jumps) + 1] == pytest.approx(0.02 - d, abs=1e-4)
+    assert np.sort(jumps)[-2] < 0.45 * k_half  # one jump: the corners grow by 1e-4 per sample (0.4 k/2 d^2)

@@ -7,14 +7,17 @@
 // - a capsule's axis and a polytope's edge (a box's, a hull's sharp edge, a box obstacle's): d = |p_a - p_b| - r_a
 //   when p_a lies in the edge's outer region (outside both its faces' planes, where the edge is the polytope's
 //   nearest feature);
-// - two polytopes' edges that have crossed into each other (p_a inside b and p_b inside a): d = -|p_a - p_b|, the
-//   depth along the two edges' common normal (a beam lying across another rests on its 4 edge crossings).
-// Each d is the signed distance of the two edges' lines, smooth while the pair is active: exact for the pair. At
-// the switches (a closest point reaching an edge's end, p_a leaving the edge's outer region, a crossing point
-// leaving the other shape) the term starts or stops with its own energy k/2 d^2 where a corner's probe or another
-// edge's term takes over; it starts at zero where two edges first touch. Nearly parallel edges (sin^2 of their
-// angle below 1e-10) are left to the corners (a capsule lying along another rests on its end-spheres, a box flat
-// on another on its corners: parallel and coplanar edges add nothing).
+// - two polytopes' edges crossed into each other: d = -|p_a - p_b|, the depth along the edges' common normal n,
+//   when along n (out of b's edge's faces, into a's) a's edge is past b's and each crossing point is deeper than
+//   |d| behind the other shape's other faces (else another face is the nearer way out: the separating axis rule,
+//   kept local to the pair). A beam lying across another rests on its 4 crossings.
+// Each d is the signed distance of the two edges' lines, smooth while the pair is active: exact for the pair. A
+// term starts at zero where two edges first touch; it ends with its own energy k/2 d^2 where a closest point
+// reaches an edge's end or comes within |d| of the other faces, or a capsule's axis leaves the edge's outer region,
+// and a corner's probe takes over from its depth to the nearest face (docs/deformable.md, "Edges crossing").
+// Nearly parallel edges (sin^2 of their angle below 1e-10) are left to the corners: a capsule lying along another
+// rests on its end-spheres, and a box flat on a wider one on its 4 corners (its edges' lines cross the wider
+// one's beyond its own edges).
 //
 // The term is a function of four material points (the two edges' ends), so its gradient over the joints is
 // sum_i J_i^T g_i and its Hessian sum_ij J_i^T H_ij J_j + sum_i g_i . (w_a x J_b) (each point's turning, a an

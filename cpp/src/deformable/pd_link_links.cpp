@@ -13,7 +13,8 @@
 // N_b's columns w_bj x n (the field turning with b at a fixed point), the last two for i an ancestor of j (each
 // link's columns moving with its ancestors, pd_link_contact.cpp). Links that share a chain (self-collision) share
 // columns; the formula holds as it is, and a shape welded to the world (joint 0) has J = W = 0. A pair is skipped
-// when the shapes' bounding spheres are apart.
+// when the shapes' bounding spheres are apart. Two edges crossing with no corner inside either add the edge terms of
+// pd_link_edges.cpp.
 //
 // Friction is the lagged friction of pd_link_obstacles.cpp with both sides moving: the probe's contact point at
 // the step's start, p0 = x - r n (link a's surface point there), is a material point of each link, and the slip

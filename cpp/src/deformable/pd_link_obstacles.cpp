@@ -11,7 +11,8 @@
 //   grad d = -J(c)^T n, hess d = J^T C J + n . (w_j x J_i).
 // A sphere link against a box is its centre's point probe, exact. A capsule, box or hull link against a box is its
 // corners' point probes and the box's corners' field probes: exact wherever a corner of one is the deepest point
-// in the other (resting, or a corner poking in), blind to two edges crossing with no corner inside.
+// in the other (resting, or a corner poking in); two edges crossing with no corner inside are the edge terms of
+// pd_link_edges.cpp (a capsule's axis or a polytope's edges against the box's edges).
 //
 // Friction follows the link's surface point at the contact at the step's start, p0 (r along -n from a point
 // probe, the link's surface point nearest a ball's centre), as a material point of the link, against the

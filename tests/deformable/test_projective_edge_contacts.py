@@ -248,6 +248,38 @@ def test_gradients_of_an_edge_crossing_a_moving_box_obstacle_match_central_diffe
     assert np.abs([g.parameter(f"pose:{name}:{c}") for c in "xyz"]).max() > 0.0
 
 
+def test_gradients_of_a_cylinders_side_edge_across_a_moving_box_obstacle_match_central_differences():
+    """A cylinder (a 32-sided prism, its hull's sharp edges) lying along y on _leg's shin, turned by the knee so
+    that one side edge is lowest, across a moving ridge along x: the crossing alone, and the gradients as above."""
+    from rigidiff.deformable.link_hulls import cylinder_hull
+
+    knee, depth = np.pi / 2 + 0.05, 1.5e-4  # the rim vertex at angle 0 lowest (the next edge 2.8e-4 higher)
+    cylinder = rd.Cylinder(0.03, 0.1)
+    lying = Rotation.from_euler("x", np.pi / 2).as_matrix()
+    world = _world(ground=False, friction=0.4)
+    name = _ridge(world, "x")
+    vertices = cylinder_hull(cylinder)[0] @ (Rotation.from_euler("y", knee).as_matrix() @ lying).T
+    low = vertices[:, 2].min() - 0.07 * np.cos(knee)
+    sk = rd.Skeleton("leg")
+    light = rd.Inertia.from_shape(rd.Sphere(0.01), mass=0.05)
+    base = sk.add_body("base", rd.TranslationalJoint("move", damping=0.1),
+                       joint_origin=rd.Transform((0.01, 0.005, -depth - low)), inertia=light)
+    shin = sk.add_body("shin", rd.RevoluteJoint("knee", axis=(0, 1, 0), damping=0.01, stiffness=0.5,
+                                                rest_position=[knee]), parent=base,
+                       inertia=rd.Inertia.from_shape(cylinder, mass=0.3, origin=rd.Transform((0.0, 0.0, -0.07))))
+    shin.add_shape(cylinder, rd.Transform((0.0, 0.0, -0.07), lying))
+    world.add_skeleton(sk)
+    s = world.layout("leg")
+    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
+    q[s.q] = (0.0, 0.0, 0.0, knee)
+    v[s.v] = (0.15, -0.1, 0.02, 0.5)
+    f[s.v] = (0.3, 0.1, 2.0, 0.02)
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 1
+    g = _check_gradients(world, name, q, v, f)
+    assert g.parameter("friction") != 0.0 and g.parameter("contact_stiffness") != 0.0
+
+
 def _beam_arm():
     """A beam along x turning about y at x = -0.15 (its field turns with the joint), its top face at z = 0."""
     sk = rd.Skeleton("arm")

@@ -103,7 +103,48 @@ struct Polytope {
     return depthExcept(hull, half, pose.R.transpose() * (p - pose.p), pose.R.transpose() * f0,
                        pose.R.transpose() * f1);
   }
+  // whether one face's plane has the ball (world) wholly outside: then no edge of a shape in it crosses in
+  bool separates(const Vec3& centre, double radius) const {
+    const Vec3 c = pose.R.transpose() * (centre - pose.p);
+    if (hull) {
+      const PdHull& h = *hull->hull;
+      for (std::size_t f = 0; f < h.normals.size(); ++f)
+        if (h.normals[f].dot(c) - h.offsets[f] > radius) return true;
+      return false;
+    }
+    return ((c.cwiseAbs() - half).array() > radius).any();
+  }
+  // whether the segment (world) meets the polytope closed by `margin`: a crossing's point on an edge is inside the
+  // other shape or on its faces, so edges that miss it are dropped before their pairs are tried
+  bool meets(const Vec3& p0, const Vec3& p1, double margin) const {
+    const Vec3 a = pose.R.transpose() * (p0 - pose.p), b = pose.R.transpose() * (p1 - pose.p);
+    double t0 = 0.0, t1 = 1.0;
+    auto clip = [&](double sa, double sb) {  // keep where the plane's value s <= margin
+      if (sa > margin && sb > margin) return false;
+      if (sa > margin) t0 = std::max(t0, (sa - margin) / (sa - sb));
+      if (sb > margin) t1 = std::min(t1, (sa - margin) / (sa - sb));
+      return t0 <= t1;
+    };
+    if (hull) {
+      const PdHull& h = *hull->hull;
+      for (std::size_t f = 0; f < h.normals.size(); ++f)
+        if (!clip(h.normals[f].dot(a) - h.offsets[f], h.normals[f].dot(b) - h.offsets[f])) return false;
+      return true;
+    }
+    for (int i = 0; i < 3; ++i)
+      for (double side : {-1.0, 1.0})
+        if (!clip(side * a[i] - half[i], side * b[i] - half[i])) return false;
+    return true;
+  }
 };
+
+// the edges that meet the polytope
+std::vector<PdShapeEdge> meeting(const std::vector<PdShapeEdge>& edges, const Polytope& other) {
+  std::vector<PdShapeEdge> out;
+  for (const PdShapeEdge& e : edges)
+    if (other.meets(e.p0, e.p1, 1e-9)) out.push_back(e);
+  return out;
+}
 
 Polytope linkPolytope(const PdLinkShape& s, const Data& data) {
   Polytope out;
@@ -115,9 +156,12 @@ Polytope linkPolytope(const PdLinkShape& s, const Data& data) {
 
 // the crossing terms of edges ea of shape a (a capsule's axis of radius radius_a if axis_a, else polytope pa's) and
 // eb of b (likewise), with base's joints and indices
-void crossings(const std::vector<PdShapeEdge>& ea, const std::vector<PdShapeEdge>& eb, bool axis_a, double radius_a,
-               bool axis_b, double radius_b, const Polytope& pa, const Polytope& pb, const PdEdgeTerm& base,
-               std::vector<PdEdgeTerm>& out) {
+void crossings(const std::vector<PdShapeEdge>& all_a, const std::vector<PdShapeEdge>& all_b, bool axis_a,
+               double radius_a, bool axis_b, double radius_b, const Polytope& pa, const Polytope& pb,
+               const PdEdgeTerm& base, std::vector<PdEdgeTerm>& out) {
+  const bool polytopes = !axis_a && !axis_b;
+  const std::vector<PdShapeEdge>& ea = polytopes ? meeting(all_a, pb) : all_a;
+  const std::vector<PdShapeEdge>& eb = polytopes ? meeting(all_b, pa) : all_b;
   for (const PdShapeEdge& a : ea)
     for (const PdShapeEdge& b : eb) {
       const std::array<Vec3, 4> x{a.p0, a.p1, b.p0, b.p1};
@@ -203,12 +247,15 @@ void linkEdgeCrossings(const PdSkeletons& sk, const Data& data, int a, int b, st
   const PdLinkShape &sa = sk.shapes[a], &sb = sk.shapes[b];  // a capsule first
   if (sa.kind == PdShapeKind::Sphere || sb.kind == PdShapeKind::Sphere) return;
   const bool axis_a = sa.kind == PdShapeKind::Capsule, axis_b = sb.kind == PdShapeKind::Capsule;
+  const Polytope pa = linkPolytope(sa, data), pb = linkPolytope(sb, data);
+  // a face of a polytope with the other's bounding ball outside
+  if (!axis_b && pb.separates(pa.pose.p, linkShapeBoundingRadius(sa))) return;
+  if (!axis_a && pa.separates(pb.pose.p, linkShapeBoundingRadius(sb))) return;
   PdEdgeTerm base;
   base.joints = {sa.joint, sa.joint, sb.joint, sb.joint};
   base.shape_a = a;
   crossings(worldEdges(linkShapeEdges(sa), data.oMi[sa.joint]), worldEdges(linkShapeEdges(sb), data.oMi[sb.joint]),
-            axis_a, axis_a ? sa.size[0] : 0.0, axis_b, axis_b ? sb.size[0] : 0.0, linkPolytope(sa, data),
-            linkPolytope(sb, data), base, out);
+            axis_a, axis_a ? sa.size[0] : 0.0, axis_b, axis_b ? sb.size[0] : 0.0, pa, pb, base, out);
 }
 
 void boxEdgeCrossings(const PdModel& model, const PdSkeletons& sk, const Data& data, int shape, int obstacle,
@@ -225,8 +272,12 @@ void boxEdgeCrossings(const PdModel& model, const PdSkeletons& sk, const Data& d
   pb.half = box.half;
   pb.pose.R = box.rotation;
   pb.pose.p = box.position;
+  const Polytope pa = linkPolytope(s, data);
+  // a face of either with the other's bounding ball outside
+  if (pb.separates(pa.pose.p, linkShapeBoundingRadius(s)) || (!axis && pa.separates(box.position, box.half.norm())))
+    return;
   crossings(worldEdges(linkShapeEdges(s), data.oMi[s.joint]), worldEdges(boxEdges(box.half), pb.pose), axis,
-            axis ? s.size[0] : 0.0, false, 0.0, linkPolytope(s, data), pb, base, out);
+            axis ? s.size[0] : 0.0, false, 0.0, pa, pb, base, out);
 }
 
 void addEdgeTerm(const PdSkeletons& sk, const Data& data, const PdEdgeTerm& t, double k, VecX* gs, MatX* hss) {

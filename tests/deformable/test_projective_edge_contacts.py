@@ -7,7 +7,7 @@ central differences of our own step, with the dense Jacobians and a rollout's ba
 import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
-from test_projective_link_link import _slider
+from test_projective_link_link import _arm
 from test_projective_link_obstacles import G, K, _check_gradients, _check_jacobians_and_rollout, _leg, _world
 
 import rigidiff as rd
@@ -309,6 +309,29 @@ def test_gradients_of_a_box_edge_crossing_a_turning_beams_edges_match_central_di
     f[arm.v] = 0.05
     world.step(q, v, f)
     assert world.last_step["contacts"] == 2
+    g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
+    assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0
+
+
+def test_gradients_of_a_capsule_across_a_turning_slabs_edge_match_central_differences():
+    """Link on link: a capsule sloping down over the far edge of another skeleton's slab (turning about y), its
+    ends clear of the slab: the crossing of its axis and the slab's edge alone, with friction."""
+    knee, depth = 0.25, 1e-3
+    capsule = rd.Capsule(R_UP, 0.08)
+    cx = 0.1 + 0.004  # the capsule's centre just beyond the slab's edge (x = 0.1, z = 0, along y)
+    cz = (R_UP - depth - (cx - 0.1) * np.sin(knee)) / np.cos(knee)
+    world = _world(ground=False, friction=0.4)
+    world.add_skeleton(_arm())
+    world.add_skeleton(_leg(capsule, (cx + 0.07 * np.sin(knee), 0.01, cz + 0.07 * np.cos(knee))))
+    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
+    leg, arm = world.layout("leg"), world.layout("arm")
+    q[leg.q] = (0.0, 0.0, 0.0, knee)
+    v[leg.v] = (0.1, -0.05, -0.2, 0.4)
+    v[arm.v] = -0.3
+    f[leg.v] = (0.2, 0.1, -1.0, 0.02)
+    f[arm.v] = 0.05
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 1
     g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
     assert g.parameter("contact_stiffness") != 0.0 and g.parameter("friction") != 0.0
 

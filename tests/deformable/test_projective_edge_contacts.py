@@ -85,6 +85,19 @@ def test_a_capsule_tilted_along_another_levels_out_on_its_end_spheres():
     assert world.last_step["contacts"] == 2 and np.abs(v).max() < 1e-6
 
 
+def _moving(world, knee, arm=True):
+    """The start of a step: the leg's knee at `knee`, the leg sliding and pushed, and (if arm) the arm turning."""
+    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
+    leg = world.layout("leg")
+    q[leg.q] = (0.0, 0.0, 0.0, knee)
+    if arm:
+        v[leg.v], f[leg.v] = (0.1, -0.05, -0.2, 0.4), (0.2, 0.1, -1.0, 0.02)
+        v[world.layout("arm").v], f[world.layout("arm").v] = -0.3, 0.05
+    else:  # sliding: friction is past its static band
+        v[leg.v], f[leg.v] = (0.15, -0.1, 0.02, 0.5), (0.3, 0.1, 2.0, 0.02)
+    return q, v, f
+
+
 def _arm_capsule():
     """A capsule along y turning about x at y = -0.15 (its field turns with the joint), its axis at z = 0."""
     sk = rd.Skeleton("arm")
@@ -105,13 +118,7 @@ def _crossing(knee=0.25, depth=1e-3, friction=0.3):
     world = _world(ground=False, friction=friction)
     world.add_skeleton(_arm_capsule())
     world.add_skeleton(_leg(capsule, (0.02, 0.01, cz + 0.07 * np.cos(knee))))
-    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
-    leg, arm = world.layout("leg"), world.layout("arm")
-    q[leg.q] = (0.0, 0.0, 0.0, knee)
-    v[leg.v] = (0.1, -0.05, -0.2, 0.4)
-    v[arm.v] = -0.3
-    f[leg.v] = (0.2, 0.1, -1.0, 0.02)
-    f[arm.v] = 0.05
+    q, v, f = _moving(world, knee)
     return world, q, v, f
 
 
@@ -225,12 +232,7 @@ def _leg_across_ridge(shape, knee, depth=1e-3, friction=0.4):
         low = Rotation.from_euler("y", knee).as_matrix() @ (half[0], 0.0, -half[2] - 0.07)  # the lowest edge
         hip = (0.01, 0.005, -depth - low[2])
     world.add_skeleton(_leg(shape, hip))
-    s = world.layout("leg")
-    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
-    q[s.q] = (0.0, 0.0, 0.0, knee)
-    v[s.v] = (0.15, -0.1, 0.02, 0.5)  # sliding: friction is past its static band
-    f[s.v] = (0.3, 0.1, 2.0, 0.02)
-    return world, name, q, v, f
+    return (world, name, *_moving(world, knee, arm=False))
 
 
 ACROSS_RIDGES = {"capsule": (rd.Capsule(R_UP, 0.08), 0.25), "box": (rd.Box((0.06, 0.1, 0.02)), 0.3)}
@@ -269,11 +271,7 @@ def test_gradients_of_a_cylinders_side_edge_across_a_moving_box_obstacle_match_c
                        inertia=rd.Inertia.from_shape(cylinder, mass=0.3, origin=rd.Transform((0.0, 0.0, -0.07))))
     shin.add_shape(cylinder, rd.Transform((0.0, 0.0, -0.07), lying))
     world.add_skeleton(sk)
-    s = world.layout("leg")
-    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
-    q[s.q] = (0.0, 0.0, 0.0, knee)
-    v[s.v] = (0.15, -0.1, 0.02, 0.5)
-    f[s.v] = (0.3, 0.1, 2.0, 0.02)
+    q, v, f = _moving(world, knee, arm=False)
     world.step(q, v, f)
     assert world.last_step["contacts"] == 1
     g = _check_gradients(world, name, q, v, f)
@@ -300,13 +298,7 @@ def test_gradients_of_a_box_edge_crossing_a_turning_beams_edges_match_central_di
     world = _world(ground=False, friction=0.4)
     world.add_skeleton(_beam_arm())
     world.add_skeleton(_leg(box, (0.01, 0.004, -depth - low[2])))
-    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
-    leg, arm = world.layout("leg"), world.layout("arm")
-    q[leg.q] = (0.0, 0.0, 0.0, knee)
-    v[leg.v] = (0.1, -0.05, -0.2, 0.4)
-    v[arm.v] = -0.3
-    f[leg.v] = (0.2, 0.1, -1.0, 0.02)
-    f[arm.v] = 0.05
+    q, v, f = _moving(world, knee)
     world.step(q, v, f)
     assert world.last_step["contacts"] == 2
     g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))
@@ -323,13 +315,7 @@ def test_gradients_of_a_capsule_across_a_turning_slabs_edge_match_central_differ
     world = _world(ground=False, friction=0.4)
     world.add_skeleton(_arm())
     world.add_skeleton(_leg(capsule, (cx + 0.07 * np.sin(knee), 0.01, cz + 0.07 * np.cos(knee))))
-    q, v, f = world.q, np.zeros(world.nv), np.zeros(world.nv)
-    leg, arm = world.layout("leg"), world.layout("arm")
-    q[leg.q] = (0.0, 0.0, 0.0, knee)
-    v[leg.v] = (0.1, -0.05, -0.2, 0.4)
-    v[arm.v] = -0.3
-    f[leg.v] = (0.2, 0.1, -1.0, 0.02)
-    f[arm.v] = 0.05
+    q, v, f = _moving(world, knee)
     world.step(q, v, f)
     assert world.last_step["contacts"] == 1
     g = _check_gradients(world, None, q, v, f, skeletons=("leg", "arm"))

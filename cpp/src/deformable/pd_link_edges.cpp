@@ -324,7 +324,8 @@ PdLinkLinkFriction edgeTermFriction(const PdSkeletons& sk, const Data& data, con
   auto derivative = [&](int e, double* dd, Vec3* dn, Vec3* dp0) {
     const auto [va, wa, vb, wb] = twistBasis(e);  // link a's twist, then link b's
     Vec12 dx;
-    for (int i = 0; i < 4; ++i) dx.segment<3>(3 * i) = i < 2 ? Vec3(va + wa.cross(t.x[i])) : Vec3(vb + wb.cross(t.x[i]));
+    for (int i = 0; i < 4; ++i)
+      dx.segment<3>(3 * i) = i < 2 ? Vec3(va + wa.cross(t.x[i])) : Vec3(vb + wb.cross(t.x[i]));
     const EdgeTermLagged l = edgeTermLagged(t, dx);
     *dd = l.d;
     *dn = l.n;

@@ -367,3 +367,24 @@ def test_the_energy_across_the_switch_from_edge_crossings_to_corners_jumps_by_at
     assert jumps.max() == pytest.approx(2 * k_half, rel=1e-3)  # the two back crossings end
     assert xs[np.argmax(jumps) + 1] == pytest.approx(0.02 - d, abs=1e-4)
     assert np.sort(jumps)[-2] < 0.45 * k_half  # one jump: the corners grow by 1e-4 per sample (0.4 k/2 d^2)
+
+
+def test_two_boxes_edge_on_edge_rest_on_their_one_crossing():
+    """A box turned 45 degrees about x (its lowest edge along x) dropped on a welded box turned 45 degrees about y
+    (its ridge along y): no corner of either is inside the other, the two edges' crossing holds it at m g / k. (The
+    lines' distance of edges 0.2 and 0.3 long is good to about 1e-14 m here: the step's gradient to 1e-10 N.)"""
+    m = 0.3
+    world = _world(tolerance=1e-10)
+    sk = rd.Skeleton("lower")
+    sk.add_body("ridge", None, joint_origin=rd.Transform((0.0, 0.0, 0.1 - 0.05 * np.sqrt(2)),
+                                                        Rotation.from_euler("y", np.pi / 4).as_matrix())).add_shape(
+        rd.Box((0.1, 0.3, 0.1)))
+    world.add_skeleton(sk)
+    box = rd.Box((0.2, 0.06, 0.06))
+    world.add_skeleton(_rail("upper", box, 0.1 + 0.03 * np.sqrt(2) + 1e-3, m,
+                             rd.Transform((0.0, 0.0, 0.0), Rotation.from_euler("x", np.pi / 4).as_matrix())))
+    q, v = world.q, world.v
+    for _ in range(300):
+        q, v = world.step(q, v)
+    assert -(1e-3 + q[world.layout("upper").q][0]) == pytest.approx(m * G / K, rel=1e-6)
+    assert world.last_step["contacts"] == 1 and np.abs(v).max() < 1e-8

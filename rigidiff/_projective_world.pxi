@@ -238,7 +238,7 @@ cdef class ProjectiveWorldCore:
         self._pw.get().setStartGuess(_ptr(X))
 
     def _pw_stats(self):
-        cdef cnp.ndarray out = _empty1(7)
+        cdef cnp.ndarray out = _empty1(8)
         self._pw.get().stats(_ptr(out))
         return out
 

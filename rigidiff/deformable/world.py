@@ -574,12 +574,15 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     def last_step(self) -> dict:
         """What the last step did: iterations (Newton or L-BFGS), converged, residual (final |grad g| relative to force_scale),
         contacts (pairs of a surface vertex and a plane, ball, box or link shape it is inside or, with the
-        complementarity contact, held on, and the links' probes inside a plane, ball or box: docs/deformable.md,
-        "Robots"), force_scale (see ProjectiveWorld's tolerance), active_set_iterations (the complementarity's
-        changes of its active set, 0 for the penalty)."""
+        complementarity contact, held on, and the links' probes inside a plane, ball, box or link and their edges'
+        crossings: docs/deformable.md, "Robots"), force_scale (see ProjectiveWorld's tolerance),
+        active_set_iterations (the complementarity's changes of its active set, 0 for the penalty),
+        link_contact_energy (the links' contact penalty k/2 d^2 and lagged friction energy at the step's solution,
+        on the obstacles and on each other)."""
         s = self._pw_stats()
         return {"iterations": int(s[0]), "residual": float(s[1]), "contacts": int(s[2]),
-                "force_scale": float(s[3]), "converged": bool(s[4]), "active_set_iterations": int(s[5])}
+                "force_scale": float(s[3]), "converged": bool(s[4]), "active_set_iterations": int(s[5]),
+                "link_contact_energy": float(s[7])}
 
     def _activations(self, activations, T: int) -> np.ndarray:
         m = len(self._muscles)

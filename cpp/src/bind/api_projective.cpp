@@ -395,6 +395,7 @@ void ProjectiveWorld::stats(double* out) const {
   out[4] = data_.converged;
   out[5] = data_.active_set_iterations;
   out[6] = data_.settled;
+  out[7] = data_.link_energy;
 }
 
 double ProjectiveWorld::energy(const double* x, double* grad) const {

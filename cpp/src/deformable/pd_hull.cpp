@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -77,6 +78,18 @@ PdHull makePdHull(const std::vector<Vec3>& vertices, const std::vector<std::arra
         throw std::invalid_argument("a hull's surface must be convex and wound outward: a vertex lies " +
                                     std::to_string(hull.normals[f].dot(v) - hull.offsets[f]) +
                                     " outside the plane of triangle " + std::to_string(f));
+  // the sharp edges: a flat face's diagonals (between coplanar triangles) are not edges of the hull
+  std::map<std::pair<int, int>, std::vector<int>> sides;
+  for (std::size_t f = 0; f < hull.triangles.size(); ++f)
+    for (int e = 0; e < 3; ++e) {
+      const int i = hull.triangles[f][e], j = hull.triangles[f][(e + 1) % 3];
+      sides[{std::min(i, j), std::max(i, j)}].push_back(static_cast<int>(f));
+    }
+  for (const auto& [edge, faces] : sides)
+    if (faces.size() == 2 && hull.normals[faces[0]].dot(hull.normals[faces[1]]) < 1.0 - 1e-9) {
+      hull.edges.push_back({edge.first, edge.second});
+      hull.edge_faces.push_back({faces[0], faces[1]});
+    }
   return hull;
 }
 

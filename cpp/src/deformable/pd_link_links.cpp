@@ -13,7 +13,8 @@
 // N_b's columns w_bj x n (the field turning with b at a fixed point), the last two for i an ancestor of j (each
 // link's columns moving with its ancestors, pd_link_contact.cpp). Links that share a chain (self-collision) share
 // columns; the formula holds as it is, and a shape welded to the world (joint 0) has J = W = 0. A pair is skipped
-// when the shapes' bounding spheres are apart.
+// when the shapes' bounding spheres are apart. Two edges crossing with no corner inside either add the edge terms of
+// pd_link_edges.cpp.
 //
 // Friction is the lagged friction of pd_link_obstacles.cpp with both sides moving: the probe's contact point at
 // the step's start, p0 = x - r n (link a's surface point there), is a material point of each link, and the slip
@@ -33,17 +34,6 @@
 namespace rigidiff {
 namespace deformable {
 namespace {
-
-// the radius of a ball about the shape frame's origin that holds the shape
-double boundingRadius(const PdLinkShape& shape) {
-  switch (shape.kind) {
-    case PdShapeKind::Sphere: return shape.size[0];
-    case PdShapeKind::Box: return shape.size.norm();
-    case PdShapeKind::Capsule: return shape.size[0] + shape.size[1];
-    case PdShapeKind::Hull: return shape.hull->radius;
-  }
-  return 0.0;
-}
 
 // one probe in contact: link `probed`'s point x (radius r about it) inside link `field`'s shape
 struct LinkLinkContact {
@@ -77,8 +67,10 @@ void probeInto(const PdSkeletons& sk, const Data& data, int from, int into, bool
   }
 }
 
-// every penetrating probe between the shapes that pair, at the kinematics in data
-std::vector<LinkLinkContact> linkLinkContacts(const PdSkeletons& sk, const Data& data, bool jacobians) {
+// every penetrating probe between the shapes that pair, at the kinematics in data, and (if edges is given) their
+// edges' crossings (pd_link_edges.cpp)
+std::vector<LinkLinkContact> linkLinkContacts(const PdSkeletons& sk, const Data& data, bool jacobians,
+                                              std::vector<PdEdgeTerm>* edges = nullptr) {
   std::vector<LinkLinkContact> out;
   const int n = static_cast<int>(sk.shapes.size());
   for (int a = 0; a < n; ++a)
@@ -86,11 +78,12 @@ std::vector<LinkLinkContact> linkLinkContacts(const PdSkeletons& sk, const Data&
       const PdLinkShape &sa = sk.shapes[a], &sb = sk.shapes[b];
       if (!linkShapesPair(sa, sb) || (sa.joint == 0 && sb.joint == 0)) continue;  // (two welded: static)
       const Vec3 ca = data.oMi[sa.joint].actPoint(sa.placement.p), cb = data.oMi[sb.joint].actPoint(sb.placement.p);
-      if ((ca - cb).norm() >= boundingRadius(sa) + boundingRadius(sb)) continue;
+      if ((ca - cb).norm() >= linkShapeBoundingRadius(sa) + linkShapeBoundingRadius(sb)) continue;
       const bool sphere_a = sa.kind == PdShapeKind::Sphere, sphere_b = sb.kind == PdShapeKind::Sphere;
       // a sphere's centre in the other's field is the whole pair; two spheres are probed once
       if (sphere_a || !sphere_b) probeInto(sk, data, a, b, jacobians, out);
       if (!sphere_a) probeInto(sk, data, b, a, jacobians, out);
+      if (edges) linkEdgeCrossings(sk, data, a, b, *edges);
     }
   return out;
 }
@@ -126,6 +119,16 @@ std::array<Vec3, 4> twistBasis(int e) {
   return out;
 }
 
+double linkShapeBoundingRadius(const PdLinkShape& shape) {
+  switch (shape.kind) {
+    case PdShapeKind::Sphere: return shape.size[0];
+    case PdShapeKind::Box: return shape.size.norm();
+    case PdShapeKind::Capsule: return shape.size[0] + shape.size[1];
+    case PdShapeKind::Hull: return shape.hull->radius;
+  }
+  return 0.0;
+}
+
 bool linkShapesPair(const PdLinkShape& a, const PdLinkShape& b) {
   if (a.group != b.group) return true;
   if (!a.self_collision) return false;
@@ -158,7 +161,12 @@ double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const PdSke
   const double k = model.contact_stiffness;
   const int nv = sk.nv();
   double energy = 0.0;
-  const std::vector<LinkLinkContact> found = linkLinkContacts(sk, ad.data, gs || hss);
+  std::vector<PdEdgeTerm> edges;
+  const std::vector<LinkLinkContact> found = linkLinkContacts(sk, ad.data, gs || hss, &edges);
+  for (const PdEdgeTerm& t : edges) {
+    energy += 0.5 * k * t.d * t.d;
+    addEdgeTerm(sk, ad.data, t, k, gs, hss);
+  }
   for (const LinkLinkContact& c : found) {
     energy += 0.5 * k * c.d * c.d;
     if (!gs && !hss) continue;
@@ -174,7 +182,7 @@ double linkLinkCoupling(const PdModel& model, const PdSkeletons& sk, const PdSke
     addTurningTerms(c.Ja, c.Wa, c.n, k * c.d, true, *hss);
   }
   for (const PdLinkLinkFriction& f : ad.link_friction) energy += linkPairFriction(model, sk, ad.data, f, gs, hss);
-  if (contacts) *contacts = static_cast<int>(found.size());
+  if (contacts) *contacts = static_cast<int>(found.size() + edges.size());
   return energy;
 }
 
@@ -185,37 +193,55 @@ void linkLinkFrictionContacts(const PdModel& model, const PdSkeletons& sk, PdSke
   forwardKinematics(sk.model, ad.data, s0.data());
   computeJointJacobians(sk.model, ad.data, s0.data());
   const double k = model.contact_stiffness;
-  for (const LinkLinkContact& c : linkLinkContacts(sk, ad.data, false)) {
-    const SE3 &pa = ad.data.oMi[c.probed_joint], &pb = ad.data.oMi[c.field_joint];
-    const Vec3 p0 = c.x - c.radius * c.n;  // link a's surface point at the contact
-    PdLinkLinkFriction f;
-    f.joint_a = c.probed_joint;
-    f.joint_b = c.field_joint;
-    f.lambda = -k * c.d;
-    f.normal = c.n;
-    f.local_a = pa.R.transpose() * (p0 - pa.p);
-    f.local_b = pb.R.transpose() * (p0 - pb.p);
-    for (int e = 0; e < 12; ++e) {
+  std::vector<PdEdgeTerm> edges;
+  for (const LinkLinkContact& c : linkLinkContacts(sk, ad.data, false, &edges)) {
+    auto derivative = [&](int e, double* dd, Vec3* dn, Vec3* dp0) {
       const auto [va, wa, vb, wb] = twistBasis(e);  // link a's twist, then link b's
       const Vec3 dx = va + wa.cross(c.x), drel = dx - vb - wb.cross(c.x);  // x's motion in b's field
-      const Vec3 dn = wb.cross(c.n) + c.C * drel, dp0 = dx - c.radius * dn;
-      f.lagged(0, e) = -k * c.n.dot(drel);
-      f.lagged.block<3, 1>(1, e) = dn;
-      f.lagged.block<3, 1>(4, e) = pa.R.transpose() * (dp0 - va - wa.cross(p0));
-      f.lagged.block<3, 1>(7, e) = pb.R.transpose() * (dp0 - vb - wb.cross(p0));
-    }
-    chainJacobians(sk.model, ad.data, f.joint_a, Vec3::Zero(), f.jv_a, f.w_a);
-    chainJacobians(sk.model, ad.data, f.joint_b, Vec3::Zero(), f.jv_b, f.w_b);
-    ad.link_friction.push_back(std::move(f));
+      *dd = c.n.dot(drel);
+      *dn = wb.cross(c.n) + c.C * drel;
+      *dp0 = dx - c.radius * *dn;
+    };
+    // link a's surface point at the contact
+    ad.link_friction.push_back(linkLinkFrictionAt(sk, ad.data, c.probed_joint, c.field_joint, k, c.d, c.n,
+                                                  c.x - c.radius * c.n, derivative));
   }
+  for (const PdEdgeTerm& t : edges) ad.link_friction.push_back(edgeTermFriction(sk, ad.data, t, k));
+}
+
+PdLinkLinkFriction linkLinkFrictionAt(const PdSkeletons& sk, const Data& data, int joint_a, int joint_b, double k,
+                                      double d, const Vec3& n, const Vec3& p0, const ContactDerivative& derivative) {
+  const SE3 &pa = data.oMi[joint_a], &pb = data.oMi[joint_b];
+  PdLinkLinkFriction f;
+  f.joint_a = joint_a;
+  f.joint_b = joint_b;
+  f.lambda = -k * d;
+  f.normal = n;
+  f.local_a = pa.R.transpose() * (p0 - pa.p);
+  f.local_b = pb.R.transpose() * (p0 - pb.p);
+  for (int e = 0; e < 12; ++e) {
+    const auto [va, wa, vb, wb] = twistBasis(e);
+    double dd;
+    Vec3 dn, dp0;
+    derivative(e, &dd, &dn, &dp0);
+    f.lagged(0, e) = -k * dd;
+    f.lagged.block<3, 1>(1, e) = dn;
+    f.lagged.block<3, 1>(4, e) = pa.R.transpose() * (dp0 - va - wa.cross(p0));
+    f.lagged.block<3, 1>(7, e) = pb.R.transpose() * (dp0 - vb - wb.cross(p0));
+  }
+  chainJacobians(sk.model, data, joint_a, Vec3::Zero(), f.jv_a, f.w_a);
+  chainJacobians(sk.model, data, joint_b, Vec3::Zero(), f.jv_b, f.w_b);
+  return f;
 }
 
 std::pair<double, double> linkLinkCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
                                              const PdSkeletonData& lagged, const VecX& ws, VecX& gs0) {
   const double k = model.contact_stiffness, mu = model.friction;
   double grad_k = 0.0, per_mu = 0.0;
-  for (const LinkLinkContact& c : linkLinkContacts(sk, ad.data, true))
+  std::vector<PdEdgeTerm> edges;
+  for (const LinkLinkContact& c : linkLinkContacts(sk, ad.data, true, &edges))
     grad_k -= c.d * c.n.dot((c.Ja - c.Jb) * ws);  // -w^T d(k d grad d)/dk
+  for (const PdEdgeTerm& t : edges) grad_k -= t.d * t.g.dot(edgeTermMotion(sk, ad.data, t, ws));
   // the friction: w^T grad = mu lambda psi . rel, rel = (J_a - J_b) ws, through its lagged quantities
   for (const PdLinkLinkFriction& f : lagged.link_friction) {
     const SE3 &pa = ad.data.oMi[f.joint_a], &pb = ad.data.oMi[f.joint_b];

@@ -11,7 +11,8 @@
 //   grad d = -J(c)^T n, hess d = J^T C J + n . (w_j x J_i).
 // A sphere link against a box is its centre's point probe, exact. A capsule, box or hull link against a box is its
 // corners' point probes and the box's corners' field probes: exact wherever a corner of one is the deepest point
-// in the other (resting, or a corner poking in), blind to two edges crossing with no corner inside.
+// in the other (resting, or a corner poking in); two edges crossing with no corner inside are the edge terms of
+// pd_link_edges.cpp (a capsule's axis or a polytope's edges against the box's edges).
 //
 // Friction follows the link's surface point at the contact at the step's start, p0 (r along -n from a point
 // probe, the link's surface point nearest a ball's centre), as a material point of the link, against the
@@ -81,6 +82,22 @@ std::vector<Probe> linkObstacleProbes(const PdModel& model, const PdSkeletons& s
   return out;
 }
 
+// the edge crossings of the links' shapes and the box obstacles (pd_link_edges.cpp), at the kinematics in data; a
+// shape whose bounding ball misses the box's is skipped
+std::vector<PdEdgeTerm> linkBoxEdges(const PdModel& model, const PdSkeletons& sk, const Data& data) {
+  std::vector<PdEdgeTerm> out;
+  const int first = static_cast<int>(model.planes.size() + model.spheres.size());
+  for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
+    const PdLinkShape& shape = sk.shapes[k];
+    if (shape.joint == 0 || shape.kind == PdShapeKind::Sphere) continue;
+    const Vec3 centre = data.oMi[shape.joint].actPoint(shape.placement.p);
+    for (int b = 0; b < static_cast<int>(model.boxes.size()); ++b)
+      if ((centre - model.boxes[b].position).norm() < linkShapeBoundingRadius(shape) + model.boxes[b].half.norm())
+        boxEdgeCrossings(model, sk, data, k, first + b, out);
+  }
+  return out;
+}
+
 // the distance field of a plane or a box obstacle at x, with its normal and Hessian (world frame)
 double obstacleField(const PdModel& model, int o, const Vec3& x, Vec3* n, Mat3* C) {
   const int n_planes = static_cast<int>(model.planes.size());
@@ -122,6 +139,38 @@ ProbeState probeState(const PdModel& model, const PdSkeletons& sk, const Data& d
   return st;
 }
 
+// the lagged friction of a contact of link shape `shape` with an obstacle: depth d < 0, normal n, the link's surface
+// point p0 and the obstacle's material point there at the step's end as the reference; its lagged rows from
+// `derivative` along the link's twist and the obstacle's motion
+PdLinkObstacleFriction obstacleFrictionAt(const PdModel& model, const PdSkeletons& sk, const Data& data, int shape,
+                                          int obstacle, double d, const Vec3& n, const Vec3& p0,
+                                          const ContactDerivative& derivative) {
+  const int joint = sk.shapes[shape].joint;
+  const SE3& pose = data.oMi[joint];
+  Vec3 position, linear, angular;
+  model.obstacleMotion(obstacle, &position, &linear, &angular);
+  const double k = model.contact_stiffness, h = model.dt;
+  PdLinkObstacleFriction f;
+  f.shape = shape;
+  f.obstacle = obstacle;
+  f.lambda = -k * d;
+  f.normal = n;
+  f.local = pose.R.transpose() * (p0 - pose.p);
+  f.reference = p0 + h * (linear + angular.cross(p0 - position));
+  for (int e = 0; e < 12; ++e) {
+    const auto [vl, wl, dc, dw] = twistBasis(e);
+    double dd;
+    Vec3 dn, dp0;
+    derivative(e, &dd, &dn, &dp0);
+    f.lagged(0, e) = -k * dd;
+    f.lagged.block<3, 1>(1, e) = dn;
+    f.lagged.block<3, 1>(4, e) = pose.R.transpose() * (dp0 - vl - wl.cross(p0));
+    f.lagged.block<3, 1>(7, e) = dp0 + h * angular.cross(dp0 - dc);
+  }
+  chainJacobians(sk.model, data, joint, Vec3::Zero(), f.jv0, f.w0);
+  return f;
+}
+
 void kinematics(const PdSkeletons& sk, Data& data, const VecX& s) {
   if (sk.model.nq == 0) return;
   forwardKinematics(sk.model, data, s.data());
@@ -147,6 +196,12 @@ double linkObstacleCoupling(const PdModel& model, const PdSkeletons& sk, PdSkele
     *hss += k * grad_d * grad_d.transpose() + k * st.d * (st.J.transpose() * st.C * st.J);
     addTurningTerms(st.J, st.W, st.n, k * st.d, !p.field, *hss);
   }
+  const std::vector<PdEdgeTerm> edges = linkBoxEdges(model, sk, ad.data);
+  for (const PdEdgeTerm& t : edges) {
+    energy += 0.5 * k * t.d * t.d;
+    addEdgeTerm(sk, ad.data, t, k, gs, hss);
+  }
+  count += static_cast<int>(edges.size());
   for (const PdLinkObstacleFriction& f : ad.obstacle_friction)
     energy += linkFrictionTerm(model, sk, ad.data, sk.shapes[f.shape].joint, f.local, f.normal, f.lambda,
                                f.reference, nullptr, gs, hss, nullptr);
@@ -159,46 +214,48 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
   ad.obstacle_friction.clear();
   if ((!(model.friction > 0.0) && !always) || sk.shapes.empty() || model.obstacleCount() == 0) return;
   kinematics(sk, ad.data, s0);
-  const double k = model.contact_stiffness, h = model.dt;
   for (const Probe& p : linkObstacleProbes(model, sk)) {
     const ProbeState st = probeState(model, sk, ad.data, p, false);
     if (!(st.d < 0.0)) continue;
-    const int joint = sk.shapes[p.shape].joint;
-    const SE3& pose = ad.data.oMi[joint];
     Vec3 position, linear, angular;
     model.obstacleMotion(p.obstacle, &position, &linear, &angular);
-    // the link's surface point at the contact, and the obstacle's material point there at the step's end
-    const double along = p.field ? st.phi : p.radius;
-    const Vec3 p0 = st.point - along * st.n;
-    PdLinkObstacleFriction f;
-    f.shape = p.shape;
-    f.obstacle = p.obstacle;
-    f.lambda = -k * st.d;
-    f.normal = st.n;
-    f.local = pose.R.transpose() * (p0 - pose.p);
-    f.reference = p0 + h * (linear + angular.cross(p0 - position));
-    for (int e = 0; e < 12; ++e) {
+    auto derivative = [&](int e, double* dd, Vec3* dn, Vec3* dp0) {
       const auto [vl, wl, dc, dw] = twistBasis(e);  // the link's twist, the obstacle's motion
       // the probed point's motion relative to the field's owner, and the field's turning
-      Vec3 drel, dn, dp0;
+      Vec3 drel;
       if (p.field) {  // the obstacle's point moves with the obstacle (a box corner turns about its position)
         const Vec3 dpoint = dc + dw.cross(st.point - position);
         drel = dpoint - vl - wl.cross(st.point);
-        dn = wl.cross(st.n) + st.C * drel;
-        dp0 = dpoint - st.n.dot(drel) * st.n - st.phi * dn;
+        *dn = wl.cross(st.n) + st.C * drel;
+        *dp0 = dpoint - st.n.dot(drel) * st.n - st.phi * *dn;
       } else {
         const Vec3 dpoint = vl + wl.cross(st.point);
         drel = dpoint - dc - dw.cross(st.point - position);
-        dn = dw.cross(st.n) + st.C * drel;
-        dp0 = dpoint - p.radius * dn;
+        *dn = dw.cross(st.n) + st.C * drel;
+        *dp0 = dpoint - p.radius * *dn;
       }
-      f.lagged(0, e) = -k * st.n.dot(drel);
-      f.lagged.block<3, 1>(1, e) = dn;
-      f.lagged.block<3, 1>(4, e) = pose.R.transpose() * (dp0 - vl - wl.cross(p0));
-      f.lagged.block<3, 1>(7, e) = dp0 + h * angular.cross(dp0 - dc);
-    }
-    chainJacobians(sk.model, ad.data, joint, Vec3::Zero(), f.jv0, f.w0);
-    ad.obstacle_friction.push_back(std::move(f));
+      *dd = st.n.dot(drel);
+    };
+    // the link's surface point at the contact
+    const double along = p.field ? st.phi : p.radius;
+    ad.obstacle_friction.push_back(
+        obstacleFrictionAt(model, sk, ad.data, p.shape, p.obstacle, st.d, st.n, st.point - along * st.n, derivative));
+  }
+  for (const PdEdgeTerm& t : linkBoxEdges(model, sk, ad.data)) {
+    Vec3 position, linear, angular;
+    model.obstacleMotion(t.obstacle, &position, &linear, &angular);
+    auto derivative = [&](int e, double* dd, Vec3* dn, Vec3* dp0) {
+      const auto [vl, wl, dc, dw] = twistBasis(e);  // the link's twist, the obstacle's motion
+      Eigen::Matrix<double, 12, 1> dx;
+      for (int i = 0; i < 4; ++i)
+        dx.segment<3>(3 * i) = i < 2 ? Vec3(vl + wl.cross(t.x[i])) : Vec3(dc + dw.cross(t.x[i] - position));
+      const EdgeTermLagged l = edgeTermLagged(t, dx);
+      *dd = l.d;
+      *dn = l.n;
+      *dp0 = l.p0;
+    };
+    ad.obstacle_friction.push_back(
+        obstacleFrictionAt(model, sk, ad.data, t.shape_a, t.obstacle, t.d, t.n, edgeTermContact(t), derivative));
   }
 }
 
@@ -231,6 +288,20 @@ std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdS
         delta = k * (st.n.dot(drel) * a.dot(st.n) + st.d * a.dot(dn));
       }
       grad_obstacles[6 * p.obstacle + e] -= delta;
+    }
+  }
+  // the edge crossings: the box's edge moves under the link's, J_i ws's for a's points alone
+  for (const PdEdgeTerm& t : linkBoxEdges(model, sk, ad.data)) {
+    const Eigen::Matrix<double, 12, 1> a = edgeTermMotion(sk, ad.data, t, ws);
+    const double slope = t.g.dot(a);
+    grad_k -= t.d * slope;
+    Vec3 position, linear, angular;
+    model.obstacleMotion(t.obstacle, &position, &linear, &angular);
+    for (int e = 0; e < 6; ++e) {
+      const auto [vl, wl, dc, dw] = twistBasis(6 + e);
+      Eigen::Matrix<double, 12, 1> dx = Eigen::Matrix<double, 12, 1>::Zero();
+      for (int i = 2; i < 4; ++i) dx.segment<3>(3 * i) = dc + dw.cross(t.x[i] - position);
+      grad_obstacles[6 * t.obstacle + e] -= k * (t.g.dot(dx) * slope + t.d * a.dot(t.H * dx));
     }
   }
   // the lagged friction: its normal forces, normals, material points and references, chained to the start's

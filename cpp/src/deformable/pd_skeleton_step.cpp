@@ -299,8 +299,8 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   std::vector<PdLinkContact> final_contacts;
   linkContacts(model, sk, ad, X, ad.s, final_contacts);
   int obstacle_contacts = 0, link_contacts = 0;
-  linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts);
-  linkLinkCoupling(model, sk, ad, nullptr, nullptr, &link_contacts);
+  data.link_energy = linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts) +
+                     linkLinkCoupling(model, sk, ad, nullptr, nullptr, &link_contacts);
   ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts + link_contacts;
   data.contacts = ad.contacts + pdObstacleContactCount(model, X) + data.active.size();
 }

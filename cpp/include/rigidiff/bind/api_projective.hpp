@@ -120,8 +120,9 @@ class ProjectiveWorld {
   /// One more starting point (configurationSize) for the next step only: step_vjp of a recorded rollout passes the
   /// recorded next state, so that solving the step again takes no iteration.
   void setStartGuess(const double* x);
-  /// out (7) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1),
-  /// the complementarity's active-set iterations and whether its set settled (0 or 1) of the last step.
+  /// out (8) = iterations, residual (relative), surface vertices in contact, force scale, converged (0 or 1),
+  /// the complementarity's active-set iterations, whether its set settled (0 or 1) and the links' contact energy
+  /// at the solution of the last step.
   void stats(double* out) const;
   /// E(x) (elastic and contact) and its gradient (3n).
   double energy(const double* x, double* grad) const;

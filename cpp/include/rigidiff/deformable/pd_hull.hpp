@@ -17,6 +17,8 @@ struct PdHull {
   std::vector<std::array<int, 3>> triangles;  // outward (counter-clockwise seen from outside)
   std::vector<Vec3> normals;                  // per triangle, unit, outward
   std::vector<double> offsets;                // per triangle: normal . x = offset on its plane
+  std::vector<std::array<int, 2>> edges;       // the sharp edges (between triangles of different planes)
+  std::vector<std::array<int, 2>> edge_faces;  // per sharp edge, its two triangles
   double radius = 0.0;                        // the largest |vertex|: the hull lies in this ball about the origin
 };
 

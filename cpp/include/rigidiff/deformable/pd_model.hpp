@@ -268,6 +268,7 @@ struct PdData {
   double residual = 0.0;           ///< final ||grad g|| / force_scale
   double force_scale = 0.0;        ///< ||M (q - y)|| / dt^2 + ||grad E(q)|| on the free vertices
   int contacts = 0;                ///< surface vertices below a plane at x
+  double link_energy = 0.0;        ///< the links' contact energy (penalty and lagged friction) at the solution
   VecX grad_activation;            ///< (muscles) the last adjoint's cotangents of the activations
   VecX grad_muscle_stiffness;      ///< (muscles) and of the muscles' stiffnesses
   VecX grad_obstacles;             ///< (6 obstacles) and of the obstacles' poses (pdObstacleCotangents)

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <utility>
@@ -231,6 +232,57 @@ void linkObstacleFrictionContacts(const PdModel& model, const PdSkeletons& sk, P
 std::pair<double, double> linkObstacleCotangents(const PdModel& model, const PdSkeletons& sk, const PdSkeletonData& ad,
                                                  const PdSkeletonData& lagged, const VecX& ws, VecX& gs0,
                                                  VecX& grad_obstacles);
+
+/// A contact term on four material points (pd_link_edges.cpp): the ends of an edge of link a's shape (x0, x1) and of
+/// link b's or a box obstacle's (x2, x3; joint 0) whose lines' closest points are interior to both edges; d < 0 the
+/// lines' signed distance minus the radii, with its gradient g and Hessian H over the four world points, a's
+/// closest-point parameter t_a and radius, and the unit normal n (from b to a).
+struct PdEdgeTerm {
+  std::array<int, 4> joints{};
+  int shape_a = 0, obstacle = -1;
+  std::array<Vec3, 4> x;
+  double d = 0.0, t_a = 0.0, radius_a = 0.0;
+  Vec3 n = Vec3::UnitZ();
+  Eigen::Matrix<double, 12, 1> g;
+  Eigen::Matrix<double, 12, 12> H;
+};
+/// An edge of a shape: its ends and its two faces' outward normals (zero for a capsule's axis).
+struct PdShapeEdge {
+  Vec3 p0, p1, f0, f1;
+};
+/// A box's 12 edges (its frame).
+std::vector<PdShapeEdge> boxEdges(const Vec3& half);
+/// A link shape's edges in its joint's frame: a box's 12, a hull's sharp ones, a capsule's axis; none for a sphere.
+std::vector<PdShapeEdge> linkShapeEdges(const PdLinkShape& shape);
+/// The edge crossings of link shapes a and b at the kinematics in data (pd_link_edges.cpp's rule) into out.
+void linkEdgeCrossings(const PdSkeletons& sk, const Data& data, int a, int b, std::vector<PdEdgeTerm>& out);
+/// The edge crossings of link shape `shape` and box obstacle `obstacle` (model's obstacle index) into out.
+void boxEdgeCrossings(const PdModel& model, const PdSkeletons& sk, const Data& data, int shape, int obstacle,
+                      std::vector<PdEdgeTerm>& out);
+/// k/2 d^2's gradient added to gs and Hessian to hss (exact, the points' turning included), when given.
+void addEdgeTerm(const PdSkeletons& sk, const Data& data, const PdEdgeTerm& t, double k, VecX* gs, MatX* hss);
+/// The four points' motions J_i ws (12).
+Eigen::Matrix<double, 12, 1> edgeTermMotion(const PdSkeletons& sk, const Data& data, const PdEdgeTerm& t,
+                                            const VecX& ws);
+/// The derivatives of d, n and the contact point (a's surface point over the crossing) along the points' motion dx.
+struct EdgeTermLagged {
+  double d = 0.0;
+  Vec3 n, p0;
+};
+EdgeTermLagged edgeTermLagged(const PdEdgeTerm& t, const Eigen::Matrix<double, 12, 1>& dx);
+/// a's surface point over the crossing: its friction contact point.
+Vec3 edgeTermContact(const PdEdgeTerm& t);
+/// The derivatives of a contact's depth d, normal n and contact point p0 along basis direction e (twistBasis).
+using ContactDerivative = std::function<void(int e, double* dd, Vec3* dn, Vec3* dp0)>;
+/// The lagged friction of a contact between links a and b (joints) at the kinematics in data: depth d < 0, normal
+/// n, contact point p0, lambda = -k d; its lagged rows from `derivative` along a's and b's twists.
+PdLinkLinkFriction linkLinkFrictionAt(const PdSkeletons& sk, const Data& data, int joint_a, int joint_b, double k,
+                                      double d, const Vec3& n, const Vec3& p0, const ContactDerivative& derivative);
+/// The lagged friction of a links' term at the step's start, lambda = -k d.
+PdLinkLinkFriction edgeTermFriction(const PdSkeletons& sk, const Data& data, const PdEdgeTerm& t, double k);
+
+/// The radius of a ball about the shape frame's origin that holds the shape.
+double linkShapeBoundingRadius(const PdLinkShape& shape);
 
 /// Whether two link shapes touch each other (PdLinkShape's rule, the barrier world's).
 bool linkShapesPair(const PdLinkShape& a, const PdLinkShape& b);

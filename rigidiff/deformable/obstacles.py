@@ -65,8 +65,9 @@ class ProjectiveObstacles:
         return its name ("box<i>" if None): surface vertices that enter it are pushed out through its nearest
         face by the penalty of stiffness contact_stiffness (or held on it by the complementarity contact, see
         contact_model) and rub on it with the world's friction, and so are the
-        skeletons' links (a link's corners and the box's corners probe each other: two edges crossing with no
-        corner inside are not seen; docs/deformable.md, "Links on the obstacles").
+        skeletons' links (a link's corners and the box's corners probe each other, and edges that cross with no
+        corner inside touch through their closest points; docs/deformable.md, "Links on the obstacles" and
+        "Edges crossing").
         set_obstacle_pose moves it between steps, e.g. to push a soft body along a prescribed path (and sets the
         velocity its surface has during a step: zero until set)."""
         size = as_array(size, (3,), "size")

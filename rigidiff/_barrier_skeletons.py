@@ -7,8 +7,6 @@ link surface, a barrier participant placed by forward kinematics (kind Articulat
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from rigidiff._validate import as_array
@@ -116,7 +114,7 @@ class SkeletonParticipants:
         inner._ensure_compiled()
         self._bw_set_skeletons(inner)
         self._articulated = inner
-        from rigidiff.barrier_world import _mesh_of
+        from rigidiff.barrier_world import _mesh_of, _warn_faces_left_out
 
         groups = {id(sk): i for i, sk in enumerate(skeletons)}
         for f, (sk, body) in enumerate(inner._frames):
@@ -135,10 +133,7 @@ class SkeletonParticipants:
                                                       sk.self_collision, frame_pose.apply(vertices), faces)
                 except ValueError as err:
                     raise ValueError(f"{label}: {err}") from None
-                kept, _ = self._bw_skeleton_surface_faces(k)
-                if kept < len(faces):
-                    warnings.warn(f"{label}: {len(faces) - kept} of its {len(faces)} faces have no area (a repeated "
-                                  f"vertex or a sliver) and are left out of its surface", stacklevel=3)
+                _warn_faces_left_out(label, len(faces), self._bw_skeleton_surface_faces(k)[0])
                 self._link_meshes.append((f, vertices, np.asarray(faces, dtype=np.int64)))
 
     @property

@@ -56,6 +56,13 @@ def _mesh_of(shape_or_mesh):
     return vertices, faces
 
 
+def _warn_faces_left_out(label: str, given: int, kept: int) -> None:
+    """The UserWarning of a surface (a link's, a static mesh's) whose faces without area the core left out."""
+    if kept < given:
+        warnings.warn(f"{label}: {given - kept} of its {given} faces have no area (a repeated vertex or a sliver) "
+                      f"and are left out of its surface", stacklevel=4)
+
+
 def _affine_velocity(velocity, A: np.ndarray, p: np.ndarray) -> np.ndarray:
     """dq/dt (12) of a body at (A, p) from a (3,) linear velocity of its origin, a (6,) (linear, angular) rigid
     velocity in world axes (dA/dt = [w]x A), or (12,) dq/dt itself."""
@@ -276,9 +283,7 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
                 index, kept = self._bw_add_static_body(name, vertices, faces, density, stiffness)
             except ValueError as err:
                 raise ValueError(f"static mesh {name!r}: {err}") from None
-            if kept < len(faces):
-                warnings.warn(f"static mesh {name!r}: {len(faces) - kept} of its {len(faces)} faces have no area "
-                              f"(a repeated vertex or a sliver) and are left out of its surface", stacklevel=3)
+            _warn_faces_left_out(f"static mesh {name!r}", len(faces), kept)
             self._static.add(name)
         else:
             index = self._bw_add_body(name, vertices, faces, density, stiffness)

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/contact_set.hpp"
 
 namespace rigidiff {
 namespace narrowphase {

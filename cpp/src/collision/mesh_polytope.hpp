@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/contact_set.hpp"
 #include "rigidiff/collision/shape.hpp"
 
 namespace rigidiff {

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/contact_set.hpp"
 #include "rigidiff/collision/shape.hpp"
 
 namespace rigidiff {

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/contact_set.hpp"
 #include "rigidiff/contact/body_ref.hpp"
 #include "rigidiff/collision/shape.hpp"
 #include "rigidiff/multibody/data.hpp"

@@ -1,9 +1,9 @@
-// Narrow phase: the contact manifold of two placed shapes, as feature contacts (collision/contact.hpp).
+// Narrow phase: the contact manifold of two placed shapes, as feature contacts (contact/contact_set.hpp).
 #pragma once
 
 #include <vector>
 
-#include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/contact_set.hpp"
 #include "rigidiff/collision/shape.hpp"
 
 namespace rigidiff {

@@ -1,5 +1,6 @@
-// The shared contact layer (docs/architecture.md): what collision detection hands to the contact
-// solvers. It names geometries, never body coordinates; the world maps geometries to bodies.
+// The shared contact layer (docs/architecture.md): the contacts that collision detection (collision/)
+// hands to the contact solvers. A contact names geometries and their features, never body coordinates;
+// the world maps each geometry to the body on that side (contact/body_ref.hpp).
 #pragma once
 
 #include <vector>

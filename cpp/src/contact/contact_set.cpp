@@ -1,4 +1,4 @@
-#include "rigidiff/collision/contact.hpp"
+#include "rigidiff/contact/contact_set.hpp"
 
 namespace rigidiff {
 

@@ -1,5 +1,9 @@
-// Derivatives of the standardised boxed-LCP solution (see rigidiff/contact/lcp_derivatives.hpp).
+// Derivatives of the standardised boxed-LCP solution (see rigidiff/contact/lcp_derivatives.hpp). Q^+ is
+// applied through the factors of contact/pseudo_inverse.hpp, read off the decomposition the solve left:
+// the same kernels the constrained step's derivatives use on each island's workspace.
 #include "rigidiff/contact/lcp_derivatives.hpp"
+
+#include "rigidiff/contact/pseudo_inverse.hpp"
 
 namespace rigidiff {
 namespace contact {
@@ -20,7 +24,9 @@ void boxedLcpJacobianB(const BoxedLcp& lcp, const BoxedLcpWorkspace& ws, Ref<Mat
   dx_db.setZero();
   const int m = static_cast<int>(ws.clamped.size());
   if (!ws.systemValid || m == 0) return;
-  const MatX pinv = ws.clampingCod().pseudoInverse();
+  MatX U, V;
+  pseudoInverseFactors(ws.clampingCod(), U, V);
+  const MatX pinv = U * V.transpose();
   VecX column(lcp.n);
   for (int c = 0; c < m; ++c) {
     scatterClampedAndBounded(ws, -pinv.col(c), column);
@@ -44,11 +50,12 @@ void boxedLcpVjp(const BoxedLcp& lcp, const BoxedLcpWorkspace& ws, const Ref<con
   }
   for (std::size_t u = 0; u < ws.bounded.size(); ++u)
     if (ws.coupling[u] >= 0) ge[ws.coupling[u]] += ws.factor[u] * g[ws.bounded[u]];
-  const MatX pinvT = ws.clampingCod().pseudoInverse().transpose();
-  const VecX lam = pinvT * ge;
+  const Eigen::CompleteOrthogonalDecomposition<MatX>& cod = ws.clampingCod();
+  VecX lam(m), muC(m), scratch;
+  pseudoInverseTransposeProduct(cod, ge, scratch, lam);
   // pseudo-inverse correction: (I - Q^+ Q) g_e and Q^+T x_C (both vanish when Q is invertible)
-  const VecX nullPart = ge - ws.clampingCod().solve(ws.Q.topLeftCorner(m, m) * ge);
-  const VecX muC = pinvT * xc;
+  const VecX nullPart = ge - cod.solve(ws.Q.topLeftCorner(m, m) * ge);
+  pseudoInverseTransposeProduct(cod, xc, scratch, muC);
   for (int a = 0; a < m; ++a) {
     lambda[ws.clamped[a]] = lam[a];
     grad_b[ws.clamped[a]] = -lam[a];

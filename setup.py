@@ -80,12 +80,16 @@ class ParallelBuildExt(build_ext):
         # ...) stay calls and the dynamics run up to 20 % slower
         gcc = "Free Software Foundation" in compiler_version(compiler.compiler_so[0])
         unit_params = ["--param", "large-unit-insns=1000000"] if gcc and unity_enabled() else []
+        # GCC collects its garbage each time its heap grows past max(this, 1.x its size after the last
+        # collection); the default (RAM/8, at most 128 MB) makes it collect often in units that reach 2 GB:
+        # 1 GB saves 7-13 % of the compile time for 10 % more peak memory (measured on the world units)
+        gc_params = ["--param", "ggc-min-heapsize=1048576"] if gcc else []
 
         def unit_flags(src):
             return unit_params if Path(os.path.abspath(src)).parent == ROOT / UNITY_DIR else []
 
         original = compiler.compile
-        flags = self.extensions[0].extra_compile_args + unit_params
+        flags = self.extensions[0].extra_compile_args + gc_params + unit_params
         self.build_temp = str(object_dir(compiler.compiler_so[0], flags))
         record_objects(self.build_temp, compiler.compiler_so[0], flags)
         # always link (seconds): a .so linked from another folder's objects (another numpy, Python, ...) is
@@ -115,7 +119,7 @@ class ParallelBuildExt(build_ext):
                 start = time.monotonic()
                 # -MMD: the compiler writes the list of included files next to the object (see up_to_date)
                 deps = ["-MMD", "-MF", obj + ".d"] if ext in (".cpp", ".cc") else []
-                compiler._compile(obj, src, ext, cc_args, list(extra) + unit_flags(src) + deps, pp_opts)
+                compiler._compile(obj, src, ext, cc_args, list(extra) + gc_params + unit_flags(src) + deps, pp_opts)
                 log(f"[{next(done)}/{len(stale)}] {os.path.relpath(src, ROOT)} ({time.monotonic() - start:.0f} s)")
 
             with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:

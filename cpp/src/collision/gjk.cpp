@@ -23,6 +23,15 @@ struct Simplex {
   int n = 0;
 };
 
+// to = from on the entries in use (the others are never read, and may never have been written)
+void assignUsed(Simplex& to, const Simplex& from) {
+  to.n = from.n;
+  for (int i = 0; i < from.n; ++i) {
+    to.p[i] = from.p[i];
+    to.lam[i] = from.lam[i];
+  }
+}
+
 // s becomes the vertex a; returns its point. Arguments by value: they may alias the entries of s.
 Vec3 setVertex(Simplex& s, const SupportPoint a) {
   s.p[0] = a;
@@ -113,12 +122,12 @@ bool closestOnTetrahedron(Simplex& s, Vec3& closest) {
     const Vec3 p = closestOnTriangle(s.p[f[0]], s.p[f[1]], s.p[f[2]], t);
     if (p.squaredNorm() < best) {
       best = p.squaredNorm();
-      best_s = t;
+      assignUsed(best_s, t);
       closest = p;
     }
   }
   if (!outside_any) return false;
-  s = best_s;
+  assignUsed(s, best_s);
   return true;
 }
 
@@ -183,10 +192,10 @@ void dropVertex(Simplex& s) {
     if (f.n == 3) p = closestOnTriangle(f.p[0], f.p[1], f.p[2], f);
     if (p.norm() < best_d) {
       best_d = p.norm();
-      best = f;
+      assignUsed(best, f);
     }
   }
-  s = best;
+  assignUsed(s, best);
 }
 
 // Grows a simplex that holds the origin (within tolerance) into a well-shaped tetrahedron of A - B, each

@@ -49,7 +49,7 @@ void scatter(const PdModel& model, const Vec3& value, int i, VecX& g) {
 
 void pdTouchingPairs(const PdModel& model, const Points& q, const Points& v, const Points& x, bool below,
                      PdActiveSet& active) {
-  active = PdActiveSet();
+  active.clear();
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     for (int o = 0; o < model.obstacleCount(); ++o) {

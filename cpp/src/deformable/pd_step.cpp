@@ -302,7 +302,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
 
 void pdStartActiveSet(const PdModel& model, PdData& data) {
   if (model.contact_model != PdContactModel::Complementarity) {
-    data.active = PdActiveSet();
+    data.active.clear();
     pdActiveSetFactorise(model, data, data.active);
     return;
   }

@@ -222,6 +222,15 @@ struct PdActiveSet {
   Eigen::LLT<Eigen::MatrixXd> schur;  ///< of S[a, b] = (n_a . n_b) (L^-1)[i_a, i_b]
   int stamp = -1;                     ///< the factorisation columns and schur were built with (-1: none)
   int size() const { return static_cast<int>(vertex.size()); }
+  /// No pairs and nothing factorised (the storage is kept; schur is read only once factorised again).
+  void clear() {
+    vertex.clear();
+    obstacle.clear();
+    normal.clear();
+    offset.clear();
+    columns.resize(0, 0);
+    stamp = -1;
+  }
 };
 
 /// Each sample's F with its SVD (and volume projection), recorded by an energy evaluation for the Hessian built

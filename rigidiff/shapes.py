@@ -19,12 +19,15 @@ import warnings
 
 import numpy as np
 
+from rigidiff._geometry_cache import GeometryCache, geometry_key
 from rigidiff._validate import as_array, as_scalar, real_array
 from rigidiff.inertia import Inertia
 from rigidiff.transform import Transform
 
 __all__ = ["Shape", "Box", "Sphere", "Capsule", "Cylinder", "Plane", "Mesh"]
 
+# geometry key -> is the mesh a closed convex surface (trimesh's test takes tens of ms on a robot's mesh)
+_CONVEXITY = GeometryCache()
 # tessellation used by to_trimesh() for round shapes
 _SECTIONS = 48
 
@@ -337,6 +340,7 @@ class Mesh(Shape):
         self._vertices: np.ndarray | None = None
         self._faces: np.ndarray | None = None
         self._mass_mesh = None
+        self._key: bytes | None = None
         source = path_or_trimesh
         if isinstance(source, (str, os.PathLike)):
             path = os.path.abspath(os.fspath(source))
@@ -437,8 +441,14 @@ class Mesh(Shape):
 
     @property
     def is_convex(self) -> bool:
-        """True if the mesh is a closed convex surface."""
-        return bool(self._merged().is_convex)
+        """True if the mesh is a closed convex surface (tested once per geometry)."""
+        return _CONVEXITY.get(self._geometry_key(), lambda: bool(self._merged().is_convex))
+
+    def _geometry_key(self) -> bytes:
+        """A digest of the vertices (scale applied) and faces: equal for meshes of the same geometry."""
+        if self._key is None:
+            self._key = geometry_key(self.vertices, self.faces)
+        return self._key
 
     def _merged(self):
         import trimesh

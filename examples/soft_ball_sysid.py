@@ -108,7 +108,7 @@ def plot(out: Path, losses, times, curves: dict) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (30, 30) if fast else (80, 40)
+    steps, iterations = (30, 6) if fast else (80, 40)
     world = build(fast)
     recorded, _ = world.rollout(world.q, world.v, np.zeros((steps, world.nv)))
     print(f"projective world: a ball of {len(world.mesh('ball').elements)} hexahedra, {world.nq // 3} vertices, "

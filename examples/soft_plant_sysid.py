@@ -123,7 +123,7 @@ def plot(out: Path, world, losses, times, tips: dict, Q) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (30, 15) if fast else (100, 30)
+    steps, iterations = (20, 15) if fast else (100, 30)
     world = build(fast)
     forces = push(world, steps)
     recorded, _ = world.rollout(world.q, world.v, forces)

@@ -3,7 +3,8 @@
 Each ``load_urdf`` call makes its own Mesh objects, so a robot loaded again (a second world, a plant beside
 a controller's model) would otherwise repeat the convexity test, the checks for bad meshes and the prisms'
 preparation of every collision mesh: about a second for Solo12's. The key is a digest of the vertices
-(scale applied) and faces, which a Mesh never changes once loaded.
+(scale applied) and faces, which a Mesh never changes once loaded; a mesh file's contents are kept by its
+path, modification time and size.
 """
 
 from __future__ import annotations
@@ -29,13 +30,14 @@ def geometry_key(vertices: np.ndarray, faces: np.ndarray) -> bytes:
 
 
 class GeometryCache:
-    """key -> value, computed on the first request and kept for the MAX_GEOMETRIES most recent keys."""
+    """key (a geometry_key, or any hashable) -> value, computed on the first request and kept for the
+    MAX_GEOMETRIES most recent keys."""
 
     def __init__(self, size: int = MAX_GEOMETRIES):
         self._size = size
         self._values: OrderedDict = OrderedDict()
 
-    def get(self, key: bytes, compute):
+    def get(self, key, compute):
         if key in self._values:
             self._values.move_to_end(key)
             return self._values[key]

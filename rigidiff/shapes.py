@@ -28,6 +28,8 @@ __all__ = ["Shape", "Box", "Sphere", "Capsule", "Cylinder", "Plane", "Mesh"]
 
 # geometry key -> is the mesh a closed convex surface (trimesh's test takes tens of ms on a robot's mesh)
 _CONVEXITY = GeometryCache()
+# (path, modification time, size) -> the file's (vertices, faces): a robot loaded again reads no file
+_FILES = GeometryCache()
 # tessellation used by to_trimesh() for round shapes
 _SECTIONS = 48
 
@@ -376,6 +378,16 @@ class Mesh(Shape):
         self._faces.flags.writeable = False
 
     def _load(self):
+        try:
+            stat = os.stat(self.path)
+        except OSError:  # gone since the Mesh was made: reading it says so
+            vertices, faces = self._read()
+        else:
+            vertices, faces = _FILES.get((self.path, stat.st_mtime_ns, stat.st_size), self._read)
+        self._set_geometry(vertices, faces, f"mesh file {self.path}")
+
+    def _read(self) -> tuple:
+        """(vertices, faces) of the file, read-only, before scale."""
         import trimesh
 
         try:
@@ -384,7 +396,10 @@ class Mesh(Shape):
             raise ValueError(f"cannot read mesh file {self.path}: {type(exc).__name__}: {exc}") from None
         if not isinstance(loaded, trimesh.Trimesh):
             raise ValueError(f"mesh file {self.path} holds no triangle mesh (trimesh gave {type(loaded).__name__})")
-        self._set_geometry(loaded.vertices, loaded.faces, f"mesh file {self.path}")
+        vertices, faces = np.array(loaded.vertices, dtype=np.float64), np.array(loaded.faces)
+        vertices.flags.writeable = False
+        faces.flags.writeable = False
+        return vertices, faces
 
     def convex_parts(self, threshold: float = 0.05, seed: int = 0) -> list:
         """Convex meshes whose union approximates this one (CoACD, cached per threshold and seed).

@@ -1,6 +1,7 @@
 """A collision mesh is tested (convexity, bad-mesh checks, prisms) once per geometry: a Mesh of the same
 vertices and faces, as each load_urdf of a robot makes, reuses the work and still warns on its own."""
 
+import os
 import warnings
 
 import numpy as np
@@ -90,3 +91,27 @@ def test_cache_forgets_the_least_recently_used():
     assert len(cache) == 2
     assert cache.get(b"b", lambda: 20) == 20  # b was forgotten, a kept
     assert cache.get(b"c", lambda: 30) == 3
+
+
+def test_a_mesh_file_is_read_once_until_it_changes(tmp_path, monkeypatch):
+    path = tmp_path / "part.stl"
+    trimesh.creation.box((1.0, 2.0, 3.0)).export(path)
+    monkeypatch.setattr(shapes, "_FILES", GeometryCache())
+    reads = []
+    read = rd.Mesh._read
+    monkeypatch.setattr(rd.Mesh, "_read", lambda self: reads.append(self.path) or read(self))
+    a, b = rd.Mesh(path), rd.Mesh(path, scale=2.0)
+    assert len(reads) == 1
+    assert np.array_equal(b.vertices, 2.0 * a.vertices) and np.array_equal(a.faces, b.faces)
+    assert np.ptp(a.vertices, axis=0).tolist() == [1.0, 2.0, 3.0]
+    trimesh.creation.box((1.0, 1.0, 1.0)).export(path)  # a new file: another size
+    os.utime(path, ns=(1, 1))
+    c = rd.Mesh(path)
+    assert len(reads) == 2 and np.ptp(c.vertices, axis=0).tolist() == [1.0, 1.0, 1.0]
+    path.write_text("not a mesh")
+    with pytest.raises(ValueError, match="part.stl"):  # trimesh reads no triangles from it
+        rd.Mesh(path)
+    lazy = rd.Mesh(tmp_path / "part.stl", lazy=True)
+    path.unlink()
+    with pytest.raises(ValueError, match="cannot read mesh file"):
+        lazy.vertices

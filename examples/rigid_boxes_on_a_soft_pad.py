@@ -108,7 +108,7 @@ def plot(out: Path, world, Q, times) -> list:
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     world = build()
-    steps = 60 if fast else 150
+    steps = 30 if fast else 150
     speed = 0.1
     q0, v0 = start(world, speed)
     Q, V = world.rollout(q0, v0, np.zeros((steps, world.nv)))

@@ -113,26 +113,25 @@ def plot(out: Path, world, Q, heights: dict) -> list:
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     steps = 45 if fast else 120
-    heights = {}
+    heights, worlds, lifts = {}, {}, {}
     # the squeeze is optimised over the lift itself (LIFT_STEPS[1] steps), in either mode
     lift = LIFT_STEPS[1]
     for mu in (0.8, 0.0):
-        world = build(mu)
+        world = worlds[mu] = build(mu)
         start = time.perf_counter()
-        Q, V = world.rollout(world.q, world.v, controls(world, steps, 3.0))
+        Q, V = lifts[mu] = world.rollout(world.q, world.v, controls(world, steps, 3.0))
         per_step = (time.perf_counter() - start) / steps
         heights[f"friction {mu:g}"] = np.array([height(world, q) for q in Q])
         print(f"friction {mu:g}: the ball's height goes from {heights[f'friction {mu:g}'][0]:.4f} m to "
               f"{heights[f'friction {mu:g}'][-1]:.4f} m ({1e3 * per_step:.1f} ms per step)")
-    world = build(0.8)
-    Q_lift, _ = world.rollout(world.q, world.v, controls(world, steps, 3.0))
+    world, Q_lift = worlds[0.8], lifts[0.8][0]  # the gripping world and its lift, drawn at the end
     s = world.layout("gripper").v
     # the squeeze that brings the held ball to a target height (the fingers sink deeper the harder they press,
     # so the ball rises less): Newton's method on the final height through the rollout's gradient
     light, firm = (height(world, world.rollout(world.q, world.v, controls(world, lift, x))[0][-1]) for x in (1.0, 1.5))
     target = 0.5 * (light + firm)
     squeeze = 1.0
-    for it in range(4 if fast else 6):
+    for it in range(3 if fast else 6):
         F = controls(world, lift, squeeze)
         Q, V = world.rollout(world.q, world.v, F)
         slope = final_height_gradient(world, Q, V, F)[:, s.start + 1:s.stop].sum()  # both fingers, every step

@@ -145,7 +145,8 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     torque = TORQUE
     for it in range(3 if fast else 5):
         F = controls(world, steps, torque)
-        Q, V = world.rollout(world.q, world.v, F)
+        if it:  # the first iterate is the kick above
+            Q, V = world.rollout(world.q, world.v, F)
         slope = travel_gradient(world, Q, V, F)
         err = ball_x(world, Q[-1]) - target
         print(f"iteration {it}: torque {torque:.4f} N m, ball at {ball_x(world, Q[-1]):.5f} m (target {target:.5f}), "

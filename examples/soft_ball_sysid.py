@@ -108,7 +108,7 @@ def plot(out: Path, losses, times, curves: dict) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (30, 30) if fast else (80, 40)
+    steps, iterations = (30, 6) if fast else (80, 40)
     world = build(fast)
     recorded, _ = world.rollout(world.q, world.v, np.zeros((steps, world.nv)))
     print(f"projective world: a ball of {len(world.mesh('ball').elements)} hexahedra, {world.nq // 3} vertices, "
@@ -124,10 +124,13 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
     _, grad = fit.loss_and_gradient(x0)
     fit.losses.clear()
     h = 1e-5
-    fd = np.array([(fit.loss(x0 + h * e) - fit.loss(x0 - h * e)) / (2 * h) for e in np.eye(2)])
+    # along log E and nu, or along one direction that moves both in the fast mode
+    directions = np.array([[1.0, -0.5]]) if fast else np.eye(2)
+    fd = np.array([(fit.loss(x0 + h * d) - fit.loss(x0 - h * d)) / (2 * h) for d in directions])
     world.tolerance = fit_tolerance
-    rel = np.abs(grad - fd).max() / np.abs(fd).max()
-    print(f"gradient check at the guess: adjoint {grad}, central difference {fd}, relative difference {rel:.2e}")
+    rel = np.abs(directions @ grad - fd).max() / np.abs(fd).max()
+    print(f"gradient check at the guess along {len(directions)} direction{'s' if len(directions) > 1 else ''}: "
+          f"adjoint {directions @ grad}, central difference {fd}, relative difference {rel:.2e}")
     start = time.perf_counter()
     result = minimize(fit.loss_and_gradient, x0, jac=True, method="L-BFGS-B",
                       bounds=[(np.log(1e3), np.log(1e6)), NU_BOUNDS], options={"maxiter": iterations, "gtol": 1e-10})

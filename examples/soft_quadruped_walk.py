@@ -126,7 +126,7 @@ def plot(out: Path, world, distances, paths: dict, Q) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (30, 2) if fast else (100, 6)
+    steps, iterations = (30, 1) if fast else (100, 6)
     world = build(fast)
     control = rd.OpenLoopControl(world, "quadruped", gait, steps)
     print(f"projective world: a quadruped of {len(world.mesh('quadruped').elements)} hexahedra with "

@@ -98,7 +98,7 @@ def plot(out: Path, world, losses, path, Q) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (25, 8) if fast else (50, 25)
+    steps, iterations = (25, 5) if fast else (50, 25)
     world, top = build(fast)
     reach = Reach(world, top, steps, target=None)
     rest_tip = reach.tip(world.q)
@@ -107,13 +107,16 @@ def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
           f"{len(world.muscle_names)} muscles, {steps} steps of {world.dt:g} s; tip at rest "
           f"{np.round(rest_tip, 4)}, target {np.round(reach.target, 4)}")
     a0 = np.ones(len(world.muscle_names))
-    # the adjoint's gradient against a central difference, once, at a generic point
+    # the adjoint's gradient against a central difference, once, at a generic point: along each muscle, or along
+    # one direction that moves them all in the fast mode
     probe = np.array([0.9, 1.05, 0.95, 1.1])
     _, grad, _ = reach.loss_and_gradient(probe)
     h = 1e-5
-    fd = np.array([(reach.loss(probe + h * e) - reach.loss(probe - h * e)) / (2 * h) for e in np.eye(len(probe))])
-    rel = np.abs(grad - fd).max() / np.abs(fd).max()
-    print(f"gradient check: adjoint vs central difference, relative difference {rel:.2e}")
+    directions = np.array([[1.0, -0.5, 0.3, 0.8]]) if fast else np.eye(len(probe))
+    fd = np.array([(reach.loss(probe + h * d) - reach.loss(probe - h * d)) / (2 * h) for d in directions])
+    rel = np.abs(directions @ grad - fd).max() / np.abs(fd).max()
+    print(f"gradient check along {len(directions)} direction{'s' if len(directions) > 1 else ''}: adjoint vs central "
+          f"difference, relative difference {rel:.2e}")
     losses = []
 
     def fun(a):

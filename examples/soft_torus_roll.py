@@ -96,7 +96,7 @@ def plot(out: Path, world, distances, paths: dict, Q) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (60, 3) if fast else (150, 8)
+    steps, iterations = (45, 2) if fast else (150, 8)
     world = build(fast)
     control = rd.OpenLoopControl(world, "torus", wave, steps)
     print(f"projective world: a torus of {len(world.mesh('torus').elements)} hexahedra with {SECTORS} muscles, "

@@ -60,11 +60,26 @@ def as_name(x, what: str) -> str:
     return x
 
 
+#: environment variable that sets the thread count meant by threads=None (every core when unset)
+THREADS_VARIABLE = "RIGIDIFF_THREADS"
+
+
 def as_threads(threads) -> int:
-    """The thread count of a batch call: None means every core; otherwise an integer in [1, 4096]
-    (ValueError naming ``threads``)."""
+    """The thread count of a batch call or a projective world: an integer in [1, 4096] (ValueError naming
+    ``threads``), or None: the RIGIDIFF_THREADS environment variable when set (processes run side by side,
+    such as test workers, then do not each start a thread per core), otherwise every core."""
     if threads is None:
-        return os.cpu_count() or 1
+        text = os.environ.get(THREADS_VARIABLE, "").strip()
+        if not text:
+            return os.cpu_count() or 1
+        try:
+            count = int(text)
+        except ValueError:
+            count = 0
+        if not 1 <= count <= 4096:
+            raise ValueError(f"the {THREADS_VARIABLE} environment variable must be an integer in [1, 4096] (or "
+                             f"unset: every core), got {text!r}")
+        return count
     if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or not 1 <= threads <= 4096:
         raise ValueError(f"threads must be an integer in [1, 4096] (or None: every core), got {threads!r}")
     return int(threads)

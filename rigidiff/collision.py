@@ -32,9 +32,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._geometry_cache import GeometryCache
 from rigidiff._validate import as_array
 from rigidiff.ccd import CCDResult, edge_edge_ccd, point_edge_ccd, point_point_ccd, point_triangle_ccd, swept_pairs
-from rigidiff.mesh_checks import warn_bad_mesh
+from rigidiff.mesh_checks import mesh_problems, warn_problems
 from rigidiff.distance_primitives import (EDGE_EDGE_MOLLIFIER_SCALE, EDGE_EDGE_TYPES, POINT_EDGE_TYPES,
                                           POINT_TRIANGLE_TYPES, edge_edge_distance, edge_edge_distance_type,
                                           edge_edge_mollifier, edge_edge_mollifier_threshold, line_line_distance,
@@ -56,8 +57,10 @@ SHAPE_CODES = {Sphere: 1, Capsule: 2, Box: 3, Cylinder: 4, Plane: 5, Mesh: 6}
 _NO_VERTICES = np.zeros((0, 3))
 # vertices of the meshes found convex (the check runs trimesh once per mesh)
 _CONVEX_VERTICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-# meshes already checked for non-manifold edges, duplicate faces and self-intersection (they warn once)
+# meshes that have warned of their non-manifold edges, duplicate faces and self-intersection (once each)
 _CHECKED: weakref.WeakSet = weakref.WeakSet()
+# geometry key -> _PreparedMesh: the checks and the prisms' data, the same for every Mesh of that geometry
+_PREPARED = GeometryCache()
 
 
 @dataclass(frozen=True)
@@ -119,19 +122,43 @@ def triangle_mesh_data(mesh: Mesh, name: str = "mesh") -> tuple[int, np.ndarray,
     faces (trimesh's fix_normals) and prisms a quarter of its smallest extent deep; an open surface
     (terrain) keeps its winding (counter-clockwise seen from the free side) and prisms a tenth of its
     largest extent deep. Non-manifold edges, duplicate faces and a self-intersecting surface give a
-    UserWarning (once per mesh) naming the first offending faces (indices into ``mesh.faces``)."""
+    UserWarning (once per mesh) naming the first offending faces (indices into ``mesh.faces``). The work
+    is done once per geometry: a mesh loaded again (another load_urdf of the same robot) reuses it."""
+    prepared = _PREPARED.get(mesh._geometry_key(), lambda: _prepare_triangle_mesh(mesh))
+    if mesh not in _CHECKED:
+        _CHECKED.add(mesh)
+        warn_problems(prepared.problems, name)
+    if prepared.error:
+        raise ValueError(f"{name}: {prepared.error}")
+    # copies: the caller owns what it gets, the cache keeps its own
+    return (TRIANGLE_MESH_CODE, np.zeros(4), prepared.hull.copy(),
+            (prepared.points.copy(), prepared.faces.copy(), prepared.thickness))
+
+
+@dataclass(frozen=True)
+class _PreparedMesh:
+    """What triangle_mesh_data finds for one geometry: its problems (mesh_problems) and either the prisms'
+    data or why the mesh cannot collide (``error``)."""
+
+    problems: tuple
+    error: str = ""
+    hull: np.ndarray | None = None
+    points: np.ndarray | None = None
+    faces: np.ndarray | None = None
+    thickness: float = 0.0
+
+
+def _prepare_triangle_mesh(mesh: Mesh) -> _PreparedMesh:
     import trimesh
 
     tm = trimesh.Trimesh(np.asarray(mesh.vertices, dtype=float), np.asarray(mesh.faces), process=True)
     proper = tm.area_faces > 1e-12 * max(float(np.max(tm.extents, initial=0.0)), 1e-300) ** 2
-    if mesh not in _CHECKED:  # merged vertices, faces still in the mesh's order
-        _CHECKED.add(mesh)
-        kept = np.flatnonzero(proper)
-        warn_bad_mesh(np.asarray(tm.vertices), np.asarray(tm.faces)[kept], name, kept)
+    kept = np.flatnonzero(proper)  # merged vertices, faces still in the mesh's order
+    problems = mesh_problems(np.asarray(tm.vertices), np.asarray(tm.faces)[kept], kept)
     tm.update_faces(proper)
     tm.remove_unreferenced_vertices()
     if len(tm.faces) == 0:
-        raise ValueError(f"{name}: every triangle of the mesh is degenerate (zero area); nothing can touch it")
+        return _PreparedMesh(problems, "every triangle of the mesh is degenerate (zero area); nothing can touch it")
     extent = tm.extents
     if tm.is_watertight:
         tm.fix_normals()
@@ -139,14 +166,14 @@ def triangle_mesh_data(mesh: Mesh, name: str = "mesh") -> tuple[int, np.ndarray,
     else:
         thickness = 0.1 * float(np.max(extent))
     if not thickness > 0.0:
-        raise ValueError(f"{name}: the mesh is degenerate (zero extent)")
+        return _PreparedMesh(problems, "the mesh is degenerate (zero extent)")
     hull_points = tm.vertices
     if not tm.is_watertight:  # a surface: its prisms' back faces bound the solid (and a flat one has volume)
         hull_points = np.vstack([tm.vertices, tm.vertices - thickness * tm.vertex_normals])
     hull = np.ascontiguousarray(trimesh.convex.convex_hull(hull_points).vertices, dtype=np.float64)
     points = np.ascontiguousarray(tm.vertices, dtype=np.float64)
     faces = np.ascontiguousarray(tm.faces, dtype=np.intc)
-    return TRIANGLE_MESH_CODE, np.zeros(4), hull, (points, faces, thickness)
+    return _PreparedMesh(problems, "", hull, points, faces, thickness)
 
 
 def _inside_closed_mesh(points: np.ndarray, faces: np.ndarray, x: np.ndarray) -> bool:

@@ -85,21 +85,26 @@ def self_intersecting_faces(points: np.ndarray, faces: np.ndarray) -> np.ndarray
     return pairs[crossed]
 
 
-def warn_bad_mesh(points: np.ndarray, faces: np.ndarray, name: str, index=None) -> None:
-    """A UserWarning per problem found (non-manifold edges, duplicate faces, self-intersection), naming
-    the mesh and its first offending faces (``index[i]`` for face i when given: its number in the mesh
-    the faces were taken from); nothing for a clean mesh."""
+def mesh_problems(points: np.ndarray, faces: np.ndarray, index=None) -> tuple:
+    """(non-manifold edges' faces, duplicate face pairs, crossing face pairs) of a mesh, faces numbered
+    ``index[i]`` for face i when given (their number in the mesh they were taken from); all empty for a
+    clean mesh."""
     index = np.arange(len(faces)) if index is None else np.asarray(index)
     edges = [index[f] for f in non_manifold_faces(faces)]
+    return edges, index[duplicate_faces(faces)], index[self_intersecting_faces(points, faces)]
+
+
+def warn_problems(problems: tuple, name: str, stacklevel: int = 3) -> None:
+    """A UserWarning per kind of problem in ``problems`` (from mesh_problems), naming the mesh and its first
+    offending faces."""
+    edges, dup, crossing = problems
     if edges:
         warnings.warn(f"{name}: non-manifold edges (shared by more than two faces), first faces {_first(edges)}; "
-                      "contacts near them come from every face at the edge", UserWarning, stacklevel=3)
-    dup = index[duplicate_faces(faces)]
+                      "contacts near them come from every face at the edge", UserWarning, stacklevel=stacklevel)
     if len(dup):
         warnings.warn(f"{name}: {len(dup)} duplicate faces (same three vertices), first pairs {_first(dup)}; "
-                      "each copy makes its own contacts", UserWarning, stacklevel=3)
-    crossing = index[self_intersecting_faces(points, faces)]
+                      "each copy makes its own contacts", UserWarning, stacklevel=stacklevel)
     if len(crossing):
         warnings.warn(f"{name}: self-intersecting surface, {len(crossing)} crossing face pairs, first "
                       f"{_first(crossing)}; inside and outside are ambiguous there and contacts follow each "
-                      "face's own normal", UserWarning, stacklevel=3)
+                      "face's own normal", UserWarning, stacklevel=stacklevel)

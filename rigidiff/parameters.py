@@ -25,12 +25,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from rigidiff._validate import as_array
 from rigidiff.errors import UnknownNameError
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["Parameters", "GROUPS", "INERTIAL_FIELDS", "inertial_parameter_jacobian", "theta_transform_matrix"]
 
@@ -218,6 +221,8 @@ def selection_map(layout: ParameterLayout, selected: list[int], body_jacobians: 
             rows.append(off["gravity"] + kind[1])
             cols.append(c)
             vals.append(1.0)
+    import scipy.sparse as sp  # here: importing rigidiff does not pay for scipy.sparse
+
     M = sp.csr_matrix((vals, (rows, cols)), shape=(off["_size"], len(selected)))
     return groups, M
 

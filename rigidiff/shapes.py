@@ -19,12 +19,17 @@ import warnings
 
 import numpy as np
 
+from rigidiff._geometry_cache import GeometryCache, geometry_key
 from rigidiff._validate import as_array, as_scalar, real_array
 from rigidiff.inertia import Inertia
 from rigidiff.transform import Transform
 
 __all__ = ["Shape", "Box", "Sphere", "Capsule", "Cylinder", "Plane", "Mesh"]
 
+# geometry key -> is the mesh a closed convex surface (trimesh's test takes tens of ms on a robot's mesh)
+_CONVEXITY = GeometryCache()
+# (path, modification time, size) -> the file's (vertices, faces): a robot loaded again reads no file
+_FILES = GeometryCache()
 # tessellation used by to_trimesh() for round shapes
 _SECTIONS = 48
 
@@ -337,6 +342,7 @@ class Mesh(Shape):
         self._vertices: np.ndarray | None = None
         self._faces: np.ndarray | None = None
         self._mass_mesh = None
+        self._key: bytes | None = None
         source = path_or_trimesh
         if isinstance(source, (str, os.PathLike)):
             path = os.path.abspath(os.fspath(source))
@@ -372,6 +378,16 @@ class Mesh(Shape):
         self._faces.flags.writeable = False
 
     def _load(self):
+        try:
+            stat = os.stat(self.path)
+        except OSError:  # gone since the Mesh was made: reading it says so
+            vertices, faces = self._read()
+        else:
+            vertices, faces = _FILES.get((self.path, stat.st_mtime_ns, stat.st_size), self._read)
+        self._set_geometry(vertices, faces, f"mesh file {self.path}")
+
+    def _read(self) -> tuple:
+        """(vertices, faces) of the file, read-only, before scale."""
         import trimesh
 
         try:
@@ -380,7 +396,10 @@ class Mesh(Shape):
             raise ValueError(f"cannot read mesh file {self.path}: {type(exc).__name__}: {exc}") from None
         if not isinstance(loaded, trimesh.Trimesh):
             raise ValueError(f"mesh file {self.path} holds no triangle mesh (trimesh gave {type(loaded).__name__})")
-        self._set_geometry(loaded.vertices, loaded.faces, f"mesh file {self.path}")
+        vertices, faces = np.array(loaded.vertices, dtype=np.float64), np.array(loaded.faces)
+        vertices.flags.writeable = False
+        faces.flags.writeable = False
+        return vertices, faces
 
     def convex_parts(self, threshold: float = 0.05, seed: int = 0) -> list:
         """Convex meshes whose union approximates this one (CoACD, cached per threshold and seed).
@@ -437,8 +456,14 @@ class Mesh(Shape):
 
     @property
     def is_convex(self) -> bool:
-        """True if the mesh is a closed convex surface."""
-        return bool(self._merged().is_convex)
+        """True if the mesh is a closed convex surface (tested once per geometry)."""
+        return _CONVEXITY.get(self._geometry_key(), lambda: bool(self._merged().is_convex))
+
+    def _geometry_key(self) -> bytes:
+        """A digest of the vertices (scale applied) and faces: equal for meshes of the same geometry."""
+        if self._key is None:
+            self._key = geometry_key(self.vertices, self.faces)
+        return self._key
 
     def _merged(self):
         import trimesh

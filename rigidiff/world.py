@@ -643,7 +643,7 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
 
     def step_batch(self, Q, V, TAU, threads: int | None = None):
         """N independent steps: rows of Q (N, nq), V (N, nv), TAU (N, nv). Runs on ``threads`` C++ threads
-        (default: all cores) with the GIL released; results equal, bit for bit, a Python loop over step(),
+        (default: every core, or RIGIDIFF_THREADS) with the GIL released; results equal, bit for bit, a Python loop over step(),
         whatever was called before. step_batch solves every contact problem cold; step() warm-starts
         only a step that starts at the end state of the step before it, so rows that continue each
         other (a rollout's) may differ from such a loop where several contact modes are valid. Changing
@@ -652,8 +652,8 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
 
     def rollout_batch(self, q0s, v0s, taus, threads: int | None = None):
         """N rollouts of T steps, from the rows of q0s (N, nq) and v0s (N, nv), with torques taus (N, T, nv),
-        or (T, nv) for the same torques in every rollout. Runs on ``threads`` C++ threads (default: all
-        cores) with the GIL released; rollout i equals, bit for bit, ``rollout(q0s[i], v0s[i], taus[i])``
+        or (T, nv) for the same torques in every rollout. Runs on ``threads`` C++ threads (default: every
+        core, or RIGIDIFF_THREADS) with the GIL released; rollout i equals, bit for bit, ``rollout(q0s[i], v0s[i], taus[i])``
         whatever the thread count (each rollout warm-starts its contact solves along its own chain, as
         rollout does). Changing this world from another thread meanwhile raises RuntimeError
         (docs/reliability.md).

@@ -394,7 +394,7 @@ class GradientMethods:
 
     def step_jacobians_batch(self, qs, vs, taus, threads: int | None = None) -> StepJacobians:
         """step_jacobians at N states at once: rows of qs (N, nq), vs (N, nv), taus (N, nv), on ``threads``
-        C++ threads (default: all cores) with the GIL released.
+        C++ threads (default: every core, or RIGIDIFF_THREADS) with the GIL released.
 
         Row i equals, bit for bit, ``step_jacobians(qs[i], vs[i], taus[i])`` from a world whose last step
         did not end at (qs[i], vs[i]), whatever the thread count: every row solves its contacts cold, as

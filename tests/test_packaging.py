@@ -60,3 +60,14 @@ def test_the_test_bindings_are_not_in_the_core():
     for name in ("feature_derivatives", "dense_product", "BvhMesh", "bvh_mesh_pairs", "bvh_self_pairs"):
         assert callable(getattr(_testing, name))
         assert name not in dir(_core) and f"_{name}" not in dir(_core)
+
+
+def test_importing_rigidiff_does_not_import_scipy_or_trimesh():
+    """scipy and trimesh are imported where they are used: ``import rigidiff`` stays cheap for a script that
+    needs neither (scipy.sparse alone took 0.2 s of the 0.6 s the import took)."""
+    code = ("import sys, rigidiff\n"
+            "found = sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'trimesh'))\n"
+            "assert not found, found\n")
+    package_parent = str(Path(rigidiff.__file__).resolve().parents[1])
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=package_parent)
+    assert run.returncode == 0, run.stderr

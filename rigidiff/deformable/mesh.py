@@ -255,11 +255,21 @@ _HEX_FACES = np.array([[0, 2, 3, 1], [4, 5, 7, 6], [0, 1, 5, 4], [2, 6, 7, 3], [
 def _boundary_triangles(elements: np.ndarray, faces: np.ndarray) -> np.ndarray:
     """Triangles (k, 3) of the element faces that belong to a single element, outward wound (quads split)."""
     all_faces = elements[:, faces].reshape(-1, faces.shape[1])
-    _, index, counts = np.unique(np.sort(all_faces, axis=1), axis=0, return_index=True, return_counts=True)
+    index, counts = _first_of_equal_rows(np.sort(all_faces, axis=1))
     outer = all_faces[np.sort(index[counts == 1])]
     if faces.shape[1] == 3:
         return outer
     return np.concatenate([outer[:, [0, 1, 2]], outer[:, [0, 2, 3]]])
+
+
+def _first_of_equal_rows(rows: np.ndarray) -> tuple:
+    """(index of the first row of each group of equal rows, the group's size), groups in the rows' lexicographic
+    order: np.unique(rows, axis=0, return_index=True, return_counts=True) by integer sorts, many times faster
+    (a world's surface is taken at every frame drawn)."""
+    order = np.lexsort(rows.T[::-1])  # stable: the first of equal rows comes first
+    ordered = rows[order]
+    starts = np.flatnonzero(np.concatenate([[True], np.any(ordered[1:] != ordered[:-1], axis=1)]))
+    return order[starts], np.diff(np.append(starts, len(rows)))
 
 
 def _check_used(mesh) -> None:

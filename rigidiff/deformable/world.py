@@ -74,8 +74,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
             RuntimeWarning naming the residual, and last_step["converged"] is False.
         threads: threads of the per-element work (the local projections, the energy, the Hessian's element
-            blocks and its products); None, the default, uses every core. Results are the same bit for bit
-            whatever the count.
+            blocks and its products); None, the default, uses every core (or the RIGIDIFF_THREADS environment
+            variable when set). Results are the same bit for bit whatever the count.
 
     Example::
 
@@ -162,7 +162,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
 
     @property
     def threads(self) -> int:
-        """Threads of the per-element work of steps and adjoints; settable (None: every core)."""
+        """Threads of the per-element work of steps and adjoints; settable (None: every core, or RIGIDIFF_THREADS)."""
         return self._pw_threads()
 
     @threads.setter

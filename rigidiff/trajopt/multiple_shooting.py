@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.sparse as sp
 
 from .dynamics import trajectory_jacobians
 from .progress import Progress
@@ -206,6 +205,8 @@ class _Evaluator:
             rows.append(np.repeat(np.arange(r0, r0 + 2 * nv), len(c)))
             cols.append(np.tile(c, 2 * nv))
             vals.append(block.ravel())
+        import scipy.sparse as sp  # here: importing rigidiff does not pay for scipy.sparse
+
         n = (lay.K - 1) * 2 * nv
         if not rows:
             return sp.csr_matrix((n, lay.size))

@@ -178,3 +178,16 @@ def test_boundary_faces_close_the_volume(make):
     surface = trimesh.Trimesh(mesh.vertices, mesh.boundary_faces(), process=False)
     assert surface.is_watertight and surface.is_winding_consistent
     assert surface.volume == pytest.approx(mesh.volume(), rel=1e-12)  # positive: wound outwards
+
+
+def test_equal_rows_are_grouped_as_numpy_unique_groups_them():
+    """The boundary's grouping of element faces (integer sorts) matches np.unique over rows: first index of each
+    group and its size, groups in lexicographic order."""
+    from rigidiff.deformable.mesh import _first_of_equal_rows
+
+    rng = np.random.default_rng(3)
+    for rows in (rng.integers(0, 5, size=(300, 4)), rng.integers(0, 1000, size=(50, 3)), np.zeros((4, 3), int),
+                 np.sort(rd.HexMesh.box((1, 1, 1), (3, 2, 2)).elements[:, :4], axis=1)):
+        _, index, counts = np.unique(rows, axis=0, return_index=True, return_counts=True)
+        first, sizes = _first_of_equal_rows(rows)
+        assert np.array_equal(first, index) and np.array_equal(sizes, counts)

@@ -28,6 +28,10 @@ def run_example(path: Path, out: Path, *args: str, env_extra: dict | None = None
     env["PYTHONPATH"] = os.pathsep.join([pkg_parent, *filter(None, [env.get("PYTHONPATH")])])
     env["MPLBACKEND"] = "Agg"
     env.pop("RIGIDIFF_FAST", None)
+    # the tests already run one worker per core: an example that also took every core for its own threads
+    # (rigidiff's, OpenBLAS's) would make them wait on each other; rigidiff's results do not depend on the count
+    env.setdefault("RIGIDIFF_THREADS", "1")
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     env.update(env_extra or {})
     proc = subprocess.run([sys.executable, str(path), "--out", str(out), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)

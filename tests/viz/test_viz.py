@@ -407,3 +407,42 @@ def test_the_demo_draws_its_picture(tmp_path, capsys):
     first, last = pixels[:, :width].astype(float), pixels[:, 3 * width:4 * width].astype(float)
     assert np.abs(first - last).mean() > 1.0  # the robot moved between the first and the last frame
     assert main(["demo", "--fast", "--no-picture"]) == 0 and "picture" not in capsys.readouterr().out
+
+
+def _decimate_by_rows(vertices, faces, max_faces):
+    """Vertex clustering as _scene._decimate describes it, grouping the cells' integer triples row by row."""
+    lo = vertices.min(axis=0)
+    size = float(np.max(vertices.max(axis=0) - lo))
+    cells = 2.0 * np.sqrt(max_faces)
+    v, f = vertices, faces
+    while len(f) > max_faces and cells >= 4:
+        cell = np.floor((vertices - lo) / (size / cells)).astype(np.int64)
+        _, cluster = np.unique(cell, axis=0, return_inverse=True)
+        cluster = cluster.ravel()
+        v = np.zeros((cluster.max() + 1, 3))
+        np.add.at(v, cluster, vertices)
+        v /= np.bincount(cluster)[:, None]
+        f = cluster[faces]
+        f = f[(f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])]
+        f = f[np.sort(np.unique(np.sort(f, axis=1), axis=0, return_index=True)[1])]
+        cells *= 0.75
+    return v, f
+
+
+@pytest.mark.parametrize("subdivisions, max_faces", [(4, 800), (5, 800), (4, 200)])
+def test_simplification_clusters_vertices_per_grid_cell(subdivisions, max_faces):
+    """The clustering keys each vertex by its grid cell as one integer: the same clusters, means and
+    surviving faces (in mesh order) as grouping the cells' integer triples row by row."""
+    import trimesh
+
+    tm = trimesh.creation.icosphere(subdivisions=subdivisions, radius=0.2)
+    vertices = tm.vertices + np.random.default_rng(1).normal(scale=1e-3, size=tm.vertices.shape)
+    faces = np.asarray(tm.faces)
+    v, f = _scene._decimate(vertices, faces, max_faces)
+    v_ref, f_ref = _decimate_by_rows(vertices, faces, max_faces)
+    assert 0 < len(f) <= max_faces
+    assert np.array_equal(f, f_ref) and np.array_equal(v, v_ref)
+    cell = np.random.default_rng(2).integers(0, 60, size=(500, 3))
+    keys = _scene._row_keys(cell)
+    assert np.all(np.diff(keys[np.lexsort(cell.T[::-1])]) >= 0)  # ordered as the rows are
+    assert len(np.unique(keys)) == len(np.unique(cell, axis=0))

@@ -41,7 +41,8 @@ def _grid(lo: np.ndarray, hi: np.ndarray) -> tuple:
     handles its crowd), at least 2^-20 of the largest extent (indices fit an int64 key), doubled while the
     boxes touch more than 16 cells each on average (huge faces among tiny ones)."""
     origin = lo.min(axis=0)
-    cell = max(3.0 * float(np.median(np.max(hi - lo, axis=1))), float(np.max(hi.max(axis=0) - origin)) * 2.0**-20, 1e-300)
+    typical = float(np.median(np.max(hi - lo, axis=1)))
+    cell = max(3.0 * typical, float(np.max(hi.max(axis=0) - origin)) * 2.0**-20, 1e-300)
     while True:
         first = np.floor((lo - origin) / cell).astype(np.int64)
         span = np.floor((hi - origin) / cell).astype(np.int64) - first + 1

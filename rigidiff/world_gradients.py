@@ -160,7 +160,7 @@ class GradientMethods:
         layout = self._parameter_layout()
         values, lower, upper = [], [], []
         g = self.gravity
-        dofs = self._dof_joints()  # one pass over the joints, not one per parameter (finite differences call this often)
+        dofs = self._dof_joints()  # one pass over the joints, not one per parameter (finite differences call often)
         inertias = {}  # slot -> (mass, com, rotational inertia), each read once
         for kind in layout.kinds:
             if kind[0] == "body":

@@ -684,7 +684,8 @@ def _analytic_blocks(world, state, analytic, wrt: tuple, params=None) -> dict:
             raise ValueError(f"analytic.{name} must have shape ({n}, {n}), got {block.shape}")
         out[name] = block
     if params is not None:
-        names = tuple(world.parameters().names[i] for i in world._resolve_wrt(params))
+        all_names = world.parameters().names  # once: a generator calling parameters() per name was quadratic
+        names = tuple(all_names[i] for i in world._resolve_wrt(params))
         if tuple(getattr(J, "parameter_names", ())) != names:
             raise ValueError(f"analytic has parameter columns {getattr(J, 'parameter_names', ())}, expected {names}")
         out["dq_dp"] = np.asarray(J.dq_dp, dtype=float)

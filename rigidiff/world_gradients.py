@@ -160,22 +160,27 @@ class GradientMethods:
         layout = self._parameter_layout()
         values, lower, upper = [], [], []
         g = self.gravity
+        dofs = self._dof_joints()  # one pass over the joints, not one per parameter (finite differences call often)
+        inertias = {}  # slot -> (mass, com, rotational inertia), each read once
         for kind in layout.kinds:
             if kind[0] == "body":
-                I = self._param_bodies[kind[1]].inertia
+                if kind[1] not in inertias:
+                    I = self._param_bodies[kind[1]].inertia
+                    inertias[kind[1]] = (I.mass, I.com, I.rotational_inertia)
+                mass, com, rot = inertias[kind[1]]
                 field = kind[2]
                 if field == "mass":
-                    values.append(I.mass)
+                    values.append(mass)
                 elif field.startswith("com_"):
-                    values.append(I.com["xyz".index(field[-1])])
+                    values.append(com["xyz".index(field[-1])])
                 else:
                     a, b = ("xyz".index(field[-2]), "xyz".index(field[-1]))
-                    values.append(I.rotational_inertia[a, b])
+                    values.append(rot[a, b])
                 diagonal = field == "mass" or (field.startswith("inertia_") and field[-1] == field[-2])
                 lower.append(0.0 if diagonal else -np.inf)
             elif kind[0] == "joint":
-                dof = kind[1]
-                values.append(float(getattr(self._dof_joint(dof)[0], kind[2])[self._dof_joint(dof)[1]]))
+                joint, k = dofs[kind[1]]
+                values.append(float(getattr(joint, kind[2])[k]))
                 lower.append(0.0)
             elif kind[0] == "contact":
                 values.append(float(getattr(self._geometry_shapes[kind[1]], kind[2])))
@@ -189,13 +194,9 @@ class GradientMethods:
             a.flags.writeable = False
         return Parameters(layout.names, *arrs)
 
-    def _dof_joint(self, dof: int):
-        """(Joint object, its dof index) of a velocity coordinate."""
-        for _, body, _, vi in self._joint_table:
-            j = body.joint
-            if j.nv and vi <= dof < vi + j.nv:
-                return j, dof - vi
-        raise IndexError(f"no dof {dof}")
+    def _dof_joints(self) -> dict:
+        """{velocity coordinate: (Joint object, its dof index)} of every joint dof."""
+        return {vi + k: (body.joint, k) for _, body, _, vi in self._joint_table for k in range(body.joint.nv)}
 
     def set_parameters(self, values, check_inertia: bool = True) -> None:
         """Set physical parameters: a full vector ordered as ``parameters().names``, or a {name: value}
@@ -216,10 +217,13 @@ class GradientMethods:
         self._changed()
         if isinstance(values, dict):
             updates = {}
+            if getattr(self, "_param_index", (None,))[0] is not layout:  # name -> index, once per layout
+                self._param_index = (layout, {name: i for i, name in enumerate(layout.names)})
+            index = self._param_index[1]
             for name, val in values.items():
-                if name not in layout.names:
+                if name not in index:
                     raise UnknownNameError(unknown_message(name, layout.names))
-                updates[layout.names.index(name)] = val
+                updates[index[name]] = val
         else:
             arr = as_array(values, (len(layout.names),), "parameter values")
             updates = dict(enumerate(arr.tolist()))
@@ -273,8 +277,9 @@ class GradientMethods:
         for slot, inertia in built.items():
             self._param_bodies[slot].inertia = inertia
         touched_joints = set()
+        dofs = self._dof_joints() if joint_values else {}
         for (dof, field), val in joint_values.items():
-            joint, k = self._dof_joint(dof)
+            joint, k = dofs[dof]
             getattr(joint, field)[k] = val
             touched_joints.add(id(joint))
         for core_j, (joint, dofs) in self._core_joint_objects.items():

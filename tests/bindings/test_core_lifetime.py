@@ -4,6 +4,7 @@ import gc
 import os
 import threading
 import time
+import weakref
 
 import numpy as np
 import pytest
@@ -46,15 +47,17 @@ def test_returned_arrays_outlive_the_world():
     outputs["Q"], outputs["V_roll"] = w.rollout(q, v, np.zeros((50, w.nv)))
     outputs["Qb"], outputs["Vb"] = w.step_batch(np.tile(q, (8, 1)), np.tile(v, (8, 1)), np.zeros((8, w.nv)))
     copies = {k: np.array(x, copy=True) for k, x in outputs.items()}
+    alive = weakref.ref(w)
     del w
-    gc.collect()
-    # churn the allocator so freed memory would be reused and overwritten
+    assert alive() is None  # freed at once (no cycle waits for the collector), so its memory is free now
+    # churn the allocator so freed memory would be reused and overwritten; each world goes at its del too
     for _ in range(20):
         other = arm_world(seed=3)
         other.rollout(other.neutral_configuration(), np.ones(other.nv), np.zeros((100, other.nv)))
         junk = [np.full(1000, 7.0) for _ in range(50)]
+        alive = weakref.ref(other)
         del other, junk
-        gc.collect()
+        assert alive() is None
     for k, x in outputs.items():
         np.testing.assert_array_equal(x, copies[k], err_msg=k)
         x += 1.0  # writable and usable

@@ -9,7 +9,7 @@ import trimesh
 
 import rigidiff as rd
 from rigidiff.collision import triangle_mesh_data
-from rigidiff.mesh_checks import duplicate_faces, non_manifold_faces, self_intersecting_faces
+from rigidiff.mesh_checks import _candidate_pairs, duplicate_faces, non_manifold_faces, self_intersecting_faces
 
 from voxel_meshes import holed_block, mug
 
@@ -62,6 +62,23 @@ def test_self_intersection_names_the_crossing_faces():
     with pytest.warns(UserWarning, match=r"crossed: self-intersecting surface") as record:
         triangle_mesh_data(mesh, "crossed")
     assert str(tuple(int(i) for i in pairs[0])) in str(record[0].message)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_grid_finds_every_overlapping_pair_of_boxes_once(seed):
+    """The grid's broad phase against all pairs: boxes of very different sizes (a few spanning most of the
+    mesh, some flat or points), some only touching on a shared coordinate (closed boxes overlap)."""
+    rng = np.random.default_rng(seed)
+    n, digits, scale = 300, 1 + seed % 2, (1e-3, 1.0, 1e3)[seed % 3]
+    lo = np.round(rng.normal(scale=0.5, size=(n, 3)), digits)
+    size = rng.exponential(scale=0.15, size=(n, 3)) * (rng.random((n, 3)) < 0.9)
+    size[:4] *= 20.0  # huge faces among small ones
+    lo, hi = lo * scale, np.round(lo + size, digits) * scale
+    i, j = np.triu_indices(n, 1)
+    overlap = np.all((lo[i] <= hi[j]) & (lo[j] <= hi[i]), axis=1)
+    expected = np.column_stack([i[overlap], j[overlap]])
+    assert len(expected) > n // 2
+    np.testing.assert_array_equal(_candidate_pairs(lo, hi), expected)
 
 
 def test_touching_boxes_do_not_cross():

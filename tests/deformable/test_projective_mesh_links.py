@@ -312,7 +312,7 @@ def test_solo12_with_its_collision_meshes_stands_on_four_soft_pads():
     base = world.layout(solo.name).q.start + 2
     lowest = min(points[:, 2].min() for points in feet(q))
     q[base] += top + 0.005 - lowest
-    for _ in range(60):
+    for _ in range(50):  # it lands and rocks for 38 steps (|v| up to 0.07 m/s), then stays below 0.035 m/s
         q, v = world.step(q, v)
     assert world.last_step["contacts"] >= 12  # the four feet, each on several vertices, nothing else
     assert np.all(np.isfinite(q)) and np.abs(v).max() < 0.05

@@ -7,6 +7,7 @@
 #include <Eigen/Sparse>
 #include <Eigen/SparseCholesky>
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -109,6 +110,8 @@ enum class PdContactModel {
   Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the obstacle (pd_complementarity.hpp)
 };
 
+class ThreadTeam;  // thread_team.hpp
+
 struct PdModel {
   double dt = 1e-2;
   PdContactModel contact_model = PdContactModel::Penalty;
@@ -117,6 +120,9 @@ struct PdModel {
   double friction = 0.0;           ///< Coulomb coefficient mu of the planes (0: frictionless)
   double friction_velocity = 1e-3; ///< eps_v, m/s: slip slower than this is smoothly static
   PdOptions options;
+  /// the helper threads of the per-element loops (pd_elements.hpp), made on first use for options.threads;
+  /// copies of the model share them (a loop already running on them makes another one run alone)
+  mutable std::shared_ptr<ThreadTeam> element_team;
   int n = 0;                       ///< vertices of every body
   std::vector<PdBody> bodies;
   std::vector<PdSample> samples;

@@ -5,6 +5,7 @@
 // Built and run by test_thread_team.py.
 #include <atomic>
 #include <cstdio>
+#include <functional>
 #include <thread>
 #include <vector>
 

@@ -5,7 +5,6 @@
 
 #include <climits>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -37,7 +36,7 @@ void forEachElement(const PdModel& model, const Work& work) {
   std::mutex mutex;
   int failed = INT_MAX;
   std::exception_ptr error;
-  const std::function<void(int, int)> chunk = [&](int begin, int end) {
+  const auto chunk = [&](int begin, int end) {
     for (int e = begin; e < end; ++e) {
       try {
         work(e);

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -46,14 +45,19 @@ class ThreadTeam {
   /// Calls body(begin, end) over chunks of [0, n) taken from a shared counter by the caller and the helpers,
   /// and returns once every chunk is done and no helper touches body any more. body must not throw. Returns
   /// false without calling body when the team is already running a loop (a nested or concurrent call): the
-  /// caller then runs its loop alone.
-  bool tryRun(int n, const std::function<void(int, int)>& body) {
+  /// caller then runs its loop alone. body is called through a plain function pointer: a loop allocates nothing.
+  template <class Body>
+  bool tryRun(int n, const Body& body) {
     std::unique_lock<std::mutex> turn(turn_, std::try_to_lock);
     if (!turn) return false;
     const int chunk = std::max(1, n / (8 * size_));  // about eight chunks per thread: balance against claiming
+    const Call call = [](const void* context, int begin, int end) {
+      (*static_cast<const Body*>(context))(begin, end);
+    };
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      body_ = &body;
+      call_ = call;
+      context_ = &body;
       n_ = n;
       chunk_ = chunk;
       next_.store(0);
@@ -61,19 +65,21 @@ class ThreadTeam {
       ++generation_;
     }
     wake_.notify_all();
-    work(body, n, chunk);
+    work(call, &body, n, chunk);
     std::unique_lock<std::mutex> lock(mutex_);
     // a helper joins a loop only while it is open, under this mutex: once none is in it, none can come
     idle_.wait(lock, [this] { return active_ == 0; });
     open_ = false;
-    body_ = nullptr;
+    context_ = nullptr;
     return true;
   }
 
  private:
-  void work(const std::function<void(int, int)>& body, int n, int chunk) {
+  using Call = void (*)(const void* context, int begin, int end);
+
+  void work(Call call, const void* context, int n, int chunk) {
     for (int begin = next_.fetch_add(chunk); begin < n; begin = next_.fetch_add(chunk))
-      body(begin, std::min(n, begin + chunk));
+      call(context, begin, std::min(n, begin + chunk));
   }
 
   void helperLoop() {
@@ -84,10 +90,11 @@ class ThreadTeam {
       if (stop_) return;
       seen = generation_;
       ++active_;
-      const std::function<void(int, int)>& body = *body_;
+      const Call call = call_;
+      const void* context = context_;
       const int n = n_, chunk = chunk_;
       lock.unlock();
-      work(body, n, chunk);
+      work(call, context, n, chunk);
       lock.lock();
       if (--active_ == 0) idle_.notify_all();
     }
@@ -101,7 +108,8 @@ class ThreadTeam {
   bool stop_ = false, open_ = false;
   long generation_ = 0;  ///< loops started
   int active_ = 0;       ///< helpers inside the open loop
-  const std::function<void(int, int)>* body_ = nullptr;
+  Call call_ = nullptr;  ///< the open loop's body, called on context_
+  const void* context_ = nullptr;
   int n_ = 0, chunk_ = 1;
   std::atomic<int> next_{0};  ///< first unclaimed item of the open loop
 };

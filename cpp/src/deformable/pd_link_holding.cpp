@@ -323,5 +323,58 @@ void linkHoldsCotangents(const PdModel& model, const PdData& data, const PdSkele
   }
 }
 
+void linkHoldsFriction(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const PdData& data,
+                       const Points& q, const VecX& s0, bool always) {
+  if (!linkHoldingEnabled(model, sk) || (!(model.friction > 0.0) && !always)) return;
+  holdKinematics(sk, ad.data, s0);
+  for (int i = 0; i < model.n; ++i) {
+    if (!model.surface[i] || model.free_index[i] < 0) continue;
+    const Vec3 x0 = q.row(i).transpose();
+    for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
+      const int j = sk.shapes[k].joint;
+      if (j == 0) continue;
+      PdLinkFriction f;
+      if (!(linkShapeDistance(sk, ad.data, k, x0, &f.normal, &f.curvature, 1e-6) <= kContactGap)) continue;
+      f.lambda = f.normal.dot(data.start_gradient.row(i).transpose());
+      if (!(f.lambda > 0.0)) continue;
+      const SE3& pose = ad.data.oMi[j];
+      f.vertex = i;
+      f.shape = k;
+      f.held = true;
+      f.local = pose.R.transpose() * (x0 - pose.p);
+      f.rotation0 = pose.R;
+      chainJacobians(sk.model, ad.data, j, x0, f.J0, f.W0);
+      ad.friction.push_back(std::move(f));
+    }
+  }
+}
+
+double linkHoldsFrictionCotangents(const PdModel& model, PdData& data, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                   const Points& Z, const VecX& ws, Points& gq, Points& gv, Points& gf, VecX& gs0,
+                                   VecX& gE, VecX& gnu) {
+  PdSkeletonData start(sk.model);
+  linkHoldsFriction(model, sk, start, data, data.q, ad.s0, true);
+  if (start.friction.empty()) return 0.0;
+  holdKinematics(sk, start.data, ad.s);  // (linkFrictionCotangent reads the solution's kinematics)
+  double per_mu = 0.0;
+  Points W = Points::Zero(model.n, 3);  // the start gradient's cotangent, through the normal forces
+  for (const PdLinkFriction& c : start.friction) {
+    const int i = c.vertex;
+    const LinkFrictionCotangent g =
+        linkFrictionCotangent(model, sk, start.data, sk.shapes[c.shape].joint, c.local, c.normal, c.lambda,
+                              data.x.row(i).transpose(), Z.row(i).transpose(), ws);
+    per_mu += g.per_mu;
+    if (!(model.friction > 0.0)) continue;
+    // (g holds derivatives of w^T grad C, minus the cotangents) chained to the start: lambda = n . grad g_i(q),
+    // n = grad_x d(q, s0) (turning with each joint's twist and sliding by -J_j), local = R0^T (q - p0)
+    W.row(i) -= g.lambda * c.normal.transpose();
+    const Vec3 gn = g.normal + g.lambda * data.start_gradient.row(i).transpose(), gl = c.rotation0 * g.local;
+    gq.row(i) -= (c.curvature * gn + gl).transpose();
+    gs0 -= c.W0.transpose() * c.normal.cross(gn) - c.J0.transpose() * (c.curvature * gn + gl);
+  }
+  if (model.friction > 0.0) pdStartGradientCotangents(model, data, W, gq, gv, gf, gE, gnu);
+  return per_mu;
+}
+
 }  // namespace deformable
 }  // namespace rigidiff

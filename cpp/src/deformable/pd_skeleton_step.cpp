@@ -163,6 +163,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   if (ad.holds.enabled) linkHoldsFactorise(model, data, ad);
   pdFrictionContacts(model, data);
   linkFrictionContacts(model, sk, ad, q, s0, false);
+  linkHoldsFriction(model, sk, ad, data, q, s0, false);
   linkObstacleFrictionContacts(model, sk, ad, s0, false);
   linkLinkFrictionContacts(model, sk, ad, s0, false);
 

@@ -81,6 +81,7 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   gs = VecX::Zero(nv);
   // the links' holds: their planes from the start's vertices and joints
   linkHoldsCotangents(model, data, sk, ad, w, residual_all, gq, gs);
+  data.grad_friction += linkHoldsFrictionCotangents(model, data, sk, ad, Z, wd, gq, gv, gf, gs, gE, gnu);
   PdSkeletonData lagged(sk.model);
   linkFrictionContacts(model, sk, lagged, data.q, ad.s0, true);
   linkObstacleFrictionContacts(model, sk, lagged, ad.s0, true);

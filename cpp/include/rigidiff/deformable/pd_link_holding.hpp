@@ -55,6 +55,21 @@ void linkHoldsForces(const PdModel& model, PdData& data, PdSkeletonData& ad, con
 int linkHoldsUpdate(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q, const VecX& s0,
                     const Points& x, const VecX& s, double force_tolerance, std::vector<std::vector<int>>& seen);
 
+/// Friction on the links for the vertices touching a link shape at the start (q, s0), within kContactGap or inside:
+/// appended to ad.friction as pd_link_contact.cpp's lagged friction (the link's material point under the vertex),
+/// its normal force the push that holds the vertex there at the start, lambda = n . data.start_gradient_i (> 0), as
+/// on the obstacles. Only with friction unless always. Overwrites ad.data.
+void linkHoldsFriction(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const PdData& data,
+                       const Points& q, const VecX& s0, bool always);
+
+/// The adjoint's cotangents through that friction (built again, with always): for the adjoint Z (n x 3) and ws (nv)
+/// of the step in data and ad, adds those of the start's vertices and joints to gq and gs0, of the start's gradient
+/// (its normal forces) through pdStartGradientCotangents to gq, gv, gf, gE, gnu and data's parameters, and returns
+/// mu's.
+double linkHoldsFrictionCotangents(const PdModel& model, PdData& data, const PdSkeletons& sk, const PdSkeletonData& ad,
+                                   const Points& Z, const VecX& ws, Points& gq, Points& gv, Points& gf, VecX& gs0,
+                                   VecX& gE, VecX& gnu);
+
 /// The adjoint's cotangents through the link pairs' planes: with w (stacked as z) the adjoint on the subspace and
 /// residual = b - H w (stacked as z, unprojected), their multipliers mu at each vertex give dL/dh = mu and
 /// dL/dE_p = lambda_p w - mu_p z, chained to q (n x 3) and s0 (nv) of the step in data and ad.

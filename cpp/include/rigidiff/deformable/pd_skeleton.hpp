@@ -90,6 +90,7 @@ struct PdLinkFriction {
   Vec3 local = Vec3::Zero();
   Mat3 rotation0 = Mat3::Identity();  ///< the joint's rotation at the start
   MatX J0, W0;                    ///< the start's point and angular Jacobians at the vertex, for the adjoint
+  bool held = false;              ///< a complementarity hold's (lambda: the start's push, pd_link_holding.hpp)
 };
 
 /// One vertex's block of the coupling Hessian: rows and columns (x_i, s).

@@ -1,0 +1,214 @@
+"""The complementarity contact on skeletons' links in projective worlds: a soft vertex touching a link is held on
+the link's tangent plane, which moves with the joints, and pushes back on them. A block rests on a sprung plate
+without sinking (where the penalty sinks) and loads its joint with its weight, box and capsule fingers press a
+block on the ground without entering it, a block sticks to or slides down a tilted plate with friction, and the
+gradients of coupled steps and of a rollout match central differences of our own step."""
+
+import numpy as np
+import pytest
+from complementarity_support import difference
+from test_projective_complementarity_obstacles import _check_step_gradients
+from test_projective_skeleton_parameters import _derivative
+
+import rigidiff as rd
+
+GAP = 1e-9
+STIFFNESS, G = 2000.0, 9.81
+
+
+def _world(model="complementarity", friction=0.0, tolerance=1e-10, method="newton"):
+    return rd.World(dt=1e-2, solver="projective", contact_model=model, friction=friction, tolerance=tolerance,
+                    method=method, max_iterations=5000)
+
+
+def _block(world, height=0.0, cells=2, pose=None):
+    """A 0.1 x 0.1 x 0.05 block centred over the origin, its bottom `height` above z = 0 (in `pose`'s frame)."""
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.05), (cells, cells, cells), origin=(-0.05, -0.05, height))
+    world.add_deformable(mesh, rd.ProjectiveMaterial(3e4, 0.3, 1000.0, kind=("corotated", "volume")), name="block",
+                         pose=pose)
+    return world
+
+
+def _plate(joint, tilt=0.0, mass=0.5):
+    """A 0.4 x 0.4 x 0.02 plate whose top face is z = 0 (turned by `tilt` about x) at the joint's zero."""
+    sk = rd.Skeleton("plate")
+    plate = rd.Box((0.4, 0.4, 0.02))
+    R = rd.Transform((0.0, 0.0, 0.0), rpy=(tilt, 0.0, 0.0)).rotation
+    body = sk.add_body("plate", joint, joint_origin=rd.Transform(-0.01 * R[:, 2], rpy=(tilt, 0.0, 0.0)),
+                       inertia=rd.Inertia.from_shape(plate, mass=mass))
+    body.add_shape(plate)
+    return sk
+
+
+def _spring():
+    return rd.PrismaticJoint("lift", axis=(0, 0, 1), damping=20.0, stiffness=STIFFNESS)
+
+
+def _gap_to_plate(world, q):
+    """The block's bottom vertices' heights over the plate's top face (on the prismatic joint along z)."""
+    return world.positions(q, "block")[:, 2].min() - q[world.layout("plate").q][0]
+
+
+def test_a_block_rests_on_a_sprung_plate_on_its_surface_and_loads_the_joint_with_its_weight():
+    gaps = {}
+    for model in ("complementarity", "penalty"):
+        world = _block(_world(model))
+        world.add_skeleton(_plate(_spring()))
+        q, v = world.q, world.v
+        for _ in range(150):
+            q, v = world.step(q, v)
+        gaps[model] = _gap_to_plate(world, q)
+        if model == "complementarity":
+            assert world.last_step["contacts"] == 9  # the bottom face's vertices, held
+            assert np.abs(v).max() < 1e-8  # at rest
+            # Newton's third law: the spring carries the plate and the block, which weighs on it through the holds
+            weight = (0.5 + world.masses("block").sum()) * G
+            assert -STIFFNESS * q[world.layout("plate").q][0] == pytest.approx(weight, rel=1e-6)
+    assert abs(gaps["complementarity"]) <= GAP
+    assert gaps["penalty"] < -1e-5
+
+
+def _finger(shape, depth):
+    """A finger on a prismatic joint along z over the block's middle: a box 0.06 x 0.06 x 0.04, or a capsule lying
+    along x (radius 0.015, axis 0.04); its bottom `depth` into the block's top (z = 0.05) at the joint's zero."""
+    sk = rd.Skeleton("finger")
+    if shape == "box":
+        link, placement, bottom = rd.Box((0.06, 0.06, 0.04)), rd.Transform(), 0.02
+    else:
+        link, placement, bottom = rd.Capsule(0.015, 0.04), rd.Transform(rpy=(0.0, np.pi / 2, 0.0)), 0.015
+    body = sk.add_body("tip", rd.PrismaticJoint("press", axis=(0, 0, 1), damping=5.0),
+                       joint_origin=rd.Transform((0.0, 0.0, 0.05 + bottom - depth)),
+                       inertia=rd.Inertia.from_shape(link, mass=0.2))
+    body.add_shape(link, placement)
+    return sk
+
+
+def _finger_distance(shape, x, centre):
+    """Signed distances of points x (k, 3) to the finger (box or capsule along x) centred at `centre`."""
+    r = x - centre
+    if shape == "box":
+        excess = np.abs(r) - np.array([0.03, 0.03, 0.02])
+        outside = np.linalg.norm(np.maximum(excess, 0.0), axis=1)
+        return np.where((excess < 0.0).all(axis=1), excess.max(axis=1), outside)
+    r[:, 0] -= np.clip(r[:, 0], -0.02, 0.02)
+    return np.linalg.norm(r, axis=1) - 0.015
+
+
+@pytest.mark.parametrize("shape", ["box", "capsule"])
+def test_a_finger_presses_a_block_on_the_ground_without_entering_it(shape):
+    world = _block(_world(friction=0.3), cells=4)
+    world.add_ground()
+    world.add_skeleton(_finger(shape, depth=1e-3))
+    press = world.layout("finger")
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    f[press.v] = -2.0  # N down (the block weighs 5 N)
+    middle = np.linalg.norm(world.positions(q, "block") - (0.0, 0.0, 0.05), axis=1).argmin()  # the top's centre
+    bottom = 0.02 if shape == "box" else 0.015
+    for _ in range(20):
+        q, v = world.step(q, v, f)
+        x = world.positions(q, "block")
+        centre = np.array([0.0, 0.0, 0.05 + bottom - 1e-3 + q[press.q][0]])
+        assert _finger_distance(shape, x, centre).min() >= -GAP
+        assert x[:, 2].min() >= -GAP
+    assert 0.05 - world.positions(q, "block")[middle, 2] > 1e-3  # pressed in
+    assert world.last_step["contacts"] > 9  # on the ground and under the finger
+
+
+def _slope(friction, tilt=0.3):
+    """A block on a plate tilted by `tilt` about x, the plate sprung along its normal."""
+    R = rd.Transform((0.0, 0.0, 0.0), rpy=(tilt, 0.0, 0.0)).rotation
+    world = _block(_world(friction=friction, tolerance=1e-10), pose=rd.Transform((0.0, 0.0, 0.0), R))
+    world.add_skeleton(_plate(rd.PrismaticJoint("lift", axis=(0, 0, 1), damping=50.0, stiffness=1e4), tilt=tilt))
+    return world, R
+
+
+@pytest.mark.parametrize("mu", [0.1, 0.6])
+def test_a_block_sticks_on_or_slides_down_a_tilted_plate(mu):
+    tilt = 0.3  # tan = 0.309
+    world, R = _slope(mu, tilt)
+    q, v = world.q, world.v
+    T = 15
+    for _ in range(T):
+        q, v = world.step(q, v)
+    down = R[:, 1]  # the slope's direction (its y axis turned up by the tilt: blocks slide towards -y)
+    speed = -(v[world.layout("block").v].reshape(-1, 3) @ down).mean()
+    normal = (world.positions(q, "block") - q[world.layout("plate").q][0] * R[:, 2]) @ R[:, 2]
+    assert normal.min() >= -GAP  # on the plate, which moved along its normal
+    if mu > np.tan(tilt):
+        assert abs(speed) < 1e-3  # stuck (up to the smoothed friction's creep)
+    else:
+        expected = G * (np.sin(tilt) - mu * np.cos(tilt)) * T * world.dt
+        assert speed == pytest.approx(expected, rel=0.05)
+
+
+def _hinged_plate():
+    """The plate on a revolute joint about x at its edge (y = -0.1), sprung, so that holds turn with it."""
+    sk = rd.Skeleton("plate")
+    plate = rd.Box((0.2, 0.2, 0.02))
+    body = sk.add_body("plate", rd.RevoluteJoint("hinge", axis=(1, 0, 0), damping=0.5, stiffness=20.0),
+                       joint_origin=rd.Transform((0.0, -0.1, -0.01)),
+                       inertia=rd.Inertia.from_shape(plate, mass=0.5, origin=rd.Transform((0.0, 0.1, 0.0))))
+    body.add_shape(plate, rd.Transform((0.0, 0.1, 0.0)))
+    return sk
+
+
+def _hinge_scene(method, friction=0.5):
+    """A block 0.2 mm into a hinged plate, a capsule finger 1 mm into its top."""
+    world = _block(_world(friction=friction, tolerance=1e-13, method=method), height=-2e-4)
+    world.add_skeleton(_hinged_plate())
+    world.add_skeleton(_finger("capsule", depth=1e-3))
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    rng = np.random.default_rng(3)
+    # sliding on both links (slips far from friction's smoothing, whose kink central differences would straddle)
+    block = world.layout("block").v
+    v[block] = np.tile([0.3, 0.2, 0.0], block.stop // 3) + 0.02 * rng.standard_normal(block.stop)
+    v[world.layout("plate").v] = 0.2
+    v[world.layout("finger").v] = -0.05
+    f[world.layout("block").v] = 0.1 * rng.standard_normal(world.layout("block").v.stop)
+    f[world.layout("plate").v] = 0.3
+    f[world.layout("finger").v] = -2.0
+    return world, q, v, f
+
+
+@pytest.mark.parametrize("method", ["newton", "pd"])
+def test_step_gradients_of_a_block_held_on_a_hinged_plate_under_a_finger(method):
+    world, q, v, f = _hinge_scene(method)
+    g, loss = _check_step_gradients(world, q, v, f, {})
+    assert world.last_step["contacts"] >= 10  # the bottom face on the plate, the top's middle under the finger
+    for name in world.parameters().names:
+        if "/" in name and world.parameters()[name] > 0.0 or "/com" in name or "/inertia_" in name:
+            assert g.parameter(name) == pytest.approx(_derivative(world, loss, name), rel=1e-6,
+                                                      abs=1e-6 * np.abs(g.parameters).max()), name
+    # the joints' start: the holds' planes and friction's material points turn with the hinge
+    wq = np.random.default_rng(0).standard_normal(world.nq)
+    g = world.step_vjp(q, v, f, wq, np.zeros(world.nv))
+    for joint in ("plate", "finger"):
+        d = np.zeros(world.nq)
+        d[world.layout(joint).q] = 1.0
+        numeric = difference(lambda t: wq @ world.step(t, v, f)[0], q, d, 1e-6)
+        assert g.q @ d == pytest.approx(numeric, rel=1e-6), joint
+
+
+def test_rollout_gradients_of_a_block_landing_on_a_hinged_plate():
+    world = _block(_world(friction=0.3, tolerance=1e-13), height=0.002)
+    world.add_skeleton(_hinged_plate())
+    T = 5
+    q0, v0 = world.q, world.v
+    v0[world.layout("block").v] = np.tile([0.1, 0.05, -0.3], len(world.masses("block")))
+    forces = np.zeros((T, world.nv))
+    a = np.random.default_rng(0).standard_normal(world.nq)
+
+    def loss(v_start=v0):
+        Q, _ = world.rollout(q0, v_start, forces)
+        return a @ Q[-1]
+
+    Q, V = world.rollout(q0, v0, forces)
+    assert world.last_step["contacts"] >= 9
+    dQ, dV = np.zeros_like(Q), np.zeros_like(V)
+    dQ[-1] = a
+    g = world.rollout_backward(Q, V, forces, dQ, dV)
+    d = np.random.default_rng(1).standard_normal(world.nv)
+    block = d[world.layout("block").v].reshape(-1, 3)
+    block[:, 2] = 0.0  # horizontal: the landing stays in the same step
+    d[world.layout("block").v] = block.ravel()
+    assert g.v @ d == pytest.approx(difference(loss, v0, d, 1e-6), rel=1e-6)

@@ -6,11 +6,13 @@ gradients of coupled steps and of a rollout match central differences of our own
 
 import numpy as np
 import pytest
+import trimesh
 from complementarity_support import difference
 from test_projective_complementarity_obstacles import _check_step_gradients
 from test_projective_skeleton_parameters import _derivative
 
 import rigidiff as rd
+from rigidiff._testing import hull_distances
 
 GAP = 1e-9
 STIFFNESS, G = 2000.0, 9.81
@@ -68,14 +70,28 @@ def test_a_block_rests_on_a_sprung_plate_on_its_surface_and_loads_the_joint_with
     assert gaps["penalty"] < -1e-5
 
 
+HULL = trimesh.creation.icosphere(subdivisions=1, radius=0.025)  # a convex polytope, 80 faces
+
+
+def _bottom(shape):
+    """The finger's lowest point under its link's origin."""
+    return {"box": 0.02, "capsule": 0.015, "sphere": 0.02, "hull": -HULL.vertices[:, 2].min()}[shape]
+
+
 def _finger(shape, depth):
-    """A finger on a prismatic joint along z over the block's middle: a box 0.06 x 0.06 x 0.04, or a capsule lying
-    along x (radius 0.015, axis 0.04); its bottom `depth` into the block's top (z = 0.05) at the joint's zero."""
+    """A finger on a prismatic joint along z over the block's middle: a box 0.06 x 0.06 x 0.04, a capsule lying
+    along x (radius 0.015, axis 0.04), a ball (radius 0.02) or a mesh's convex hull (HULL); its bottom `depth` into
+    the block's top (z = 0.05) at the joint's zero."""
     sk = rd.Skeleton("finger")
+    placement, bottom = rd.Transform(), _bottom(shape)
     if shape == "box":
-        link, placement, bottom = rd.Box((0.06, 0.06, 0.04)), rd.Transform(), 0.02
+        link = rd.Box((0.06, 0.06, 0.04))
+    elif shape == "sphere":
+        link = rd.Sphere(0.02)
+    elif shape == "hull":
+        link = rd.Mesh(HULL)
     else:
-        link, placement, bottom = rd.Capsule(0.015, 0.04), rd.Transform(rpy=(0.0, np.pi / 2, 0.0)), 0.015
+        link, placement = rd.Capsule(0.015, 0.04), rd.Transform(rpy=(0.0, np.pi / 2, 0.0))
     body = sk.add_body("tip", rd.PrismaticJoint("press", axis=(0, 0, 1), damping=5.0),
                        joint_origin=rd.Transform((0.0, 0.0, 0.05 + bottom - depth)),
                        inertia=rd.Inertia.from_shape(link, mass=0.2))
@@ -84,8 +100,12 @@ def _finger(shape, depth):
 
 
 def _finger_distance(shape, x, centre):
-    """Signed distances of points x (k, 3) to the finger (box or capsule along x) centred at `centre`."""
+    """Signed distances of points x (k, 3) to the finger centred at `centre`."""
     r = x - centre
+    if shape == "sphere":
+        return np.linalg.norm(r, axis=1) - 0.02
+    if shape == "hull":
+        return hull_distances(HULL.vertices, HULL.faces, r)[0]
     if shape == "box":
         excess = np.abs(r) - np.array([0.03, 0.03, 0.02])
         outside = np.linalg.norm(np.maximum(excess, 0.0), axis=1)
@@ -94,7 +114,7 @@ def _finger_distance(shape, x, centre):
     return np.linalg.norm(r, axis=1) - 0.015
 
 
-@pytest.mark.parametrize("shape", ["box", "capsule"])
+@pytest.mark.parametrize("shape", ["box", "capsule", "sphere", "hull"])
 def test_a_finger_presses_a_block_on_the_ground_without_entering_it(shape):
     world = _block(_world(friction=0.3), cells=4)
     world.add_ground()
@@ -103,7 +123,7 @@ def test_a_finger_presses_a_block_on_the_ground_without_entering_it(shape):
     q, v, f = world.q, world.v, np.zeros(world.nv)
     f[press.v] = -2.0  # N down (the block weighs 5 N)
     middle = np.linalg.norm(world.positions(q, "block") - (0.0, 0.0, 0.05), axis=1).argmin()  # the top's centre
-    bottom = 0.02 if shape == "box" else 0.015
+    bottom = _bottom(shape)
     for _ in range(20):
         q, v = world.step(q, v, f)
         x = world.positions(q, "block")

@@ -17,7 +17,8 @@
 // (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
 // Planar joints likewise, as a free joint confined to its plane (docs/deformable.md, "Planar joints"): x moves by
 // R(theta0) ds_xy, theta by ds_w; their limits' penalty on x, y and theta is taken in the tangent at s.
-// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their
+// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp); in a
+// complementarity world with vector-space joints the vertices are held on the links instead (pd_link_holding.hpp). Their
 // Hessian is exact (the second derivatives of the links' poses included), so the adjoint of the step is exact too.
 #pragma once
 

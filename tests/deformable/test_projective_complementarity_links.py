@@ -232,3 +232,16 @@ def test_rollout_gradients_of_a_block_landing_on_a_hinged_plate():
     block[:, 2] = 0.0  # horizontal: the landing stays in the same step
     d[world.layout("block").v] = block.ravel()
     assert g.v @ d == pytest.approx(difference(loss, v0, d, 1e-6), rel=1e-6)
+
+
+def test_step_jacobians_of_a_block_held_on_a_hinged_plate_match_central_differences():
+    world, q, v, f = _hinge_scene("newton")
+    jac = world.step_jacobians(q, v, f)
+    rng = np.random.default_rng(5)
+    for name, d, matrix in (("v", rng.standard_normal(world.nv), jac.dq_dv), ("tau", rng.standard_normal(world.nv),
+                                                                              jac.dv_dtau)):
+        def state(t):
+            qn, vn = world.step(q, t, f) if name == "v" else world.step(q, v, t)
+            return qn if name == "v" else vn
+        numeric = difference(state, v if name == "v" else f, d, 1e-6)
+        np.testing.assert_allclose(matrix @ d, numeric, rtol=0, atol=1e-6 * np.abs(numeric).max())

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import trimesh
 from complementarity_support import difference
-from test_projective_complementarity_obstacles import _check_step_gradients
+from test_projective_complementarity_obstacles import _check_step_gradients, _table
 from test_projective_skeleton_parameters import _derivative
 
 import rigidiff as rd
@@ -245,3 +245,41 @@ def test_step_jacobians_of_a_block_held_on_a_hinged_plate_match_central_differen
             return qn if name == "v" else vn
         numeric = difference(state, v if name == "v" else f, d, 1e-6)
         np.testing.assert_allclose(matrix @ d, numeric, rtol=0, atol=1e-6 * np.abs(numeric).max())
+
+
+def _pusher():
+    """A box on a prismatic joint along x, its face 0.5 mm inside the block's back (x = -0.05), reaching below the
+    block's bottom: the back's bottom edge is held on it and on what the block stands on."""
+    sk = rd.Skeleton("pusher")
+    box = rd.Box((0.04, 0.12, 0.06))
+    body = sk.add_body("slide", rd.PrismaticJoint("rail", axis=(1, 0, 0), damping=0.5),
+                       joint_origin=rd.Transform((-0.05 + 5e-4 - 0.02, 0.0, 0.025)),
+                       inertia=rd.Inertia.from_shape(box, mass=0.5))
+    body.add_shape(box)
+    return sk
+
+
+@pytest.mark.parametrize("method", ["newton", "pd"])
+def test_step_gradients_of_a_block_pushed_along_a_moving_box_held_on_both(method):
+    world = _block(_world(friction=0.3, tolerance=1e-13, method=method))
+    table = _table(world)
+    world.set_obstacle_pose(table, world.obstacle_pose(table), velocity=(0.05, -0.02, 0.0, 0.0, 0.0, 0.3))
+    world.add_skeleton(_pusher())
+    q, v, f = world.q, world.v, np.zeros(world.nv)
+    block = world.layout("block")
+    v[block.v] = np.tile([0.1, 0.1, 0.0], block.v.stop // 3)  # sliding (no vertex near friction's kink)
+    v[world.layout("pusher").v] = 0.6  # catching up with it
+    f[world.layout("pusher").v] = 5.0
+    bottom = np.abs(q[block.q].reshape(-1, 3)[:, 2]) < 1e-9
+
+    def tangent(dq):  # the bottom stays on the table's top
+        dq = dq.copy()
+        d = dq[block.v].reshape(-1, 3)
+        d[bottom, 2] = 0.0
+        dq[block.v] = d.ravel()
+        return dq
+    _check_step_gradients(world, q, v, f, {table: ("x", "y", "rz")}, tangent)
+    x = world.positions(world.step(q, v, f)[0], "block")
+    face = x[:, 0].min()
+    assert np.count_nonzero((np.abs(x[:, 2]) < 1e-12) & (x[:, 0] == face)) == 3  # the back's bottom edge on both
+    assert world.last_step["contacts"] >= 9 + 9

@@ -284,6 +284,20 @@ int linkHoldsUpdate(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
   return 1;
 }
 
+VecX linkHoldsObstacleResidual(const PdModel& model, const PdData& data, const PdSkeletonData& ad,
+                               const VecX& residual) {
+  const PdLinkHolds& H = ad.holds;
+  const int a = data.active.size();
+  VecX out = residual.head(3 * model.free_count);
+  for (const std::vector<int>& group : holdGroups(H.all_vertex)) {
+    const int i = H.all_vertex[group[0]];
+    const Eigen::VectorXd m = holdMultipliers(H, group, holdGather(model, residual, i));
+    for (std::size_t p = 0; p < group.size(); ++p)
+      if (group[p] >= a) holdAdd(model, -m[p] * H.all_normal[group[p]], i, out);
+  }
+  return out;
+}
+
 void linkHoldsCotangents(const PdModel& model, const PdData& data, const PdSkeletons& sk, PdSkeletonData& ad,
                          const VecX& w, const VecX& residual, Points& gq, VecX& gs0) {
   PdLinkHolds& H = ad.holds;

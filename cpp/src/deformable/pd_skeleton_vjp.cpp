@@ -63,7 +63,9 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   const bool held = pdHoldsOnObstacles(model, data);
   const VecX residual_all =
       held || ad.holds.size() ? VecX(b_all - pdSkeletonHessianProduct(model, data, ad, w, Z, false)) : VecX();
-  const VecX residual = held ? VecX(residual_all.head(3 * nf)) : VecX();
+  const VecX residual = !held              ? VecX()
+                        : ad.holds.size() ? linkHoldsObstacleResidual(model, data, ad, residual_all)
+                                          : VecX(residual_all.head(3 * nf));
   Z.setZero(model.n, 3);
   pdScatterFree(model, w.head(3 * nf), Z);
   const VecX ws = w.tail(nv), wd = A * ws;

@@ -70,6 +70,11 @@ double linkHoldsFrictionCotangents(const PdModel& model, PdData& data, const PdS
                                    const Points& Z, const VecX& ws, Points& gq, Points& gv, Points& gf, VecX& gs0,
                                    VecX& gE, VecX& gnu);
 
+/// The vertex rows of residual (stacked as z) less the link pairs' share N mu: what the obstacles' pairs carry, for
+/// pdHeldCotangents at vertices held on a link and a ball or box at once.
+VecX linkHoldsObstacleResidual(const PdModel& model, const PdData& data, const PdSkeletonData& ad,
+                               const VecX& residual);
+
 /// The adjoint's cotangents through the link pairs' planes: with w (stacked as z) the adjoint on the subspace and
 /// residual = b - H w (stacked as z, unprojected), their multipliers mu at each vertex give dL/dh = mu and
 /// dL/dE_p = lambda_p w - mu_p z, chained to q (n x 3) and s0 (nv) of the step in data and ad.

@@ -92,6 +92,19 @@ def test_a_block_on_a_plate_resting_on_its_joint_limit_loads_the_limit_with_both
     assert 1e4 * (-0.002 - s) == pytest.approx(weight, rel=1e-6)
 
 
+def test_two_shapes_of_a_link_sharing_a_face_hold_a_vertex_once():
+    # (a mesh's convex parts do): the same constraint twice would make the active set degenerate
+    world = _block(_world(), height=-1e-4)
+    sk = _plate(_spring())
+    sk.body("plate").add_shape(rd.Box((0.4, 0.4, 0.02)))
+    world.add_skeleton(sk)
+    q, v = world.q, world.v
+    for _ in range(5):
+        q, v = world.step(q, v)
+        assert abs(_gap_to_plate(world, q)) <= GAP
+    assert world.last_step["contacts"] == 9
+
+
 def _finger(shape, depth):
     """A finger on a prismatic joint along z over the block's middle: a box 0.06 x 0.06 x 0.04, a capsule lying
     along x (radius 0.015, axis 0.04), a ball (radius 0.02) or a mesh's convex hull (HULL); its bottom `depth` into

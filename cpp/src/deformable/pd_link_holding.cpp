@@ -8,6 +8,7 @@
 #include "rigidiff/deformable/pd_link_holding.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -42,6 +43,14 @@ bool holdStartPlane(const PdSkeletons& sk, const Data& data, int k, const Vec3& 
 }
 
 void holdPush(PdLinkHolds& holds, int i, int k, const Vec3& n, const VecX& G, double h) {
+  // a pair whose constraint repeats one of the vertex's (two shapes of a link sharing a face, as a mesh's convex
+  // parts do): the same plane, held once
+  for (int p = holds.size() - 1; p >= 0 && holds.vertex[p] == i; --p) {
+    const double norms = std::sqrt((1.0 + G.squaredNorm()) * (1.0 + holds.coupling[p].squaredNorm()));
+    if (n.dot(holds.normal[p]) + G.dot(holds.coupling[p]) > (1.0 - 1e-12) * norms &&
+        std::abs(h - holds.offset[p]) <= kContactGap)
+      return;
+  }
   holds.vertex.push_back(i), holds.shape.push_back(k), holds.normal.push_back(n), holds.coupling.push_back(G);
   holds.offset.push_back(h);
 }

@@ -9,6 +9,9 @@ import pytest
 import trimesh
 from complementarity_support import difference
 from test_projective_complementarity_obstacles import _check_step_gradients, _table
+from test_projective_floating_gradients import H, _pressing_box
+from test_projective_floating_gradients import _check as _check_floating
+from test_projective_planar import _pressing_puck
 from test_projective_skeleton_parameters import _derivative
 
 import rigidiff as rd
@@ -306,3 +309,24 @@ def test_step_gradients_of_a_block_pushed_along_a_moving_box_held_on_both(method
     edge = (np.abs(x[:, 2]) < 1e-12) & (x[:, 0] < -0.04)
     assert np.count_nonzero(edge) == 3 and np.ptp(x[edge, 0]) < 1e-12  # the back's bottom edge held on both
     assert world.last_step["contacts"] >= 9 + 3
+
+
+@pytest.mark.parametrize("joint, spin", [("free", False), ("free", True), ("planar", False)])
+def test_step_gradients_of_a_floating_box_and_a_planar_puck_held_on_a_block(joint, spin):
+    """The free box and the planar puck of test_projective_floating_gradients.py and test_projective_planar.py,
+    1.5 mm into a soft block, under the complementarity: the block's top vertices are held on them (the unknown is
+    the joints' displacement in the step's chart); spinning, the box turns by 0.09 rad in the step. q is moved as
+    q (+) e."""
+    world, q, v, f = (_pressing_box if joint == "free" else _pressing_puck)(0.4)
+    name = "box" if joint == "free" else "puck"
+    if spin:
+        v[world.layout(name).v] = [0.2, -0.1, -0.05, 3.0, -4.0, 8.0]
+    world.contact_model = "complementarity"
+    world.tolerance = 1e-13
+    world.step(q, v, f)
+    assert world.last_step["contacts"] >= 4  # the top's vertices under the box, held
+    s = world.layout(name)
+    vertices = np.random.default_rng(1).choice(s.v.start, 6, replace=False)
+    _, worst = _check_floating(world, q, v, f, list(range(s.v.start, s.v.stop)) + list(vertices), parameters=(
+        ("friction", lambda t: setattr(world, "friction", t), 0.4, H),))
+    assert worst < 1e-6

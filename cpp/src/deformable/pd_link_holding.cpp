@@ -15,6 +15,7 @@
 #include "rigidiff/algorithm/jacobian.hpp"
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/deformable/pd_complementarity.hpp"
+#include "rigidiff/world/floating_base_chart.hpp"
 
 namespace rigidiff {
 namespace deformable {
@@ -94,7 +95,7 @@ std::vector<int> holdCode(const PdSkeletons& sk, const PdLinkHolds& H) {
 }  // namespace
 
 bool linkHoldingEnabled(const PdModel& model, const PdSkeletons& sk) {
-  return model.contact_model == PdContactModel::Complementarity && !sk.rotations && !sk.shapes.empty();
+  return model.contact_model == PdContactModel::Complementarity && !sk.shapes.empty();
 }
 
 void linkHoldsStart(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& ad, const Points& q, const VecX& s0,
@@ -105,6 +106,13 @@ void linkHoldsStart(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
   if (!H.enabled) return;
   holdKinematics(sk, ad.data, s0);
   const bool guessed = guess_x && guess_x->rows() == model.n && guess_s && guess_s->size() == s0.size();
+  VecX moved;  // the guess's displacement from s0
+  if (guessed && sk.rotations) {
+    moved.resize(sk.nv());
+    stepDisplacement(sk.model, s0.data(), guess_s->data(), moved.data());
+  } else if (guessed) {
+    moved = *guess_s - s0;
+  }
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     for (int k = 0; k < static_cast<int>(sk.shapes.size()); ++k) {
@@ -115,7 +123,7 @@ void linkHoldsStart(const PdModel& model, const PdSkeletons& sk, PdSkeletonData&
       // (a far vertex holds only at a guess, which may put it on the plane of a link it met during the step)
       if (!holdStartPlane(sk, ad.data, k, q.row(i).transpose(), guessed ? kHoldFar : 1e-6, n, G, h, d)) continue;
       if (guessed) {
-        const double gap = n.dot(guess_x->row(i).transpose()) - G.dot(*guess_s - s0) - h;
+        const double gap = n.dot(guess_x->row(i).transpose()) - G.dot(moved) - h;
         if (std::abs(gap) <= kContactGap) holdPush(H, i, k, n, G, h);
       } else if (d <= kContactGap) {
         holdPush(H, i, k, n, G, h);
@@ -321,7 +329,7 @@ void linkHoldsCotangents(const PdModel& model, const PdData& data, const PdSkele
   // each pair's terms lambda w . E_p - mu z . E_p + mu e_p as phi(q_i, s0) = n . a - n . J(q_i) b + mu h, with
   // a = lambda w_i - mu x_i and b = lambda w_s - mu ds: n and d move with q_i (C, n) and with each joint's twist
   // (the shape turning, w_j x n, and the point sliding back over it, -J_j), and J's column j with an ancestor's
-  // twist j' by w_j' x J_j - w_j x J_j' (the fixed point's velocity; pd_link_contact.cpp)
+  // twist j' (or another dof of j's joint) by w_j' x J_j - w_j x J_j' (the fixed point's velocity)
   const VecX ws = w.tail(nv), ds = ad.ds;
   Data kin(sk.model);  // (ad.data keeps the solution's kinematics)
   holdKinematics(sk, kin, ad.s0);
@@ -338,10 +346,13 @@ void linkHoldsCotangents(const PdModel& model, const PdData& data, const PdSkele
     const VecX b = lambda * ws - m * ds;
     const Vec3 V = J * b, omega = W * b, r = av - V + m * q, Cr = C * r, nr = n.cross(r);
     gq.row(i) += (Cr - n.cross(omega)).transpose();
+    // (with free, ball or planar joints the unknown is ds itself: h's -d(s0) keeps its G, which s - s0 cancels else)
+    if (sk.rotations) gs0 += m * (J.transpose() * n);
     for (int j = 0; j < nv; ++j) {
       gs0[j] += Vec3(W.col(j)).dot(nr) - Vec3(J.col(j)).dot(Cr);
-      for (int l = j + 1; l < nv; ++l)
-        gs0[j] -= b[l] * (n.dot(Vec3(W.col(j)).cross(Vec3(J.col(l)))) - n.dot(Vec3(W.col(l)).cross(Vec3(J.col(j)))));
+      for (int l = 0; l < nv; ++l)  // (a joint's own dofs move each other's columns: a free joint's frame turns)
+        if (l > j || (l < j && sk.model.dof_joint[l] == sk.model.dof_joint[j]))
+          gs0[j] -= b[l] * (n.dot(Vec3(W.col(j)).cross(Vec3(J.col(l)))) - n.dot(Vec3(W.col(l)).cross(Vec3(J.col(j)))));
     }
   }
 }

@@ -16,8 +16,8 @@
 namespace rigidiff {
 namespace deformable {
 
-/// Whether the skeletons' links hold vertices (a complementarity world whose joints are all vector-space ones);
-/// otherwise the links keep the penalty contact with the vertices.
+/// Whether the skeletons' links hold vertices (a complementarity world with link shapes); otherwise the links keep
+/// the penalty contact with the vertices.
 bool linkHoldingEnabled(const PdModel& model, const PdSkeletons& sk);
 
 /// The held pairs at the start into ad.holds: the free surface vertices within kContactGap of a link shape at

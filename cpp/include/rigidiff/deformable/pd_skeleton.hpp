@@ -18,7 +18,7 @@
 // Planar joints likewise, as a free joint confined to its plane (docs/deformable.md, "Planar joints"): x moves by
 // R(theta0) ds_xy, theta by ds_w; their limits' penalty on x, y and theta is taken in the tangent at s.
 // C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp); in a
-// complementarity world with vector-space joints the vertices are held on the links instead (pd_link_holding.hpp). Their
+// complementarity world the vertices are held on the links instead (pd_link_holding.hpp). Their
 // Hessian is exact (the second derivatives of the links' poses included), so the adjoint of the step is exact too.
 #pragma once
 
@@ -144,7 +144,7 @@ LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, c
 /// make the step's constraints E^T z = e (E's column p: n at the vertex's rows, -coupling at the joints'), whose
 /// Euclidean projector and inverse of blockdiag(A, joints' block) on E^T z = 0 are built here.
 struct PdLinkHolds {
-  bool enabled = false;  ///< a complementarity world whose joints are vector-space ones
+  bool enabled = false;  ///< a complementarity world (linkHoldingEnabled)
   std::vector<int> vertex, shape;
   std::vector<Vec3> normal;
   std::vector<double> offset;

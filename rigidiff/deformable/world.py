@@ -68,11 +68,9 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             the obstacle's velocity over the step), so that it ends on or outside the obstacle (no penetration beyond 1 nm),
             free along the plane, and leaves when the plane would have to pull it; with friction, its normal
             force is the push that holds it at the step's start (docs/deformable.md, "Complementarity
-            contact"). Under it, a vertex touching a link of a skeleton whose joints are revolute, prismatic,
-            universal or translational is held on the link's tangent plane, which moves with the joints, and
-            pushes back on them (docs/deformable.md, "Complementarity contact on links"); the links keep the
-            penalty with the obstacles and each other, and those of free, ball or planar joints with the vertices
-            too.
+            contact"). Under it, a vertex touching a skeleton's link is held on the link's tangent plane, which
+            moves with the joints, and pushes back on them (docs/deformable.md, "Complementarity contact on
+            links"); the links keep the penalty with the obstacles and each other.
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
             RuntimeWarning naming the residual, and last_step["converged"] is False.

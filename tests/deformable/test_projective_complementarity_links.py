@@ -330,3 +330,12 @@ def test_step_gradients_of_a_floating_box_and_a_planar_puck_held_on_a_block(join
     _, worst = _check_floating(world, q, v, f, list(range(s.v.start, s.v.stop)) + list(vertices), parameters=(
         ("friction", lambda t: setattr(world, "friction", t), 0.4, H),))
     assert worst < 1e-6
+
+
+def test_a_link_turning_too_fast_for_its_planes_raises_naming_the_holds():
+    # 0.9 rad in a step: the planes, moved to first order, cannot follow the box's faces and the set cycles
+    world, q, v, f = _pressing_box(0.4)
+    v[world.layout("box").v] = [0.2, -0.1, -0.05, 30.0, -40.0, 80.0]
+    world.contact_model = "complementarity"
+    with pytest.raises(RuntimeError, match="did not settle.*on links"):
+        world.step(q, v, f)

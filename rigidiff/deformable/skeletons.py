@@ -90,7 +90,8 @@ class ProjectiveSkeletons:
         and the same slice of the step's ``f`` holds its joint forces tau. The collision shapes of its links
         (spheres, boxes, capsules; a mesh through its convex hull, or its convex parts' hulls when made with
         ``decompose=True``; a cylinder through its inscribed 32-sided prism) push the deformable surface vertices
-        with the penalty of contact_stiffness and rub on them with the world's friction, two-way, and are pushed
+        with the penalty of contact_stiffness (or, under the complementarity contact model, hold them on their
+        tangent planes) and rub on them with the world's friction, two-way, and are pushed
         and rubbed the same way by the ground planes, the balls and the boxes (one-way: those are kinematic): one
         implicit-Euler step minimises the deformable bodies' and the skeletons' incremental potential together
         (docs/deformable.md, "Robots"),

@@ -68,8 +68,9 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             the obstacle's velocity over the step), so that it ends on or outside the obstacle (no penetration beyond 1 nm),
             free along the plane, and leaves when the plane would have to pull it; with friction, its normal
             force is the push that holds it at the step's start (docs/deformable.md, "Complementarity
-            contact"). The skeletons' links keep the penalty (with the vertices, the obstacles and each
-            other) under both.
+            contact"). Under it, a vertex touching a skeleton's link is held on the link's tangent plane, which
+            moves with the joints, and pushes back on them (docs/deformable.md, "Complementarity contact on
+            links"); the links keep the penalty with the obstacles and each other.
         on_failure: "raise" (the default): a step that does not converge within max_iterations raises
             RuntimeError naming the residual; "warn": it returns its last iterate (finite, never NaN) with a
             RuntimeWarning naming the residual, and last_step["converged"] is False.
@@ -189,7 +190,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
     @property
     def contact_stiffness(self) -> float:
         """The contact penalty's stiffness in N/m per surface vertex (ground planes, balls and boxes under the
-        "penalty" contact model, links); settable."""
+        "penalty" contact model, and the links' penalties); settable."""
         return self._pw_options()[3]
 
     @contact_stiffness.setter

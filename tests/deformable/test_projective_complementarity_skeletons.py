@@ -1,6 +1,6 @@
 """The complementarity contact in projective worlds with skeletons: the soft bodies' surface vertices are held on
-the ground planes, balls and boxes by the active set while the links keep their penalty contact with the vertices,
-the obstacles and each other. An arm lying on a soft block presses it on the ground without the block entering it
+the ground planes, balls and boxes by the active set, and on the links (test_projective_complementarity_links.py),
+while the links keep their penalty contact with the obstacles and each other. An arm lying on a soft block presses it on the ground without the block entering it
 (where the penalty's sinks in), a prismatic pusher shoves a block along a box's top face, and the gradients of
 coupled steps (the vertices' and joints' state, the forces and joint forces, every parameter, the box's pose) and
 of a rollout match central differences of our own step."""

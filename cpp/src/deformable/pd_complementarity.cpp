@@ -231,9 +231,7 @@ int pdUpdateActiveSet(const PdModel& model, PdData& data, const VecX& forces, co
 
 void pdStartForceCotangents(const PdModel& model, PdData& data, const VecX& per_lambda, Points& gq, Points& gv,
                             Points& gf, VecX& gE, VecX& gnu) {
-  // lambda = n . grad g_i(q) = n . (M (q - y) / dt^2 + grad E(q))_i, with M (q - y) / dt^2 = -M v / dt - M g - f:
-  // W (n x 3) carries dL/dlambda n to each vertex, dL/d(grad g(q)) = W
-  const double h = model.dt;
+  // lambda = n . grad g_i(q): W (n x 3) carries dL/dlambda n to each vertex, dL/d(grad g(q)) = W
   Points W = Points::Zero(model.n, 3);
   bool any = false;
   for (std::size_t c = 0; c < data.friction.vertex.size(); ++c) {
@@ -241,7 +239,13 @@ void pdStartForceCotangents(const PdModel& model, PdData& data, const VecX& per_
     W.row(data.friction.vertex[c]) += per_lambda[c] * data.friction.normal[c].transpose();
     any = true;
   }
-  if (!any) return;
+  if (any) pdStartGradientCotangents(model, data, W, gq, gv, gf, gE, gnu);
+}
+
+void pdStartGradientCotangents(const PdModel& model, PdData& data, const Points& W, Points& gq, Points& gv,
+                               Points& gf, VecX& gE, VecX& gnu) {
+  // grad g_i(q) = (M (q - y) / dt^2 + grad E(q))_i, with M (q - y) / dt^2 = -M v / dt - M g - f
+  const double h = model.dt;
   for (int i = 0; i < model.n; ++i) {
     gv.row(i) -= model.mass[i] / h * W.row(i);
     gf.row(i) -= W.row(i);

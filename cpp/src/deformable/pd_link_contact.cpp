@@ -15,6 +15,7 @@
 #include "rigidiff/algorithm/kinematics.hpp"
 #include "rigidiff/algorithm/point_jacobian.hpp"
 #include "rigidiff/deformable/pd_hull.hpp"
+#include "rigidiff/deformable/pd_link_holding.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/macros.hpp"
 
@@ -77,7 +78,7 @@ double boxDistance(const Vec3& half, const Vec3& p, Vec3* n, Mat3* C) {
   C->setZero();
   const Vec3 excess = p.cwiseAbs() - half;
   const Vec3 sign(p[0] < 0.0 ? -1.0 : 1.0, p[1] < 0.0 ? -1.0 : 1.0, p[2] < 0.0 ? -1.0 : 1.0);
-  if ((excess.array() < 0.0).all()) {  // inside: the nearest face's plane
+  if ((excess.array() <= 0.0).all()) {  // inside or on the surface: the nearest face's plane
     int j = 0;
     excess.maxCoeff(&j);
     *n = sign[j] * Vec3::Unit(j);
@@ -189,6 +190,7 @@ void linkContacts(const PdModel& model, const PdSkeletons& sk, PdSkeletonData& a
     forwardKinematics(sk.model, ad.data, s.data());
     computeJointJacobians(sk.model, ad.data, s.data());
   }
+  if (linkHoldingEnabled(model, sk)) return;  // the complementarity holds the vertices (pd_link_holding.hpp)
   for (int i = 0; i < model.n; ++i) {
     if (!model.surface[i] || model.free_index[i] < 0) continue;
     const Vec3 x = X.row(i).transpose();

@@ -12,6 +12,7 @@
 #include "rigidiff/algorithm/rnea.hpp"
 #include "rigidiff/deformable/pd_complementarity.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_link_holding.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
@@ -47,8 +48,10 @@ void checkFiniteVector(const VecX& a, const char* name) {
     RD_CHECK_ARG(std::isfinite(a[i]), name << "[" << i << "] is not finite (" << a[i] << ")");
 }
 
-// Removes the components of v's vertex part (stacked as pdSolve, then the joints) along the held normals.
-void projectVertices(const PdModel& model, const PdData& data, VecX& v) {
+// Removes the components of v (stacked as pdSolve, then the joints) along the held constraints: the vertex part's
+// along the obstacles' normals, or with links holding vertices, the whole along every constraint's column.
+void projectVertices(const PdModel& model, const PdData& data, const PdSkeletonData& ad, VecX& v) {
+  if (ad.holds.size()) return linkHoldsProject(model, ad, v);
   VecX head = v.head(3 * model.free_count);
   pdProjectOnActiveSet(model, data.active, head);
   v.head(3 * model.free_count) = head;
@@ -86,6 +89,7 @@ void pdSkeletonHessianBuild(const PdModel& model, PdData& data, const PdSkeleton
   }
   ad.preconditioner.compute(ad.hss);
   if (ad.preconditioner.info() != Eigen::Success) ad.preconditioner.compute(own);
+  if (ad.holds.size()) linkHoldsSchur(model, ad);
 }
 
 VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& zv,
@@ -102,12 +106,13 @@ VecX pdSkeletonHessianProduct(const PdModel& model, const PdData& data, const Pd
     for (int c = 0; c < 3; ++c) out[c * nf + r] += hx[c];
     out.tail(nv) += b.xs.transpose() * zx;
   }
-  if (project && data.active.size()) projectVertices(model, data, out);
+  if (project && (data.active.size() || ad.holds.size())) projectVertices(model, data, ad, out);
   return out;
 }
 
 VecX pdSkeletonPrecondition(const PdModel& model, const PdData& data, const PdSkeletonData& ad, const VecX& g) {
   const int nf = model.free_count, nv = static_cast<int>(ad.hss.rows());
+  if (ad.holds.size()) return linkHoldsPrecondition(model, data, ad, g);
   VecX out(3 * nf + nv);
   out.head(3 * nf) = pdConstrainedSolve(model, data, g.head(3 * nf));
   if (nv > 0) out.tail(nv) = ad.preconditioner.solve(g.tail(nv));
@@ -152,9 +157,13 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   for (int i = 0; i < model.n; ++i) contacts[i] += linked[i];
   if (!data.factor_valid || data.factor_dt != model.dt || contacts != data.factor_contacts)
     pdFactorise(model, data, contacts);
+  const bool guessed = data.start_guess.rows() == model.n && ad.start_guess.size() == sk.model.nq;
   pdStartActiveSet(model, data);  // (the complementarity's vertices held on planes, balls and boxes)
+  linkHoldsStart(model, sk, ad, q, s0, guessed ? &data.start_guess : nullptr, guessed ? &ad.start_guess : nullptr);
+  if (ad.holds.enabled) linkHoldsFactorise(model, data, ad);
   pdFrictionContacts(model, data);
   linkFrictionContacts(model, sk, ad, q, s0, false);
+  linkHoldsFriction(model, sk, ad, data, q, s0, false);
   linkObstacleFrictionContacts(model, sk, ad, s0, false);
   linkLinkFrictionContacts(model, sk, ad, s0, false);
 
@@ -184,10 +193,11 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
       for (int c = 0; c < 3; ++c) g[c * nf + r] = model.mass[i] / h2 * dx[c] + grad(i, c);
     }
     g.tail(nv) = gs;
-    if (!raw && data.active.size()) projectVertices(model, data, g);
+    if (!raw && (data.active.size() || ad.holds.size())) projectVertices(model, data, ad, g);
     return value;
   };
   auto place = [&](VecX& z) {  // the held vertices on their planes
+    if (ad.holds.size()) return linkHoldsPlace(model, data, sk, ad, s0, z);
     VecX xf = z.head(3 * nf);
     pdPlaceOnPlanes(model, data.active, xf);
     z.head(3 * nf) = xf;
@@ -267,6 +277,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   LbfgsResult r = newton(potential, direction, fallback, z, threshold, model.options.max_iterations, limit, &best);
   data.iterations = r.iterations;
   // the complementarity's active set, updated from each solution until it no longer changes
+  std::vector<std::vector<int>> link_sets;
   const bool settled = pdSettleActiveSet(
       model, data, threshold, r.converged,
       [&](Points& at) {
@@ -278,13 +289,30 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
         return VecX(g.head(3 * nf));
       },
       [&]() {
+        if (ad.holds.enabled) linkHoldsFactorise(model, data, ad);
         place(z);
         r = newton(potential, direction, fallback, z, threshold, model.options.max_iterations - data.iterations,
                    limit, nullptr);
         data.iterations += r.iterations;
         return r.converged;
-      });
+      },
+      !ad.holds.enabled ? std::function<int(const VecX&, const Points&, bool)>()
+                        : [&](const VecX& g, const Points& at, bool update) {
+                            if (!update) {
+                              VecX full = VecX::Zero(N);
+                              full.head(3 * nf) = g;
+                              linkHoldsForces(model, data, ad, full);
+                              return 0;
+                            }
+                            return linkHoldsUpdate(model, sk, ad, q, s0, at, pdSkeletonConfiguration(sk, s0, z.tail(nv)),
+                                                   threshold, link_sets);
+                          });
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
+  if (ad.holds.enabled && r.converged && !settled && model.options.raise_on_failure)
+    throw std::runtime_error("the complementarity contact's active set did not settle after " +
+                             std::to_string(data.active_set_iterations) + " active-set iterations (" +
+                             std::to_string(data.active.size()) + " vertices held on planes, balls or boxes, " +
+                             std::to_string(ad.holds.size()) + " on links)");
   pdCheckConverged(model, data, r, settled);
   pdScatterFree(model, z.head(3 * nf), X);
   data.x = X;
@@ -302,7 +330,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
   data.link_energy = linkObstacleCoupling(model, sk, ad, nullptr, nullptr, &obstacle_contacts) +
                      linkLinkCoupling(model, sk, ad, nullptr, nullptr, &link_contacts);
   ad.contacts = static_cast<int>(final_contacts.size()) + obstacle_contacts + link_contacts;
-  data.contacts = ad.contacts + pdObstacleContactCount(model, X) + data.active.size();
+  data.contacts = ad.contacts + pdObstacleContactCount(model, X) + data.active.size() + ad.holds.size();
 }
 
 }  // namespace deformable

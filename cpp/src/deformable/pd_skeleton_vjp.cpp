@@ -14,6 +14,7 @@
 #include "rigidiff/algorithm/rnea_derivatives.hpp"
 #include "rigidiff/deformable/pd_complementarity.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
+#include "rigidiff/deformable/pd_link_holding.hpp"
 #include "rigidiff/deformable/pd_skeleton.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
 #include "rigidiff/world/free_joint_motion.hpp"
@@ -46,18 +47,25 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
       for (int c = 0; c < 3; ++c) bv[c * nf + model.free_index[i]] = b(i, c);
   bv.tail(nv) = bs;
   // the complementarity's held vertices: the adjoint on the active set's subspace, as in pdStepVjp
-  const VecX b_held = bv.head(3 * nf);
-  VecX head = b_held;
-  pdProjectOnActiveSet(model, data.active, head);
-  bv.head(3 * nf) = head;
+  const VecX b_held = bv.head(3 * nf), b_all = bv;
+  if (ad.holds.size()) {  // (and on the links' holds: the whole on every constraint)
+    linkHoldsProject(model, ad, bv);
+  } else {
+    VecX head = b_held;
+    pdProjectOnActiveSet(model, data.active, head);
+    bv.head(3 * nf) = head;
+  }
   Points Z = Points::Zero(model.n, 3);
   auto product = [&](const VecX& w) { return pdSkeletonHessianProduct(model, data, ad, w, Z); };
   auto inverse = [&](const VecX& w) { return pdSkeletonPrecondition(model, data, ad, w); };
   VecX w = VecX::Zero(bv.size());
   solveAdjoint(product, inverse, bv, w, model.options.tolerance, model.options.max_iterations, model.options.history);
   const bool held = pdHoldsOnObstacles(model, data);
-  const VecX residual = held ? VecX(b_held - pdSkeletonHessianProduct(model, data, ad, w, Z, false).head(3 * nf))
-                             : VecX();
+  const VecX residual_all =
+      held || ad.holds.size() ? VecX(b_all - pdSkeletonHessianProduct(model, data, ad, w, Z, false)) : VecX();
+  const VecX residual = !held              ? VecX()
+                        : ad.holds.size() ? linkHoldsObstacleResidual(model, data, ad, residual_all)
+                                          : VecX(residual_all.head(3 * nf));
   Z.setZero(model.n, 3);
   pdScatterFree(model, w.head(3 * nf), Z);
   const VecX ws = w.tail(nv), wd = A * ws;
@@ -73,6 +81,9 @@ void pdSkeletonStepVjp(const PdModel& model, PdData& data, const PdSkeletons& sk
   // friction on the links: its lagged normal forces, normals and material points, and mu (every contact, so that
   // the gradient of switching friction on exists at mu = 0)
   gs = VecX::Zero(nv);
+  // the links' holds: their planes from the start's vertices and joints
+  linkHoldsCotangents(model, data, sk, ad, w, residual_all, gq, gs);
+  data.grad_friction += linkHoldsFrictionCotangents(model, data, sk, ad, Z, wd, gq, gv, gf, gs, gE, gnu);
   PdSkeletonData lagged(sk.model);
   linkFrictionContacts(model, sk, lagged, data.q, ad.s0, true);
   linkObstacleFrictionContacts(model, sk, lagged, ad.s0, true);

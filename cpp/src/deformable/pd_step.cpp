@@ -324,7 +324,8 @@ void pdStartActiveSet(const PdModel& model, PdData& data) {
 }
 
 bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, bool converged,
-                       const std::function<VecX(Points&)>& solution, const std::function<bool()>& again) {
+                       const std::function<VecX(Points&)>& solution, const std::function<bool()>& again,
+                       const std::function<int(const VecX&, const Points&, bool)>& links) {
   data.active_set_iterations = 0;
   data.active_forces.resize(0);
   if (model.contact_model != PdContactModel::Complementarity) return true;
@@ -333,9 +334,15 @@ bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, boo
   Points X(model.n, 3);
   while (converged) {
     X = data.q;
-    data.active_forces = pdActiveForces(model, data.active, solution(X));
+    const VecX g = solution(X);
+    data.active_forces = pdActiveForces(model, data.active, g);
+    if (links) links(g, X, false);
     if (data.active_set_iterations == kMaxActiveSetIterations) break;
-    const int change = pdUpdateActiveSet(model, data, data.active_forces, X, threshold, seen);
+    int change = pdUpdateActiveSet(model, data, data.active_forces, X, threshold, seen);
+    if (links && change != -1) {
+      const int linked = links(g, X, true);
+      change = linked == -1 ? -1 : std::max(change, linked);
+    }
     settled = change == 0;
     if (change != 1) break;
     ++data.active_set_iterations;

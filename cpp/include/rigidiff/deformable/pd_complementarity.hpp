@@ -91,5 +91,10 @@ void pdHoldingPlaneCotangents(const PdModel& model, const PdActiveSet& active, c
 void pdStartForceCotangents(const PdModel& model, PdData& data, const VecX& per_lambda, Points& gq, Points& gv,
                             Points& gf, VecX& gE, VecX& gnu);
 
+/// Adds to gq, gv, gf (n x 3) and to data's parameter cotangents those of the start's gradient data.start_gradient
+/// (n x 3) given its cotangent W (n x 3).
+void pdStartGradientCotangents(const PdModel& model, PdData& data, const Points& W, Points& gq, Points& gv,
+                               Points& gf, VecX& gE, VecX& gnu);
+
 }  // namespace deformable
 }  // namespace rigidiff

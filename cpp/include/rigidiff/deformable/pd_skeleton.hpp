@@ -17,7 +17,8 @@
 // (w x u on a free joint's linear velocity) and the new velocity is ds / h re-expressed as the lcp step does.
 // Planar joints likewise, as a free joint confined to its plane (docs/deformable.md, "Planar joints"): x moves by
 // R(theta0) ds_xy, theta by ds_w; their limits' penalty on x, y and theta is taken in the tangent at s.
-// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp). Their
+// C holds the link contacts (with the surface vertices, the obstacles, and each other: pd_link_links.cpp); in a
+// complementarity world the vertices are held on the links instead (pd_link_holding.hpp). Their
 // Hessian is exact (the second derivatives of the links' poses included), so the adjoint of the step is exact too.
 #pragma once
 
@@ -90,6 +91,7 @@ struct PdLinkFriction {
   Vec3 local = Vec3::Zero();
   Mat3 rotation0 = Mat3::Identity();  ///< the joint's rotation at the start
   MatX J0, W0;                    ///< the start's point and angular Jacobians at the vertex, for the adjoint
+  bool held = false;              ///< a complementarity hold's (lambda: the start's push, pd_link_holding.hpp)
 };
 
 /// One vertex's block of the coupling Hessian: rows and columns (x_i, s).
@@ -136,6 +138,32 @@ struct LinkSlip {
 LinkSlip linkSlip(const PdModel& model, const Vec3& normal, const Vec3& local, const SE3& pose, const Vec3& x);
 
 /// Scratch and caches of a coupled step (the multibody Data, the step's constants, the solution's Hessian).
+/// The complementarity contact's vertices held on links (pd_link_holding.hpp): pair p holds vertex[p] on the plane
+/// normal[p] . x - coupling[p] . ds = offset[p] tangent to link shape shape[p] at the start, which moves with the
+/// link's displacement ds (to first order: coupling = J(s0)^T n). With data.active's pairs (the obstacles'), they
+/// make the step's constraints E^T z = e (E's column p: n at the vertex's rows, -coupling at the joints'), whose
+/// Euclidean projector and inverse of blockdiag(A, joints' block) on E^T z = 0 are built here.
+struct PdLinkHolds {
+  bool enabled = false;  ///< a complementarity world (linkHoldingEnabled)
+  std::vector<int> vertex, shape;
+  std::vector<Vec3> normal;
+  std::vector<double> offset;
+  std::vector<VecX> coupling;  ///< nv each
+  VecX forces;                 ///< the normal forces at the last solution (pairs order)
+  // every constraint of the step: data.active's pairs then these (rebuilt by linkHoldsFactorise)
+  std::vector<int> all_vertex;
+  std::vector<Vec3> all_normal;
+  MatX all_coupling;                   ///< nv x pairs (zero columns for the obstacles')
+  Eigen::LDLT<MatX> gram;              ///< of E^T E
+  MatX columns, joint_columns;         ///< A^-1's (free_count x pairs: L^-1 e_i) and the joints' block^-1 G
+  Eigen::LDLT<MatX> schur;             ///< of E^T blockdiag(A, joints' block)^-1 E
+  int size() const { return static_cast<int>(vertex.size()); }
+  void clear() {
+    vertex.clear(), shape.clear(), normal.clear(), offset.clear(), coupling.clear();
+    forces.resize(0);
+  }
+};
+
 struct PdSkeletonData {
   explicit PdSkeletonData(const Model& model) : data(model) {}
   Data data;
@@ -159,6 +187,7 @@ struct PdSkeletonData {
   VecX grad_inertia, grad_damping, grad_stiffness, grad_armature;
   double grad_limit_stiffness = 0.0;
   int contacts = 0;                 ///< link contacts at the solution
+  PdLinkHolds holds;
 };
 
 /// The joint-limit penalty of pd_skeleton.hpp at the joint coordinates s (0 unless sk.joint_limits): its energy,

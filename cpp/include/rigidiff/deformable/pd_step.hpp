@@ -59,8 +59,12 @@ void pdStartActiveSet(const PdModel& model, PdData& data);
 /// free vertices of the current solution into X (n x 3) and returns the unprojected gradient of g there (stacked
 /// as in pdSolve); again() places the vertices on the new set's planes and solves again, returning whether it
 /// converged. Returns whether the set settled (always under the penalty); counts data.active_set_iterations.
+/// links(g, X, update), when given, is called with each solution's gradient and vertices: to set the forces of
+/// the pairs it holds (and data.active_forces at the vertices it shares) without update, and with it to apply the
+/// rule to its pairs, returning 0 (unchanged), 1 (changed) or -1 (cycling), after data.active's update.
 bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, bool converged,
-                       const std::function<VecX(Points&)>& solution, const std::function<bool()>& again);
+                       const std::function<VecX(Points&)>& solution, const std::function<bool()>& again,
+                       const std::function<int(const VecX&, const Points&, bool)>& links = nullptr);
 
 /// Records the step's convergence (data.settled, data.converged; data.residual and data.iterations set) and, with
 /// raise_on_failure, throws runtime_error naming the residual or the active set that did not settle.

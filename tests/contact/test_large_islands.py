@@ -98,26 +98,41 @@ def test_step_jacobians_of_a_large_island_match_central_differences(grid):
     check_step_jacobians(*grid, directions=3, seed=0)
 
 
-@pytest.fixture(scope="module")
-def pyramid():
-    """15 cubes in rows of 5, 4, 3, 2, 1, settled: one island of 300 rows on 90 dofs, above the size
-    from which the LCP reads A from its factors and the clamping solve runs in the dofs (docs/contact.md)."""
+def pyramid_world(copies: int = 1, pendulum: bool = False, masses=(1.0, 1.0)):
+    """`copies` pyramids of 15 cubes in rows of 5, 4, 3, 2, 1, 2 m apart, the cubes of copy c of mass
+    masses[c], settled for 100 steps: each one island of 300 rows on 90 dofs. With `pendulum`, each top cube
+    carries a pendulum that touches nothing: a dof the rows leave free, whose step Jacobians go through the
+    pile's clamping system."""
     world = rd.World(dt=1e-3)
     world.add_ground(friction=0.6)
     q = []
-    for level, n in enumerate(range(5, 0, -1)):
-        for i in range(n):
-            name = f"box{level}_{i}"
-            shape = rd.Box((0.2, 0.2, 0.2))
-            sk = rd.Skeleton(name)
-            body = sk.add_body(name, joint=rd.FreeJoint(f"{name}_free"), inertia=rd.Inertia.from_shape(shape, mass=1.0))
-            body.add_shape(shape, friction=0.6)
-            world.add_skeleton(sk)
-            q += [0.22 * (i - (n - 1) / 2), 0.0, 0.1 + 0.2 * level, 0.0, 0.0, 0.0, 1.0]
+    for copy in range(copies):
+        for level, n in enumerate(range(5, 0, -1)):
+            for i in range(n):
+                name = f"box{copy}_{level}_{i}"
+                shape = rd.Box((0.2, 0.2, 0.2))
+                sk = rd.Skeleton(name)
+                body = sk.add_body(name, joint=rd.FreeJoint(f"{name}_free"),
+                                   inertia=rd.Inertia.from_shape(shape, mass=masses[copy]))
+                body.add_shape(shape, friction=0.6)
+                q += [0.22 * (i - (n - 1) / 2), 2.0 * copy, 0.1 + 0.2 * level, 0.0, 0.0, 0.0, 1.0]
+                if pendulum and n == 1:
+                    sk.add_body(f"bob{copy}", joint=rd.RevoluteJoint(f"swing{copy}", axis=(1.0, 0.0, 0.0)),
+                                parent=body, joint_origin=rd.Transform(translation=(0.0, 0.0, 0.3)),
+                                inertia=rd.Inertia.from_shape(rd.Sphere(0.05), mass=0.3))
+                    q += [0.0]
+                world.add_skeleton(sk)
     q, v = np.array(q), np.zeros(world.nv)
     for _ in range(100):
         q, v = world.step(q, v, np.zeros(world.nv))
     return world, q, v
+
+
+@pytest.fixture(scope="module")
+def pyramid():
+    """One pyramid: an island above the size from which the LCP reads A from its factors and the clamping
+    solve runs in the dofs (docs/contact.md)."""
+    return pyramid_world()
 
 
 def test_a_pyramid_gets_the_pseudo_inverse_solution(pyramid):
@@ -148,6 +163,37 @@ def test_a_cold_pyramid_step_equals_the_warm_one(pyramid):
 @pytest.mark.parametrize("warm", [False, True])
 def test_step_jacobians_of_a_pyramid_match_central_differences(pyramid, warm):
     check_step_jacobians(*pyramid, directions=2, seed=1, warm=warm)
+
+
+def test_two_large_islands_differentiate_each_with_its_own_clamping_system():
+    """A warm-started step of a resting pile solves in the dofs and leaves each island's clamping system to be
+    formed when the derivatives ask for it, from that island's own factors. Two pyramids whose top cubes
+    carry pendulums: each pyramid's Jacobian blocks are those of the pyramid alone (the pendulum's through
+    its pile's clamping system), the blocks between them zero, and they match central differences."""
+    masses = (1.0, 2.5)  # two different clamping systems
+    world2, q2, v2 = pyramid_world(copies=2, pendulum=True, masses=masses)
+    tau2 = np.zeros(world2.nv)
+    q2, v2 = world2.step(q2, v2, tau2)
+    jac2 = world2.step_jacobians(q2, v2, tau2)
+    assert world2.last_contacts().solver == "warm_start"
+    for copy in range(2):
+        world = pyramid_world(copies=1, pendulum=True, masses=(masses[copy],))[0]
+        n, nq = world.nv, world.nq
+        assert world2.nv == 2 * n == 2 * 91
+        swing = world.layout("box0_4_0").v.stop - 1  # the pendulum's dof
+        qc = q2[copy * nq:(copy + 1) * nq].copy()
+        for b in range(15):  # the copy moved onto the first one's place
+            qc[7 * b + 1] -= 2.0 * copy
+        vc = v2[copy * n:(copy + 1) * n]
+        jac = world.step_jacobians(qc, vc, np.zeros(n))  # solved cold: the same classes, another path
+        block = slice(copy * n, (copy + 1) * n)
+        other = slice((1 - copy) * n, (2 - copy) * n)
+        scale = np.abs(jac.dv_dtau).max()
+        assert abs(jac.dv_dtau[swing, swing]) > 0.5 * scale > 0.1  # the pendulum answers its torque
+        np.testing.assert_allclose(jac2.dv_dtau[block, block], jac.dv_dtau, rtol=0, atol=1e-9 * scale)
+        np.testing.assert_allclose(jac2.dv_dv[block, block], jac.dv_dv, rtol=0, atol=1e-9)
+        assert np.abs(jac2.dv_dtau[block, other]).max() < 1e-12 * scale
+    check_step_jacobians(world2, q2, v2, directions=1, seed=2, warm=True)
 
 
 def test_rows_that_leave_a_dof_free_get_the_pseudo_inverse_solution():

@@ -105,28 +105,24 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
   const MatX A = Jm * Km.transpose();
   checkBoxedLcp(n, A.data(), b, lo, hi, findex);
   // each row on the whole blocks where its J or K is not zero
-  std::vector<int> start(1, 0), index;
-  std::vector<double> fj, fk;
+  contact::DelassusFactorStorage kept;
+  kept.dim = dim;
+  kept.blocks = blocks;
+  kept.blockStart.assign(blockStart, blockStart + blocks + 1);
+  kept.start.assign(1, 0);
   for (int i = 0; i < n; ++i) {
     for (int k = 0; k < blocks; ++k) {
       const int b0 = blockStart[k], len = blockStart[k + 1] - b0;
       if (Jm.row(i).segment(b0, len).isZero(0.0) && Km.row(i).segment(b0, len).isZero(0.0)) continue;
       for (int d = b0; d < b0 + len; ++d) {
-        index.push_back(d);
-        fj.push_back(Jm(i, d));
-        fk.push_back(Km(i, d));
+        kept.index.push_back(d);
+        kept.J.push_back(Jm(i, d));
+        kept.K.push_back(Km(i, d));
       }
     }
-    start.push_back(static_cast<int>(index.size()));
+    kept.start.push_back(static_cast<int>(kept.index.size()));
   }
-  contact::DelassusFactors factors;
-  factors.dim = dim;
-  factors.start = start.data();
-  factors.index = index.data();
-  factors.J = fj.data();
-  factors.K = fk.data();
-  factors.blocks = blocks;
-  factors.blockStart = blockStart;
+  const contact::DelassusFactors factors = kept.view();
   MatX buffer(n, n);
   contact::BoxedLcp lcp(n, buffer.data(), b, lo, hi, findex);
   lcp.factors = &factors;

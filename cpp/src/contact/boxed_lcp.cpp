@@ -27,6 +27,7 @@ void BoxedLcpWorkspace::resize(int size) {
   r.setZero(n);
   systemValid = false;
   codValid_ = false;
+  qDeferredRows_ = -1;
   psd.resize(n);
   lo.setZero(n);
   hi.setZero(n);
@@ -47,11 +48,35 @@ void BoxedLcpWorkspace::decomposeClampingSystem(double rankThreshold) {
   codValid_ = true;
 }
 
+DelassusFactors DelassusFactorStorage::view() const {
+  DelassusFactors f;
+  f.dim = dim;
+  f.start = start.data();
+  f.index = index.data();
+  f.J = J.data();
+  f.K = K.data();
+  f.blocks = blocks;
+  f.blockStart = blocks > 0 ? blockStart.data() : nullptr;
+  return f;
+}
+
+const MatX& BoxedLcpWorkspace::clampingSystem() const {
+  if (qDeferredRows_ >= 0) {  // formed once, as the solve would have formed it (the same sums in the same order)
+    const DelassusFactors f = factorStorage.view();
+    BoxedLcp lcp(qDeferredRows_, nullptr, nullptr, nullptr, nullptr, nullptr);
+    lcp.factors = &f;
+    // Q and the scratch of the sums are caches of the solved system: forming them changes no answer
+    lazyClampingSystem(lcp, const_cast<BoxedLcpWorkspace&>(*this));
+    qDeferredRows_ = -1;
+  }
+  return Q;
+}
+
 const Eigen::CompleteOrthogonalDecomposition<MatX>& BoxedLcpWorkspace::clampingCod() const {
   if (!codValid_) {
     const int m = static_cast<int>(clamped.size());
     cod_.setThreshold(rankThreshold_);
-    cod_.compute(Q.topLeftCorner(m, m));
+    cod_.compute(clampingSystem().topLeftCorner(m, m));
     codValid_ = true;
   }
   return cod_;

@@ -65,6 +65,20 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
 
 namespace {
 
+// N(i0.., j0..) += g h^T (lengths ng, nh). Runs of whole free bodies (multiples of 6) go by fixed 6 x 6 tiles,
+// without the general kernel's set-up: each entry still adds the one product g_i h_j, so the bits are the same.
+template <typename Block>
+void addOuterProduct(Block& N, int i0, int j0, const double* g, int ng, const double* h, int nh) {
+  if (ng % 6 != 0 || nh % 6 != 0) {
+    N.block(i0, j0, ng, nh).noalias() += Eigen::Map<const VecX>(g, ng) * Eigen::Map<const VecX>(h, nh).transpose();
+    return;
+  }
+  for (int a = 0; a < ng; a += 6)
+    for (int b = 0; b < nh; b += 6)
+      N.template block<6, 6>(i0 + a, j0 + b).noalias() +=
+          Eigen::Map<const Vec6>(g + a) * Eigen::Map<const Vec6>(h + b).transpose();
+}
+
 // x_C = A_CC^+ r = G_C N^+ N^+ G_C^T r with N = G_C^T G_C (DelassusRoot), into ws.dx: the pivoted Cholesky
 // of N costs dim k^2 instead of m k^2 (k the rank, m the clamped rows). False where N's rank is not
 // clear-cut; the caller then solves with A_CC.
@@ -91,8 +105,7 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
       for (int c = e0; c < e1;) {
         int ce = c + 1;
         while (ce < e1 && root.index[ce] == root.index[ce - 1] + 1) ++ce;
-        N.block(root.index[p], root.index[c], pe - p, ce - c).noalias() +=
-            Eigen::Map<const VecX>(root.G + p, pe - p) * Eigen::Map<const VecX>(root.G + c, ce - c).transpose();
+        addOuterProduct(N, root.index[p], root.index[c], root.G + p, pe - p, root.G + c, ce - c);
         c = ce;
       }
       p = pe;
@@ -144,7 +157,18 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
 
   // Q = A_CC + A_CU E, r = -(b_C + A_CU c_U)
   for (int a = 0; a < m; ++a) ws.r[a] = -lcp.b[ws.clamped[a]];
-  if (lcp.lazyA && !ws.denseReady) {
+  // Without friction rows coupled to clamped normals Q = A_CC is symmetric positive semi-definite. With more
+  // clamped rows than coordinates of a DelassusRoot, the solve works in the coordinates and does not read Q:
+  // a lazy A whose factors the workspace keeps then leaves Q to be formed if the derivatives ask for it
+  // (forming it dominated the step of a resting pile)
+  const bool symmetric = std::all_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
+  const bool rootSolve = symmetric && lcp.root && m > lcp.root->dim;
+  const bool keptFactors = lcp.factors && ws.factorStorage.J.data() == lcp.factors->J && !ws.factorStorage.J.empty();
+  const bool deferQ = rootSolve && k == 0 && lcp.lazyA && !ws.denseReady && keptFactors;
+  ws.clampingSystemFormed();
+  if (deferQ) {
+    ws.deferClampingSystem(n);
+  } else if (lcp.lazyA && !ws.denseReady) {
     lazyClampingSystem(lcp, ws);
   } else {
     if (m > 0 && ws.clamped[m - 1] == m - 1) {  // the clamped rows are the leading rows (a resting island)
@@ -171,9 +195,9 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   ws.dw.setZero();
   ws.clampingSystemChanged(options.rankThreshold);
   if (m > 0) {
-    const bool symmetric = std::all_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
     const double low = 1e-2 * options.rankThreshold, high = 1e2 * options.rankThreshold;
-    const bool throughRoot = symmetric && lcp.root && m > lcp.root->dim && solveThroughRoot(lcp, ws, low, high);
+    const bool throughRoot = rootSolve && solveThroughRoot(lcp, ws, low, high);
+    if (!throughRoot && deferQ) ws.clampingSystem();  // the solve needs Q after all
     if (!throughRoot && (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), low, high, ws.psd,
                                                         ws.dx.head(m)))) {
       ws.decomposeClampingSystem(options.rankThreshold);

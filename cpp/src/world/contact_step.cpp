@@ -219,15 +219,21 @@ void impulseResponses(const Model& model, Data& data, ContactStepData& cd, int m
   for (const int t : cd.solveTrees) solve = solve && 2 * treeColumns(cd, t, cd.treeLinks) < model.subtree_nv[t];
   if (!solve && !cd.solveTrees.empty()) minverseTrees(model, data, cd);
   const MatX& Minv = data.Minv;
+  // a single-joint tree's block of M~^-1, symmetric from its upper triangle as minverseSweeps writes it into
+  // M~^-1: made once per tree and step, not once per row
+  cd.jointInverseMade.assign(model.njoints, 0);
+  if (cd.jointInverse.size() < static_cast<std::size_t>(model.njoints)) cd.jointInverse.resize(model.njoints);
   for (int r = 0; r < m; ++r) {
     forRowSegments(model, cd, r, [&](int t, int b, int n, int off) {
       const bool free = n == model.joints[t].nv;
       if (!free && solve) return;
-      Mat6 block;
-      if (free) {  // symmetric from its upper triangle, as minverseSweeps writes it into M~^-1
-        block = data.Dinv[t];
-        block.triangularView<Eigen::StrictlyLower>() = block.transpose();
+      if (free && !cd.jointInverseMade[t]) {
+        Mat6& made = cd.jointInverse[t];
+        made = data.Dinv[t];
+        made.triangularView<Eigen::StrictlyLower>() = made.transpose();
+        cd.jointInverseMade[t] = 1;
       }
+      const Mat6& block = cd.jointInverse[t];
       if (n == 6) {  // a free body's: the fixed-size product, without the general kernel's set-up
         if (free)
           cd.MinvJtSeg.segment<6>(off).noalias() = block * cd.Jseg.segment<6>(off);
@@ -293,6 +299,36 @@ void treeSegments(const Model& model, ContactStepData& cd, const int* rows, int 
   }
 }
 
+// j . r over 6 entries, summed in the order of Eigen's vectorised dot of two dynamic segments (pairs of
+// lanes (0, 2, 4) and (1, 3, 5), then the two lanes): the same bits as the general path, without its set-up
+inline double dot6(const double* j, const double* r) {
+  const double even = (j[0] * r[0] + j[2] * r[2]) + j[4] * r[4];
+  const double odd = (j[1] * r[1] + j[3] * r[3]) + j[5] * r[5];
+  return even + odd;
+}
+
+// g = L^T j for a row-major lower factor L (n x n): g_d sums L(e, d) j_e over e >= d in increasing e, row by
+// row of L so that the 6 sums of a free body's tree stay in registers (fully unrolled)
+void lowerTransposeTimes(const double* L, int n, const double* j, double* g) {
+  std::fill(g, g + n, 0.0);
+  for (int e = 0; e < n; ++e) {
+    const double je = j[e];
+    for (int d = 0; d <= e; ++d) g[d] += L[e * n + d] * je;
+  }
+}
+
+void lowerTransposeTimes6(const double* L, const double* j, double* out) {
+  double g[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+#pragma GCC unroll 6
+  for (int e = 0; e < 6; ++e) {
+    const double je = j[e];
+#pragma GCC unroll 6
+    for (int d = 0; d < 6; ++d)
+      if (d <= e) g[d] += L[e * 6 + d] * je;
+  }
+  std::copy(g, g + 6, out);
+}
+
 // The island's Delassus block, dense: summed tree by tree over the rows of that tree alone.
 void denseIslandBlock(const Model& model, ContactStepData& cd, const int* rows, int mi, int nt, MatX& Ai) {
   Ai.setZero(mi, mi);
@@ -301,15 +337,21 @@ void denseIslandBlock(const Model& model, ContactStepData& cd, const int* rows, 
     const int nr = cd.treeStart[s + 1] - cd.treeStart[s];
     const int n = model.subtree_nv[cd.islandTrees[s]];
     treeSegments(model, cd, rows, s);
-    for (int a = 0; a < nr; ++a) {
-      const int i = tr[a];
-      for (int c = 0; c <= a; ++c) {
-        const int k = tr[c];
-        const double d = cd.Jseg.segment(cd.treeSegs[a], n).dot(cd.MinvJtSeg.segment(cd.treeSegs[c], n));
-        Ai(i, k) += d;
-        if (k != i) Ai(k, i) += d;
+    auto sum = [&](auto&& dot) {
+      for (int a = 0; a < nr; ++a) {
+        const int i = tr[a];
+        for (int c = 0; c <= a; ++c) {
+          const int k = tr[c];
+          const double d = dot(cd.treeSegs[a], cd.treeSegs[c]);
+          Ai(i, k) += d;
+          if (k != i) Ai(k, i) += d;
+        }
       }
-    }
+    };
+    if (n == 6)  // a free body's tree
+      sum([&](int ja, int kc) { return dot6(cd.Jseg.data() + ja, cd.MinvJtSeg.data() + kc); });
+    else
+      sum([&](int ja, int kc) { return cd.Jseg.segment(ja, n).dot(cd.MinvJtSeg.segment(kc, n)); });
   }
 }
 
@@ -361,29 +403,38 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
     minverseTrees(model, data, cd);
     rooted = treeFactors(model, data, cd, nt);
   }
-  cd.factorStart.assign(mi + 1, 0);
-  cd.factorIndex.clear();
-  cd.factorJ.clear();
-  cd.factorK.clear();
+  // the factors live in the island's LCP workspace, so that the clamping system a root solve leaves unformed
+  // can still be formed from them for the derivatives (after the other islands' solves)
+  if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
+  contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
+  contact::DelassusFactorStorage& kept = ws.factorStorage;
+  kept.start.assign(mi + 1, 0);
+  kept.index.clear();
+  kept.J.clear();
+  kept.K.clear();
+  kept.dim = cd.treeDof[nt];
+  kept.blocks = nt;
+  kept.blockStart.assign(cd.treeDof.begin(), cd.treeDof.begin() + nt + 1);
   cd.rootG.clear();
   for (int k = 0; (sparse || rooted) && k < mi; ++k) {
     forRowSegments(model, cd, rows[k], [&](int t, int, int n, int off) {
       const int ts = cd.treeSlot[t];
-      for (int d = 0; d < n; ++d) cd.factorIndex.push_back(cd.treeDof[ts] + d);
+      for (int d = 0; d < n; ++d) kept.index.push_back(cd.treeDof[ts] + d);
       if (sparse) {
-        cd.factorJ.insert(cd.factorJ.end(), cd.Jseg.data() + off, cd.Jseg.data() + off + n);
-        cd.factorK.insert(cd.factorK.end(), cd.MinvJtSeg.data() + off, cd.MinvJtSeg.data() + off + n);
+        kept.J.insert(kept.J.end(), cd.Jseg.data() + off, cd.Jseg.data() + off + n);
+        kept.K.insert(kept.K.end(), cd.MinvJtSeg.data() + off, cd.MinvJtSeg.data() + off + n);
       }
       if (rooted) {  // g = L^T j on this tree
         const double* L = cd.treeChol.data() + cd.cholStart[ts];
-        for (int d = 0; d < n; ++d) {
-          double g = 0.0;
-          for (int e = d; e < n; ++e) g += L[e * n + d] * cd.Jseg[off + e];
-          cd.rootG.push_back(g);
-        }
+        const std::size_t at = cd.rootG.size();
+        cd.rootG.resize(at + n);
+        if (n == 6)
+          lowerTransposeTimes6(L, cd.Jseg.data() + off, cd.rootG.data() + at);
+        else
+          lowerTransposeTimes(L, n, cd.Jseg.data() + off, cd.rootG.data() + at);
       }
     });
-    cd.factorStart[k + 1] = static_cast<int>(cd.factorIndex.size());
+    kept.start[k + 1] = static_cast<int>(kept.index.size());
   }
   if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
   MatX& Ai = cd.islandA[slot];
@@ -441,25 +492,16 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
       guess = cd.guess.data();
     }
   }
-  if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
-  contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
   contact::BoxedLcp lcp(mi, Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
-  contact::DelassusFactors factors;
-  factors.dim = cd.treeDof[nt];
-  factors.start = cd.factorStart.data();
-  factors.index = cd.factorIndex.data();
-  factors.J = cd.factorJ.data();
-  factors.K = cd.factorK.data();
-  factors.blocks = nt;
-  factors.blockStart = cd.treeDof.data();
+  const contact::DelassusFactors factors = kept.view();
   if (sparse) {
     lcp.factors = &factors;
     lcp.lazyA = Ai.data();
   }
   contact::DelassusRoot root;
   root.dim = cd.treeDof[nt];
-  root.start = cd.factorStart.data();
-  root.index = cd.factorIndex.data();
+  root.start = kept.start.data();
+  root.index = kept.index.data();
   root.G = cd.rootG.data();
   if (rooted) lcp.root = &root;
   const contact::BoxedLcpResult res =

@@ -58,6 +58,17 @@ struct DelassusFactors {
   const int* blockStart = nullptr;
 };
 
+/// DelassusFactors that own their entries. A caller that keeps its factors in the workspace
+/// (BoxedLcpWorkspace::factorStorage, pointing BoxedLcp::factors at its view()) lets a solve through a
+/// DelassusRoot skip forming the clamping system Q: the workspace forms it from them when the derivatives
+/// first ask for it (BoxedLcpWorkspace::clampingCod).
+struct DelassusFactorStorage {
+  int dim = 0, blocks = 0;
+  std::vector<int> start, index, blockStart;
+  std::vector<double> J, K;
+  DelassusFactors view() const;
+};
+
 /// A Delassus matrix given also as A = G G^T (G = J L for contact rows, L L^T = M~^-1), each row of G
 /// stored on the coordinates it touches (sparse rows, as views on caller memory). When the clamping
 /// rows outnumber the coordinates, the minimum-norm clamping solve works with the dim x dim matrix
@@ -142,13 +153,25 @@ struct BoxedLcpWorkspace {
   std::vector<int> slot;      ///< row -> index in clamped, or -1 (dim n)
   std::vector<int> coupling;  ///< bounded row -> index in clamped of its normal row, or -1 if a fixed bound (k)
   VecX factor;                ///< bounded row: x = factor * x[normal] (friction) or x = factor (fixed) (k)
-  MatX Q;                     ///< A_CC + A_CU E (m x m, top-left block of an n x n buffer)
+  /// A_CC + A_CU E (m x m, top-left block of an n x n buffer). After a solve through a DelassusRoot with
+  /// the factors in factorStorage it is formed only when clampingCod() is first called (clampingSystem()).
+  mutable MatX Q;
   VecX r;                     ///< -(b_C + A_CU c_U) (m)
   bool systemValid = false;   ///< the members above describe the current x
   /// The complete orthogonal decomposition of Q (m x m) with the rank threshold of the last solve. A
   /// symmetric Q whose rank is clear-cut is solved by pivoted Cholesky (min_norm_psd.hpp) instead, and
   /// its decomposition is computed here when first asked for (by the derivatives).
   const Eigen::CompleteOrthogonalDecomposition<MatX>& clampingCod() const;
+  /// Q, formed now if the solve deferred it.
+  const MatX& clampingSystem() const;
+  /// The solve deferred Q (m x m of a problem of n rows): clampingSystem() forms it from factorStorage.
+  void deferClampingSystem(int n) {
+    qDeferredRows_ = n;
+    codValid_ = false;
+  }
+  void clampingSystemFormed() { qDeferredRows_ = -1; }
+  /// The caller's DelassusFactors, kept here (see DelassusFactorStorage).
+  DelassusFactorStorage factorStorage;
   /// Decomposes Q (m x m) now: solves use it and clampingCod() returns it.
   void decomposeClampingSystem(double rankThreshold);
   /// Q was rebuilt: its decomposition (with this threshold) is computed again when asked for.
@@ -184,6 +207,7 @@ struct BoxedLcpWorkspace {
   mutable Eigen::CompleteOrthogonalDecomposition<MatX> cod_;  ///< of Q, when codValid_
   mutable bool codValid_ = false;
   double rankThreshold_ = 1e-10;
+  mutable int qDeferredRows_ = -1;  ///< >= 0: Q is not formed yet (the problem's row count)
 };
 
 /// A_ii; from the factors for a lazy A.

@@ -130,6 +130,8 @@ struct ContactStepData {
   std::vector<int> segStart;         ///< (m + 1) start of row r's segments in Jseg and MinvJtSeg
   VecX Jseg;                         ///< rows of J on their trees' dofs, row by row
   VecX MinvJtSeg;                    ///< columns of (M + dt D + dt^2 K)^-1 J^T on the same dofs
+  std::vector<Mat6, Eigen::aligned_allocator<Mat6>> jointInverse;  ///< per tree of one joint: its block of M~^-1
+  std::vector<char> jointInverseMade;  ///< jointInverse[t] is this step's
   std::vector<MatX> islandA;         ///< per island slot: its Delassus block (islandRows order); for a
                                      ///< large island only a buffer until a stage needs A's columns
   std::vector<std::size_t> islandBegin;  ///< per island slot: its first index in islandRows
@@ -164,8 +166,6 @@ struct ContactStepData {
   std::vector<int> islandTrees;      ///< scratch: an island's trees (root joints), in the order its rows meet them
   std::vector<int> treeSlot;         ///< (njoints) scratch: a tree's index in islandTrees, or -1
   std::vector<int> treeDof;          ///< scratch: first island-local dof of each of islandTrees
-  std::vector<int> factorStart, factorIndex;  ///< scratch: the island's rows as sparse rows (DelassusFactors)
-  std::vector<double> factorJ, factorK;       ///< scratch: their entries in J and K = M~^-1 J^T
   std::vector<double> rootG;         ///< scratch: their entries in G = J L (DelassusRoot)
   std::vector<double> treeChol;      ///< scratch: per island tree, L with L L^T its block of M~^-1 (row-major)
   std::vector<int> cholStart;        ///< scratch: each island tree's first entry in treeChol

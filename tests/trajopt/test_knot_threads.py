@@ -47,17 +47,22 @@ def solo12(robots_dir):
     return world, q, v, tau
 
 
-@pytest.fixture(scope="module")
-def panda(robots_dir):
+def panda_world(robots_dir, **options):
+    """The Panda without geometry at 10 ms, at a bent pose: (world, q, v, gravity torques)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sk = rd.load_urdf(robots_dir / "panda_description/urdf/panda.urdf", package_dirs=[robots_dir],
                           load_geometry=False)
-    world = rd.World(dt=0.01)
+    world = rd.World(dt=0.01, **options)
     world.add_skeleton(sk)
     q = world.neutral_configuration()
     q[:7] = [0.0, -0.4, 0.0, -2.0, 0.0, 1.6, 0.8]
     return world, q, np.zeros(world.nv), world.gravity_forces(q)
+
+
+@pytest.fixture(scope="module")
+def panda(robots_dir):
+    return panda_world(robots_dir)
 
 
 def stand_setup(world, q0, tau0):
@@ -106,6 +111,16 @@ def test_ilqr_solves_are_the_same_bits_on_any_thread_count(scene, request):
         assert_identical(results[1], results[n])
     counts = world._core_knot_team_counts()
     assert counts["fallbacks"] == 0 and counts["runs"] > 0
+
+
+@pytest.mark.parametrize("integrator", ["rk4", "implicit"])
+def test_every_integrator_differentiates_its_knots_on_threads_with_the_same_bits(robots_dir, integrator):
+    # the helpers' steps end where the stepper's do (else the sequential loop would run again: a fallback)
+    world, q0, v0, tau0 = panda_world(robots_dir, integrator=integrator)
+    setup = reach_setup(world, q0, tau0)
+    results = {n: solve(world, q0, v0, setup, n, T=40, iters=3) for n in (1, 2)}
+    assert_identical(results[1], results[2])
+    assert world._core_knot_team_counts()["fallbacks"] == 0
 
 
 def test_the_helpers_differentiate_knots_and_restore_the_contact_warm_starts():

@@ -15,7 +15,7 @@ from rigidiff.trajopt.dynamics import trajectory_jacobians
 from rigidiff.trajopt.ilqr import solve_ilqr
 
 STANDING = np.array([0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6])
-THREADS = (1, 2, 3)
+THREADS = (1, 2, 3, 8)
 
 
 @pytest.fixture(scope="module")

@@ -2,13 +2,16 @@
 Crocoddyl's FDDP, on the Panda reaching a point and on solo12 holding its stance on four feet.
 
     python benchmarks/bench_mpc.py [--robots panda solo12 talos] [--horizons 10 25 50] [--replans 20] [--quick]
-                                   [--crocoddyl-python PATH]
+                                   [--threads 1 2] [--crocoddyl-python PATH]
 
 Both controllers run the same loop: one warm-started solver iteration per replan (rigidiff:
 ``rd.mpc.MPC(..., method="ilqr", iterations=1, rebuild=False)``, Crocoddyl: ``SolverFDDP.solve(maxiter=1)``
 from the shifted previous solution), after a first solve, at a control period of 10 ms, on the same costs
 (goal on the hand position for the Panda, a posture for solo12, state and control regularisation).
 rigidiff's replan is timed as the whole controller call ``mpc(q, v)``; Crocoddyl's as its solve call.
+Each runs once per thread count of --threads (default 1 and 2): rigidiff's ``MPC(..., threads=n)``, which
+differentiates the knots on n threads, and Crocoddyl's ``ShootingProblem.nthreads = n`` with
+OMP_NUM_THREADS=n (its wheel is built with OpenMP: the problem's calc and calcDiff run over the knots).
 talos (nv 38) holds its stance on both feet (four 10 mm spheres per sole) with rigidiff only, against
 the 10 ms target of a replan at horizon 25.
 The physics differ where contact enters: rigidiff's solo12 stands on the ground on one sphere per foot
@@ -95,12 +98,12 @@ def solo12_world(root: Path):
     return world, q, v, tau
 
 
-def rigidiff_mpc(world, q0, v0, setup, horizon: int, replans: int):
+def rigidiff_mpc(world, q0, v0, setup, horizon: int, replans: int, threads: int = 1):
     """Median and largest replan time (s) of a closed loop on the model; the final state. A replan is the
     whole controller call mpc(q, v): the problem built once (rebuild=False), then the warm start, the
-    solve and the Python around them."""
+    solve and the Python around them; the knots' step Jacobians on `threads` threads."""
     mpc = rd.mpc.MPC(world, horizon=horizon, setup=setup, method="ilqr", iterations=1, first_iterations=20,
-                     rebuild=False)
+                     rebuild=False, threads=threads)
     q, v = q0.copy(), v0.copy()
     q, v = world.step(q, v, mpc(q, v))  # the first call solves in full
     times, split = [], []
@@ -118,7 +121,7 @@ def rigidiff_mpc(world, q0, v0, setup, horizon: int, replans: int):
     return float(np.median(times)), float(times.max()), q, v, where
 
 
-def bench_panda(root: Path, horizons, replans: int, res: dict) -> dict:
+def bench_panda(root: Path, horizons, replans: int, res: dict, threads=(1,)) -> dict:
     world = panda_world(root)
     q0, v0 = PANDA_Q0.copy(), np.zeros(world.nv)
     target = world.body_pose(q0, HAND)[:3, 3] + REACH
@@ -131,15 +134,16 @@ def bench_panda(root: Path, horizons, replans: int, res: dict) -> dict:
         prob.add_control_cost(WEIGHTS["control"], tau_target=g0)
 
     for h in horizons:
-        med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans)
-        err = float(np.linalg.norm(world.body_pose(q, HAND)[:3, 3] - target))
-        res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst, "tracking": f"hand {1e3 * err:.1f} mm from target",
-                  **where}
+        for n in threads:
+            med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans, n)
+            err = float(np.linalg.norm(world.body_pose(q, HAND)[:3, 3] - target))
+            res[h, n] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
+                         "tracking": f"hand {1e3 * err:.1f} mm from target", **where}
     return {"robot": "panda", "dt": DT, "horizons": list(horizons), "iterations": 1, "replans": replans,
             "q0": PANDA_Q0.tolist(), "target": target.tolist(), "weights": WEIGHTS}
 
 
-def bench_solo12(root: Path, horizons, replans: int, res: dict) -> dict:
+def bench_solo12(root: Path, horizons, replans: int, res: dict, threads=(1,)) -> dict:
     world, q0, v0, tau0 = solo12_world(root)
 
     def setup(prob):
@@ -149,10 +153,11 @@ def bench_solo12(root: Path, horizons, replans: int, res: dict) -> dict:
         prob.set_initial_guess(tau0)  # the first solve; later replans start from the previous plan
 
     for h in horizons:
-        med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans)
-        drift = float(np.linalg.norm(world.difference(q0, q)))
-        res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
-                  "tracking": f"posture error {drift:.1e}, {len(world.collide(q))} foot contacts", **where}
+        for n in threads:
+            med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans, n)
+            drift = float(np.linalg.norm(world.difference(q0, q)))
+            res[h, n] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
+                         "tracking": f"posture error {drift:.1e}, {len(world.collide(q))} foot contacts", **where}
     return {"robot": "solo12", "dt": DT, "horizons": list(horizons), "iterations": 1, "replans": replans,
             "q0": q0.tolist(), "target": q0.tolist(), "weights": WEIGHTS}
 
@@ -195,7 +200,7 @@ def talos_world(root: Path):
     return world, q, v, tau
 
 
-def bench_talos(root: Path, horizons, replans: int, res: dict) -> dict:
+def bench_talos(root: Path, horizons, replans: int, res: dict, threads=(1,)) -> dict:
     world, q0, v0, tau0 = talos_world(root)
 
     def setup(prob):
@@ -205,23 +210,25 @@ def bench_talos(root: Path, horizons, replans: int, res: dict) -> dict:
         prob.set_initial_guess(tau0)
 
     for h in horizons:
-        med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans)
-        drift = float(np.linalg.norm(world.difference(q0, q)))
-        contacts = world.collide(q)
-        feet = sorted({b for b in contacts.body_a if b != "ground"} | {b for b in contacts.body_b if b != "ground"})
-        res[h] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
-                  "tracking": f"posture error {drift:.1e}, {len(contacts)} sole contacts on {', '.join(feet)}",
-                  **where}
+        for n in threads:
+            med, worst, q, v, where = rigidiff_mpc(world, q0, v0, setup, h, replans, n)
+            drift = float(np.linalg.norm(world.difference(q0, q)))
+            contacts = world.collide(q)
+            feet = sorted({b for b in contacts.body_a if b != "ground"} | {b for b in contacts.body_b if b != "ground"})
+            res[h, n] = {"median_ms": 1e3 * med, "max_ms": 1e3 * worst,
+                         "tracking": f"posture error {drift:.1e}, {len(contacts)} sole contacts on {', '.join(feet)}",
+                         **where}
     return {}
 
 
-def crocoddyl_times(python: str | None, request: dict) -> dict:
+def crocoddyl_times(python: str | None, request: dict, threads: int = 1) -> dict:
     if not python:
         return {"error": "no crocoddyl interpreter (--crocoddyl-python or $RIGIDIFF_CROCODDYL_PYTHON)"}
     script = Path(__file__).with_name("_crocoddyl_mpc_timer.py")
     try:
-        proc = subprocess.run([python, str(script)], input=json.dumps(request), capture_output=True, text=True,
-                              timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        proc = subprocess.run([python, str(script)], input=json.dumps({**request, "threads": threads}),
+                              capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "OMP_NUM_THREADS": str(threads)})
         return json.loads(proc.stdout) if proc.stdout.strip() else {"error": proc.stderr[-2000:]}
     except (OSError, subprocess.TimeoutExpired, json.JSONDecodeError) as exc:
         return {"error": f"{type(exc).__name__}: {exc}"}
@@ -236,32 +243,43 @@ def main(argv=None) -> int:
     parser.add_argument("--horizons", nargs="+", type=int, default=[10, 25, 50])
     parser.add_argument("--replans", type=int, default=20)
     parser.add_argument("--quick", action="store_true", help="horizons 10 and 25, 5 replans")
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2],
+                        help="thread counts, each timed for rigidiff and Crocoddyl (default 1 2)")
     parser.add_argument("--crocoddyl-python", default=os.environ.get("RIGIDIFF_CROCODDYL_PYTHON"))
     args = parser.parse_args(argv)
     horizons = [10, 25] if args.quick else args.horizons
     replans = 5 if args.quick else args.replans
     root = robots_dir()
-    print(f"MPC replan time, one warm-started solver iteration per replan, dt = {DT} s, {replans} replans")
-    print(f"{'robot':8} {'T':>4} {'rigidiff ms (max)':>18} {'crocoddyl ms (max)':>19} {'ratio':>7}  rigidiff loop")
+    print(f"MPC replan time, one warm-started solver iteration per replan, dt = {DT} s, {replans} replans; "
+          f"load average {os.getloadavg()[0]:.2f} at the start")
+    print(f"{'robot':8} {'T':>4} {'thr':>3} {'rigidiff ms (max)':>18} {'crocoddyl ms (max)':>19} {'ratio':>7}  "
+          "rigidiff loop")
     for robot in args.robots:
         ours: dict = {}
-        request = ROBOT_BENCHES[robot](root, horizons, replans, ours)
+        request = ROBOT_BENCHES[robot](root, horizons, replans, ours, args.threads)
         # Crocoddyl's timer has the Panda and solo12; talos is timed against its 10 ms target only
-        theirs = crocoddyl_times(args.crocoddyl_python, request) if request else {}
+        theirs = {n: crocoddyl_times(args.crocoddyl_python, request, n) if request else {} for n in args.threads}
         for h in horizons:
-            o = ours[h]
-            t = theirs.get("results", {}).get(str(h))
-            peer = f"{t['median_ms']:8.2f} ({t['max_ms']:6.2f})" if t else f"{'-':>19}"
-            ratio = f"{o['median_ms'] / t['median_ms']:7.2f}" if t else f"{'-':>7}"
-            print(f"{robot:8} {h:4d} {o['median_ms']:9.2f} ({o['max_ms']:6.2f}) {peer} {ratio}  {o['tracking']}")
+            for n in args.threads:
+                o = ours[h, n]
+                t = theirs[n].get("results", {}).get(str(h))
+                peer = f"{t['median_ms']:8.2f} ({t['max_ms']:6.2f})" if t else f"{'-':>19}"
+                ratio = f"{o['median_ms'] / t['median_ms']:7.2f}" if t else f"{'-':>7}"
+                print(f"{robot:8} {h:4d} {n:3d} {o['median_ms']:9.2f} ({o['max_ms']:6.2f}) {peer} {ratio}  "
+                      f"{o['tracking']}")
         for h in horizons:
-            o = ours[h]
-            print(f"{'':8} {h:4d}   where rigidiff's time goes (ms): rollouts and step Jacobians "
-                  f"{o['dynamics_ms']:.3f}, costs + Riccati + line search {o['solver_ms']:.3f}, Python {o['python_ms']:.3f}")
-        if "error" in theirs:
-            print(f"  crocoddyl: {theirs['error'].strip().splitlines()[-1]}")
-        for note in theirs.get("notes", []):
+            for n in args.threads:
+                o = ours[h, n]
+                print(f"{'':8} {h:4d} {n:3d}   where rigidiff's time goes (ms): rollouts and step Jacobians "
+                      f"{o['dynamics_ms']:.3f}, costs + Riccati + line search {o['solver_ms']:.3f}, "
+                      f"Python {o['python_ms']:.3f}")
+        for n in args.threads:
+            if "error" in theirs[n]:
+                print(f"  crocoddyl ({n} threads): {theirs[n]['error'].strip().splitlines()[-1]}")
+        notes = [note for n in args.threads for note in theirs[n].get("notes", [])]
+        for note in dict.fromkeys(notes):  # once each, in order
             print(f"  crocoddyl: {note}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     return 0
 
 

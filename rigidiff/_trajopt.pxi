@@ -126,6 +126,15 @@ cdef class IlqrCore:
         cdef cnp.ndarray g = _mat(guess, self.T, self.nv, "tau")
         return self._s.get().start(deref(world._wm), deref(world._wd), _ptr(q), _ptr(v), _ptr(g), mu)
 
+    @property
+    def threads(self):
+        """Threads that differentiate the knots (checked by the caller; the same results whatever the count)."""
+        return self._s.get().threads()
+
+    @threads.setter
+    def threads(self, int threads):
+        self._s.get().setThreads(threads)
+
     def iterate(self, WorldCore world, double tol):
         """One iteration: 0 accepted, 1 accepted and converged (tol), 2 no decrease (a minimum), 3 failed."""
         world._ensure()

@@ -9,6 +9,7 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport WorldModel as _WorldModel  # "cdef api.X" reads as Cython's api keyword
+from rigidiff._cpp.api cimport KnotTeam as _KnotTeam
 from rigidiff._cpp.api cimport WorldData as _WorldData
 
 _BUSY = ("the world is being used by a running rollout in another thread (rollout, a batch or a trajectory's "
@@ -367,8 +368,9 @@ cdef class WorldCore:
         return qn, vn, jac
 
     # ---- trajectory optimisation kernels (rigidiff.trajopt.ilqr)
-    def _core_trajectory_jacobians(self, Qs, Vs, TAUs):
-        """(T, 6, nv, nv) step Jacobians (layout of _core_step_jacobians) at the first T states of Qs, Vs."""
+    def _core_trajectory_jacobians(self, Qs, Vs, TAUs, int threads=1):
+        """(T, 6, nv, nv) step Jacobians (layout of _core_step_jacobians) at the first T states of Qs, Vs, on
+        ``threads`` threads (checked by the caller; the same results whatever the count)."""
         self._ensure()
         cdef cnp.ndarray Tau = _mat(TAUs, -1, self._nv, "TAU")
         cdef int n = <int>cnp.PyArray_DIM(Tau, 0)
@@ -377,8 +379,20 @@ cdef class WorldCore:
         if cnp.PyArray_DIM(Q, 0) < n or cnp.PyArray_DIM(V, 0) < n:
             raise ValueError(f"Q and V need at least {n} rows (one per torque row)")
         cdef cnp.ndarray jac = np.empty((n, 6, self._nv, self._nv))
-        api.worldTrajectoryJacobians(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(Tau), n, _ptr(jac))
+        api.worldTrajectoryJacobians(deref(self._wm), deref(self._wd), _ptr(Q), _ptr(V), _ptr(Tau), n, _ptr(jac),
+                                     threads)
         return jac
+
+    def _core_knot_team_counts(self):
+        """The counters of the threads that differentiate a trajectory's knots (world/knot_team.hpp), or None
+        before they are made: {"threads", "runs", "fallbacks", "helper_knots", "stepper_knots"}."""
+        if not self._wd:
+            return None
+        cdef const _KnotTeam* team = self._wd.get().madeKnotTeam()
+        if team == NULL:
+            return None
+        return {"threads": team.threads(), "runs": team.runs(), "fallbacks": team.fallbacks(),
+                "helper_knots": team.helperKnots(), "stepper_knots": team.stepperKnots()}
 
     def _core_body_along(self, Qs, int f, bint jacobians):
         """(poses (N, 4, 4), world-aligned Jacobians (N, 6, nv) or None) of body frame f at the rows of Qs."""

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from ._validate import as_array
+from ._validate import as_array, as_threads
 from .trajopt import Problem
 from .trajopt.ilqr import solve_ilqr
 from .trajopt.problem import check_method_options
@@ -45,6 +45,10 @@ class MPC:
             that move with time or state). False builds the problem once, at the first replan; later
             replans only move its initial state, shift the warm start and iterate, and with iLQR on
             the built-in costs nothing runs per knot in Python.
+        threads: with iLQR, the C++ threads that differentiate the plan's knots at every replan (None,
+            the default: the RIGIDIFF_THREADS environment variable, else every core; 1: the calling
+            thread alone). The plans are the same, bit for bit, whatever the count; docs/mpc.md says
+            what the threads save and cost. Other methods take no threads (ValueError).
         **options: passed to ``Problem.solve`` (e.g. ``shot_length``).
 
     ``mpc(q, v)`` returns the torques (nv,) for this control step. ``replan_times`` holds the seconds
@@ -53,7 +57,8 @@ class MPC:
     """
 
     def __init__(self, world, horizon: int, setup, method: str = "ilqr", iterations: int = 2,
-                 replan_every: int = 1, first_iterations: int | None = None, rebuild: bool = True, **options):
+                 replan_every: int = 1, first_iterations: int | None = None, rebuild: bool = True,
+                 threads: int | None = None, **options):
         from rigidiff.world import World
 
         if not isinstance(world, World):
@@ -67,6 +72,12 @@ class MPC:
             if isinstance(val, bool) or not isinstance(val, (int, np.integer)) or val < 1:
                 raise ValueError(f"{name} must be a positive int, got {val!r}")
         check_method_options(method, options)
+        if method != "ilqr" and threads is not None:
+            raise ValueError(f"threads is an option of method 'ilqr' only, got method {method!r} with threads "
+                             f"{threads!r}")
+        self.threads = as_threads(threads) if method == "ilqr" else None
+        if self.threads is not None:
+            options = {**options, "threads": self.threads}
         if replan_every > horizon:
             raise ValueError(f"replan_every ({replan_every}) must not exceed the horizon ({horizon})")
         self.world = world

@@ -59,6 +59,15 @@ cdef extern from "rigidiff/world/world_model.hpp" namespace "rigidiff" nogil:
     void stepKind(const WorldModel&) except +
 
 
+cdef extern from "rigidiff/world/knot_team.hpp" namespace "rigidiff" nogil:
+    cdef cppclass KnotTeam:
+        int threads()
+        long runs()
+        long fallbacks()
+        long helperKnots()
+        long stepperKnots()
+
+
 cdef extern from "rigidiff/world/world_data.hpp" namespace "rigidiff" nogil:
     cdef cppclass WorldData:
         WorldData(const WorldModel&) except +
@@ -69,6 +78,7 @@ cdef extern from "rigidiff/world/world_data.hpp" namespace "rigidiff" nogil:
         bint warm_known
         void endAt(const Model&, const double* q, const double* v)
         void forgetEndState()
+        const KnotTeam* madeKnotTeam()
         void resetCollision(const WorldModel&) except +
 
 
@@ -110,7 +120,7 @@ cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
                               double* g_state, double* g_params, const int* rows, const int64_t* keys,
                               const int* classes) except +
     void worldTrajectoryJacobians(const WorldModel&, WorldData&, const double* Q, const double* V,
-                                  const double* TAU, int T, double* jac) except +
+                                  const double* TAU, int T, double* jac, int threads) except +
     void worldClosedLoopRollout(const WorldModel&, WorldData&, const double* q0, const double* v0,
                                 const double* Qr, const double* Vr, const double* Ur, const double* k,
                                 const double* K, double alpha, const double* S, int nu, const double* lo,
@@ -345,6 +355,8 @@ cdef extern from "rigidiff/trajopt/ilqr_solver.hpp" namespace "rigidiff" nogil:
         bool start(const WorldModel&, WorldData&, const double* q0, const double* v0, const double* guess,
                    double mu) except +
         IlqrStep iterate(const WorldModel&, WorldData&, double tol) except +
+        void setThreads(int threads) except +
+        int threads()
         double cost()
         double dynamicsSeconds()
         bool hasGains()

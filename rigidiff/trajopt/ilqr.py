@@ -9,7 +9,7 @@ import time
 import numpy as np
 
 from .. import _core
-from .._validate import as_array, real_array
+from .._validate import as_array, as_threads, real_array
 from .dynamics import trajectory_jacobians
 from .progress import Progress
 from .result import Result
@@ -58,8 +58,9 @@ def _bound(b, n: int, name: str) -> np.ndarray:
 
 
 class _Ilqr:
-    def __init__(self, prob):
+    def __init__(self, prob, threads: int = 1):
         self.prob = prob
+        self.threads = threads
         self.world = prob.world
         self.dynamics_time = 0.0
         self.lower, self.upper = prob.u_lower, prob.u_upper
@@ -87,7 +88,7 @@ class _Ilqr:
         """Step Jacobians A (T, 2nv, 2nv), B (T, 2nv, nu) along the trajectory, and the cost's model."""
         prob = self.prob
         t0 = time.perf_counter()
-        A, B = trajectory_jacobians(self.world, Q, V, prob.torques(U))
+        A, B = trajectory_jacobians(self.world, Q, V, prob.torques(U), threads=self.threads)
         B = B @ prob.S
         self.dynamics_time += time.perf_counter() - t0
         acc = prob.costs(Q, V, prob.torques(U), derivatives=True, hessians=True)
@@ -110,16 +111,20 @@ NO_STEP = ("no step accepted at any regularisation tried (a change of contact mo
 FIRST_ROLLOUT = "the rollout of the initial guess failed (diverged or invalid); start from other torques"
 
 
-def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6):
+def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6, threads: int | None = None):
     """iLQR from the problem's initial guess; stops when the relative cost decrease is below tol.
 
     Runs in C++ (trajopt/ilqr_solver.hpp: rollouts, step Jacobians, costs, backward pass and line
-    search) unless a cost is written in Python, then in _solve_python (the same algorithm)."""
+    search) unless a cost is written in Python, then in _solve_python (the same algorithm). The knots'
+    step Jacobians run on ``threads`` threads (None: RIGIDIFF_THREADS, else every core), with the same
+    results whatever their count."""
+    threads = as_threads(threads)
     native = prob._native_core()
     if native is None:
-        return _solve_python(prob, max_iters, tol, verbose, mu)
+        return _solve_python(prob, max_iters, tol, verbose, mu, threads)
     t_start = time.perf_counter()
     world = prob.world
+    native.threads = threads
     if not native.start(world, prob.q0, prob.v0, prob._tau_guess, float(mu)):
         raise RuntimeError(FIRST_ROLLOUT)
     cost = native.cost
@@ -148,10 +153,10 @@ def solve_ilqr(prob, max_iters: int, tol: float, verbose: bool, mu: float = 1e-6
                   feedback=native.gains())
 
 
-def _solve_python(prob, max_iters: int, tol: float, verbose: bool, mu: float):
+def _solve_python(prob, max_iters: int, tol: float, verbose: bool, mu: float, threads: int):
     """solve_ilqr with the costs evaluated in Python (a problem with a cost of add_cost)."""
     t_start = time.perf_counter()
-    solver = _Ilqr(prob)
+    solver = _Ilqr(prob, threads)
     first = solver.rollout(prob.initial_controls())
     if first is None:
         raise RuntimeError(FIRST_ROLLOUT)

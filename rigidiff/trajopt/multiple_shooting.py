@@ -113,7 +113,7 @@ class _Evaluator:
                 Qs, Vs = world.rollout(q, v, TAU[t0:t1])
                 Q[t0:t1], V[t0:t1] = Qs[:-1], Vs[:-1]
                 ends.append((Qs[-1], Vs[-1]))
-            A, B = trajectory_jacobians(world, Q, V, TAU)
+            A, B = trajectory_jacobians(world, Q, V, TAU, threads=1)  # its solve has no threads option yet
             B = B @ prob.S
             for k, (t0, t1) in enumerate(zip(lay.starts, lay.ends)):
                 Dt = np.zeros((2 * nv, 2 * nv + (t1 - t0) * nu))

@@ -9,7 +9,7 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .. import _core
-from .._validate import as_array, as_scalar, real_array
+from .._validate import as_array, as_scalar, as_threads, real_array
 from .costs import BodyTarget, ControlCost, CostDerivatives, StateCost, UserCost
 from .ilqr import solve_ilqr
 from .multiple_shooting import solve_multiple_shooting
@@ -19,7 +19,7 @@ __all__ = ["Problem", "METHODS"]
 
 METHODS = ("multiple_shooting", "shooting", "ilqr", "adam")
 # the options each method's solve accepts
-OPTIONS = {"multiple_shooting": ("shot_length", "solver"), "shooting": (), "ilqr": ("mu",),
+OPTIONS = {"multiple_shooting": ("shot_length", "solver"), "shooting": (), "ilqr": ("mu", "threads"),
            "adam": ("learning_rate", "betas")}
 
 
@@ -45,6 +45,8 @@ def check_method_options(method, options: dict) -> None:
             raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
     if "mu" in options:
         as_scalar(options["mu"], "mu", minimum=0.0)
+    if "threads" in options:
+        as_threads(options["threads"])
 
 
 def _blas_controller() -> ThreadpoolController:
@@ -269,7 +271,9 @@ class Problem:
                 L-BFGS-B.
                 "ilqr": iLQR on the step Jacobians with a line search and Levenberg-Marquardt
                 regularisation (option ``mu``, its start), control bounds by a box QP per step;
-                torques only.
+                torques only. Option ``threads``: the threads that differentiate the knots (None,
+                the default: the RIGIDIFF_THREADS environment variable, else every core); the
+                result is the same, bit for bit, whatever their count (docs/mpc.md).
                 "adam": projected Adam steps on the shooting gradient (options ``learning_rate``,
                 default 0.01, and ``betas``). The method to use with ``explore_contact_modes``,
                 whose gradients are not those of one function, so line searches may reject them.

@@ -1,4 +1,4 @@
-"""The thread team of the projective world's per-element loops (cpp/include/rigidiff/deformable/thread_team.hpp):
+"""The thread team of the projective world's per-element loops (cpp/include/rigidiff/world/thread_team.hpp):
 every item of every loop runs once, nested and concurrent loops are refused rather than deadlocked, and teams
 are made and destroyed without hanging. Compiles and runs tests/cpp/thread_team_check.cpp (header-only)."""
 

@@ -1,7 +1,8 @@
-// The thread team of the projective world's per-element loops (deformable/thread_team.hpp): every item of
-// every loop runs exactly once, whatever the loop's size; a loop started from inside a running loop, or on a
-// team another thread is using, is refused (the caller then runs it alone); loops from several threads on one
-// team all complete; teams are made and destroyed without hanging. Prints "ok" when all hold.
+// The thread team of the projective world's per-element loops and of a trajectory's knots
+// (world/thread_team.hpp): every item of every loop runs exactly once, whatever the loop's size; a loop started
+// from inside a running loop, or on a team another thread is using, is refused (the caller then runs it alone);
+// loops from several threads on one team all complete; a loop's worker indices are in [0, size) and never in
+// use by two threads at once; teams are made and destroyed without hanging. Prints "ok" when all hold.
 // Built and run by test_thread_team.py.
 #include <atomic>
 #include <cstdio>
@@ -9,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "rigidiff/deformable/thread_team.hpp"
+#include "rigidiff/world/thread_team.hpp"
 
-using rigidiff::deformable::ThreadTeam;
+using rigidiff::ThreadTeam;
 
 namespace {
 
@@ -60,6 +61,23 @@ int main() {
         for (int round = 0; round < 200; ++round) countedLoop(team, 100 + 13 * u + round);
       });
     for (std::thread& t : users) t.join();
+  }
+  for (int threads : {1, 2, 3, 8}) {  // worker indices: in range, one thread each at a time
+    ThreadTeam team(threads);
+    std::vector<std::atomic<int>> inside(threads);
+    for (auto& w : inside) w.store(0);
+    std::atomic<int> items{0}, bad{0};
+    const auto body = [&](int worker, int begin, int end) {
+      if (worker < 0 || worker >= threads || inside[worker].fetch_add(1) != 0) bad.fetch_add(1);
+      for (int i = begin; i < end; ++i) items.fetch_add(1);
+      if (worker >= 0 && worker < threads) inside[worker].fetch_sub(1);
+    };
+    for (int round = 0; round < 200; ++round) {
+      items.store(0);
+      check(team.tryRunWorkers(50 + round, round % 3, body), "an idle team refused a loop", round);
+      check(items.load() == 50 + round, "worker loop items", items.load());
+    }
+    check(bad.load() == 0, "a worker index out of range or on two threads at once", bad.load());
   }
   for (int k = 0; k < 200; ++k) {  // made and destroyed, used or not
     ThreadTeam team(1 + k % 4);

@@ -114,10 +114,11 @@ void worldRolloutBackward(const WorldModel& w, const double* Q, const double* V,
 }
 
 void worldTrajectoryJacobians(const WorldModel& w, WorldData& wd, const double* Q, const double* V,
-                              const double* TAU, int T, double* jac) {
+                              const double* TAU, int T, double* jac, int threads) {
   RD_CHECK_ARG(T >= 0, "T must be >= 0, got " << T);
+  RD_CHECK_ARG(threads >= 1, "threads must be >= 1, got " << threads);
   checkStateRows(w.model, Q, V, T, TAU);
-  rigidiff::trajectoryJacobians(w, wd, Q, V, TAU, T, jac);
+  rigidiff::trajectoryJacobians(w, wd, Q, V, TAU, T, jac, threads);
   checkResult(jac, 6L * T * w.model.nv * w.model.nv, "step_jacobians");
 }
 

@@ -7,8 +7,10 @@
 #include <exception>
 
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/macros.hpp"
 #include "rigidiff/trajopt/riccati.hpp"
 #include "rigidiff/trajopt/trajectory_kernels.hpp"
+#include "rigidiff/world/knot_team.hpp"
 #include "rigidiff/world/world_step.hpp"
 
 namespace rigidiff {
@@ -47,6 +49,11 @@ IlqrSolver::IlqrSolver(int T, int nq, int nv, const double* S, int nu, const dou
   k_.resize(U_.size()), k_start_.resize(U_.size()), K_.resize(static_cast<long>(T) * nu * nx);
 }
 
+void IlqrSolver::setThreads(int threads) {
+  RD_CHECK_ARG(threads >= 1, "threads must be >= 1, got " << threads);
+  threads_ = threads;
+}
+
 void IlqrSolver::torques(const std::vector<double>& U, std::vector<double>& tau) const {
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<RowMat>(tau.data(), T_, nv_).noalias() =
@@ -76,11 +83,8 @@ bool IlqrSolver::start(const WorldModel& world, WorldData& wd, const double* q0,
   const ilqr_detail::Clock::time_point t0 = ilqr_detail::Clock::now();
   std::copy(q0, q0 + nq_, Q_.begin());
   std::copy(v0, v0 + nv_, V_.begin());
-  const long block = 6L * nv_ * nv_;
   try {  // the rollout and its step Jacobians in one pass: the first iteration linearises here
-    for (long t = 0; t < T_; ++t)
-      worldStepJacobians(world, wd, &Q_[t * nq_], &V_[t * nv_], &tau_[t * nv_], nullptr, 0, &Q_[(t + 1) * nq_],
-                         &V_[(t + 1) * nv_], &jac_[t * block], nullptr);
+    knotJacobians(world, wd, threads_, Q_.data(), V_.data(), tau_.data(), T_, &Q_[nq_], &V_[nv_], jac_.data());
   } catch (const std::exception&) {
     return false;
   }
@@ -111,7 +115,7 @@ void IlqrSolver::linearise(const WorldModel& world, WorldData& wd) {
   if (linearised_) return;
   torques(U_, tau_);  // at the accepted trial's states
   const ilqr_detail::Clock::time_point t0 = ilqr_detail::Clock::now();
-  trajectoryJacobians(world, wd, Q_.data(), V_.data(), tau_.data(), T_, jac_.data());
+  trajectoryJacobians(world, wd, Q_.data(), V_.data(), tau_.data(), T_, jac_.data(), threads_);
   dynamics_seconds_ += ilqr_detail::seconds(t0);
   linearised_ = true;
 }

@@ -4,18 +4,15 @@
 #include <vector>
 
 #include "rigidiff/algorithm/configuration.hpp"
+#include "rigidiff/world/knot_team.hpp"
 #include "rigidiff/world/world_step.hpp"
 
 namespace rigidiff {
 
 void trajectoryJacobians(const WorldModel& w, WorldData& wd, const double* Q, const double* V, const double* TAU,
-                         int T, double* jac) {
-  const long nq = w.model.nq, nv = w.model.nv, block = 6 * nv * nv;
-  std::vector<double> qn(nq), vn(nv);
+                         int T, double* jac, int threads) {
   // each row continues the warm start of the row before only if it starts at that row's end state
-  for (int t = 0; t < T; ++t)
-    worldStepJacobians(w, wd, Q + t * nq, V + t * nv, TAU + t * nv, nullptr, 0, qn.data(), vn.data(), jac + t * block,
-                       nullptr);
+  knotJacobians(w, wd, threads, Q, V, TAU, T, nullptr, nullptr, jac);
 }
 
 void closedLoopRollout(const WorldModel& w, WorldData& wd, const double* q0, const double* v0, const double* Qr,

@@ -3,15 +3,25 @@
 #include <algorithm>
 #include <cstring>
 
+#include "rigidiff/world/knot_team.hpp"
+
 namespace rigidiff {
 
 WorldData::WorldData(const WorldModel& world)
     : data(world.model), collision(world.cmodel), contact(world.cmodel) {}
 
+WorldData::~WorldData() = default;
+
 void WorldData::resetCollision(const WorldModel& world) {
   collision = CollisionData(world.cmodel);
   contact = ContactStepData(world.cmodel);
   warm_known = false;
+  knots_.reset();  // its threads' WorldData were sized for the geometries before
+}
+
+KnotTeam& WorldData::knotTeam(int threads) {
+  if (!knots_ || knots_->threads() != threads) knots_ = std::make_unique<KnotTeam>(threads);
+  return *knots_;
 }
 
 Rk4Workspace& WorldData::rk4(const Model& model) {

@@ -42,7 +42,7 @@ void worldRolloutBackward(const WorldModel& world, const double* Q, const double
                           double* g_state, double* g_params, const int* rows, const std::int64_t* keys,
                           const int* classes);
 void worldTrajectoryJacobians(const WorldModel& world, WorldData& wd, const double* Q, const double* V,
-                              const double* TAU, int T, double* jac);
+                              const double* TAU, int T, double* jac, int threads);
 void worldClosedLoopRollout(const WorldModel& world, WorldData& wd, const double* q0, const double* v0,
                             const double* Qr, const double* Vr, const double* Ur, const double* k, const double* K,
                             double alpha, const double* S, int nu, const double* lo, const double* hi, int T,

@@ -9,7 +9,7 @@
 #include <mutex>
 
 #include "rigidiff/deformable/pd_model.hpp"
-#include "rigidiff/deformable/thread_team.hpp"
+#include "rigidiff/world/thread_team.hpp"
 
 namespace rigidiff {
 namespace deformable {

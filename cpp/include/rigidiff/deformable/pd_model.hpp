@@ -15,6 +15,9 @@
 #include "rigidiff/deformable/pd_projection.hpp"
 
 namespace rigidiff {
+
+class ThreadTeam;  // world/thread_team.hpp
+
 namespace deformable {
 
 using Points = Eigen::Matrix<double, Eigen::Dynamic, 3, Eigen::RowMajor>;
@@ -109,8 +112,6 @@ enum class PdContactModel {
   Penalty = 0,          ///< the implicit penalty k/2 min(0, d)^2 (DiffPD's "planar_collision" vertex energy)
   Complementarity = 1,  ///< DiffPD's active set: a touching vertex is held on the obstacle (pd_complementarity.hpp)
 };
-
-class ThreadTeam;  // thread_team.hpp
 
 struct PdModel {
   double dt = 1e-2;

@@ -35,6 +35,10 @@ class IlqrSolver {
              double mu);
   /// One iteration: linearise (unless start just did), backward pass, line search.
   IlqrStep iterate(const WorldModel& world, WorldData& wd, double tol);
+  /// The threads that differentiate the knots in start and in each linearisation (world/knot_team.hpp; 1, the
+  /// default: the calling thread alone). The results are the same, bit for bit, whatever the count.
+  void setThreads(int threads);
+  int threads() const { return threads_; }
 
   double cost() const { return cost_; }
   double dynamicsSeconds() const { return dynamics_seconds_; }
@@ -51,7 +55,7 @@ class IlqrSolver {
   void linearise(const WorldModel& world, WorldData& wd);
   void fillModel();
 
-  int T_, nq_, nv_, nu_;
+  int T_, nq_, nv_, nu_, threads_ = 1;
   std::vector<double> S_;  // nv x nu, row-major
   std::vector<double> lo_, hi_;
   bool bounded_;

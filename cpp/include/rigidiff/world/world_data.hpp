@@ -14,8 +14,11 @@
 
 namespace rigidiff {
 
+class KnotTeam;  // knot_team.hpp
+
 struct WorldData {
   explicit WorldData(const WorldModel& world);
+  ~WorldData();
 
   Data data;
   CollisionData collision;   ///< collision queries outside the step (World.contacts)
@@ -30,6 +33,11 @@ struct WorldData {
   Rk4Workspace& rk4(const Model& model);
   /// The implicit step's workspace (nv x nv blocks), likewise made on the first implicit call.
   ImplicitWorkspace& implicit(const Model& model);
+  /// The threads (and their own WorldData) that differentiate a trajectory's knots (knot_team.hpp), made on
+  /// the first call and again when `threads` changes; a WorldData that never runs them pays nothing.
+  KnotTeam& knotTeam(int threads);
+  /// The knot team if one was made (for its counters), else null.
+  const KnotTeam* madeKnotTeam() const { return knots_.get(); }
 
   /// Before a single constrained step from (q, v): keeps the warm start only if (q, v) is bitwise the end
   /// state of the step that left it, so that a step depends on its arguments alone.
@@ -39,12 +47,13 @@ struct WorldData {
   /// Forgets the end state (the model or the options changed): the next step solves cold.
   void forgetEndState() { warm_known = false; }
   /// Sizes the collision and constraint buffers for the world's collision model as it is now (after its
-  /// geometries were added), with an empty warm start; the multibody buffers stay.
+  /// geometries were added), with an empty warm start; the multibody buffers stay, the knot team's go.
   void resetCollision(const WorldModel& world);
 
  private:
   std::unique_ptr<Rk4Workspace> rk4_;
   std::unique_ptr<ImplicitWorkspace> implicit_;
+  std::unique_ptr<KnotTeam> knots_;
 };
 
 }  // namespace rigidiff

@@ -1,7 +1,8 @@
-// A fixed team of helper threads for the per-element loops of a projective world. A step runs such loops
-// hundreds of times (the local projections at every iteration, the Hessian's products at every conjugate
-// gradient iteration), so starting threads for each loop cost more than the loop on small meshes; the team's
-// helpers start once and sleep between loops.
+// A fixed team of helper threads for loops run many times on small work: the per-element loops of a projective
+// world (hundreds per step: the local projections at every iteration, the Hessian's products at every conjugate
+// gradient iteration) and the step Jacobians of a trajectory's knots (knot_jacobians.hpp, at every iLQR
+// iteration). Starting threads for each loop cost more than the loop on small meshes; the team's helpers start
+// once and sleep between loops.
 #pragma once
 
 #include <algorithm>
@@ -12,7 +13,6 @@
 #include <vector>
 
 namespace rigidiff {
-namespace deformable {
 
 class ThreadTeam {
  public:
@@ -20,7 +20,7 @@ class ThreadTeam {
   explicit ThreadTeam(int threads) : size_(std::max(1, threads)) {
     for (int k = 1; k < size_; ++k) {
       try {
-        helpers_.emplace_back([this] { helperLoop(); });
+        helpers_.emplace_back([this, k] { helperLoop(k); });
       } catch (...) {  // no more threads: the ones started and the caller share the work
         break;
       }
@@ -48,11 +48,20 @@ class ThreadTeam {
   /// caller then runs its loop alone. body is called through a plain function pointer: a loop allocates nothing.
   template <class Body>
   bool tryRun(int n, const Body& body) {
+    const auto each = [&body](int, int begin, int end) { body(begin, end); };
+    return tryRunWorkers(n, 0, each);
+  }
+
+  /// tryRun with body(worker, begin, end), worker in [0, size()) naming the thread (0: the caller) so that
+  /// each can use buffers of its own, and chunks of `chunk` items (0: about eight per thread). The chunks are
+  /// claimed in increasing order: a thread may wait for an item of an earlier chunk, which is claimed already.
+  template <class Body>
+  bool tryRunWorkers(int n, int chunk, const Body& body) {
     std::unique_lock<std::mutex> turn(turn_, std::try_to_lock);
     if (!turn) return false;
-    const int chunk = std::max(1, n / (8 * size_));  // about eight chunks per thread: balance against claiming
-    const Call call = [](const void* context, int begin, int end) {
-      (*static_cast<const Body*>(context))(begin, end);
+    if (chunk <= 0) chunk = std::max(1, n / (8 * size_));  // about eight chunks per thread: balance against claiming
+    const Call call = [](const void* context, int worker, int begin, int end) {
+      (*static_cast<const Body*>(context))(worker, begin, end);
     };
     {
       std::lock_guard<std::mutex> lock(mutex_);
@@ -65,7 +74,7 @@ class ThreadTeam {
       ++generation_;
     }
     wake_.notify_all();
-    work(call, &body, n, chunk);
+    work(call, &body, 0, n, chunk);
     std::unique_lock<std::mutex> lock(mutex_);
     // a helper joins a loop only while it is open, under this mutex: once none is in it, none can come
     idle_.wait(lock, [this] { return active_ == 0; });
@@ -75,14 +84,14 @@ class ThreadTeam {
   }
 
  private:
-  using Call = void (*)(const void* context, int begin, int end);
+  using Call = void (*)(const void* context, int worker, int begin, int end);
 
-  void work(Call call, const void* context, int n, int chunk) {
+  void work(Call call, const void* context, int worker, int n, int chunk) {
     for (int begin = next_.fetch_add(chunk); begin < n; begin = next_.fetch_add(chunk))
-      call(context, begin, std::min(n, begin + chunk));
+      call(context, worker, begin, std::min(n, begin + chunk));
   }
 
-  void helperLoop() {
+  void helperLoop(int worker) {
     long seen = 0;
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
@@ -94,7 +103,7 @@ class ThreadTeam {
       const void* context = context_;
       const int n = n_, chunk = chunk_;
       lock.unlock();
-      work(call, context, n, chunk);
+      work(call, context, worker, n, chunk);
       lock.lock();
       if (--active_ == 0) idle_.notify_all();
     }
@@ -114,5 +123,4 @@ class ThreadTeam {
   std::atomic<int> next_{0};  ///< first unclaimed item of the open loop
 };
 
-}  // namespace deformable
 }  // namespace rigidiff

@@ -2,29 +2,28 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "axes.hpp"
 
 namespace rigidiff {
 namespace manifold {
 
-void orderAround(std::vector<Vec3>& pts, const Vec3& n) {
-  if (pts.size() < 3) return;
+void orderAround(Vec3* pts, std::size_t size, const Vec3& n) {
+  if (size < 3) return;
   Vec3 c = Vec3::Zero();
-  for (const Vec3& p : pts) c += p;
-  c /= static_cast<double>(pts.size());
+  for (std::size_t k = 0; k < size; ++k) c += pts[k];
+  c /= static_cast<double>(size);
   const Vec3 e1 = axes::anyOrthogonal(n);
   const Vec3 e2 = n.cross(e1);
-  std::vector<std::pair<double, Vec3>> keyed;
-  keyed.reserve(pts.size());
-  for (const Vec3& p : pts) keyed.emplace_back(std::atan2(e2.dot(p - c), e1.dot(p - c)), p);
+  // the thread's keys, kept from call to call: ordering a face allocates nothing
+  thread_local std::vector<std::pair<double, Vec3>> keyed;
+  keyed.clear();
+  for (std::size_t k = 0; k < size; ++k) keyed.emplace_back(std::atan2(e2.dot(pts[k] - c), e1.dot(pts[k] - c)), pts[k]);
   std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (std::size_t k = 0; k < pts.size(); ++k) pts[k] = keyed[k].second;
+  for (std::size_t k = 0; k < size; ++k) pts[k] = keyed[k].second;
 }
 
-std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
-                                      const Vec3& n) {
+void clipToPrism(PointsView incident, PointsView reference, const Vec3& n, std::vector<ClippedPoint>& out) {
   // every point carries the line the polygon follows from it to the next point: an incident edge
   // (edge0, edge1), or the side plane of reference edge e (stored as edge0 = -1 - e)
   struct Tracked {
@@ -32,7 +31,9 @@ std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const s
     int line0, line1;
   };
   const int k0 = static_cast<int>(incident.size());
-  std::vector<Tracked> poly, next;
+  // the thread's working polygons, kept from call to call: clipping allocates nothing once warm
+  thread_local std::vector<Tracked> poly, next;
+  poly.clear();
   for (int i = 0; i < k0; ++i) {
     ClippedPoint c;
     c.x = incident[i];
@@ -91,14 +92,11 @@ std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const s
     }
     poly.swap(next);
   }
-  std::vector<ClippedPoint> out;
-  out.reserve(poly.size());
+  out.clear();
   for (const Tracked& t : poly) out.push_back(t.point);
-  return out;
 }
 
-void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
-                     const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& ref, Feature& inc) {
+void clippedFeatures(const ClippedPoint& c, PointsView incident, PointsView reference, const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& ref, Feature& inc) {
   inc.kind = FeatureKind::Point;
   inc.p = Mi.R.transpose() * (c.x - Mi.p);
   if (c.corner >= 0 && incident.size() >= 3) {
@@ -126,14 +124,15 @@ void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, c
   ref.side_n = Mr.R.transpose() * inward.normalized();
 }
 
-std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
+FourIndices reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
   const int n = static_cast<int>(pts.size());
-  std::vector<int> keep(n);
-  std::iota(keep.begin(), keep.end(), 0);
-  if (n <= 4) return keep;
-  keep.clear();
+  FourIndices keep;
+  if (n <= 4) {
+    for (int i = 0; i < n; ++i) keep.push(i);
+    return keep;
+  }
   const int first = static_cast<int>(std::min_element(depth.begin(), depth.end()) - depth.begin());
-  keep.push_back(first);
+  keep.push(first);
   int second = first;
   double far = -1.0;
   for (int i = 0; i < n; ++i)
@@ -141,7 +140,7 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
       far = (pts[i] - pts[first]).squaredNorm();
       second = i;
     }
-  keep.push_back(second);
+  keep.push(second);
   // third: the largest triangle; fourth: the largest area added on the other side of the diagonal
   int third = -1;
   double best = -1.0;
@@ -155,10 +154,10 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
     }
   }
   if (third < 0 || best == 0.0) {
-    std::sort(keep.begin(), keep.end());
+    keep.sort();
     return keep;
   }
-  keep.push_back(third);
+  keep.push(third);
   int fourth = -1;
   best = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -168,33 +167,51 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
       fourth = i;
     }
   }
-  if (fourth >= 0) keep.push_back(fourth);
-  std::sort(keep.begin(), keep.end());
+  if (fourth >= 0) keep.push(fourth);
+  keep.sort();
   return keep;
 }
 
-std::vector<int> reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
+FourIndices reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
   const int n = static_cast<int>(pts.size());
-  std::vector<int> keep(n);
-  std::iota(keep.begin(), keep.end(), 0);
-  if (n <= 4) return keep;
-  std::vector<int> touching, above;
-  for (int i = 0; i < n; ++i) (depth[i] <= 0.0 ? touching : above).push_back(i);
-  if (touching.size() >= 4) {
-    std::vector<Vec3> tp;
-    std::vector<double> td;
-    for (int i : touching) {
-      tp.push_back(pts[i]);
-      td.push_back(depth[i]);
-    }
-    keep.clear();
-    for (int k : reduceToFour(tp, td)) keep.push_back(touching[k]);
-  } else {
-    std::stable_sort(above.begin(), above.end(), [&](int a, int b) { return depth[a] < depth[b]; });
-    keep = touching;
-    for (std::size_t k = 0; keep.size() < 4 && k < above.size(); ++k) keep.push_back(above[k]);
+  FourIndices keep;
+  if (n <= 4) {
+    for (int i = 0; i < n; ++i) keep.push(i);
+    return keep;
   }
-  std::sort(keep.begin(), keep.end());
+  int touching = 0;
+  for (int i = 0; i < n; ++i) touching += depth[i] <= 0.0 ? 1 : 0;
+  if (touching >= 4) {
+    // the thread's copies of the touching points, kept from call to call
+    thread_local std::vector<Vec3> tp;
+    thread_local std::vector<double> td;
+    thread_local std::vector<int> which;
+    tp.clear();
+    td.clear();
+    which.clear();
+    for (int i = 0; i < n; ++i)
+      if (depth[i] <= 0.0) {
+        tp.push_back(pts[i]);
+        td.push_back(depth[i]);
+        which.push_back(i);
+      }
+    for (int k : reduceToFour(tp, td)) keep.push(which[k]);
+    return keep;  // increasing already: `which` increases
+  }
+  for (int i = 0; i < n; ++i)
+    if (depth[i] <= 0.0) keep.push(i);
+  // then the points above nearest the plane, by depth, then index (what a stable sort of them by depth
+  // would put first); at most three picks, so no sort
+  while (keep.count < 4) {
+    int pick = -1;
+    for (int i = 0; i < n; ++i) {
+      if (depth[i] <= 0.0 || std::find(keep.begin(), keep.end(), i) != keep.end()) continue;
+      if (pick < 0 || depth[i] < depth[pick]) pick = i;
+    }
+    if (pick < 0) break;
+    keep.push(pick);
+  }
+  keep.sort();
   return keep;
 }
 

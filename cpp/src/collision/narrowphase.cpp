@@ -9,14 +9,19 @@ namespace rigidiff {
 
 namespace narrowphase {
 
-int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference, const Vec3& n_ref, const SE3& Mr,
-                         int gr, const std::vector<Vec3>& incident, double inc_margin, const SE3& Mi, int gi,
+int clippedPatchContacts(const Feature& face, manifold::PointsView reference, const Vec3& n_ref, const SE3& Mr,
+                         int gr, manifold::PointsView incident, double inc_margin, const SE3& Mi, int gi,
                          double margin, std::vector<Contact>& out) {
   const Vec3 face_point = Mr.actPoint(face.p);
-  std::vector<Vec3> pts;
-  std::vector<double> depth;
-  std::vector<manifold::ClippedPoint> kept;
-  for (const manifold::ClippedPoint& c : manifold::clipToPrism(incident, reference, n_ref)) {
+  // the thread's lists, kept from call to call: a resting face patch allocates nothing once warm
+  thread_local std::vector<manifold::ClippedPoint> clipped, kept;
+  thread_local std::vector<Vec3> pts;
+  thread_local std::vector<double> depth;
+  kept.clear();
+  pts.clear();
+  depth.clear();
+  manifold::clipToPrism(incident, reference, n_ref, clipped);
+  for (const manifold::ClippedPoint& c : clipped) {
     const double gap = n_ref.dot(c.x - face_point) - face.margin - inc_margin;
     if (gap < margin) {
       pts.push_back(c.x);
@@ -24,14 +29,14 @@ int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference
       kept.push_back(c);
     }
   }
-  const std::vector<int> four = manifold::reduceToFour(pts, depth);
+  const manifold::FourIndices four = manifold::reduceToFour(pts, depth);
   for (int k : four) {
     Feature ref = face, inc;
     manifold::clippedFeatures(kept[k], incident, reference, n_ref, Mr, Mi, ref, inc);
     inc.margin = inc_margin;
     addContact(out, gr, gi, ref, Mr, inc, Mi, -n_ref);
   }
-  return static_cast<int>(four.size());
+  return four.size();
 }
 
 void swapRoles(std::vector<Contact>& out, std::size_t first) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "axes.hpp"
+#include "thread_scratch.hpp"
 
 namespace rigidiff {
 namespace manifold {
@@ -15,24 +16,67 @@ void orderAround(Vec3* pts, std::size_t size, const Vec3& n) {
   c /= static_cast<double>(size);
   const Vec3 e1 = axes::anyOrthogonal(n);
   const Vec3 e2 = n.cross(e1);
-  // the thread's keys, kept from call to call: ordering a face allocates nothing
-  thread_local std::vector<std::pair<double, Vec3>> keyed;
+  // sorted by angle: a face's few points by insertion on the stack, as libstdc++'s std::sort sorts up
+  // to 16 (equal keys keep their order; a key below the first goes straight to the front), so that
+  // every size keeps the order the std::sort below gives
+  constexpr std::size_t kInsertion = 16;
+  if (size <= kInsertion) {
+    double key[kInsertion];
+    Vec3 at[kInsertion];
+    for (std::size_t i = 0; i < size; ++i) {
+      const double ki = std::atan2(e2.dot(pts[i] - c), e1.dot(pts[i] - c));
+      const Vec3 pi = pts[i];
+      std::size_t j = i;
+      if (i > 0 && ki < key[0]) {
+        for (; j > 0; --j) key[j] = key[j - 1], at[j] = at[j - 1];
+      } else {
+        for (; j > 0 && ki < key[j - 1]; --j) key[j] = key[j - 1], at[j] = at[j - 1];
+      }
+      key[j] = ki;
+      at[j] = pi;
+    }
+    for (std::size_t k = 0; k < size; ++k) pts[k] = at[k];
+    return;
+  }
+  // the thread's keys: ordering a large face allocates nothing once warm
+  std::vector<std::pair<double, Vec3>>& keyed = narrowphase::threadScratch<std::vector<std::pair<double, Vec3>>>();
   keyed.clear();
   for (std::size_t k = 0; k < size; ++k) keyed.emplace_back(std::atan2(e2.dot(pts[k] - c), e1.dot(pts[k] - c)), pts[k]);
   std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   for (std::size_t k = 0; k < size; ++k) pts[k] = keyed[k].second;
 }
 
+namespace {
+
+// every point carries the line the polygon follows from it to the next point: an incident edge
+// (edge0, edge1), or the side plane of reference edge e (stored as edge0 = -1 - e)
+struct Tracked {
+  ClippedPoint point;
+  int line0, line1;
+};
+
+// the working polygons of clipToPrism and their points' signed distances to the current side plane
+struct ClipScratch {
+  std::vector<Tracked> poly, next;
+  std::vector<double> side;
+};
+
+// reduceTouchingFirst's copies of the points touching the plane, and their indices
+struct TouchingScratch {
+  std::vector<Vec3> pts;
+  std::vector<double> depth;
+  std::vector<int> index;
+};
+
+}  // namespace
+
 void clipToPrism(PointsView incident, PointsView reference, const Vec3& n, std::vector<ClippedPoint>& out) {
-  // every point carries the line the polygon follows from it to the next point: an incident edge
-  // (edge0, edge1), or the side plane of reference edge e (stored as edge0 = -1 - e)
-  struct Tracked {
-    ClippedPoint point;
-    int line0, line1;
-  };
   const int k0 = static_cast<int>(incident.size());
-  // the thread's working polygons, kept from call to call: clipping allocates nothing once warm
-  thread_local std::vector<Tracked> poly, next;
+  // the thread's scratch: clipping allocates nothing once warm
+  ClipScratch& scratch = narrowphase::threadScratch<ClipScratch>();
+  std::vector<Tracked>& poly = scratch.poly;
+  std::vector<Tracked>& next = scratch.next;
+  std::vector<double>& sides = scratch.side;
   poly.clear();
   for (int i = 0; i < k0; ++i) {
     ClippedPoint c;
@@ -68,18 +112,21 @@ void clipToPrism(PointsView incident, PointsView reference, const Vec3& n, std::
     };
     next.clear();
     const std::size_t k = poly.size();
+    sides.resize(k);
+    for (std::size_t i = 0; i < k; ++i) sides[i] = side(poly[i].point.x);  // once per point and plane
     if (k == 1) {
-      if (side(poly[0].point.x) >= 0.0) next.push_back(poly[0]);
+      if (sides[0] >= 0.0) next.push_back(poly[0]);
     } else if (k == 2) {  // a segment
-      const double sa = side(poly[0].point.x), sb = side(poly[1].point.x);
+      const double sa = sides[0], sb = sides[1];
       if (sa >= 0.0) next.push_back(poly[0]);
       if ((sa >= 0.0) != (sb >= 0.0)) next.push_back(cut(poly[0], poly[1], sa, sb));
       if (sb >= 0.0) next.push_back(poly[1]);
     } else {  // Sutherland-Hodgman on the closed polygon
       for (std::size_t i = 0; i < k; ++i) {
-        const Tracked& prev = poly[(i + k - 1) % k];
+        const std::size_t ip = (i + k - 1) % k;
+        const Tracked& prev = poly[ip];
         const Tracked& cur = poly[i];
-        const double sp = side(prev.point.x), sc = side(cur.point.x);
+        const double sp = sides[ip], sc = sides[i];
         if ((sp >= 0.0) != (sc >= 0.0)) {
           next.push_back(cut(prev, cur, sp, sc));
           if (sp >= 0.0) {  // leaving: the polygon goes on along the side plane
@@ -96,7 +143,8 @@ void clipToPrism(PointsView incident, PointsView reference, const Vec3& n, std::
   for (const Tracked& t : poly) out.push_back(t.point);
 }
 
-void clippedFeatures(const ClippedPoint& c, PointsView incident, PointsView reference, const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& ref, Feature& inc) {
+void clippedFeatures(const ClippedPoint& c, PointsView incident, PointsView reference, const Vec3& n, const SE3& Mr,
+                     const SE3& Mi, Feature& ref, Feature& inc) {
   inc.kind = FeatureKind::Point;
   inc.p = Mi.R.transpose() * (c.x - Mi.p);
   if (c.corner >= 0 && incident.size() >= 3) {
@@ -182,10 +230,11 @@ FourIndices reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<
   int touching = 0;
   for (int i = 0; i < n; ++i) touching += depth[i] <= 0.0 ? 1 : 0;
   if (touching >= 4) {
-    // the thread's copies of the touching points, kept from call to call
-    thread_local std::vector<Vec3> tp;
-    thread_local std::vector<double> td;
-    thread_local std::vector<int> which;
+    // the thread's copies of the touching points
+    TouchingScratch& scratch = narrowphase::threadScratch<TouchingScratch>();
+    std::vector<Vec3>& tp = scratch.pts;
+    std::vector<double>& td = scratch.depth;
+    std::vector<int>& which = scratch.index;
     tp.clear();
     td.clear();
     which.clear();

@@ -4,19 +4,33 @@
 
 #include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/macros.hpp"
+#include "thread_scratch.hpp"
 
 namespace rigidiff {
 
 namespace narrowphase {
+
+namespace {
+
+// the lists of clippedPatchContacts: the clipped polygon, and its points below the margin
+struct PatchScratch {
+  std::vector<manifold::ClippedPoint> clipped, kept;
+  std::vector<Vec3> pts;
+  std::vector<double> depth;
+};
+
+}  // namespace
 
 int clippedPatchContacts(const Feature& face, manifold::PointsView reference, const Vec3& n_ref, const SE3& Mr,
                          int gr, manifold::PointsView incident, double inc_margin, const SE3& Mi, int gi,
                          double margin, std::vector<Contact>& out) {
   const Vec3 face_point = Mr.actPoint(face.p);
   // the thread's lists, kept from call to call: a resting face patch allocates nothing once warm
-  thread_local std::vector<manifold::ClippedPoint> clipped, kept;
-  thread_local std::vector<Vec3> pts;
-  thread_local std::vector<double> depth;
+  PatchScratch& scratch = threadScratch<PatchScratch>();
+  std::vector<manifold::ClippedPoint>& clipped = scratch.clipped;
+  std::vector<manifold::ClippedPoint>& kept = scratch.kept;
+  std::vector<Vec3>& pts = scratch.pts;
+  std::vector<double>& depth = scratch.depth;
   kept.clear();
   pts.clear();
   depth.clear();

@@ -3,6 +3,7 @@
 
 #include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/collision/narrowphase.hpp"
+#include "thread_scratch.hpp"
 
 namespace rigidiff {
 namespace narrowphase {
@@ -28,7 +29,21 @@ struct Candidates {
   void add(const PlaneContext& pc, const SE3& Ma, const Feature& f, double margin) {
     const Vec3 w = f.kind == FeatureKind::Circle ? circlePoint(f, Ma, pc.n) : Ma.actPoint(f.p);
     const double dist = pc.n.dot(w) - pc.offset - f.margin;
+    if (dist < margin) keep(f, w, dist);
+  }
+  // a Point feature (local p, radius r): as add, but the feature is only built for a point that is kept
+  // (a mesh's many vertices mostly lie above the plane)
+  void addPoint(const PlaneContext& pc, const SE3& Ma, const Vec3& p, double r, double margin) {
+    const Vec3 w = Ma.actPoint(p);
+    const double dist = pc.n.dot(w) - pc.offset - r;
     if (dist >= margin) return;
+    Feature f;
+    f.kind = FeatureKind::Point;
+    f.p = p;
+    f.margin = r;
+    keep(f, w, dist);
+  }
+  void keep(const Feature& f, const Vec3& w, double dist) {
     feature.push_back(f);
     world.push_back(w);
     distance.push_back(dist);
@@ -47,15 +62,9 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   pc.offset = pc.n.dot(Mp.actPoint(pc.face.p));
   const Vec3 u = Ma.R.transpose() * pc.n;  // plane normal in A's frame
   // the thread's lists, kept from call to call: a ball or a box on the ground allocates nothing
-  thread_local Candidates cand;
+  Candidates& cand = threadScratch<Candidates>();
   cand.clear();
-  auto point = [&](const Vec3& p, double r) {
-    Feature f;
-    f.kind = FeatureKind::Point;
-    f.p = p;
-    f.margin = r;
-    cand.add(pc, Ma, f, margin);
-  };
+  auto point = [&](const Vec3& p, double r) { cand.addPoint(pc, Ma, p, r, margin); };
   switch (a.type) {
     case ShapeType::Sphere: point(Vec3::Zero(), a.radius); break;
     case ShapeType::Capsule:

@@ -10,6 +10,11 @@ namespace narrowphase {
 
 namespace {
 
+// relative bound on the rounding of a vertex's distance to the plane, computed either way (placed, or
+// along u in A's frame): about 20 unit roundoffs of |v|_1 + |Ma.p|_inf + |offset| by the usual dot
+// product bounds (a rotation's columns and the normal are unit); 1e-13 keeps a wide safety factor
+constexpr double kRoundingBound = 1e-13;
+
 struct PlaneContext {
   Feature face;  // the plane as a face of B, in B's frame
   Vec3 n;        // world normal
@@ -100,9 +105,19 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
       break;
     }
     case ShapeType::ConvexMesh:
-    case ShapeType::TriangleMesh:  // against a half-space the hull's vertices are the deepest points
-      for (const Vec3& v : a.vertices) point(v, 0.0);
+    case ShapeType::TriangleMesh: {  // against a half-space the hull's vertices are the deepest points
+      // most of a resting sole's vertices lie well above the plane: a vertex whose height along u (A's
+      // frame, a few operations) clears the margin by more than the rounding of both ways of computing
+      // it is dropped unplaced; the others are placed as before, so the contacts are the same to the bit
+      const double base = pc.n.dot(Ma.p) - pc.offset;
+      const double scale = Ma.p.cwiseAbs().maxCoeff() + std::abs(pc.offset) + std::abs(margin);
+      for (const Vec3& v : a.vertices) {
+        const double clear = margin + kRoundingBound * (v.cwiseAbs().sum() + scale);  // inf or nan: place it
+        if (std::isfinite(clear) && u.dot(v) + base >= clear) continue;
+        point(v, 0.0);
+      }
       break;
+    }
     default: break;
   }
   // a resting face of many vertices keeps the four that span it; points above the plane (let in by a

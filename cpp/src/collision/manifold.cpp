@@ -9,6 +9,15 @@
 namespace rigidiff {
 namespace manifold {
 
+namespace {
+
+// orderAround's angle keys of a face of more than 16 points
+struct OrderScratch {
+  std::vector<std::pair<double, Vec3>> keyed;
+};
+
+}  // namespace
+
 void orderAround(Vec3* pts, std::size_t size, const Vec3& n) {
   if (size < 3) return;
   Vec3 c = Vec3::Zero();
@@ -39,7 +48,7 @@ void orderAround(Vec3* pts, std::size_t size, const Vec3& n) {
     return;
   }
   // the thread's keys: ordering a large face allocates nothing once warm
-  std::vector<std::pair<double, Vec3>>& keyed = narrowphase::threadScratch<std::vector<std::pair<double, Vec3>>>();
+  std::vector<std::pair<double, Vec3>>& keyed = narrowphase::threadScratch<OrderScratch>().keyed;
   keyed.clear();
   for (std::size_t k = 0; k < size; ++k) keyed.emplace_back(std::atan2(e2.dot(pts[k] - c), e1.dot(pts[k] - c)), pts[k]);
   std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });

@@ -48,3 +48,7 @@ def test_ccd_queries_do_not_allocate(tmp_path):
     _assert_program_does_not_allocate(tmp_path, "ccd_no_heap",
                                       core_sources(*(f"collision/distance/{name}.cpp" for name in distances),
                                                    *(f"collision/ccd/{name}.cpp" for name in ccd)))
+
+
+def test_resting_narrow_phase_does_not_allocate(tmp_path):
+    _assert_program_does_not_allocate(tmp_path, "narrowphase_no_heap", core_sources(), link_flags=("-pthread",))

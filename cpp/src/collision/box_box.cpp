@@ -1,6 +1,7 @@
 // Box against box by the separating-axis test: 3 + 3 face axes and 9 edge-edge axes. A face axis
 // clips the incident face against the reference face (point-face contacts); an edge axis gives one
 // edge-edge contact. Face axes win ties, which keeps resting stacks on face contacts.
+#include <array>
 #include <cmath>
 
 #include "rigidiff/collision/manifold.hpp"
@@ -22,15 +23,14 @@ double separation(const Vec3& L, const Vec3& d, const SE3& Ma, const Vec3& ha, c
 }
 
 // corners of the face of a box with outward local normal sign*e_axis (local frame)
-std::vector<Vec3> faceCorners(const Vec3& h, int axis, double sign) {
+std::array<Vec3, 4> faceCorners(const Vec3& h, int axis, double sign) {
   const int u = (axis + 1) % 3, v = (axis + 2) % 3;
-  std::vector<Vec3> pts;
+  std::array<Vec3, 4> pts;
   for (int k = 0; k < 4; ++k) {
-    Vec3 p;
+    Vec3& p = pts[k];
     p[axis] = sign * h[axis];
     p[u] = ((k == 1 || k == 2) ? 1.0 : -1.0) * h[u];
     p[v] = (k >= 2 ? 1.0 : -1.0) * h[v];
-    pts.push_back(p);
   }
   return pts;
 }
@@ -50,10 +50,10 @@ void faceContacts(const CollisionShape& R, const SE3& Mr, int gr, const Collisio
       inc = k;
     }
   const double si = Mi.R.col(inc).dot(n_ref) > 0.0 ? -1.0 : 1.0;  // incident face looks back at R
-  std::vector<Vec3> ref = faceCorners(R.half_extents, axis, sr), incident = faceCorners(I.half_extents, inc, si);
+  std::array<Vec3, 4> ref = faceCorners(R.half_extents, axis, sr), incident = faceCorners(I.half_extents, inc, si);
   for (Vec3& p : ref) p = Mr.actPoint(p);
   for (Vec3& p : incident) p = Mi.actPoint(p);
-  manifold::orderAround(ref, n_ref);
+  manifold::orderAround(ref.data(), ref.size(), n_ref);
   Feature face;
   face.kind = FeatureKind::Face;
   face.d = sr * Vec3::Unit(axis);

@@ -2,37 +2,91 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "axes.hpp"
+#include "thread_scratch.hpp"
 
 namespace rigidiff {
 namespace manifold {
 
-void orderAround(std::vector<Vec3>& pts, const Vec3& n) {
-  if (pts.size() < 3) return;
+namespace {
+
+// orderAround's angle keys of a face of more than 16 points
+struct OrderScratch {
+  std::vector<std::pair<double, Vec3>> keyed;
+};
+
+}  // namespace
+
+void orderAround(Vec3* pts, std::size_t size, const Vec3& n) {
+  if (size < 3) return;
   Vec3 c = Vec3::Zero();
-  for (const Vec3& p : pts) c += p;
-  c /= static_cast<double>(pts.size());
+  for (std::size_t k = 0; k < size; ++k) c += pts[k];
+  c /= static_cast<double>(size);
   const Vec3 e1 = axes::anyOrthogonal(n);
   const Vec3 e2 = n.cross(e1);
-  std::vector<std::pair<double, Vec3>> keyed;
-  keyed.reserve(pts.size());
-  for (const Vec3& p : pts) keyed.emplace_back(std::atan2(e2.dot(p - c), e1.dot(p - c)), p);
+  // sorted by angle: a face's few points by insertion on the stack, as libstdc++'s std::sort sorts up
+  // to 16 (equal keys keep their order; a key below the first goes straight to the front), so that
+  // every size keeps the order the std::sort below gives
+  constexpr std::size_t kInsertion = 16;
+  if (size <= kInsertion) {
+    double key[kInsertion];
+    Vec3 at[kInsertion];
+    for (std::size_t i = 0; i < size; ++i) {
+      const double ki = std::atan2(e2.dot(pts[i] - c), e1.dot(pts[i] - c));
+      const Vec3 pi = pts[i];
+      std::size_t j = i;
+      if (i > 0 && ki < key[0]) {
+        for (; j > 0; --j) key[j] = key[j - 1], at[j] = at[j - 1];
+      } else {
+        for (; j > 0 && ki < key[j - 1]; --j) key[j] = key[j - 1], at[j] = at[j - 1];
+      }
+      key[j] = ki;
+      at[j] = pi;
+    }
+    for (std::size_t k = 0; k < size; ++k) pts[k] = at[k];
+    return;
+  }
+  // the thread's keys: ordering a large face allocates nothing once warm
+  std::vector<std::pair<double, Vec3>>& keyed = narrowphase::threadScratch<OrderScratch>().keyed;
+  keyed.clear();
+  for (std::size_t k = 0; k < size; ++k) keyed.emplace_back(std::atan2(e2.dot(pts[k] - c), e1.dot(pts[k] - c)), pts[k]);
   std::sort(keyed.begin(), keyed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  for (std::size_t k = 0; k < pts.size(); ++k) pts[k] = keyed[k].second;
+  for (std::size_t k = 0; k < size; ++k) pts[k] = keyed[k].second;
 }
 
-std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
-                                      const Vec3& n) {
-  // every point carries the line the polygon follows from it to the next point: an incident edge
-  // (edge0, edge1), or the side plane of reference edge e (stored as edge0 = -1 - e)
-  struct Tracked {
-    ClippedPoint point;
-    int line0, line1;
-  };
-  const int k0 = static_cast<int>(incident.size());
+namespace {
+
+// every point carries the line the polygon follows from it to the next point: an incident edge
+// (edge0, edge1), or the side plane of reference edge e (stored as edge0 = -1 - e)
+struct Tracked {
+  ClippedPoint point;
+  int line0, line1;
+};
+
+// the working polygons of clipToPrism and their points' signed distances to the current side plane
+struct ClipScratch {
   std::vector<Tracked> poly, next;
+  std::vector<double> side;
+};
+
+// reduceTouchingFirst's copies of the points touching the plane, and their indices
+struct TouchingScratch {
+  std::vector<Vec3> pts;
+  std::vector<double> depth;
+  std::vector<int> index;
+};
+
+}  // namespace
+
+void clipToPrism(PointsView incident, PointsView reference, const Vec3& n, std::vector<ClippedPoint>& out) {
+  const int k0 = static_cast<int>(incident.size());
+  // the thread's scratch: clipping allocates nothing once warm
+  ClipScratch& scratch = narrowphase::threadScratch<ClipScratch>();
+  std::vector<Tracked>& poly = scratch.poly;
+  std::vector<Tracked>& next = scratch.next;
+  std::vector<double>& sides = scratch.side;
+  poly.clear();
   for (int i = 0; i < k0; ++i) {
     ClippedPoint c;
     c.x = incident[i];
@@ -67,18 +121,21 @@ std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const s
     };
     next.clear();
     const std::size_t k = poly.size();
+    sides.resize(k);
+    for (std::size_t i = 0; i < k; ++i) sides[i] = side(poly[i].point.x);  // once per point and plane
     if (k == 1) {
-      if (side(poly[0].point.x) >= 0.0) next.push_back(poly[0]);
+      if (sides[0] >= 0.0) next.push_back(poly[0]);
     } else if (k == 2) {  // a segment
-      const double sa = side(poly[0].point.x), sb = side(poly[1].point.x);
+      const double sa = sides[0], sb = sides[1];
       if (sa >= 0.0) next.push_back(poly[0]);
       if ((sa >= 0.0) != (sb >= 0.0)) next.push_back(cut(poly[0], poly[1], sa, sb));
       if (sb >= 0.0) next.push_back(poly[1]);
     } else {  // Sutherland-Hodgman on the closed polygon
       for (std::size_t i = 0; i < k; ++i) {
-        const Tracked& prev = poly[(i + k - 1) % k];
+        const std::size_t ip = (i + k - 1) % k;
+        const Tracked& prev = poly[ip];
         const Tracked& cur = poly[i];
-        const double sp = side(prev.point.x), sc = side(cur.point.x);
+        const double sp = sides[ip], sc = sides[i];
         if ((sp >= 0.0) != (sc >= 0.0)) {
           next.push_back(cut(prev, cur, sp, sc));
           if (sp >= 0.0) {  // leaving: the polygon goes on along the side plane
@@ -91,14 +148,12 @@ std::vector<ClippedPoint> clipToPrism(const std::vector<Vec3>& incident, const s
     }
     poly.swap(next);
   }
-  std::vector<ClippedPoint> out;
-  out.reserve(poly.size());
+  out.clear();
   for (const Tracked& t : poly) out.push_back(t.point);
-  return out;
 }
 
-void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, const std::vector<Vec3>& reference,
-                     const Vec3& n, const SE3& Mr, const SE3& Mi, Feature& ref, Feature& inc) {
+void clippedFeatures(const ClippedPoint& c, PointsView incident, PointsView reference, const Vec3& n, const SE3& Mr,
+                     const SE3& Mi, Feature& ref, Feature& inc) {
   inc.kind = FeatureKind::Point;
   inc.p = Mi.R.transpose() * (c.x - Mi.p);
   if (c.corner >= 0 && incident.size() >= 3) {
@@ -126,14 +181,15 @@ void clippedFeatures(const ClippedPoint& c, const std::vector<Vec3>& incident, c
   ref.side_n = Mr.R.transpose() * inward.normalized();
 }
 
-std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
+FourIndices reduceToFour(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
   const int n = static_cast<int>(pts.size());
-  std::vector<int> keep(n);
-  std::iota(keep.begin(), keep.end(), 0);
-  if (n <= 4) return keep;
-  keep.clear();
+  FourIndices keep;
+  if (n <= 4) {
+    for (int i = 0; i < n; ++i) keep.push(i);
+    return keep;
+  }
   const int first = static_cast<int>(std::min_element(depth.begin(), depth.end()) - depth.begin());
-  keep.push_back(first);
+  keep.push(first);
   int second = first;
   double far = -1.0;
   for (int i = 0; i < n; ++i)
@@ -141,7 +197,7 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
       far = (pts[i] - pts[first]).squaredNorm();
       second = i;
     }
-  keep.push_back(second);
+  keep.push(second);
   // third: the largest triangle; fourth: the largest area added on the other side of the diagonal
   int third = -1;
   double best = -1.0;
@@ -155,10 +211,10 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
     }
   }
   if (third < 0 || best == 0.0) {
-    std::sort(keep.begin(), keep.end());
+    keep.sort();
     return keep;
   }
-  keep.push_back(third);
+  keep.push(third);
   int fourth = -1;
   best = 0.0;
   for (int i = 0; i < n; ++i) {
@@ -168,33 +224,52 @@ std::vector<int> reduceToFour(const std::vector<Vec3>& pts, const std::vector<do
       fourth = i;
     }
   }
-  if (fourth >= 0) keep.push_back(fourth);
-  std::sort(keep.begin(), keep.end());
+  if (fourth >= 0) keep.push(fourth);
+  keep.sort();
   return keep;
 }
 
-std::vector<int> reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
+FourIndices reduceTouchingFirst(const std::vector<Vec3>& pts, const std::vector<double>& depth) {
   const int n = static_cast<int>(pts.size());
-  std::vector<int> keep(n);
-  std::iota(keep.begin(), keep.end(), 0);
-  if (n <= 4) return keep;
-  std::vector<int> touching, above;
-  for (int i = 0; i < n; ++i) (depth[i] <= 0.0 ? touching : above).push_back(i);
-  if (touching.size() >= 4) {
-    std::vector<Vec3> tp;
-    std::vector<double> td;
-    for (int i : touching) {
-      tp.push_back(pts[i]);
-      td.push_back(depth[i]);
-    }
-    keep.clear();
-    for (int k : reduceToFour(tp, td)) keep.push_back(touching[k]);
-  } else {
-    std::stable_sort(above.begin(), above.end(), [&](int a, int b) { return depth[a] < depth[b]; });
-    keep = touching;
-    for (std::size_t k = 0; keep.size() < 4 && k < above.size(); ++k) keep.push_back(above[k]);
+  FourIndices keep;
+  if (n <= 4) {
+    for (int i = 0; i < n; ++i) keep.push(i);
+    return keep;
   }
-  std::sort(keep.begin(), keep.end());
+  int touching = 0;
+  for (int i = 0; i < n; ++i) touching += depth[i] <= 0.0 ? 1 : 0;
+  if (touching >= 4) {
+    // the thread's copies of the touching points
+    TouchingScratch& scratch = narrowphase::threadScratch<TouchingScratch>();
+    std::vector<Vec3>& tp = scratch.pts;
+    std::vector<double>& td = scratch.depth;
+    std::vector<int>& which = scratch.index;
+    tp.clear();
+    td.clear();
+    which.clear();
+    for (int i = 0; i < n; ++i)
+      if (depth[i] <= 0.0) {
+        tp.push_back(pts[i]);
+        td.push_back(depth[i]);
+        which.push_back(i);
+      }
+    for (int k : reduceToFour(tp, td)) keep.push(which[k]);
+    return keep;  // increasing already: `which` increases
+  }
+  for (int i = 0; i < n; ++i)
+    if (depth[i] <= 0.0) keep.push(i);
+  // then the points above nearest the plane, by depth, then index (what a stable sort of them by depth
+  // would put first); at most three picks, so no sort
+  while (keep.count < 4) {
+    int pick = -1;
+    for (int i = 0; i < n; ++i) {
+      if (depth[i] <= 0.0 || std::find(keep.begin(), keep.end(), i) != keep.end()) continue;
+      if (pick < 0 || depth[i] < depth[pick]) pick = i;
+    }
+    if (pick < 0) break;
+    keep.push(pick);
+  }
+  keep.sort();
   return keep;
 }
 

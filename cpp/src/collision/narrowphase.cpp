@@ -4,19 +4,38 @@
 
 #include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/macros.hpp"
+#include "thread_scratch.hpp"
 
 namespace rigidiff {
 
 namespace narrowphase {
 
-int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference, const Vec3& n_ref, const SE3& Mr,
-                         int gr, const std::vector<Vec3>& incident, double inc_margin, const SE3& Mi, int gi,
-                         double margin, std::vector<Contact>& out) {
-  const Vec3 face_point = Mr.actPoint(face.p);
+namespace {
+
+// the lists of clippedPatchContacts: the clipped polygon, and its points below the margin
+struct PatchScratch {
+  std::vector<manifold::ClippedPoint> clipped, kept;
   std::vector<Vec3> pts;
   std::vector<double> depth;
-  std::vector<manifold::ClippedPoint> kept;
-  for (const manifold::ClippedPoint& c : manifold::clipToPrism(incident, reference, n_ref)) {
+};
+
+}  // namespace
+
+int clippedPatchContacts(const Feature& face, manifold::PointsView reference, const Vec3& n_ref, const SE3& Mr,
+                         int gr, manifold::PointsView incident, double inc_margin, const SE3& Mi, int gi,
+                         double margin, std::vector<Contact>& out) {
+  const Vec3 face_point = Mr.actPoint(face.p);
+  // the thread's lists, kept from call to call: a resting face patch allocates nothing once warm
+  PatchScratch& scratch = threadScratch<PatchScratch>();
+  std::vector<manifold::ClippedPoint>& clipped = scratch.clipped;
+  std::vector<manifold::ClippedPoint>& kept = scratch.kept;
+  std::vector<Vec3>& pts = scratch.pts;
+  std::vector<double>& depth = scratch.depth;
+  kept.clear();
+  pts.clear();
+  depth.clear();
+  manifold::clipToPrism(incident, reference, n_ref, clipped);
+  for (const manifold::ClippedPoint& c : clipped) {
     const double gap = n_ref.dot(c.x - face_point) - face.margin - inc_margin;
     if (gap < margin) {
       pts.push_back(c.x);
@@ -24,14 +43,14 @@ int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference
       kept.push_back(c);
     }
   }
-  const std::vector<int> four = manifold::reduceToFour(pts, depth);
+  const manifold::FourIndices four = manifold::reduceToFour(pts, depth);
   for (int k : four) {
     Feature ref = face, inc;
     manifold::clippedFeatures(kept[k], incident, reference, n_ref, Mr, Mi, ref, inc);
     inc.margin = inc_margin;
     addContact(out, gr, gi, ref, Mr, inc, Mi, -n_ref);
   }
-  return static_cast<int>(four.size());
+  return four.size();
 }
 
 void swapRoles(std::vector<Contact>& out, std::size_t first) {

@@ -3,11 +3,17 @@
 
 #include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/collision/narrowphase.hpp"
+#include "thread_scratch.hpp"
 
 namespace rigidiff {
 namespace narrowphase {
 
 namespace {
+
+// relative bound on the rounding of a vertex's distance to the plane, computed either way (placed, or
+// along u in A's frame): about 20 unit roundoffs of |v|_1 + |Ma.p|_inf + |offset| by the usual dot
+// product bounds (a rotation's columns and the normal are unit); 1e-13 keeps a wide safety factor
+constexpr double kRoundingBound = 1e-13;
 
 struct PlaneContext {
   Feature face;  // the plane as a face of B, in B's frame
@@ -28,7 +34,21 @@ struct Candidates {
   void add(const PlaneContext& pc, const SE3& Ma, const Feature& f, double margin) {
     const Vec3 w = f.kind == FeatureKind::Circle ? circlePoint(f, Ma, pc.n) : Ma.actPoint(f.p);
     const double dist = pc.n.dot(w) - pc.offset - f.margin;
+    if (dist < margin) keep(f, w, dist);
+  }
+  // a Point feature (local p, radius r): as add, but the feature is only built for a point that is kept
+  // (a mesh's many vertices mostly lie above the plane)
+  void addPoint(const PlaneContext& pc, const SE3& Ma, const Vec3& p, double r, double margin) {
+    const Vec3 w = Ma.actPoint(p);
+    const double dist = pc.n.dot(w) - pc.offset - r;
     if (dist >= margin) return;
+    Feature f;
+    f.kind = FeatureKind::Point;
+    f.p = p;
+    f.margin = r;
+    keep(f, w, dist);
+  }
+  void keep(const Feature& f, const Vec3& w, double dist) {
     feature.push_back(f);
     world.push_back(w);
     distance.push_back(dist);
@@ -47,15 +67,9 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   pc.offset = pc.n.dot(Mp.actPoint(pc.face.p));
   const Vec3 u = Ma.R.transpose() * pc.n;  // plane normal in A's frame
   // the thread's lists, kept from call to call: a ball or a box on the ground allocates nothing
-  thread_local Candidates cand;
+  Candidates& cand = threadScratch<Candidates>();
   cand.clear();
-  auto point = [&](const Vec3& p, double r) {
-    Feature f;
-    f.kind = FeatureKind::Point;
-    f.p = p;
-    f.margin = r;
-    cand.add(pc, Ma, f, margin);
-  };
+  auto point = [&](const Vec3& p, double r) { cand.addPoint(pc, Ma, p, r, margin); };
   switch (a.type) {
     case ShapeType::Sphere: point(Vec3::Zero(), a.radius); break;
     case ShapeType::Capsule:
@@ -91,9 +105,19 @@ void shapePlane(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
       break;
     }
     case ShapeType::ConvexMesh:
-    case ShapeType::TriangleMesh:  // against a half-space the hull's vertices are the deepest points
-      for (const Vec3& v : a.vertices) point(v, 0.0);
+    case ShapeType::TriangleMesh: {  // against a half-space the hull's vertices are the deepest points
+      // most of a resting sole's vertices lie well above the plane: a vertex whose height along u (A's
+      // frame, a few operations) clears the margin by more than the rounding of both ways of computing
+      // it is dropped unplaced; the others are placed as before, so the contacts are the same to the bit
+      const double base = pc.n.dot(Ma.p) - pc.offset;
+      const double scale = Ma.p.cwiseAbs().maxCoeff() + std::abs(pc.offset) + std::abs(margin);
+      for (const Vec3& v : a.vertices) {
+        const double clear = margin + kRoundingBound * (v.cwiseAbs().sum() + scale);  // inf or nan: place it
+        if (std::isfinite(clear) && u.dot(v) + base >= clear) continue;
+        point(v, 0.0);
+      }
       break;
+    }
     default: break;
   }
   // a resting face of many vertices keeps the four that span it; points above the plane (let in by a

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "rigidiff/contact/contact_set.hpp"
+#include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/collision/shape.hpp"
 
 namespace rigidiff {
@@ -40,8 +41,8 @@ void swapRoles(std::vector<Contact>& out, std::size_t first);
 /// `reference`, ordered about its outward normal n_ref) clips the incident polygon (gi, Mi; world, ordered
 /// around its boundary; its margin inc_margin), and the clipped points whose gap to the face (both margins
 /// off) is below `margin` give at most four contacts, with the reference side as A. Returns how many.
-int clippedPatchContacts(const Feature& face, const std::vector<Vec3>& reference, const Vec3& n_ref, const SE3& Mr,
-                         int gr, const std::vector<Vec3>& incident, double inc_margin, const SE3& Mi, int gi,
+int clippedPatchContacts(const Feature& face, manifold::PointsView reference, const Vec3& n_ref, const SE3& Mr,
+                         int gr, manifold::PointsView incident, double inc_margin, const SE3& Mi, int gi,
                          double margin, std::vector<Contact>& out);
 }  // namespace narrowphase
 

@@ -211,7 +211,7 @@ def test_architecture_names_files_that_exist():
     for path in re.findall(r"\b((?:cpp|rigidiff|tests|docs)/[\w/.\-]*\w)(?![\w*])", text):
         if not (ROOT / path).exists():
             missing.append(path)
-    sources = {p.name for folder in ("cpp", "rigidiff") for p in (ROOT / folder).rglob("*")}
+    sources = {p.name for folder in ("cpp", "rigidiff", "tests") for p in (ROOT / folder).rglob("*")}
     for name in set(re.findall(r"(?<![\w*])([a-z_]+\.(?:cpp|hpp|pxi|pxd|pyx))\b", text)):
         if name not in sources:
             missing.append(name)

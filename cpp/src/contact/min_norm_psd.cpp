@@ -47,7 +47,10 @@ bool minNormPsdFactor(const Ref<const MatX>& Q, double lowTolerance, double high
     ws.L(k, k) = lkk;
     const int pk = ws.perm[k], below = m - k - 1;
     auto products = ws.t.head(below);
-    products.noalias() = ws.L.block(k + 1, 0, below, k) * ws.L.row(k).head(k).transpose();
+    if (k == 0 || below == 0)
+      products.setZero();  // an empty product: what the kernel would give, without its set-up (small systems)
+    else
+      products.noalias() = ws.L.block(k + 1, 0, below, k) * ws.L.row(k).head(k).transpose();
     for (int i = k + 1; i < m; ++i) {
       const double v = (Q(ws.perm[i], pk) - products[i - k - 1]) / lkk;
       ws.L(i, k) = v;

@@ -165,12 +165,10 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   const bool rootSolve = symmetric && lcp.root && m > lcp.root->dim;
   const bool keptFactors = lcp.factors && ws.factorStorage.J.data() == lcp.factors->J && !ws.factorStorage.J.empty();
   const bool deferQ = rootSolve && k == 0 && lcp.lazyA && !ws.denseReady && keptFactors;
-  ws.clampingSystemFormed();
-  if (deferQ) {
-    ws.deferClampingSystem(n);
-  } else if (lcp.lazyA && !ws.denseReady) {
+  ws.deferClampingSystem(deferQ ? n : -1);
+  if (!deferQ && lcp.lazyA && !ws.denseReady) {
     lazyClampingSystem(lcp, ws);
-  } else {
+  } else if (!deferQ) {
     if (m > 0 && ws.clamped[m - 1] == m - 1) {  // the clamped rows are the leading rows (a resting island)
       ws.Q.topLeftCorner(m, m) = lcp.A.topLeftCorner(m, m);
     } else {

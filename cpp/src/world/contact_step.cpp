@@ -408,13 +408,15 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
   if (static_cast<int>(cd.lcps.size()) <= slot) cd.lcps.resize(slot + 1);
   contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
   contact::DelassusFactorStorage& kept = ws.factorStorage;
-  kept.start.assign(mi + 1, 0);
-  kept.index.clear();
-  kept.J.clear();
-  kept.K.clear();
-  kept.dim = cd.treeDof[nt];
-  kept.blocks = nt;
-  kept.blockStart.assign(cd.treeDof.begin(), cd.treeDof.begin() + nt + 1);
+  if (sparse || rooted) {  // (a small island's solve reads none of it)
+    kept.start.assign(mi + 1, 0);
+    kept.index.clear();
+    kept.J.clear();
+    kept.K.clear();
+    kept.dim = cd.treeDof[nt];
+    kept.blocks = nt;
+    kept.blockStart.assign(cd.treeDof.begin(), cd.treeDof.begin() + nt + 1);
+  }
   cd.rootG.clear();
   for (int k = 0; (sparse || rooted) && k < mi; ++k) {
     forRowSegments(model, cd, rows[k], [&](int t, int, int n, int off) {

@@ -164,12 +164,12 @@ struct BoxedLcpWorkspace {
   const Eigen::CompleteOrthogonalDecomposition<MatX>& clampingCod() const;
   /// Q, formed now if the solve deferred it.
   const MatX& clampingSystem() const;
-  /// The solve deferred Q (m x m of a problem of n rows): clampingSystem() forms it from factorStorage.
+  /// n >= 0: the solve deferred Q (m x m of a problem of n rows), which clampingSystem() forms from
+  /// factorStorage; n < 0: Q is formed.
   void deferClampingSystem(int n) {
-    qDeferredRows_ = n;
-    codValid_ = false;
+    qDeferredRows_ = n < 0 ? -1 : n;
+    if (n >= 0) codValid_ = false;
   }
-  void clampingSystemFormed() { qDeferredRows_ = -1; }
   /// The caller's DelassusFactors, kept here (see DelassusFactorStorage).
   DelassusFactorStorage factorStorage;
   /// Decomposes Q (m x m) now: solves use it and clampingCod() returns it.

@@ -15,6 +15,13 @@ from rigidiff._cpp.projective cimport projectiveHullDistances, projectiveSvd3
 include "_arrays.pxi"
 
 
+def _feature_pair(p_a, d_a, pose_a, p_b, d_b, pose_b, fallback, side_p, side_n):
+    """The arrays of a feature pair's arguments, each checked for its length."""
+    return (_vec(p_a, 3, "p_a"), _vec(d_a, 3, "d_a"), _vec(pose_a, 12, "pose_a"), _vec(p_b, 3, "p_b"),
+            _vec(d_b, 3, "d_b"), _vec(pose_b, 12, "pose_b"), _vec(fallback, 3, "fallback"), _vec(side_p, 3, "side_p"),
+            _vec(side_n, 3, "side_n"))
+
+
 def feature_derivatives(int kind_a, p_a, d_a, double margin_a, pose_a, int kind_b, p_b, d_b, double margin_b,
                         pose_b, fallback, double radius_a=0.0, double angle_a=0.0, side_p=(0.0, 0.0, 0.0),
                         side_n=(1.0, 0.0, 0.0)):
@@ -25,15 +32,8 @@ def feature_derivatives(int kind_a, p_a, d_a, double margin_a, pose_a, int kind_
     margin; poses (12,): rotation row-major, then translation; fallback (3,) unit normal from B to A.
     Returns (point (3,), normal (3,), distance, dpoint (3, 12), dnormal (3, 12), ddistance (12,)).
     """
-    cdef cnp.ndarray Pa = _vec(p_a, 3, "p_a")
-    cdef cnp.ndarray Da = _vec(d_a, 3, "d_a")
-    cdef cnp.ndarray Ma = _vec(pose_a, 12, "pose_a")
-    cdef cnp.ndarray Pb = _vec(p_b, 3, "p_b")
-    cdef cnp.ndarray Db = _vec(d_b, 3, "d_b")
-    cdef cnp.ndarray Mb = _vec(pose_b, 12, "pose_b")
-    cdef cnp.ndarray N0 = _vec(fallback, 3, "fallback")
-    cdef cnp.ndarray Sp = _vec(side_p, 3, "side_p")
-    cdef cnp.ndarray Sn = _vec(side_n, 3, "side_n")
+    cdef cnp.ndarray Pa, Da, Ma, Pb, Db, Mb, N0, Sp, Sn
+    Pa, Da, Ma, Pb, Db, Mb, N0, Sp, Sn = _feature_pair(p_a, d_a, pose_a, p_b, d_b, pose_b, fallback, side_p, side_n)
     cdef cnp.ndarray value = _empty1(7)
     cdef cnp.ndarray dpoint = _empty2(3, 12)
     cdef cnp.ndarray dnormal = _empty2(3, 12)
@@ -42,6 +42,35 @@ def feature_derivatives(int kind_a, p_a, d_a, double margin_a, pose_a, int kind_
                            _ptr(Db), margin_b, _ptr(Mb), _ptr(N0), _ptr(Sp), _ptr(Sn), _ptr(value), _ptr(dpoint),
                            _ptr(dnormal), _ptr(ddistance))
     return value[:3], value[3:6], float(value[6]), dpoint, dnormal, ddistance
+
+
+
+def feature_point_derivatives(int kind_a, p_a, d_a, double margin_a, pose_a, int kind_b, p_b, d_b,
+                              double margin_b, pose_b, fallback, double radius_a=0.0, double angle_a=0.0,
+                              side_p=(0.0, 0.0, 0.0), side_n=(1.0, 0.0, 0.0)):
+    """Value and derivatives of a feature contact with respect to the world points of both features'
+    stencils (arguments as feature_derivatives).
+
+    Returns (point (3,), normal (3,), distance, points_a (na, 3), points_b (nb, 3), dpoint (3, 3 (na + nb)),
+    dnormal (3, 3 (na + nb)), ddistance (3 (na + nb),)); column 3 k + i is coordinate i of point k, A's
+    points first.
+    """
+    cdef cnp.ndarray Pa, Da, Ma, Pb, Db, Mb, N0, Sp, Sn
+    Pa, Da, Ma, Pb, Db, Mb, N0, Sp, Sn = _feature_pair(p_a, d_a, pose_a, p_b, d_b, pose_b, fallback, side_p, side_n)
+    cdef cnp.ndarray value = _empty1(7)
+    cdef int counts[2]
+    cdef cnp.ndarray points = _empty1(36)
+    cdef cnp.ndarray dpoint = _empty1(108)
+    cdef cnp.ndarray dnormal = _empty1(108)
+    cdef cnp.ndarray ddistance = _empty1(36)
+    api.featurePointDerivatives(kind_a, _ptr(Pa), _ptr(Da), margin_a, radius_a, angle_a, _ptr(Ma), kind_b,
+                                _ptr(Pb), _ptr(Db), margin_b, _ptr(Mb), _ptr(N0), _ptr(Sp), _ptr(Sn), _ptr(value),
+                                counts, _ptr(points), _ptr(dpoint), _ptr(dnormal), _ptr(ddistance))
+    na, nb = counts[0], counts[1]
+    cols = 3 * (na + nb)
+    return (value[:3], value[3:6], float(value[6]), points[:3 * na].reshape(na, 3).copy(),
+            points[3 * na:3 * (na + nb)].reshape(nb, 3).copy(), dpoint[:3 * cols].reshape(3, cols).copy(),
+            dnormal[:3 * cols].reshape(3, cols).copy(), ddistance[:cols].copy())
 
 
 def dense_product(A, B, C=None, bint transposed_a=False):

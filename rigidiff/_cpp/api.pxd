@@ -219,6 +219,11 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                             double margin_b, const double* pose_b, const double* fallback, const double* side_p,
                             const double* side_n, double* value, double* dpoint, double* dnormal,
                             double* ddistance) except +
+    void featurePointDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
+                                 double angle_a, const double* pose_a, int kind_b, const double* p_b,
+                                 const double* d_b, double margin_b, const double* pose_b, const double* fallback,
+                                 const double* side_p, const double* side_n, double* value, int* counts,
+                                 double* points, double* dpoint, double* dnormal, double* ddistance) except +
 
     void setGeometryCoefficients(CollisionModel&, int g, double friction, double restitution) except +
     int addGeometry(CollisionModel&, const Model&, int type, const double* params, const double* vertices, int nvert,

@@ -1,5 +1,6 @@
-// Checks that evaluateFeatureDerivatives allocates nothing, for every feature pair and its degenerate
-// branches: malloc is wrapped and counted around each call. Built and run by test_no_heap_allocation.py.
+// Checks that evaluateFeatureDerivatives (and the point form it chains through rigid motions) allocates nothing,
+// for every feature pair and its degenerate branches: malloc is wrapped and counted around each call. Built
+// and run by test_no_heap_allocation.py.
 #include <cstdio>
 
 #include "rigidiff/collision/feature_derivatives.hpp"

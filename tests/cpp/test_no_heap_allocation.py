@@ -27,7 +27,8 @@ def test_algorithms_do_not_allocate(tmp_path):
 
 def test_feature_derivatives_do_not_allocate(tmp_path):
     _assert_program_does_not_allocate(tmp_path, "feature_derivatives_no_heap",
-                                      core_sources("collision/feature.cpp", "collision/feature_derivatives.cpp"))
+                                      core_sources("collision/feature.cpp", "collision/feature_stencil.cpp",
+                                                   "collision/feature_derivatives.cpp"))
 
 
 def test_distance_primitives_do_not_allocate(tmp_path):

@@ -39,14 +39,22 @@ Feature readFeature(int kind, const double* p, const double* d, double margin, c
   return f;
 }
 
-}  // namespace
+// the features, placements and fallback normal of a pair, checked
+struct FeaturePair {
+  Feature a, b;
+  SE3 Ma, Mb;
+  Vec3 fallback;
+};
 
-void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
-                        double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
-                        double margin_b, const double* pose_b, const double* fallback, const double* side_p,
-                        const double* side_n, double* value, double* dpoint, double* dnormal, double* ddistance) {
-  Feature a = readFeature(kind_a, p_a, d_a, margin_a, "a");
-  Feature b = readFeature(kind_b, p_b, d_b, margin_b, "b");
+FeaturePair readPair(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
+                     double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
+                     double margin_b, const double* pose_b, const double* fallback, const double* side_p,
+                     const double* side_n) {
+  FeaturePair pair;
+  Feature& a = pair.a;
+  Feature& b = pair.b;
+  a = readFeature(kind_a, p_a, d_a, margin_a, "a");
+  b = readFeature(kind_b, p_b, d_b, margin_b, "b");
   checkFinite(side_p, 3, "side_p");
   const Vec3 sn = readUnit(side_n, "side_n");
   for (Feature* f : {&a, &b}) {
@@ -60,25 +68,69 @@ void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double
   a.angle = angle_a;
   RD_CHECK_ARG(b.kind != FeatureKind::Circle, "a circle feature can only be A (kind_a), against a face");
   contactType(a.kind, b.kind);  // refuses face-face, face-segment, circles and edge cuts off a face
-  const SE3 Ma = readPlacement(pose_a), Mb = readPlacement(pose_b);
-  const Vec3 n0 = readUnit(fallback, "fallback normal");
+  pair.Ma = readPlacement(pose_a);
+  pair.Mb = readPlacement(pose_b);
+  pair.fallback = readUnit(fallback, "fallback normal");
+  return pair;
+}
+
+void writeValue(const FeatureGeometry& g, double* value) {
+  Eigen::Map<Vec3> point(value), normal(value + 3);
+  point = 0.5 * (g.point_a + g.point_b);
+  normal = g.normal;
+  value[6] = g.distance;
+  checkResult(value, 7, "feature_derivatives");
+}
+
+// dpoint and dnormal (3 x cols) row-major, ddistance (cols), each checked finite
+template <typename Block, typename Row>
+void writeDerivatives(const Block& dpoint_in, const Block& dnormal_in, const Row& ddistance_in, double* dpoint,
+                      double* dnormal, double* ddistance) {
+  const int cols = static_cast<int>(dpoint_in.cols());
+  using Out = Eigen::Map<Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::RowMajor>>;
+  Out dpoint_out(dpoint, 3, cols), dnormal_out(dnormal, 3, cols);
+  Eigen::Map<Eigen::RowVectorXd> ddistance_out(ddistance, cols);
+  dpoint_out = dpoint_in;
+  dnormal_out = dnormal_in;
+  ddistance_out = ddistance_in;
+  checkResult(dpoint, 3 * cols, "feature_derivatives");
+  checkResult(dnormal, 3 * cols, "feature_derivatives");
+  checkResult(ddistance, cols, "feature_derivatives");
+}
+
+}  // namespace
+
+void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
+                        double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
+                        double margin_b, const double* pose_b, const double* fallback, const double* side_p,
+                        const double* side_n, double* value, double* dpoint, double* dnormal, double* ddistance) {
+  const FeaturePair pair = readPair(kind_a, p_a, d_a, margin_a, radius_a, angle_a, pose_a, kind_b, p_b, d_b,
+                                    margin_b, pose_b, fallback, side_p, side_n);
   FeatureGeometry g;
   FeatureGeometryDerivatives dg;
-  evaluateFeatureDerivatives(a, Ma, b, Mb, n0, g, dg);
-  using Block = Eigen::Map<Eigen::Matrix<double, 3, 12, Eigen::RowMajor>>;
-  Eigen::Map<Vec3> point_out(value), normal_out(value + 3);
-  point_out = 0.5 * (g.point_a + g.point_b);
-  normal_out = g.normal;
-  value[6] = g.distance;
-  Block dpoint_out(dpoint), dnormal_out(dnormal);
-  Eigen::Map<Eigen::Matrix<double, 1, 12>> ddistance_out(ddistance);
-  dpoint_out = dg.dpoint;
-  dnormal_out = dg.dnormal;
-  ddistance_out = dg.ddistance;
-  checkResult(value, 7, "feature_derivatives");
-  checkResult(dpoint, 36, "feature_derivatives");
-  checkResult(dnormal, 36, "feature_derivatives");
-  checkResult(ddistance, 12, "feature_derivatives");
+  evaluateFeatureDerivatives(pair.a, pair.Ma, pair.b, pair.Mb, pair.fallback, g, dg);
+  writeValue(g, value);
+  writeDerivatives(dg.dpoint, dg.dnormal, dg.ddistance, dpoint, dnormal, ddistance);
+}
+
+void featurePointDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
+                             double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
+                             double margin_b, const double* pose_b, const double* fallback, const double* side_p,
+                             const double* side_n, double* value, int* counts, double* points, double* dpoint,
+                             double* dnormal, double* ddistance) {
+  const FeaturePair pair = readPair(kind_a, p_a, d_a, margin_a, radius_a, angle_a, pose_a, kind_b, p_b, d_b,
+                                    margin_b, pose_b, fallback, side_p, side_n);
+  FeatureGeometry g;
+  FeaturePointDerivatives dg;
+  evaluateFeaturePointDerivatives(pair.a, pair.Ma, pair.b, pair.Mb, pair.fallback, g, dg);
+  writeValue(g, value);
+  counts[0] = dg.a.count;
+  counts[1] = dg.b.count;
+  for (int k = 0; k < dg.a.count + dg.b.count; ++k) {
+    Eigen::Map<Vec3> x(points + 3 * k);
+    x = k < dg.a.count ? dg.a.points[k] : dg.b.points[k - dg.a.count];
+  }
+  writeDerivatives(dg.dpoint, dg.dnormal, dg.ddistance, dpoint, dnormal, ddistance);
 }
 
 }  // namespace bind

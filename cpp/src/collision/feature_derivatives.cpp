@@ -6,151 +6,181 @@ namespace rigidiff {
 
 namespace {
 
-using Mat3x12 = Eigen::Matrix<double, 3, 12>;
-using Row12 = Eigen::Matrix<double, 1, 12>;
+using Jac = StencilJacobian;
+using Grad = StencilGradient;
 
-// first column of each body's twist in the stacked (xi_a, xi_b)
-constexpr int kColA = 0;
-constexpr int kColB = 6;
-
-// a world point fixed in the body whose twist starts at column col moves at v + w x x = v - [x]x w
-Mat3x12 pointJacobian(const Vec3& x, int col) {
-  Mat3x12 J = Mat3x12::Zero();
-  J.block<3, 3>(0, col).setIdentity();
-  J.block<3, 3>(0, col + 3) = -skew(x);
+// the Jacobian of stencil point at column col: the identity on its own three columns
+Jac pointSelector(int col, int total) {
+  Jac J = Jac::Zero(3, total);
+  J.middleCols<3>(col).setIdentity();
   return J;
 }
 
-// a world direction fixed in the body turns at w x u
-Mat3x12 directionJacobian(const Vec3& u, int col) {
-  Mat3x12 J = Mat3x12::Zero();
-  J.block<3, 3>(0, col + 3) = -skew(u);
+// the unit direction of x1 - x0 (points at columns c0, c1) moves by (I - u u^T) (dx1 - dx0) / |x1 - x0|
+Jac directionJacobian(const Vec3& x0, const Vec3& x1, int c0, int c1, int total) {
+  const Vec3 e = x1 - x0;
+  const double len = e.norm();
+  const Vec3 u = e / len;
+  const Mat3 P = (Mat3::Identity() - u * u.transpose()) / len;
+  Jac J = Jac::Zero(3, total);
+  J.middleCols<3>(c1) = P;
+  J.middleCols<3>(c0) = -P;
+  return J;
+}
+
+// the unit normal c / |c| of the plane through stencil points k, k + 1, k + 2 (first column col), with
+// c = e1 x e2, e1 = x1 - x0, e2 = x2 - x0: dc = -[e2]x de1 + [e1]x de2
+Jac planeNormalJacobian(const FeatureStencil& s, int k, int col, int total) {
+  const Vec3& x0 = s.points[k];
+  const Vec3 e1 = s.points[k + 1] - x0, e2 = s.points[k + 2] - x0;
+  const Vec3 c = e1.cross(e2);
+  const double len = c.norm();
+  const Vec3 n = c / len;
+  const Mat3 P = (Mat3::Identity() - n * n.transpose()) / len;
+  const Mat3 S1 = skew(e1), S2 = skew(e2);
+  Jac J = Jac::Zero(3, total);
+  J.middleCols<3>(col) = P * (S2 - S1);
+  J.middleCols<3>(col + 3) = -P * S2;
+  J.middleCols<3>(col + 6) = P * S1;
   return J;
 }
 
 // the foot c + u (u . (x - c)) of x on the line (c, u)
-Mat3x12 lineFootJacobian(const Vec3& x, const Vec3& c, const Vec3& u, const Mat3x12& dx, const Mat3x12& dc,
-                         const Mat3x12& du) {
+Jac lineFootJacobian(const Vec3& x, const Vec3& c, const Vec3& u, const Jac& dx, const Jac& dc, const Jac& du) {
   const Vec3 r = x - c;
-  const Row12 dh = r.transpose() * du + u.transpose() * (dx - dc);
+  const Grad dh = r.transpose() * du + u.transpose() * (dx - dc);
   return dc + u * dh + u.dot(r) * du;
 }
 
 // the foot x - n (n . (x - c)) of x on the plane through c with unit normal n
-Mat3x12 planeFootJacobian(const Vec3& x, const Vec3& c, const Vec3& n, const Mat3x12& dx, const Mat3x12& dc,
-                          const Mat3x12& dn) {
+Jac planeFootJacobian(const Vec3& x, const Vec3& c, const Vec3& n, const Jac& dx, const Jac& dc, const Jac& dn) {
   const Vec3 r = x - c;
-  const Row12 dh = r.transpose() * dn + n.transpose() * (dx - dc);
+  const Grad dh = r.transpose() * dn + n.transpose() * (dx - dc);
   return dx - n * dh - n.dot(r) * dn;
 }
 
 // closest points of two crossing lines (pa, ua), (pb, ub) and their common perpendicular n (unit, its
 // sign already chosen): pa + s ua and pb + t ub with s, t the closed forms of evaluateFeatures
 void crossingLinesJacobians(const Vec3& pa, const Vec3& ua, const Vec3& pb, const Vec3& ub, const Vec3& n,
-                            const Mat3x12& dpa, const Mat3x12& dpb, Mat3x12& dca, Mat3x12& dcb, Mat3x12& dn) {
-  const Mat3x12 dua = directionJacobian(ua, kColA), dub = directionJacobian(ub, kColB);
+                            const Jac& dpa, const Jac& dpb, const Jac& dua, const Jac& dub, Jac& dca, Jac& dcb,
+                            Jac& dn) {
   const Vec3 w = pa - pb;
-  const Mat3x12 dw = dpa - dpb;
+  const Jac dw = dpa - dpb;
   const double k = ua.dot(ub), den = 1.0 - k * k, aw = ua.dot(w), bw = ub.dot(w);
   const double s = (k * bw - aw) / den, t = (bw - k * aw) / den;
-  const Row12 dk = ub.transpose() * dua + ua.transpose() * dub;
-  const Row12 daw = w.transpose() * dua + ua.transpose() * dw;
-  const Row12 dbw = w.transpose() * dub + ub.transpose() * dw;
-  const Row12 dden = -2.0 * k * dk;
+  const Grad dk = ub.transpose() * dua + ua.transpose() * dub;
+  const Grad daw = w.transpose() * dua + ua.transpose() * dw;
+  const Grad dbw = w.transpose() * dub + ub.transpose() * dw;
+  const Grad dden = -2.0 * k * dk;
   // quotient rule on s = (k bw - aw) / den and t = (bw - k aw) / den: both lines move both points
-  const Row12 ds = (bw * dk + k * dbw - daw - s * dden) / den;
-  const Row12 dt = (dbw - aw * dk - k * daw - t * dden) / den;
+  const Grad ds = (bw * dk + k * dbw - daw - s * dden) / den;
+  const Grad dt = (dbw - aw * dk - k * daw - t * dden) / den;
   dca = dpa + ua * ds + s * dua;
   dcb = dpb + ub * dt + t * dub;
   // n = sign * c / |c| with c = ua x ub and |c| = sqrt(den): the normalisation projects dc orthogonally
   // to n (Nimble leaves it out); the sign is folded in because n, not c / |c|, multiplies dc
   const Vec3 c = ua.cross(ub);
   const double sign = n.dot(c) >= 0.0 ? 1.0 : -1.0;
-  const Mat3x12 dc = -skew(ub) * dua + skew(ua) * dub;
+  const Jac dc = -skew(ub) * dua + skew(ua) * dub;
   dn = (sign / std::sqrt(den)) * (Mat3::Identity() - n * n.transpose()) * dc;
 }
 
 // a Circle feature's point x = c + r (cos t e + sin t (a x e)), e = -m / |m| with m = n - (n . a) a: the
-// centre and the axis a turn with A, the face normal n with B, and the point slides along the circle
-Mat3x12 circlePointJacobian(const Feature& f, const SE3& Ma, const Vec3& n) {
-  const Vec3 axis = Ma.R * f.d;
-  const Mat3x12 da = directionJacobian(axis, kColA), dnb = directionJacobian(n, kColB);
+// centre and the axis a (stencil points 0 and 1) move with A, the face normal n (dn) with B, and the point
+// slides along the circle; lying flat, e is stencil point 2's offset, made orthogonal to the axis
+Jac circlePointJacobian(const Feature& f, const FeatureStencil& s, const Vec3& n, const Jac& dn, int total) {
+  const Vec3& x0 = s.points[0];
+  const Vec3 axis = (s.points[1] - x0).normalized();
+  const Jac da = directionJacobian(x0, s.points[1], 0, 3, total);
   const Vec3 m = n - n.dot(axis) * axis;
   const double len = m.norm();
   Vec3 e;
-  Mat3x12 de;
+  Jac de;
   if (len > kCircleTiltTolerance) {
     e = -m / len;
-    const Row12 dna = axis.transpose() * dnb + n.transpose() * da;
-    const Mat3x12 dm = dnb - axis * dna - n.dot(axis) * da;
+    const Grad dna = axis.transpose() * dn + n.transpose() * da;
+    const Jac dm = dn - axis * dna - n.dot(axis) * da;
     de = -(Mat3::Identity() - e * e.transpose()) * dm / len;
-  } else {  // flat: the stand-in direction turns with A
-    e = Ma.R * f.d.unitOrthogonal();
-    de = directionJacobian(e, kColA);
+  } else {  // flat: h = g - (a . g) a, e = h / |h|, with g the offset of point 2
+    const Vec3 g = s.points[2] - x0;
+    const Vec3 h = g - axis.dot(g) * axis;
+    const double hl = h.norm();
+    e = h / hl;
+    const Jac dg = pointSelector(6, total) - pointSelector(0, total);
+    const Grad dag = g.transpose() * da + axis.transpose() * dg;
+    const Jac dh = dg - axis * dag - axis.dot(g) * da;
+    de = (Mat3::Identity() - e * e.transpose()) * dh / hl;
   }
-  const double c = std::cos(f.angle), s = std::sin(f.angle);
-  const Mat3x12 df = -skew(e) * da + skew(axis) * de;  // d(a x e)
-  return pointJacobian(Ma.actPoint(f.p), kColA) + f.radius * (c * de + s * df);
+  const double c = std::cos(f.angle), sn = std::sin(f.angle);
+  const Jac df = -skew(e) * da + skew(axis) * de;  // d(a x e)
+  return pointSelector(0, total) + f.radius * (c * de + sn * df);
 }
 
-// an EdgeCut's point x = c + t u, t = (sn . (sp - c)) / (sn . u): the edge (c, u) moves with its body
-// (columns col_e), the side plane (sp, sn) with the face's (col_f)
-Mat3x12 edgeCutPointJacobian(const Feature& edge, const SE3& Me, int col_e, const Feature& face, const SE3& Mf,
-                             int col_f) {
-  const Vec3 c = Me.actPoint(edge.p), u = Me.R * edge.d;
-  const Vec3 sp = Mf.actPoint(face.side_p), sn = Mf.R * face.side_n;
-  const Mat3x12 dc = pointJacobian(c, col_e);
+// an EdgeCut's point x = c + t u, t = (sn . (sp - c)) / (sn . u): the edge (c, u) is the edge stencil's
+// (first column ce), the side plane (sp, sn) the face stencil's points 3 to 5 (its first column cf)
+Jac edgeCutPointJacobian(const FeatureStencil& edge, int ce, const FeatureStencil& face, int cf, int total) {
+  const Vec3& c = edge.points[0];
+  const Vec3 u = (edge.points[1] - c).normalized();
+  const Vec3& sp = face.points[3];
+  const Vec3 sn = (face.points[4] - sp).cross(face.points[5] - sp).normalized();
+  const Jac dc = pointSelector(ce, total);
   const double den = sn.dot(u);
   if (std::abs(den) <= kEdgeCutTolerance) return dc;  // evaluateFeatures' branch: the edge's point
   const double t = sn.dot(sp - c) / den;
-  const Mat3x12 du = directionJacobian(u, col_e), dsn = directionJacobian(sn, col_f);
-  const Row12 dnum = (sp - c).transpose() * dsn + sn.transpose() * (pointJacobian(sp, col_f) - dc);
-  const Row12 dden = u.transpose() * dsn + sn.transpose() * du;
+  const Jac du = directionJacobian(c, edge.points[1], ce, ce + 3, total);
+  const Jac dsn = planeNormalJacobian(face, 3, cf + 9, total);
+  const Grad dnum = (sp - c).transpose() * dsn + sn.transpose() * (pointSelector(cf + 9, total) - dc);
+  const Grad dden = u.transpose() * dsn + sn.transpose() * du;
   return dc + u * ((dnum - t * dden) / den) + t * du;
 }
 
 }  // namespace
 
-void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb,
-                                const Vec3& fallback_normal, FeatureGeometry& value,
-                                FeatureGeometryDerivatives& deriv) {
+void evaluateFeaturePointDerivatives(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb,
+                                     const Vec3& fallback_normal, FeatureGeometry& value,
+                                     FeaturePointDerivatives& deriv) {
   // the value is evaluateFeatures' own, so both always agree on the branch and the sign
   value = evaluateFeatures(a, Ma, b, Mb, fallback_normal);
+  deriv.a = featureStencil(a, Ma, b.kind == FeatureKind::EdgeCut);
+  deriv.b = featureStencil(b, Mb, a.kind == FeatureKind::EdgeCut);
+  const FeatureStencil &sa = deriv.a, &sb = deriv.b;
+  const int cb0 = 3 * sa.count, total = cb0 + 3 * sb.count;  // B's first column, all columns
   const Vec3& n = value.normal;
   const Vec3 ca = value.point_a + a.margin * n, cb = value.point_b - b.margin * n;
-  // circles and edge cuts only stand against a face (contactType refuses the rest)
+  // circles and edge cuts only stand against a face (contactType refuses the rest); a face's normal is
+  // that of its stencil's first three points
   Vec3 pa, pb;
-  Mat3x12 dpa, dpb;
+  Jac dpa, dpb;
   if (a.kind == FeatureKind::Circle) {
     pa = circlePoint(a, Ma, Mb.R * b.d);
-    dpa = circlePointJacobian(a, Ma, Mb.R * b.d);
+    dpa = circlePointJacobian(a, sa, Mb.R * b.d, planeNormalJacobian(sb, 0, cb0, total), total);
   } else if (a.kind == FeatureKind::EdgeCut) {
     pa = edgeCutPoint(a, Ma, b, Mb);
-    dpa = edgeCutPointJacobian(a, Ma, kColA, b, Mb, kColB);
+    dpa = edgeCutPointJacobian(sa, 0, sb, cb0, total);
   } else {
-    pa = Ma.actPoint(a.p);
-    dpa = pointJacobian(pa, kColA);
+    pa = sa.points[0];
+    dpa = pointSelector(0, total);
   }
   if (b.kind == FeatureKind::EdgeCut) {
     pb = edgeCutPoint(b, Mb, a, Ma);
-    dpb = edgeCutPointJacobian(b, Mb, kColB, a, Ma, kColA);
+    dpb = edgeCutPointJacobian(sb, cb0, sa, 0, total);
   } else {
-    pb = Mb.actPoint(b.p);
-    dpb = pointJacobian(pb, kColB);
+    pb = sb.points[0];
+    dpb = pointSelector(cb0, total);
   }
-  Mat3x12 dca, dcb, dn;
+  Jac dca, dcb, dn;
   bool centre_normal = true;  // is n the direction of ca - cb (or the fallback)?
   switch (contactType(a.kind, b.kind)) {
-    case ContactType::PointFace:  // the normal turns with B; B's witness is A's point on B's plane
+    case ContactType::PointFace:  // the normal is B's face normal; B's witness is A's point on B's plane
     case ContactType::EdgeFace:
-      dn = directionJacobian(n, kColB);
+      dn = planeNormalJacobian(sb, 0, cb0, total);
       dca = dpa;
       dcb = planeFootJacobian(pa, pb, n, dpa, dpb, dn);
       centre_normal = false;
       break;
-    case ContactType::FacePoint:  // n = -(A's outward normal) turns with A; A's witness is B's point on A's plane
+    case ContactType::FacePoint:  // n = -(A's outward normal); A's witness is B's point on A's plane
     case ContactType::FaceEdge:
-      dn = directionJacobian(n, kColA);
+      dn = -planeNormalJacobian(sa, 0, 0, total);
       dcb = dpb;
       dca = planeFootJacobian(pb, pa, n, dpb, dpa, dn);
       centre_normal = false;
@@ -162,14 +192,16 @@ void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& 
     case ContactType::SegmentPoint: {
       const Vec3 ua = Ma.R * a.d;
       dcb = dpb;
-      dca = lineFootJacobian(pb, pa, ua, dpb, dpa, directionJacobian(ua, kColA));
+      dca = lineFootJacobian(pb, pa, ua, dpb, dpa, directionJacobian(sa.points[0], sa.points[1], 0, 3, total));
       break;
     }
     case ContactType::SegmentSegment: {
       const Vec3 ua = Ma.R * a.d, ub = Mb.R * b.d;
       const double k = ua.dot(ub);
       if (1.0 - k * k > kParallelLinesTolerance) {
-        crossingLinesJacobians(pa, ua, pb, ub, n, dpa, dpb, dca, dcb, dn);
+        crossingLinesJacobians(pa, ua, pb, ub, n, dpa, dpb,
+                               directionJacobian(sa.points[0], sa.points[1], 0, 3, total),
+                               directionJacobian(sb.points[0], sb.points[1], cb0, cb0 + 3, total), dca, dcb, dn);
         centre_normal = false;
         break;
       }
@@ -179,7 +211,7 @@ void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& 
     case ContactType::PointSegment: {
       const Vec3 ub = Mb.R * b.d;
       dca = dpa;
-      dcb = lineFootJacobian(pa, pb, ub, dpa, dpb, directionJacobian(ub, kColB));
+      dcb = lineFootJacobian(pa, pb, ub, dpa, dpb, directionJacobian(sb.points[0], sb.points[1], cb0, cb0 + 3, total));
       break;
     }
   }
@@ -190,12 +222,44 @@ void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& 
     if (len > kCoincidentCentresTolerance * (1.0 + ca.norm()))
       dn = (Mat3::Identity() - n * n.transpose()) * (dca - dcb) / len;
     else
-      dn.setZero();
+      dn = Jac::Zero(3, total);
   }
   // point = (ca + cb) / 2 + (mb - ma) n / 2, distance = n . (ca - cb) - ma - mb
   deriv.dnormal = dn;
   deriv.dpoint = 0.5 * (dca + dcb) + (0.5 * (b.margin - a.margin)) * dn;
   deriv.ddistance = w.transpose() * dn + n.transpose() * (dca - dcb);
+}
+
+namespace {
+
+// columns [col, col + 6) of T += D chained through a rigid motion of the stencil's points (first
+// column c0 of D): a fixed world point x moves at v + w x x, so D_k [I, -[x]x]
+template <int Rows>
+void addRigidChain(const Eigen::Matrix<double, Rows, Eigen::Dynamic, (Rows == 1 ? Eigen::RowMajor : Eigen::ColMajor),
+                                       Rows, kMaxStencilColumns>& D,
+                   const FeatureStencil& s, int c0, int col, Eigen::Matrix<double, Rows, 12>& T) {
+  T.template middleCols<6>(col).setZero();
+  for (int k = 0; k < s.count; ++k) {
+    const auto Dk = D.template middleCols<3>(c0 + 3 * k);
+    T.template middleCols<3>(col) += Dk;
+    T.template middleCols<3>(col + 3) -= Dk * skew(s.points[k]);
+  }
+}
+
+}  // namespace
+
+void evaluateFeatureDerivatives(const Feature& a, const SE3& Ma, const Feature& b, const SE3& Mb,
+                                const Vec3& fallback_normal, FeatureGeometry& value,
+                                FeatureGeometryDerivatives& deriv) {
+  FeaturePointDerivatives pd;
+  evaluateFeaturePointDerivatives(a, Ma, b, Mb, fallback_normal, value, pd);
+  const int cb0 = 3 * pd.a.count;
+  addRigidChain<3>(pd.dpoint, pd.a, 0, 0, deriv.dpoint);
+  addRigidChain<3>(pd.dpoint, pd.b, cb0, 6, deriv.dpoint);
+  addRigidChain<3>(pd.dnormal, pd.a, 0, 0, deriv.dnormal);
+  addRigidChain<3>(pd.dnormal, pd.b, cb0, 6, deriv.dnormal);
+  addRigidChain<1>(pd.ddistance, pd.a, 0, 0, deriv.ddistance);
+  addRigidChain<1>(pd.ddistance, pd.b, cb0, 6, deriv.ddistance);
 }
 
 }  // namespace rigidiff

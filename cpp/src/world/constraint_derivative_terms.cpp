@@ -73,8 +73,10 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
   const BodyRef& bb = cmodel.geometries[c.geom_b].body;
   const SE3& Mb = cd.cdata.placements[c.geom_b];
   FeatureGeometry value;
-  FeatureGeometryDerivatives der;
-  evaluateFeatureDerivatives(c.feature_a, cd.cdata.placements[c.geom_a], c.feature_b, Mb, c.normal, value, der);
+  FeaturePointDerivatives der;  // with respect to the features' points, chained below through each side's map
+  evaluateFeaturePointDerivatives(c.feature_a, cd.cdata.placements[c.geom_a], c.feature_b, Mb, c.normal, value,
+                                  der);
+  const int cb0 = 3 * der.a.count;  // B's first column
   // the dofs that move A or B: every derivative of this contact vanishes on the others, which are never
   // read (only the columns `cols` are set, so the buffers are not cleared). onB, ddistance and rowq are
   // read whole, so they are kept zero off `cols`: the previous contact's entries are cleared here, in
@@ -108,12 +110,12 @@ void contactGeometryDerivatives(const Model& model, const Data& data, const Coll
     for (int t = 0; t < nt; ++t) w.dtangent.col(t * nv + col).setZero();
   }
   // ddistance is read whole (rows of G_q) and zero off `cols` (cleared above)
-  addBodyProduct(model, data, ba, der.dpoint.leftCols<6>(), w.dpoint);
-  addBodyProduct(model, data, bb, der.dpoint.rightCols<6>(), w.dpoint);
-  addBodyProduct(model, data, ba, der.dnormal.leftCols<6>(), w.dnormal);
-  addBodyProduct(model, data, bb, der.dnormal.rightCols<6>(), w.dnormal);
-  addBodyProduct(model, data, ba, der.ddistance.leftCols<6>(), w.ddistance.transpose());
-  addBodyProduct(model, data, bb, der.ddistance.rightCols<6>(), w.ddistance.transpose());
+  addStencilProduct(model, data, ba, der.a, der.dpoint, 0, w.dpoint);
+  addStencilProduct(model, data, bb, der.b, der.dpoint, cb0, w.dpoint);
+  addStencilProduct(model, data, ba, der.a, der.dnormal, 0, w.dnormal);
+  addStencilProduct(model, data, bb, der.b, der.dnormal, cb0, w.dnormal);
+  addStencilProduct(model, data, ba, der.a, der.ddistance, 0, w.ddistance.transpose());
+  addStencilProduct(model, data, bb, der.b, der.ddistance, cb0, w.ddistance.transpose());
   // friction directions turn with the normal and with B
   Vec3 dt[4];
   for (int col : w.cols) {

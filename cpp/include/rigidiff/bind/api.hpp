@@ -128,6 +128,14 @@ void featureDerivatives(int kind_a, const double* p_a, const double* d_a, double
                         double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
                         double margin_b, const double* pose_b, const double* fallback, const double* side_p,
                         const double* side_n, double* value, double* dpoint, double* dnormal, double* ddistance);
+/// The same pair's derivatives with respect to the points of its features' stencils
+/// (collision/feature_stencil.hpp): counts (2) the points of A and B, points (3 per point, A's first, at most
+/// 36), and row-major blocks dpoint, dnormal (3 x 3 (na + nb)) and ddistance (3 (na + nb)).
+void featurePointDerivatives(int kind_a, const double* p_a, const double* d_a, double margin_a, double radius_a,
+                             double angle_a, const double* pose_a, int kind_b, const double* p_b, const double* d_b,
+                             double margin_b, const double* pose_b, const double* fallback, const double* side_p,
+                             const double* side_n, double* value, int* counts, double* points, double* dpoint,
+                             double* dnormal, double* ddistance);
 
 // ---- collision model and contact queries (api_collision_model.cpp)
 /// Builds a shape from its type code, 4 parameters and (convex mesh) n x 3 vertices (see shapeDistance);

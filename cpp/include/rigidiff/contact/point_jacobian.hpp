@@ -6,6 +6,7 @@
 #pragma once
 
 #include "rigidiff/algorithm/point_jacobian.hpp"
+#include "rigidiff/collision/feature_stencil.hpp"
 #include "rigidiff/contact/body_ref.hpp"
 
 namespace rigidiff {
@@ -46,16 +47,32 @@ inline void addPointRow(const Model& model, const Data& data, const BodyRef& b, 
   }
 }
 
-/// out.col(c) += D S_c over the dofs c moving body b, for a k x 6 block D (the derivative of a quantity with
-/// respect to the body's world-origin twist); a particle's S_c is the translation along world axis c.
+/// out.col(c) += sum_k D_k dx_k/dq_c over the dofs c moving body b, for the derivative D (k rows, 3 columns
+/// per point from column col0) of a quantity with respect to the world points x_k of stencil s, fixed on
+/// body b: the chain through b's point map. A link moves a point with its twist (dx/dxi = [I, -[x]x], so
+/// the points' terms gather into one k x 6 block for the chain walk); a particle translates all of them.
 template <typename Block, typename Out>
-void addBodyProduct(const Model& model, const Data& data, const BodyRef& b, const Block& D, Out&& out) {
+void addStencilProduct(const Model& model, const Data& data, const BodyRef& b, const FeatureStencil& s,
+                       const Block& D, int col0, Out&& out) {
+  constexpr int Rows = Block::RowsAtCompileTime;
   switch (b.kind) {
     case BodyKind::Static: return;
-    case BodyKind::Particle:
-      for (int k = 0; k < 3; ++k) out.col(model.joints[b.index].idx_v + k).noalias() += D.col(k);
+    case BodyKind::Particle: {
+      Eigen::Matrix<double, Rows, 3> T = D.template middleCols<3>(col0);
+      for (int k = 1; k < s.count; ++k) T += D.template middleCols<3>(col0 + 3 * k);
+      for (int k = 0; k < 3; ++k) out.col(model.joints[b.index].idx_v + k).noalias() += T.col(k);
       return;
-    case BodyKind::Articulated: addChainProduct(model, data, b.index, D, out); return;
+    }
+    case BodyKind::Articulated: {
+      Eigen::Matrix<double, Rows, 6> T = Eigen::Matrix<double, Rows, 6>::Zero();
+      for (int k = 0; k < s.count; ++k) {
+        const auto Dk = D.template middleCols<3>(col0 + 3 * k);
+        T.template leftCols<3>() += Dk;
+        T.template rightCols<3>().noalias() -= Dk * skew(s.points[k]);
+      }
+      addChainProduct(model, data, b.index, T, out);
+      return;
+    }
   }
 }
 

@@ -159,7 +159,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
       W += x * wr;
       for (int col : w.cols) w.dW.col(col) += x * w.dw.col(col);
     }
-    const int a = w.slot[r];
+    const int a = w.clamping.slot[r];
     if (a < 0) continue;
     // clamped: d(J_r v') = d target_r
     if (!motion_next) contactMotionTerms(model, data, ba, bb, w.cols, w.nuNext, w.motionNext);
@@ -219,7 +219,7 @@ void contactRowDerivatives(const Model& model, const Data& data, const Collision
 // joint-limit targets: -gap/dt (or the correction) with gap = q - lower or upper - q
 void jointRowDerivatives(const ContactStepData& cd, const ContactOptions& options, double dt, int r,
                          const ConstraintTermSink& sink) {
-  const int a = cd.deriv.slot[r];
+  const int a = cd.deriv.clamping.slot[r];
   const ConstraintRow& row = cd.rows[r];
   if (a < 0 || row.kind == RowKind::JointFriction) return;
   const double sign = row.kind == RowKind::LowerLimit ? 1.0 : -1.0;  // d gap / dq
@@ -234,34 +234,49 @@ void jointRowDerivatives(const ContactStepData& cd, const ContactOptions& option
 }
 
 
+// the clamped rows and the rows following them among island rows islandRows[begin:end]
+void islandClampedCounts(const ContactStepData& cd, std::size_t begin, std::size_t end, int& clamped, int& coupled) {
+  const contact::ClampingMap& P = cd.deriv.clamping;
+  clamped = coupled = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const int r = cd.islandRows[i];
+    clamped += P.slot[r] >= 0;
+    coupled += P.follows[r] >= 0;
+  }
+}
+
+// does island `slot` (rows islandRows[begin:end], `clamped` of them clamped and `coupled` following them)
+// hold in its LCP workspace the decomposition of its block of Q: a valid system whose clamped rows are the
+// island's clamped rows and whose following rows are the island's?
+bool islandSystemMatches(const ContactStepData& cd, const contact::BoxedLcpWorkspace& ws, std::size_t begin,
+                         int clamped, int coupled) {
+  const contact::ClampingMap& P = cd.deriv.clamping;
+  if (!ws.systemValid || static_cast<int>(ws.clamped.size()) != clamped) return false;
+  for (int row : ws.clamped)
+    if (P.slot[cd.islandRows[begin + row]] < 0) return false;
+  int coupledHere = 0;
+  for (std::size_t u = 0; u < ws.bounded.size(); ++u) {
+    if (ws.coupling[u] < 0) continue;  // a fixed bound adds nothing to Q
+    if (P.follows[cd.islandRows[begin + ws.bounded[u]]] < 0) return false;
+    ++coupledHere;
+  }
+  return coupledHere == coupled;
+}
+
 // The clamping system Q = J_C K couples only rows of one island, and each island's LCP solve left the
 // decomposition of its block (contact/lcp_classification.hpp) when the classes are the solved ones;
 // with other classes (an explored contact mode) Q gets a decomposition of its own.
 void prepareClampedDecomposition(ContactStepData& cd) {
   ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
   w.islandCods = true;
-  int covered = 0, slot = 0, coupled = 0, coupledHere = 0;
-  for (int r = 0; r < cd.rowCount(); ++r) {
-    const bool bound = cd.classes[r] == contact::LcpClass::UpperBound || cd.classes[r] == contact::LcpClass::LowerBound;
-    if (bound && cd.findex[r] >= 0 && w.slot[cd.findex[r]] >= 0) ++coupled;
-  }
+  int slot = 0;
   for (std::size_t begin = 0; begin < cd.islandRows.size() && w.islandCods; ++slot) {
     const std::size_t end = cd.islandEnd(begin);
-    const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
-    w.islandCods = ws.systemValid;
-    for (std::size_t j = 0; j < ws.clamped.size() && w.islandCods; ++j)
-      w.islandCods = w.slot[cd.islandRows[begin + ws.clamped[j]]] >= 0;
-    for (std::size_t u = 0; u < ws.bounded.size() && w.islandCods; ++u) {
-      if (ws.coupling[u] < 0) continue;  // a fixed bound adds nothing to Q
-      const contact::LcpClass c = cd.classes[cd.islandRows[begin + ws.bounded[u]]];
-      w.islandCods = c == contact::LcpClass::UpperBound || c == contact::LcpClass::LowerBound;
-      ++coupledHere;
-    }
-    covered += static_cast<int>(ws.clamped.size());
+    int clamped, coupled;
+    islandClampedCounts(cd, begin, end, clamped, coupled);
+    w.islandCods = islandSystemMatches(cd, cd.lcps[slot], begin, clamped, coupled);
     begin = end;
   }
-  w.islandCods = w.islandCods && covered == nc && coupledHere == coupled;
   if (!w.islandCods) {
     w.Qc.noalias() = w.Jc * w.K;
     w.cod.compute(w.Qc);
@@ -271,7 +286,7 @@ void prepareClampedDecomposition(ContactStepData& cd) {
 // Q^+ = U V^T with thin factors (rows by slot, one block of columns per island; contact/pseudo_inverse.hpp)
 void islandPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
   ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
+  const int nc = w.clamping.size();
   if (!w.islandCods) {
     contact::pseudoInverseFactors(w.cod, U, V);
     return;
@@ -291,7 +306,7 @@ void islandPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
     if (mc > 0) {
       const int r = contact::pseudoInverseFactors(ws.clampingCod(), w.islandU, w.islandV);
       for (int j = 0; j < mc; ++j) {
-        const int a = w.slot[cd.islandRows[begin + ws.clamped[j]]];
+        const int a = w.clamping.slot[cd.islandRows[begin + ws.clamped[j]]];
         U.row(a).segment(offset, r) = w.islandU.row(j);
         V.row(a).segment(offset, r) = w.islandV.row(j);
       }
@@ -306,15 +321,9 @@ void islandPseudoInverseFactors(ContactStepData& cd, MatX& U, MatX& V) {
 bool clampedRowSlots(const Model& model, ContactStepData& cd) {
   const int nv = model.nv, m = cd.rowCount();
   ConstraintDerivativeBuffers& w = cd.deriv;
-  w.clamped.clear();
-  w.slot.assign(m, -1);
+  w.clamping.assign(m, cd.classes.data(), cd.findex.data(), cd.lo.data(), cd.hi.data());
   w.impactTime.setZero(nv);
-  for (int r = 0; r < m; ++r)
-    if (cd.classes[r] == LcpClass::Clamping) {
-      w.slot[r] = static_cast<int>(w.clamped.size());
-      w.clamped.push_back(r);
-    }
-  const int nc = static_cast<int>(w.clamped.size());
+  const int nc = w.clamping.size();
   bool any_impulse = false;
   for (int r = 0; r < m; ++r) any_impulse = any_impulse || cd.x[r] != 0.0;
   return nc > 0 || any_impulse;
@@ -322,22 +331,14 @@ bool clampedRowSlots(const Model& model, ContactStepData& cd) {
 
 bool prepareClampedRows(const Model& model, ContactStepData& cd) {
   if (!clampedRowSlots(model, cd)) return false;
-  const int nv = model.nv, m = cd.rowCount();
+  const int nv = model.nv;
   ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
+  const int nc = w.clamping.size();
   // K = (M + E)^-1 J^T P: a clamped normal also carries its friction rows at the bound
   w.K.resize(nv, nc);
   w.Jc.resize(nc, nv);
-  for (int a = 0; a < nc; ++a) {
-    w.K.col(a) = cd.MinvJt.col(w.clamped[a]);
-    w.Jc.row(a) = cd.J.row(w.clamped[a]);
-  }
-  for (int r = 0; r < m; ++r) {
-    const bool upper = cd.classes[r] == LcpClass::UpperBound;
-    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
-    const int n = cd.findex[r];
-    if (n >= 0 && w.slot[n] >= 0) w.K.col(w.slot[n]) += (upper ? cd.hi[r] : cd.lo[r]) * cd.MinvJt.col(r);
-  }
+  for (int a = 0; a < nc; ++a) w.Jc.row(a) = cd.J.row(w.clamping.clamped[a]);
+  w.clamping.gather([&](int r) { return cd.MinvJt.col(r); }, [&](int a) { return w.K.col(a); });
   return true;
 }
 
@@ -346,7 +347,7 @@ void constraintGeometryTerms(const Model& model, const Data& data, const Collisi
                              double dt, const ConstraintTermSink& sink) {
   const int nv = model.nv, m = cd.rowCount();
   ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
+  const int nc = w.clamping.size();
   jointVelocities(model, data, vn, w.nuNext);
   jointVelocities(model, data, vq, w.nuPrev);
   w.active.assign(nv, 0);
@@ -377,7 +378,7 @@ void constraintGeometryTerms(const Model& model, const Data& data, const Collisi
     int r1 = r + 1;
     while (r1 < ncontact_rows && cd.rows[r1].index == k) ++r1;
     bool active = false;
-    for (int i = r; i < r1; ++i) active = active || w.slot[i] >= 0 || cd.x[i] != 0.0;
+    for (int i = r; i < r1; ++i) active = active || w.clamping.slot[i] >= 0 || cd.x[i] != 0.0;
     if (active) {
       contactGeometryDerivatives(model, data, cmodel, cd, options, k);
       contactRowDerivatives(model, data, cmodel, cd, options, dt, k, r, r1, sink);
@@ -393,25 +394,6 @@ void clampedPseudoInverseFactors(ContactStepData& cd) {
 }
 
 namespace {
-// does island `slot` (rows islandRows[begin:end]) hold in its LCP workspace the decomposition of its block
-// of Q: a valid system whose clamped rows are the island's clamped rows and whose coupled bounds are at
-// their bounds (prepareClampedDecomposition's test, island by island)?
-bool islandSystemMatches(const ContactStepData& cd, const contact::BoxedLcpWorkspace& ws, std::size_t begin,
-                         int clamped, int coupled) {
-  const ConstraintDerivativeBuffers& w = cd.deriv;
-  if (!ws.systemValid || static_cast<int>(ws.clamped.size()) != clamped) return false;
-  for (int row : ws.clamped)
-    if (w.slot[cd.islandRows[begin + row]] < 0) return false;
-  int coupledHere = 0;
-  for (std::size_t u = 0; u < ws.bounded.size(); ++u) {
-    if (ws.coupling[u] < 0) continue;
-    const contact::LcpClass c = cd.classes[cd.islandRows[begin + ws.bounded[u]]];
-    if (c != contact::LcpClass::UpperBound && c != contact::LcpClass::LowerBound) return false;
-    ++coupledHere;
-  }
-  return coupledHere == coupled;
-}
-
 // the island's block of Q = J_C K on its clamped slots w.islandSlots, over the dofs of the trees its rows
 // touch (J_C and K vanish on the others), from J^T and M^-1 J^T, decomposed into w.islandCod
 void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t begin, std::size_t end) {
@@ -428,12 +410,12 @@ void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t b
   const int mc = static_cast<int>(w.islandSlots.size()), nd = static_cast<int>(w.islandDofs.size());
   w.islandJ.resize(mc, nd);
   w.islandK.resize(nd, mc);
-  if (static_cast<int>(w.localSlot.size()) < static_cast<int>(w.clamped.size())) w.localSlot.resize(w.clamped.size());
+  if (static_cast<int>(w.localSlot.size()) < w.clamping.size()) w.localSlot.resize(w.clamping.clamped.size());
   w.islandJ.setZero();
   w.islandK.setZero();
   for (int a = 0; a < mc; ++a) {
     w.localSlot[w.islandSlots[a]] = a;
-    const int r = w.clamped[w.islandSlots[a]];
+    const int r = w.clamping.clamped[w.islandSlots[a]];
     forRowSegments(model, cd, r, [&](int t, int, int n, int off) {
       w.islandJ.row(a).segment(w.treeMark[t], n) = cd.Jseg.segment(off, n).transpose();
       w.islandK.col(a).segment(w.treeMark[t], n) = cd.MinvJtSeg.segment(off, n);
@@ -441,14 +423,11 @@ void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t b
   }
   // K's columns also carry the friction rows at their bounds (prepareClampedRows)
   for (std::size_t i = begin; i < end; ++i) {
-    const int r = cd.islandRows[i];
-    const bool upper = cd.classes[r] == LcpClass::UpperBound;
-    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
-    const int n = cd.findex[r];
-    if (n < 0 || w.slot[n] < 0) continue;
-    const double f = upper ? cd.hi[r] : cd.lo[r];
+    const int r = cd.islandRows[i], a = w.clamping.follows[r];
+    if (a < 0) continue;
+    const double f = w.clamping.factor[r];
     forRowSegments(model, cd, r, [&](int t, int, int len, int off) {
-      w.islandK.col(w.localSlot[w.slot[n]]).segment(w.treeMark[t], len) += f * cd.MinvJtSeg.segment(off, len);
+      w.islandK.col(w.localSlot[a]).segment(w.treeMark[t], len) += f * cd.MinvJtSeg.segment(off, len);
     });
   }
   w.islandQ.noalias() = w.islandJ * w.islandK;
@@ -467,9 +446,8 @@ void clampedPseudoInverseTransposeProduct(const Model& model, ContactStepData& c
     int coupled = 0;
     for (std::size_t i = begin; i < end; ++i) {
       const int r = cd.islandRows[i];
-      if (w.slot[r] >= 0) w.islandSlots.push_back(w.slot[r]);
-      const bool bound = cd.classes[r] == LcpClass::UpperBound || cd.classes[r] == LcpClass::LowerBound;
-      if (bound && cd.findex[r] >= 0 && w.slot[cd.findex[r]] >= 0) ++coupled;
+      if (w.clamping.slot[r] >= 0) w.islandSlots.push_back(w.clamping.slot[r]);
+      coupled += w.clamping.follows[r] >= 0;
     }
     const int mc = static_cast<int>(w.islandSlots.size());
     if (mc > 0) {
@@ -477,7 +455,7 @@ void clampedPseudoInverseTransposeProduct(const Model& model, ContactStepData& c
       const Eigen::CompleteOrthogonalDecomposition<MatX>* cod = &w.islandCod;
       if (islandSystemMatches(cd, ws, begin, mc, coupled)) {
         cod = &ws.clampingCod();
-        for (int j = 0; j < mc; ++j) w.islandSlots[j] = w.slot[cd.islandRows[begin + ws.clamped[j]]];
+        for (int j = 0; j < mc; ++j) w.islandSlots[j] = w.clamping.slot[cd.islandRows[begin + ws.clamped[j]]];
       } else {
         decomposeIslandBlock(model, cd, begin, end);  // a system the LCP solve did not leave
       }
@@ -502,23 +480,15 @@ double combineDerivative(Combine how, double a, double b) {
 
 void clampedResponseTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& lambda,
                                      Ref<VecX> z) {
-  const ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
-  for (int a = 0; a < nc; ++a) z[a] = rowDot(model, cd, cd.MinvJtSeg, w.clamped[a], lambda);
-  for (int r = 0; r < cd.rowCount(); ++r) {
-    const bool upper = cd.classes[r] == LcpClass::UpperBound;
-    if (!upper && cd.classes[r] != LcpClass::LowerBound) continue;
-    const int n = cd.findex[r];
-    if (n < 0 || w.slot[n] < 0) continue;
-    z[w.slot[n]] += (upper ? cd.hi[r] : cd.lo[r]) * rowDot(model, cd, cd.MinvJtSeg, r, lambda);
-  }
+  cd.deriv.clamping.gather([&](int r) { return rowDot(model, cd, cd.MinvJtSeg, r, lambda); },
+                           [&](int a) -> double& { return z[a]; });
 }
 
 void subtractClampedRowsTransposeProduct(const Model& model, const ContactStepData& cd, const Ref<const VecX>& mu,
                                          Ref<VecX> y) {
   const ConstraintDerivativeBuffers& w = cd.deriv;
-  for (std::size_t a = 0; a < w.clamped.size(); ++a) {
-    const int r = w.clamped[a];
+  for (std::size_t a = 0; a < w.clamping.clamped.size(); ++a) {
+    const int r = w.clamping.clamped[a];
     const double m = mu[static_cast<int>(a)];
     addRowTo(model, cd, cd.Jseg, r, -m, y);
   }

@@ -89,7 +89,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     return;
   }
   stepResidualDerivatives(model, data, q, v, dt, frame_wrenches, true);
-  const int nc = static_cast<int>(w.clamped.size());
+  const int nc = w.clamping.size();
   // geometry: d(J^T x)/dq and the clamped rows' d target - (dJ) v'
   w.Fq.setZero(nv, nv);
   ConstraintTermSink sink;
@@ -112,7 +112,7 @@ void contactStepDerivatives(const Model& model, Data& data, const CollisionModel
     const int g = static_cast<int>(w.gcols.size());
     clampedPseudoInverseFactors(cd);
     w.H.resize(nc, 2 * nv + g);
-    for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamped[a]).transpose();  // J_C (M + E)^-1
+    for (int a = 0; a < nc; ++a) w.H.row(a).head(nv) = cd.MinvJt.col(w.clamping.clamped[a]).transpose();  // J_C (M + E)^-1
     for (int j = 0; j < g; ++j) w.H.col(nv + j) = w.Gq.col(w.gcols[j]);
     w.H.rightCols(nv) = w.Gv - w.Jc;
     subtractRowsTimesFrameTurnJacobian(model, v, dt, w.Jc, w.H.rightCols(nv));  // J_C (I + S)
@@ -178,7 +178,7 @@ void contactCoefficientDerivatives(const Model& model, Data& data, const Collisi
                                    MatX& dv_dmu, MatX& dq_de, MatX& dv_de) {
   const int nv = model.nv, ng = static_cast<int>(cmodel.geometries.size()), m = cd.rowCount();
   const ConstraintDerivativeBuffers& w = cd.deriv;
-  const int nc = static_cast<int>(w.clamped.size());
+  const int nc = w.clamping.size();
   dv_dmu.setZero(nv, ng);
   dv_de.setZero(nv, ng);
   Eigen::Map<const VecX> vq(v, nv);
@@ -198,10 +198,10 @@ void contactCoefficientDerivatives(const Model& model, Data& data, const Collisi
       dv_dmu.col(c.geom_a) += dx * combineDerivative(options.frictionCombine, ga.friction, gb.friction) * cd.MinvJt.col(r);
       dv_dmu.col(c.geom_b) += dx * combineDerivative(options.frictionCombine, gb.friction, ga.friction) * cd.MinvJt.col(r);
     }
-    if (w.slot[r] >= 0 && cd.targetKind[r] == TargetKind::Restitution) {
+    if (w.clamping.slot[r] >= 0 && cd.targetKind[r] == TargetKind::Restitution) {
       const double vn = cd.J.row(r).dot(vq);  // target = -e vn
-      Ge(w.slot[r], c.geom_a) -= vn * combineDerivative(options.restitutionCombine, ga.restitution, gb.restitution);
-      Ge(w.slot[r], c.geom_b) -= vn * combineDerivative(options.restitutionCombine, gb.restitution, ga.restitution);
+      Ge(w.clamping.slot[r], c.geom_a) -= vn * combineDerivative(options.restitutionCombine, ga.restitution, gb.restitution);
+      Ge(w.clamping.slot[r], c.geom_b) -= vn * combineDerivative(options.restitutionCombine, gb.restitution, ga.restitution);
     }
   }
   if (nc > 0) {  // K Q^+ = (K U) V^T, both factors left by contactStepDerivatives

@@ -14,7 +14,7 @@ namespace {
 
 bool bounceRow(const ContactStepData& cd, int r) {
   const RowKind kind = cd.rows[r].kind;
-  return (kind == RowKind::ContactNormal || kind == RowKind::ContactFriction) && cd.deriv.slot[r] >= 0 &&
+  return (kind == RowKind::ContactNormal || kind == RowKind::ContactFriction) && cd.deriv.clamping.slot[r] >= 0 &&
          cd.targetKind[r] == TargetKind::Restitution;
 }
 
@@ -109,8 +109,8 @@ void coefficientCotangents(const Model& model, const CollisionModel& cmodel, con
       g_friction[c.geom_a] += s * combineDerivative(options.frictionCombine, ga.friction, gb.friction);
       g_friction[c.geom_b] += s * combineDerivative(options.frictionCombine, gb.friction, ga.friction);
     }
-    if (g_restitution && w.slot[r] >= 0 && cd.targetKind[r] == TargetKind::Restitution) {
-      const double s = rowDot(model, cd, cd.Jseg, r, vq) * mu[w.slot[r]];  // target = -e vn
+    if (g_restitution && w.clamping.slot[r] >= 0 && cd.targetKind[r] == TargetKind::Restitution) {
+      const double s = rowDot(model, cd, cd.Jseg, r, vq) * mu[w.clamping.slot[r]];  // target = -e vn
       g_restitution[c.geom_a] -= s * combineDerivative(options.restitutionCombine, ga.restitution, gb.restitution);
       g_restitution[c.geom_b] -= s * combineDerivative(options.restitutionCombine, gb.restitution, ga.restitution);
     }
@@ -140,7 +140,7 @@ void contactStepVJP(const Model& model, Data& data, const CollisionModel& cmodel
   data.ddq_tmp = (vn - vq) / dt;  // the impulse acts as a fixed generalized force J^T x / dt
   subtractFrameTurnAcceleration(model, v, data.ddq_tmp.data());
   const bool acts = clampedRowSlots(model, cd);
-  const int nc = acts ? static_cast<int>(w.clamped.size()) : 0;
+  const int nc = acts ? w.clamping.size() : 0;
 
   // the cotangent of v_step: v' re-expresses it, q' integrates dt v_step
   data.v_tmp = dt * data.v_step;

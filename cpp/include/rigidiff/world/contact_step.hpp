@@ -8,6 +8,7 @@
 
 #include "rigidiff/collision/collision_model.hpp"
 #include "rigidiff/contact/boxed_lcp.hpp"
+#include "rigidiff/contact/lcp_derivatives.hpp"
 #include "rigidiff/multibody/data.hpp"
 
 namespace rigidiff {
@@ -61,8 +62,8 @@ enum class TargetKind : int {
 
 /// Buffers of the constrained step's derivatives (contact_step_derivatives.hpp).
 struct ConstraintDerivativeBuffers {
-  std::vector<int> clamped;  ///< rows of class Clamping (nc)
-  std::vector<int> slot;     ///< (m) index of a row in clamped, or -1
+  /// the clamped rows (nc), each row's slot among them, and the rows at a bound that follow them (P)
+  contact::ClampingMap clamping;
   MatX K;                    ///< (nv x nc) (M + E)^-1 J^T P: velocity change per clamped impulse
   MatX Jc;                   ///< (nc x nv) clamped rows of J
   MatX Qc;                   ///< (nc x nc) Jc K

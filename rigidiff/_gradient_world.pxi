@@ -73,7 +73,8 @@ cdef class GradientWorldCore(WorldCore):
 
     def _core_rollout_backward(self, Qs, Vs, taus, GQ, GV, int groups, bint explore=False, rows=None, modes=None):
         """(g_taus (T, nv), g_state (2 nv), g_params) of a recorded rollout; GQ in the tangent space.
-        rows and modes: the row counts and (keys, classes) the rollout recorded, or None to rerun it."""
+        rows and modes: the row counts and (keys, classes, impulses) the rollout recorded (impulses may be
+        left out), or None to rerun it."""
         self._ensure()
         cdef unsigned long generation = self._generation
         cdef cnp.ndarray T = _mat(taus, -1, self._nv, "taus")
@@ -94,18 +95,26 @@ cdef class GradientWorldCore(WorldCore):
         cdef double* pgt = _ptr(gtaus)
         cdef double* pgs = _ptr(gs)
         cdef double* pgp = _ptr(gp)
-        cdef cnp.ndarray R, K, C
+        cdef cnp.ndarray R, K, C, X
         cdef const int* prows = NULL
         cdef const int64_t* pkeys = NULL
         cdef const int* pclasses = NULL
+        cdef const double* pimpulses = NULL
         if self._wm.get().constrained() and rows is not None and modes is not None:
             R = np.ascontiguousarray(rows, dtype=np.intc)
             K = np.ascontiguousarray(modes[0], dtype=np.int64)
             C = np.ascontiguousarray(modes[1], dtype=np.intc)
-            if R.shape[0] != n or K.shape[0] != C.shape[0] or K.shape[0] != int(R.sum()):
+            X = np.ascontiguousarray(modes[2], dtype=np.float64) if len(modes) > 2 else None
+            if (R.shape[0] != n or K.shape[0] != C.shape[0] or K.shape[0] != int(R.sum())
+                    or (X is not None and X.shape[0] != K.shape[0])):
                 raise ValueError("the recorded contact modes do not match the rollout's steps")
             if K.shape[0] == 0:  # no rows at all: non-null pointers still say "recorded"
                 K, C = np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.intc)
+                X = None if X is None else np.zeros(1)
+            if X is not None:
+                if not np.isfinite(X).all():
+                    raise ValueError("the recorded contact impulses must be finite")
+                pimpulses = <const double*>cnp.PyArray_DATA(X)
             prows = <const int*>cnp.PyArray_DATA(R)
             pkeys = <const int64_t*>cnp.PyArray_DATA(K)
             pclasses = <const int*>cnp.PyArray_DATA(C)
@@ -114,7 +123,7 @@ cdef class GradientWorldCore(WorldCore):
         try:
             with nogil:
                 api.worldRolloutBackward(deref(self._wm), pQ, pV, pT, n, p1, p2, groups, explore, pgt, pgs, pgp, prows,
-                                         pkeys, pclasses)
+                                         pkeys, pclasses, pimpulses)
         finally:
             self._busy -= 1
         return gtaus, gs, gp

@@ -20,18 +20,22 @@ _CHANGING = ("the world is being changed (compiled, or its skeletons, parameters
              "World")
 
 
-cdef object _mode_arrays(const vector[int64_t]& keys, const vector[int]& classes):
-    """The row keys and classes a constrained rollout recorded, as numpy arrays."""
+cdef object _mode_arrays(const vector[int64_t]& keys, const vector[int]& classes, const vector[double]& impulses):
+    """The row keys, classes and impulses a constrained rollout recorded, as numpy arrays."""
     cdef cnp.ndarray km = np.empty(keys.size(), dtype=np.int64)
     cdef cnp.ndarray cm = np.empty(classes.size(), dtype=np.intc)
+    cdef cnp.ndarray xm = np.empty(impulses.size(), dtype=np.float64)
     cdef int64_t[::1] kv = km
     cdef int[::1] cv = cm
+    cdef double[::1] xv = xm
     cdef size_t i
     for i in range(keys.size()):
         kv[i] = keys[i]
     for i in range(classes.size()):
         cv[i] = classes[i]
-    return km, cm
+    for i in range(impulses.size()):
+        xv[i] = impulses[i]
+    return km, cm, xm
 
 
 cdef class WorldCore:
@@ -605,19 +609,21 @@ cdef class WorldCore:
         cdef int* prows = &rows[0]
         cdef vector[int64_t] keys
         cdef vector[int] classes
+        cdef vector[double] impulses
         cdef vector[int64_t]* pkeys = &keys if self._record_modes else NULL
         cdef vector[int]* pclasses = &classes if self._record_modes else NULL
+        cdef vector[double]* pimpulses = &impulses if self._record_modes else NULL
         self._last_rollout_modes = None
         api.stepKind(deref(self._wm))  # raises before the GIL is released
         self._enter_nogil(generation)
         try:
             with nogil:
-                api.worldRollout(deref(self._wm), pq0, pv0, pt, n, pQ, pV, prows, pkeys, pclasses)
+                api.worldRollout(deref(self._wm), pq0, pv0, pt, n, pQ, pV, prows, pkeys, pclasses, pimpulses)
         finally:
             self._busy -= 1
         self._last_rollout_rows = rows[:n] if constrained else None
         if constrained and self._record_modes:
-            self._last_rollout_modes = _mode_arrays(keys, classes)
+            self._last_rollout_modes = _mode_arrays(keys, classes, impulses)
         return Q, V
 
     def _warn_depth(self, double deepest):

@@ -14,9 +14,10 @@ class Trajectory:
         q: (T+1, nq) configurations, q[0] = q0. v: (T+1, nv) velocities. tau: (T, nv) torques.
         dt: the time step it was made with.
 
-    Memory is O(T (nq + nv)) and the keys and classes of each step's constraint rows: the reverse pass
-    recomputes each step's internals instead of storing them (in reverse order; a step with constraints
-    is re-solved in its recorded contact mode and must reproduce the recorded state).
+    Memory is O(T (nq + nv)) and the keys, classes and impulses of each step's constraint rows: the
+    reverse pass recomputes each step's internals instead of storing them (in reverse order; a step with
+    constraints is re-solved in its recorded contact mode, warm-started as the rollout was, and must
+    reproduce the recorded state).
     """
 
     def __init__(self, world, Q: np.ndarray, V: np.ndarray, taus: np.ndarray, constrained_steps=(), modes=None):

@@ -114,11 +114,12 @@ cdef extern from "rigidiff/bind/api_world.hpp" namespace "rigidiff::bind" nogil:
                       const double* fext, const double* gq, const double* gv, int groups, bool explore,
                       double* q_out, double* v_out, double* g_state, double* g_tau, double* g_params) except +
     void worldRollout(const WorldModel&, const double* q0, const double* v0, const double* taus, int T, double* Q,
-                      double* V, int* rows, vector[int64_t]* keys, vector[int]* classes) except +
+                      double* V, int* rows, vector[int64_t]* keys, vector[int]* classes,
+                      vector[double]* impulses) except +
     void worldRolloutBackward(const WorldModel&, const double* Q, const double* V, const double* taus, int T,
                               const double* GQ, const double* GV, int groups, bool explore, double* g_taus,
                               double* g_state, double* g_params, const int* rows, const int64_t* keys,
-                              const int* classes) except +
+                              const int* classes, const double* impulses) except +
     void worldTrajectoryJacobians(const WorldModel&, WorldData&, const double* Q, const double* V,
                                   const double* TAU, int T, double* jac, int threads) except +
     void worldClosedLoopRollout(const WorldModel&, WorldData&, const double* q0, const double* v0,
@@ -237,8 +238,9 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
 
     void clearWarmStart(ContactStepData&) except +
     int warmStartSize(const ContactStepData&) except +
-    void readWarmStart(const ContactStepData&, int64_t* keys, int* classes) except +
-    void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, int n) except +
+    bint readWarmStart(const ContactStepData&, int64_t* keys, int* classes, double* impulses) except +
+    void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, const double* impulses,
+                        int n) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +
     void readLastLcp(const Model&, const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,

@@ -254,13 +254,13 @@ def test_step_vjp_when_the_pushed_group_needs_a_decomposition_of_its_own():
 
 
 def test_the_recorded_contact_modes_give_the_gradients_of_the_rerun_rollout(pushed):
-    """rollout(record=True) keeps each step's row keys and classes, so the reverse pass does not rerun
+    """rollout(record=True) keeps each step's row keys, classes and impulses, so the reverse pass does not rerun
     the rollout to find them: the gradients equal those of the rerun, and a changed world still raises."""
     world, q0, v0, tau = pushed
     T = 30
     traj = world.rollout(q0, v0, np.tile(tau, (T, 1)), record=True)
-    rows, (keys, classes) = traj._modes
-    assert len(rows) == T and len(keys) == len(classes) == rows.sum() > 0
+    rows, (keys, classes, impulses) = traj._modes
+    assert len(rows) == T and len(keys) == len(classes) == len(impulses) == rows.sum() > 0
     rng = np.random.default_rng(6)
     GQ, GV = rng.normal(size=(T + 1, world.nv)), rng.normal(size=(T + 1, world.nv))
     rerun = copy.copy(traj)
@@ -269,6 +269,10 @@ def test_the_recorded_contact_modes_give_the_gradients_of_the_rerun_rollout(push
     np.testing.assert_array_equal(a.tau, b.tau)
     np.testing.assert_array_equal(a.q, b.q)
     np.testing.assert_array_equal(a.v, b.v)
+    # a record without impulses (classes alone) still replays this pile, whose solutions are unique
+    classes_only = copy.copy(traj)
+    classes_only._modes = (rows, (keys, classes))
+    np.testing.assert_array_equal(classes_only.backward(GQ, GV).tau, a.tau)
     moved = copy.copy(traj)
     moved.v = traj.v.copy()
     moved.v[T // 2] += 0.1
@@ -279,7 +283,13 @@ def test_the_recorded_contact_modes_give_the_gradients_of_the_rerun_rollout(push
 def test_recorded_modes_that_do_not_fit_the_rollout_are_refused(pushed):
     world, q0, v0, tau = pushed
     traj = world.rollout(q0, v0, np.tile(tau, (5, 1)), record=True)
-    rows, (keys, classes) = traj._modes
-    traj._modes = (rows, (keys[:-1], classes[:-1]))
+    rows, (keys, classes, impulses) = traj._modes
+    traj._modes = (rows, (keys[:-1], classes[:-1], impulses[:-1]))
     with pytest.raises(ValueError, match="recorded contact modes"):
+        traj.backward(np.zeros((6, world.nv)))
+    traj._modes = (rows, (keys, classes, impulses[:-1]))  # one impulse short
+    with pytest.raises(ValueError, match="recorded contact modes"):
+        traj.backward(np.zeros((6, world.nv)))
+    traj._modes = (rows, (keys, classes, np.where(np.arange(len(impulses)) == 0, np.nan, impulses)))
+    with pytest.raises(ValueError, match="impulses must be finite"):
         traj.backward(np.zeros((6, world.nv)))

@@ -18,20 +18,29 @@ int warmStartSize(const ContactStepData& cd) {
   return cd.warmClasses.size() == cd.warmKeys.size() ? static_cast<int>(cd.warmClasses.size()) : 0;
 }
 
-void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes) {
+bool readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes, double* impulses) {
   const int n = warmStartSize(cd);
   for (int r = 0; r < n; ++r) {
     keys[r] = cd.warmKeys[r];
     classes[r] = static_cast<int>(cd.warmClasses[r]);
   }
+  if (static_cast<int>(cd.warmImpulses.size()) != n) return false;
+  std::copy(cd.warmImpulses.begin(), cd.warmImpulses.end(), impulses);
+  return true;
 }
 
-void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n) {
+void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, const double* impulses, int n) {
   RD_CHECK_ARG(n >= 0, "warm start row count must be >= 0, got " << n);
   for (int r = 0; r < n; ++r)
     RD_CHECK_ARG(classes[r] >= 0 && classes[r] <= 3, "warm start class [" << r << "] must be 0..3, got " << classes[r]);
+  if (impulses) checkFinite(impulses, n, "warm start impulses");
   cd.warmKeys.assign(keys, keys + n);
-  cd.warmImpulses.clear();  // a restored warm start holds classes only
+  // the impulses pick, among the many solutions of a redundant pile's clamping system, the one the step
+  // after the saved one found
+  if (impulses)
+    cd.warmImpulses.assign(impulses, impulses + n);
+  else
+    cd.warmImpulses.clear();
   cd.warmClasses.resize(n);
   for (int r = 0; r < n; ++r) cd.warmClasses[r] = static_cast<contact::LcpClass>(classes[r]);
 }

@@ -93,21 +93,22 @@ void worldStepVJP(const WorldModel& w, WorldData& wd, const double* q, const dou
 }
 
 void worldRollout(const WorldModel& w, const double* q0, const double* v0, const double* taus, int T, double* Q,
-                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes) {
+                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes,
+                  std::vector<double>* impulses) {
   RD_CHECK_ARG(T >= 0, "a rollout needs T >= 0 steps, got " << T);
   checkState(w.model, q0, v0, "q0", "v0");
   checkFinite(taus, static_cast<long>(T) * w.model.nv, "taus");
-  rigidiff::worldRollout(w, q0, v0, taus, T, Q, V, rows, keys, classes);
+  rigidiff::worldRollout(w, q0, v0, taus, T, Q, V, rows, keys, classes, impulses);
 }
 
 void worldRolloutBackward(const WorldModel& w, const double* Q, const double* V, const double* taus, int T,
                           const double* GQ, const double* GV, int groups, bool explore, double* g_taus,
                           double* g_state, double* g_params, const int* rows, const std::int64_t* keys,
-                          const int* classes) {
+                          const int* classes, const double* impulses) {
   checkGroups(groups);
   checkRecordedRollout(w.model, Q, V, taus, T, GQ, GV);
   rigidiff::worldRolloutBackward(w, Q, V, taus, T, GQ, GV, groups, explore, g_taus, g_state, g_params, rows, keys,
-                                 classes);
+                                 classes, impulses);
   checkResult(g_state, 2 * w.model.nv, "rollout backward");
   checkResult(g_taus, static_cast<long>(T) * w.model.nv, "rollout backward");
   checkResult(g_params, rigidiff::worldParameterCount(w, groups), "rollout backward");

@@ -25,7 +25,7 @@ void checkReproduced(const Model& m, int t, const double* qn, const double* vn, 
 
 void contactRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
                     const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
-                    std::vector<std::int64_t>* keys, std::vector<int>* classes) {
+                    std::vector<std::int64_t>* keys, std::vector<int>* classes, std::vector<double>* impulses) {
   Data data(m);
   ContactStepData cd(cm);
   contactChain(m, data, cm, cd, o, q0, v0, taus, T, dt, Q, V, [&](int t) {
@@ -33,6 +33,7 @@ void contactRollout(const Model& m, const CollisionModel& cm, const ContactOptio
     if (keys && classes) {  // a step without rows leaves no keys, and the previous step's classes
       keys->insert(keys->end(), cd.warmKeys.begin(), cd.warmKeys.begin() + rows[t]);
       for (int r = 0; r < rows[t]; ++r) classes->push_back(static_cast<int>(cd.classes[r]));
+      if (impulses) impulses->insert(impulses->end(), cd.warmImpulses.begin(), cd.warmImpulses.begin() + rows[t]);
     }
   });
 }
@@ -41,7 +42,7 @@ void contactRolloutBackward(const Model& m, const CollisionModel& cm, const Cont
                             const double* V, const double* taus, int T, double dt, const double* GQ,
                             const double* GV, int groups, bool explore, double* g_taus, double* g_state,
                             double* g_params, const int* rec_rows, const std::int64_t* rec_keys,
-                            const int* rec_classes) {
+                            const int* rec_classes, const double* rec_impulses) {
   const int nq = m.nq, nv = m.nv, np = contactParameterCount(m, cm, groups);
   Data d(m);
   ContactStepData cd(cm);
@@ -51,6 +52,7 @@ void contactRolloutBackward(const Model& m, const CollisionModel& cm, const Cont
   // one its predecessor chose): recorded by the rollout, or found by rerunning it
   std::vector<std::vector<long>> keys(T);
   std::vector<std::vector<contact::LcpClass>> classes(T);
+  std::vector<std::vector<double>> impulses(T);  // recorded ones only
   if (rec_keys && rec_classes && rec_rows) {
     long offset = 0;
     for (int t = 0; t < T; ++t) {
@@ -62,6 +64,7 @@ void contactRolloutBackward(const Model& m, const CollisionModel& cm, const Cont
         RD_CHECK_ARG(c >= 0 && c <= 3, "rollout backward: row class " << c << " outside 0..3");
         classes[t][r] = static_cast<contact::LcpClass>(c);
       }
+      if (rec_impulses) impulses[t].assign(rec_impulses + offset, rec_impulses + offset + rec_rows[t]);
       offset += rec_rows[t];
     }
   } else {
@@ -84,8 +87,8 @@ void contactRolloutBackward(const Model& m, const CollisionModel& cm, const Cont
     pv = Eigen::Map<const VecX>(GV + o_v, nv);
     std::fill(g_taus + o_v, g_taus + o_v + nv, 0.0);
     // the step swaps warmKeys into its previous-step keys. Recorded modes: the warm start step t had in
-    // the rollout (step t - 1's rows; none at t = 0), which reproduces it exactly, checked below. Rerun:
-    // step t's own classes, which re-solve it in its mode (to the LCP's tolerance)
+    // the rollout (step t - 1's rows, classes and impulses; none at t = 0), which reproduces it exactly,
+    // checked below. Rerun: step t's own classes, which re-solve it in its mode (to the LCP's tolerance)
     const bool recorded = rec_keys != nullptr;
     if (!recorded) {
       cd.warmKeys = keys[t];
@@ -94,7 +97,7 @@ void contactRolloutBackward(const Model& m, const CollisionModel& cm, const Cont
     } else if (t > 0) {
       cd.warmKeys = keys[t - 1];
       cd.warmClasses = classes[t - 1];
-      cd.warmImpulses.clear();
+      cd.warmImpulses = impulses[t - 1];  // empty for a record without impulses
     } else {
       cd.warmKeys.clear();
       cd.warmClasses.clear();

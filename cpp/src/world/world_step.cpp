@@ -164,12 +164,13 @@ void worldStepVJP(const WorldModel& w, WorldData& wd, const double* q, const dou
 }
 
 void worldRollout(const WorldModel& w, const double* q0, const double* v0, const double* taus, int T, double* Q,
-                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes) {
+                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes,
+                  std::vector<double>* impulses) {
   const Model& m = w.model;
   const double dt = w.options.dt;
   switch (stepKind(w)) {
     case StepKind::Constrained:
-      contactRollout(m, w.cmodel, w.options.contact, q0, v0, taus, T, dt, Q, V, rows, keys, classes);
+      contactRollout(m, w.cmodel, w.options.contact, q0, v0, taus, T, dt, Q, V, rows, keys, classes, impulses);
       return;
     case StepKind::Rk4: {
       Data data(m);
@@ -194,13 +195,13 @@ void worldRollout(const WorldModel& w, const double* q0, const double* v0, const
 void worldRolloutBackward(const WorldModel& w, const double* Q, const double* V, const double* taus, int T,
                           const double* GQ, const double* GV, int groups, bool explore, double* g_taus,
                           double* g_state, double* g_params, const int* rows, const std::int64_t* keys,
-                          const int* classes) {
+                          const int* classes, const double* impulses) {
   const Model& m = w.model;
   const double dt = w.options.dt;
   const StepKind kind = stepKind(w);
   if (kind == StepKind::Constrained) {
     contactRolloutBackward(m, w.cmodel, w.options.contact, Q, V, taus, T, dt, GQ, GV, groups, explore, g_taus,
-                           g_state, g_params, rows, keys, classes);
+                           g_state, g_params, rows, keys, classes, impulses);
     return;
   }
   const StepCotangents sc = zeroedCotangents(w, groups, g_state, nullptr, g_params);

@@ -36,11 +36,12 @@ void worldStepVJP(const WorldModel& world, WorldData& wd, const double* q, const
                   const double* fext, const double* gq, const double* gv, int groups, bool explore, double* q_out,
                   double* v_out, double* g_state, double* g_tau, double* g_params);
 void worldRollout(const WorldModel& world, const double* q0, const double* v0, const double* taus, int T, double* Q,
-                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes);
+                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes,
+                  std::vector<double>* impulses);
 void worldRolloutBackward(const WorldModel& world, const double* Q, const double* V, const double* taus, int T,
                           const double* GQ, const double* GV, int groups, bool explore, double* g_taus,
                           double* g_state, double* g_params, const int* rows, const std::int64_t* keys,
-                          const int* classes);
+                          const int* classes, const double* impulses);
 void worldTrajectoryJacobians(const WorldModel& world, WorldData& wd, const double* Q, const double* V,
                               const double* TAU, int T, double* jac, int threads);
 void worldClosedLoopRollout(const WorldModel& world, WorldData& wd, const double* q0, const double* v0,

@@ -26,21 +26,25 @@ void contactChain(const Model& m, Data& data, const CollisionModel& cm, ContactS
              });
 }
 
-/// contactChain on buffers of its own. rows (T) receives each step's row count; unless null, keys and
-/// classes receive each step's rows' warm-start keys and classes, step after step (the record that lets
-/// the reverse pass re-solve every step in its own mode).
+/// contactChain on buffers of its own. rows (T) receives each step's row count; unless null, keys,
+/// classes and impulses receive each step's rows' warm-start keys, classes and impulses, step after step:
+/// the record that lets the reverse pass re-solve every step exactly as the rollout did (a pile whose
+/// clamping system has many solutions keeps the one nearest the previous impulses, so the classes alone
+/// do not fix the answer).
 void contactRollout(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* q0,
                     const double* v0, const double* taus, int T, double dt, double* Q, double* V, int* rows,
-                    std::vector<std::int64_t>* keys, std::vector<int>* classes);
+                    std::vector<std::int64_t>* keys, std::vector<int>* classes, std::vector<double>* impulses);
 
 /// The reverse pass of a constrained rollout (Q, V: T + 1 states, taus: T torques) for the cotangents GQ
 /// (tangent space) and GV of every state: writes g_taus (T x nv), g_state (2 nv: q0 tangent, v0) and
-/// g_params (contactParameterCount(groups)). rows, keys and classes: the record of contactRollout, or
-/// null to rerun the rollout first. Each recomputed step must reproduce its recorded successor
-/// (runtime_error otherwise: the model changed); invalid_argument for a malformed record.
+/// g_params (contactParameterCount(groups)). rows, keys, classes and impulses: the record of contactRollout,
+/// or null to rerun the rollout first (impulses alone may be null: a record without them). Each recomputed
+/// step must reproduce its recorded successor (runtime_error otherwise: the model changed);
+/// invalid_argument for a malformed record.
 void contactRolloutBackward(const Model& m, const CollisionModel& cm, const ContactOptions& o, const double* Q,
                             const double* V, const double* taus, int T, double dt, const double* GQ,
                             const double* GV, int groups, bool explore, double* g_taus, double* g_state,
-                            double* g_params, const int* rows, const std::int64_t* keys, const int* classes);
+                            double* g_params, const int* rows, const std::int64_t* keys, const int* classes,
+                            const double* impulses);
 
 }  // namespace rigidiff

@@ -31,15 +31,16 @@ void worldStepVJP(const WorldModel& world, WorldData& wd, const double* q, const
                   const double* fext, const double* gq, const double* gv, int groups, bool explore, double* q_out,
                   double* v_out, double* g_state, double* g_tau, double* g_params);
 /// T steps into Q ((T + 1) x nq) and V. For a constrained world, rows (T) receives each step's row count
-/// and, unless null, keys and classes each step's rows' warm-start keys and classes.
+/// and, unless null, keys, classes and impulses each step's rows' warm-start keys, classes and impulses.
 void worldRollout(const WorldModel& world, const double* q0, const double* v0, const double* taus, int T, double* Q,
-                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes);
+                  double* V, int* rows, std::vector<std::int64_t>* keys, std::vector<int>* classes,
+                  std::vector<double>* impulses);
 /// Reverse pass of a rollout (Q, V: T + 1 states); outputs overwritten: g_taus (T x nv), g_state (2 nv),
-/// g_params. rows, keys and classes: what worldRollout recorded, or null.
+/// g_params. rows, keys, classes and impulses: what worldRollout recorded, or null.
 void worldRolloutBackward(const WorldModel& world, const double* Q, const double* V, const double* taus, int T,
                           const double* GQ, const double* GV, int groups, bool explore, double* g_taus,
                           double* g_state, double* g_params, const int* rows, const std::int64_t* keys,
-                          const int* classes);
+                          const int* classes, const double* impulses);
 
 /// N independent steps from the rows of Q, V, TAU on `threads` threads; every constrained one solves
 /// cold, as step() from a state no step ended at, so that no row depends on the others or on the order.

@@ -70,21 +70,24 @@ cdef class ContactWorldCore(GradientWorldCore):
 
     # ---- the warm-start cache (World.warm_start / set_warm_start / clear_warm_start)
     def _core_warm_start(self):
-        """(row keys (n,) int64, row classes (n,) int32, end state (nq + nv,) or None): the rows and classes
-        of the last single constrained step, and the (q, v) a step must start at to use them."""
+        """(row keys (n,) int64, row classes (n,) int32, row impulses (n,) or None, end state (nq + nv,) or
+        None): the rows, classes and impulses of the last single constrained step, and the (q, v) a step
+        must start at to use them."""
         self._ensure()
         cdef int n = api.warmStartSize(self._wd.get().contact)
         cdef cnp.ndarray[cnp.int64_t, ndim=1] keys = np.zeros(max(n, 1), dtype=np.int64)
         cdef cnp.ndarray[int, ndim=1] classes = np.zeros(max(n, 1), dtype=np.intc)
+        cdef cnp.ndarray impulses = np.zeros(max(n, 1))
+        cdef int n_impulses = 0
         if n > 0:
-            api.readWarmStart(self._wd.get().contact, <int64_t*>&keys[0], &classes[0])
+            n_impulses = api.readWarmStart(self._wd.get().contact, <int64_t*>&keys[0], &classes[0], _ptr(impulses))
         cdef cnp.ndarray end = None
         if self._wd.get().warm_known:
             end = _empty1(self._nq + self._nv)
             memcpy(_ptr(end), self._wd.get().warm_end.data(), (self._nq + self._nv) * sizeof(double))
-        return keys[:n], classes[:n], end
+        return keys[:n], classes[:n], (impulses[:n] if n_impulses == n and n > 0 else None), end
 
-    def _core_set_warm_start(self, keys, classes, end):
+    def _core_set_warm_start(self, keys, classes, impulses, end):
         """Replaces the cache (arguments as _core_warm_start returns them; World checks that they belong to
         this world's model)."""
         self._ensure()
@@ -93,11 +96,13 @@ cdef class ContactWorldCore(GradientWorldCore):
         cdef int n = <int>K.shape[0]
         if C.shape[0] != n:
             raise ValueError(f"the warm start has {n} row keys but {C.shape[0]} classes")
+        cdef cnp.ndarray X = None if impulses is None else _vec(impulses, n, "warm start impulses")
         cdef cnp.ndarray E = None if end is None else _vec(end, self._nq + self._nv, "warm start state")
         if not self._wm.get().constrained() and n > 0:
             raise ValueError("this world has no constraints, so its warm start holds no rows")
         if n > 0:
-            api.writeWarmStart(self._wd.get().contact, <int64_t*>&K[0], &C[0], n)
+            api.writeWarmStart(self._wd.get().contact, <int64_t*>&K[0], &C[0],
+                               <const double*>NULL if X is None else <const double*>_ptr(X), n)
         else:
             api.clearWarmStart(self._wd.get().contact)
         if E is None:

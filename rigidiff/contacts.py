@@ -218,7 +218,7 @@ class ContactMethods:
 
     # ---------------------------------------------------------------- the warm-start cache
     def warm_start(self) -> WarmStart:
-        """The contact warm start as a value: the constraint rows and classes of the last single
+        """The contact warm start as a value: the constraint rows, classes and impulses of the last single
         constrained step (``step``, ``step_jacobians``, ``step_vjp``, ``advance``'s last step) and its end
         state, which the next step uses only if it starts bitwise there (``contact_options(warm_start=...)``).
 
@@ -235,8 +235,8 @@ class ContactMethods:
             q2, v2 = world.step(q1, v1, tau1)    # as if it had followed the first step at once
         """
         self._ensure_compiled()
-        keys, classes, end = self._core_warm_start()
-        return WarmStart(keys, classes, end, self._model_signature())
+        keys, classes, impulses, end = self._core_warm_start()
+        return WarmStart(keys, classes, end, self._model_signature(), impulses)
 
     def set_warm_start(self, warm_start: WarmStart) -> None:
         """Restore a warm start taken by ``warm_start()``: the next single step that starts bitwise at its
@@ -253,7 +253,7 @@ class ContactMethods:
         if warm_start._model != self._model_signature():
             raise ValueError("this warm start was taken from a world with a different model (other bodies, joints "
                              "or shapes); it applies only to worlds with the model of the world that made it")
-        self._core_set_warm_start(warm_start._keys, warm_start._classes, warm_start._state)
+        self._core_set_warm_start(warm_start._keys, warm_start._classes, warm_start._impulses, warm_start._state)
 
     def clear_warm_start(self) -> None:
         """Empty the warm start: the next constrained step solves cold, as in a new world."""

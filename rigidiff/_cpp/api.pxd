@@ -237,8 +237,9 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
 
     void clearWarmStart(ContactStepData&) except +
     int warmStartSize(const ContactStepData&) except +
-    void readWarmStart(const ContactStepData&, int64_t* keys, int* classes) except +
-    void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, int n) except +
+    int readWarmStart(const ContactStepData&, int64_t* keys, int* classes, double* impulses) except +
+    void writeWarmStart(ContactStepData&, const int64_t* keys, const int* classes, const double* impulses,
+                        int n) except +
     int lastRowCount(const ContactStepData&) except +
     double lastDeepest(const ContactStepData&) except +
     void readLastLcp(const Model&, const ContactStepData&, double* A, double* b, double* lo, double* hi, double* x,

@@ -18,20 +18,30 @@ int warmStartSize(const ContactStepData& cd) {
   return cd.warmClasses.size() == cd.warmKeys.size() ? static_cast<int>(cd.warmClasses.size()) : 0;
 }
 
-void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes) {
+int readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes, double* impulses) {
   const int n = warmStartSize(cd);
   for (int r = 0; r < n; ++r) {
     keys[r] = cd.warmKeys[r];
     classes[r] = static_cast<int>(cd.warmClasses[r]);
   }
+  // the impulses seed the next solve as the classes do: a restored cache without them solves differently
+  const bool with_impulses = static_cast<int>(cd.warmImpulses.size()) == n;
+  if (with_impulses) std::copy(cd.warmImpulses.begin(), cd.warmImpulses.end(), impulses);
+  return with_impulses ? n : 0;
 }
 
-void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n) {
+void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, const double* impulses, int n) {
   RD_CHECK_ARG(n >= 0, "warm start row count must be >= 0, got " << n);
   for (int r = 0; r < n; ++r)
     RD_CHECK_ARG(classes[r] >= 0 && classes[r] <= 3, "warm start class [" << r << "] must be 0..3, got " << classes[r]);
+  if (impulses != nullptr)
+    for (int r = 0; r < n; ++r)
+      RD_CHECK_ARG(std::isfinite(impulses[r]), "warm start impulse [" << r << "] is not finite: " << impulses[r]);
   cd.warmKeys.assign(keys, keys + n);
-  cd.warmImpulses.clear();  // a restored warm start holds classes only
+  if (impulses != nullptr)
+    cd.warmImpulses.assign(impulses, impulses + n);
+  else
+    cd.warmImpulses.clear();  // classes only
   cd.warmClasses.resize(n);
   for (int r = 0; r < n; ++r) cd.warmClasses[r] = static_cast<contact::LcpClass>(classes[r]);
 }

@@ -165,10 +165,12 @@ void readContacts(const CollisionData& cd, double* points, double* normals, doub
 void clearWarmStart(ContactStepData& cd);
 /// Number of rows in the warm-start cache of cd (0 when it is empty).
 int warmStartSize(const ContactStepData& cd);
-/// The cache: the previous step's row keys and the classes (0..3) of those rows (warmStartSize each).
-void readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes);
-/// Replaces the cache with n rows (n = 0 empties it); invalid_argument for a class outside 0..3.
-void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, int n);
+/// The cache: the previous step's row keys, the classes (0..3) of those rows and their impulses
+/// (warmStartSize each; impulses is left alone, and 0 returned, when the cache holds classes only).
+int readWarmStart(const ContactStepData& cd, std::int64_t* keys, int* classes, double* impulses);
+/// Replaces the cache with n rows (n = 0 empties it), with their impulses when `impulses` is not null;
+/// invalid_argument for a class outside 0..3 or an impulse that is not finite.
+void writeWarmStart(ContactStepData& cd, const std::int64_t* keys, const int* classes, const double* impulses, int n);
 int lastRowCount(const ContactStepData& cd);
 /// Smallest signed distance among the contacts of the last step (+inf without contacts).
 double lastDeepest(const ContactStepData& cd);

@@ -102,7 +102,9 @@ class StepContacts(ContactSet):
         normal_impulses: (n,) impulse along each normal (>= 0).
         friction_impulses: (n, 3) friction impulse of each contact, world axes.
         classes: per contact, the class of its normal row: "clamping" (pushing), "separating", ...
-        solver: the solver stage that produced the impulses ("warm_start", "pivoting", ...).
+        solver: the solver stage that produced the impulses ("warm_start", "pivoting", ...); "none" when
+            the step solved no constraint, or when an island of rows defeated every stage (its impulses
+            are then zero: its bodies moved without contact forces, and may pass through each other).
         friction_dropped: True if friction was dropped to find a solution.
         row_kinds: the kind of every constraint row of the step, in row order: "normal", "friction"
             (contact rows), "lower_limit", "upper_limit" (joint limits) or "joint_friction".
@@ -218,7 +220,7 @@ class ContactMethods:
 
     # ---------------------------------------------------------------- the warm-start cache
     def warm_start(self) -> WarmStart:
-        """The contact warm start as a value: the constraint rows and classes of the last single
+        """The contact warm start as a value: the constraint rows, classes and impulses of the last single
         constrained step (``step``, ``step_jacobians``, ``step_vjp``, ``advance``'s last step) and its end
         state, which the next step uses only if it starts bitwise there (``contact_options(warm_start=...)``).
 

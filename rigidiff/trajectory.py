@@ -55,8 +55,12 @@ class Trajectory:
         Steps that solved contact, joint-limit or joint-friction constraints (``constrained_steps``) are
         differentiated with their contact mode held fixed, as World.step_jacobians.
         Raises RuntimeError if the world changed since the rollout was recorded (its steps no longer
-        reproduce the recorded states) or dt was changed.
+        reproduce the recorded states, or skeletons or particles were added) or dt was changed.
         """
+        if (self._world.nq, self._world.nv) != (self.q.shape[1], self.v.shape[1]):
+            raise RuntimeError(f"the world changed since the rollout was recorded: its state has "
+                               f"nq={self._world.nq}, nv={self._world.nv} (skeletons or particles added), the "
+                               f"rollout's nq={self.q.shape[1]}, nv={self.v.shape[1]}; record it again")
         if self._world.dt != self.dt:
             raise RuntimeError(f"the world's dt changed from {self.dt} to {self._world.dt} since the rollout was "
                                "recorded; record it again")

@@ -204,10 +204,11 @@ class GradientMethods:
         world and its skeletons stay in agreement) and into the compiled model; the state is kept.
 
         Raises ValueError (naming the parameter) for unknown names, non-finite values, a negative mass
-        or passive coefficient, or an inertia that is not positive semi-definite (the triangle
-        inequalities are not enforced here). ``check_inertia=False`` accepts rotational inertias that
-        are not positive semi-definite: the dynamics stay defined, which finite differences at the edge
-        of the physical set (a body with zero inertia) rely on; such a model is not physical.
+        (a particle's must be > 0) or passive coefficient, or an inertia that is not positive
+        semi-definite (the triangle inequalities are not enforced here). ``check_inertia=False``
+        accepts rotational inertias that are not positive semi-definite: the dynamics stay defined,
+        which finite differences at the edge of the physical set (a body with zero inertia) rely on;
+        such a model is not physical.
         """
         with self._core_changing():  # no rollout in another thread sees half of the new values
             self._set_parameters(values, check_inertia)
@@ -228,6 +229,7 @@ class GradientMethods:
             arr = as_array(values, (len(layout.names),), "parameter values")
             updates = dict(enumerate(arr.tolist()))
         new_inertia, joint_values, contact_values, gravity = {}, {}, {}, None
+        mass_index = {}  # body slot -> its mass parameter's index (the messages name it)
         for i, val in updates.items():
             val = as_scalar(val, f"parameter {layout.names[i]!r}")  # a real number: no strings, no complex
             kind = layout.kinds[i]
@@ -239,6 +241,7 @@ class GradientMethods:
                 entry, field = new_inertia[slot], kind[2]
                 if field == "mass":
                     entry[0] = val
+                    mass_index[slot] = i
                 elif field.startswith("com_"):
                     entry[1]["xyz".index(field[-1])] = val
                 else:
@@ -264,6 +267,10 @@ class GradientMethods:
             body = self._param_bodies[slot]
             if m < 0:
                 raise ValueError(f"body {body.name!r}: mass must be >= 0, got {m}")
+            owner = next((p for p in getattr(self, "_particle_sets", ()) if body in p.skeleton.bodies), None)
+            if m == 0 and owner is not None:  # a point mass has no other inertia: its step would be singular
+                raise ValueError(f"parameter {layout.names[mass_index[slot]]!r}: a particle's mass must be > 0 "
+                                 f"(particle set {owner.name!r}), got {m}")
             try:
                 built[slot] = (Inertia(m, c, _from6(i6), check_triangle=False) if check_inertia
                                else Inertia._unchecked(m, c, _from6(i6)))

@@ -86,13 +86,3 @@ def test_recorded_rollout_backward_replays_its_impulses(pushed):
     last = world.step_jacobians(traj.q[-2], traj.v[-2], taus[-1])
     np.testing.assert_allclose(grads.tau[-1], last.dv_dtau.T @ GV[-1], rtol=1e-6, atol=1e-9)
 
-
-def test_warm_start_checks_its_impulses():
-    world, q0, v0, taus = push_world(4)
-    world.step(q0, v0, taus[0])
-    ws = world.warm_start()
-    with pytest.raises(ValueError, match="one impulse per row key"):
-        rd.WarmStart(ws._keys, ws._classes, ws._state, ws._model, impulses=np.zeros(len(ws) + 1))
-    assert ws == pickle.loads(pickle.dumps(ws))
-    other = rd.WarmStart(ws._keys, ws._classes, ws._state, ws._model, impulses=None)
-    assert other != ws if len(ws) else other == ws

@@ -90,7 +90,8 @@ void readLastImpulses(const ContactStepData& cd, double* normal, double* frictio
       for (int i = 0; i < 3; ++i) friction[3 * row.index + i] += cd.x[r] * t[i];
     }
   }
-  status[0] = static_cast<int>(cd.result.solver);
+  // an island that no stage solved (its impulses are zero) is reported, whatever the other islands needed
+  status[0] = static_cast<int>(cd.result.success ? cd.result.solver : contact::LcpSolver::None);
   status[1] = cd.result.frictionDropped ? 1 : 0;
 }
 

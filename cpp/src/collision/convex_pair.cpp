@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "rigidiff/collision/distance.hpp"
+#include "rigidiff/collision/feature.hpp"
 #include "rigidiff/collision/manifold.hpp"
 #include "rigidiff/collision/narrowphase.hpp"
 
@@ -13,10 +14,10 @@ namespace narrowphase {
 namespace {
 
 // points of the core of s (local frame) whose support value along the local direction u is within a
-// small fraction of the shape's size of the maximum: a face, an edge or a single point
-std::vector<Vec3> supportFeature(const CollisionShape& s, const Vec3& u) {
+// small fraction `flat` of the shape's size of the maximum: a face, an edge or a single point. The
+// default, about 0.6 degrees of tilt, still counts as resting on a face
+std::vector<Vec3> supportFeature(const CollisionShape& s, const Vec3& u, double flat = 1e-2) {
   std::vector<Vec3> pts;
-  const double flat = 1e-2;  // about 0.6 degrees of tilt still counts as resting on a face
   switch (s.type) {
     case ShapeType::Sphere: pts.push_back(Vec3::Zero()); break;
     case ShapeType::Capsule:
@@ -79,6 +80,44 @@ double featureArea(const std::vector<Vec3>& local, const SE3& M, const Vec3& n) 
   return 0.5 * std::abs(twice);
 }
 
+// the feature of s (local frame) that its support points `pts` along a direction form, grown by the
+// shape's margin: a point (one), an edge's line (two) or, with `face_normal` (local, outward), the plane
+// through `on_face` (three or more). False for a cylinder, whose support point on its rim slides as the
+// normal turns (it is no fixed point of the body)
+bool supportAsFeature(const CollisionShape& s, const std::vector<Vec3>& pts, const Vec3& on_face,
+                      const Vec3& face_normal, Feature& f) {
+  if (s.type == ShapeType::Cylinder || pts.empty()) return false;
+  f.margin = s.margin();
+  f.p = pts[0];
+  if (pts.size() == 1) {
+    f.kind = FeatureKind::Point;
+    return true;
+  }
+  if (pts.size() >= 3) {
+    f.kind = FeatureKind::Face;
+    f.p = on_face;
+    f.d = face_normal;
+    return true;
+  }
+  const Vec3 e = pts[1] - pts[0];
+  if (!(e.norm() > 0.0)) return false;
+  f.kind = FeatureKind::Segment;
+  f.d = e / e.norm();
+  return true;
+}
+
+// does the feature pair reproduce the distance query (its normal, distance and witness on A), so that
+// its derivatives are those of the contact the query found? An edge whose foot lies beyond its ends,
+// cores that cross, or a pair of kinds without a contact type (a face and an edge) do not
+bool reproduces(const Feature& fa, const SE3& Ma, const Feature& fb, const SE3& Mb, const DistanceResult& r) {
+  using K = FeatureKind;
+  if ((fa.kind == K::Face && fb.kind != K::Point) || (fb.kind == K::Face && fa.kind == K::Segment)) return false;
+  const FeatureGeometry g = evaluateFeatures(fa, Ma, fb, Mb, r.normal);
+  const double scale = 1.0 + std::max(Ma.p.norm(), Mb.p.norm());
+  return g.normal.dot(r.normal) > 1.0 - 1e-9 && std::abs(g.distance - r.distance) <= 1e-9 * scale &&
+         (g.point_a - r.point_a).norm() <= 1e-7 * scale;
+}
+
 }  // namespace
 
 void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionShape& b, const SE3& Mb, int gb,
@@ -87,8 +126,21 @@ void convexPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionS
   if (r.distance >= margin) return;
   const Vec3 n = r.normal;  // from B to A
   std::vector<Vec3> fa = supportFeature(a, Ma.R.transpose() * (-n)), fb = supportFeature(b, Mb.R.transpose() * n);
-  // point or edge contacts: one contact at the witness points, the normal turning with B
+  // point or edge contacts: one contact at the witness points. Between two points or edges of the bodies
+  // (a vertex and a sphere, two edges) the contact is theirs, so its normal follows both as they move (a
+  // ball pushed across a corner turns about it); otherwise the normal turns with B
   auto witnessContact = [&]() {
+    // the features that hold the witness points: the support points along n within round-off of it
+    const double exact = 1e-9;
+    Feature ea, eb;
+    if (supportAsFeature(a, supportFeature(a, Ma.R.transpose() * (-n), exact), Ma.R.transpose() * (r.point_a - Ma.p),
+                         Ma.R.transpose() * (-n), ea) &&
+        supportAsFeature(b, supportFeature(b, Mb.R.transpose() * n, exact), Mb.R.transpose() * (r.point_b - Mb.p),
+                         Mb.R.transpose() * n, eb) &&
+        reproduces(ea, Ma, eb, Mb, r)) {
+      addContact(out, ga, gb, ea, Ma, eb, Mb, n);
+      return;
+    }
     Feature pa, pb;
     pa.kind = FeatureKind::Point;
     pa.p = Ma.R.transpose() * (r.point_a - Ma.p);

@@ -148,7 +148,7 @@ def rd_jump_worm() -> Scene:
     qb, vb = world.step(q, v, tau)
     states = [(q, v, tau), (qb, vb, tau)]
     req = {"scene": "jump_worm", "states": [[list(map(float, x)) for x in s] for s in states]}
-    return Scene("jump_worm", world, states, (0.0, -G, 0.0), 0.0, mj_jump_worm, req)
+    return Scene("jump_worm", world, states, (0.0, -G, 0.0), 0.0, mj_jump_worm, nimble_request=req)
 
 
 def mj_jump_worm():

@@ -60,6 +60,11 @@ def as_name(x, what: str) -> str:
     return x
 
 
+#: the largest size or coordinate (m) a collision shape may have: contact distances square lengths, and past
+#: about 1e154 m the squares overflow double precision and contacts vanish without a word; 1e12 m leaves
+#: every product of the narrow phase far inside the range
+MAX_COLLISION_LENGTH = 1e12
+
 #: environment variable that sets the thread count meant by threads=None (every core when unset)
 THREADS_VARIABLE = "RIGIDIFF_THREADS"
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from rigidiff import _core
 from rigidiff._geometry_cache import GeometryCache
-from rigidiff._validate import as_array
+from rigidiff._validate import MAX_COLLISION_LENGTH, as_array
 from rigidiff.ccd import CCDResult, edge_edge_ccd, point_edge_ccd, point_point_ccd, point_triangle_ccd, swept_pairs
 from rigidiff.mesh_checks import mesh_problems, warn_problems
 from rigidiff.distance_primitives import (EDGE_EDGE_MOLLIFIER_SCALE, EDGE_EDGE_TYPES, POINT_EDGE_TYPES,
@@ -109,7 +109,28 @@ def shape_data(shape: Shape, name: str = "shape") -> tuple[int, np.ndarray, np.n
         params[:3], params[3] = shape.normal, shape.offset
     else:
         vertices = _mesh_vertices(shape, name)
+    check_reach(shape, name)
     return code, params, vertices
+
+
+def check_reach(shape: Shape, name: str = "shape") -> None:
+    """ValueError naming the shape when a size, plane offset or mesh vertex coordinate exceeds
+    MAX_COLLISION_LENGTH (a shape that large cannot collide)."""
+    if isinstance(shape, Mesh):
+        values = shape.vertices
+    elif isinstance(shape, Box):
+        values = shape.size
+    elif isinstance(shape, Plane):
+        values = np.array([shape.offset])
+    elif isinstance(shape, (Capsule, Cylinder)):
+        values = np.array([shape.radius, shape.length])
+    else:
+        values = np.array([shape.radius])
+    reach = float(np.abs(values).max(initial=0.0))
+    if reach > MAX_COLLISION_LENGTH:
+        raise ValueError(f"{name} ({shape!r}) is too large to collide: a size or vertex coordinate of {reach:g} m, "
+                         f"beyond {MAX_COLLISION_LENGTH:g} m (its squared distances would overflow and its contacts "
+                         f"vanish)")
 
 
 #: code of a triangle mesh that is not convex (cpp/include/rigidiff/collision/shape.hpp)
@@ -124,6 +145,7 @@ def triangle_mesh_data(mesh: Mesh, name: str = "mesh") -> tuple[int, np.ndarray,
     largest extent deep. Non-manifold edges, duplicate faces and a self-intersecting surface give a
     UserWarning (once per mesh) naming the first offending faces (indices into ``mesh.faces``). The work
     is done once per geometry: a mesh loaded again (another load_urdf of the same robot) reuses it."""
+    check_reach(mesh, name)  # before the preparation, whose checks a huge mesh would confuse
     prepared = _PREPARED.get(mesh._geometry_key(), lambda: _prepare_triangle_mesh(mesh))
     if mesh not in _CHECKED:
         _CHECKED.add(mesh)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from rigidiff._validate import as_scalar
-from rigidiff.collision import pose_data, shape_data, triangle_mesh_data
+from rigidiff.collision import check_reach, pose_data, shape_data, triangle_mesh_data
 from rigidiff.shapes import Mesh
 from rigidiff.warm_start import WarmStart
 
@@ -283,10 +283,11 @@ class ContactMethods:
                 if not inst.collide:
                     continue
                 for name, part in _collision_parts(inst):
+                    check_reach(part, f"shape {name!r}")  # before any mesh processing
                     if isinstance(part, Mesh) and not part.is_convex:
                         code, params, verts, mesh = triangle_mesh_data(part, f"shape {name!r}")
                     else:
-                        (code, params, verts), mesh = shape_data(part), None
+                        (code, params, verts), mesh = shape_data(part, f"shape {name!r}"), None
                     self._core_add_geometry(code, params, verts, frame, skeleton_index[id(sk)],
                                             pose_data(inst.origin, "origin"), inst.friction, inst.restitution,
                                             inst.group, inst.mask, name, mesh)

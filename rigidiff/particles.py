@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from rigidiff._validate import as_name, as_scalar, real_array
+from rigidiff._validate import MAX_COLLISION_LENGTH, as_name, as_scalar, real_array
 from rigidiff.inertia import Inertia
 from rigidiff.joints import TranslationalJoint
 from rigidiff.shapes import Sphere
@@ -77,6 +77,9 @@ class ParticleSet:
         n = len(pos)
         mass = _per_particle(masses, n, "masses", 0.0, strict=True)
         self.radius = as_scalar(radius, "radius", minimum=0.0)
+        if self.radius > MAX_COLLISION_LENGTH:
+            raise ValueError(f"radius must be at most {MAX_COLLISION_LENGTH:g} m (a larger sphere's squared "
+                             f"distances overflow and its contacts vanish), got {self.radius:g}")
         mu = _per_particle(friction, n, "friction", 0.0)
         e = _per_particle(restitution, n, "restitution", 0.0, 1.0)
         self._initial = pos

@@ -303,7 +303,7 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         Args:
             positions: (n, 3) initial world positions (n >= 1).
             masses: mass of each particle (> 0): a number or an (n,) array.
-            radius: collision radius (>= 0) shared by the set.
+            radius: collision radius (>= 0, at most 1e12 m) shared by the set.
             friction, restitution: contact coefficients (numbers or (n,) arrays; restitution in [0, 1]),
                 combined with the other shape's as ``contact_options`` says.
             name: the set's name, unique among the world's skeletons and particle sets.

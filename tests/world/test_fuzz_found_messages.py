@@ -116,3 +116,30 @@ def test_a_body_without_mass_is_not_blamed_on_the_mass_range():
     with pytest.raises(RuntimeError, match="no mass or inertia along its axes") as err:
         world.step(np.zeros(1), np.zeros(1), np.ones(1))
     assert "span" not in str(err.value)
+
+
+@pytest.mark.parametrize("shape", [rd.Sphere(1e160), rd.Box((1.0, 2e12, 1.0)), rd.Capsule(0.1, 1e200),
+                                   rd.Mesh(trimesh.Trimesh(**TETRA, process=False), scale=1e13),
+                                   rd.Mesh(trimesh.creation.torus(1.0, 0.3), scale=2e12)],
+                         ids=["sphere", "box", "capsule", "convex_mesh", "torus_mesh"])
+def test_a_shape_too_large_to_collide_is_refused(shape):
+    """Past about 1e154 m a sphere's squared distances overflow and it met the ground without a contact (a
+    particle of radius 1e160 at z = 1 fell freely); every collision shape is held to 1e12 m."""
+    world = rd.World()
+    world.add_ground()
+    sk = rd.Skeleton("giant")
+    sk.add_body("b", rd.FreeJoint("root"), inertia=rd.Inertia(1.0, rotational_inertia=np.eye(3))).add_shape(shape)
+    world.add_skeleton(sk)
+    with pytest.raises(ValueError, match=r"shape 'b/shape0' .* too large to collide: .* beyond 1e\+12 m"):
+        world.step(world.q, world.v, np.zeros(world.nv))
+    with pytest.raises(ValueError, match=r"radius must be at most 1e\+12 m"):
+        world.add_particles([[0.0, 0.0, 1.0]], radius=1e160)
+
+
+def test_a_shape_at_the_limit_still_collides():
+    world = rd.World(dt=1e-3)
+    world.add_ground()
+    world.add_particles([[0.0, 0.0, 1.0]], radius=1e12)  # deep in the ground: it is pushed, not ignored
+    with pytest.warns(RuntimeWarning, match="1e\\+12 m deep"):
+        world.step(world.q, world.v, np.zeros(world.nv))
+    assert len(world.last_contacts().normal_impulses) == 1

@@ -234,13 +234,18 @@ void jointRowDerivatives(const ContactStepData& cd, const ContactOptions& option
 }
 
 
-// the clamped rows and the rows following them among island rows islandRows[begin:end]
-void islandClampedCounts(const ContactStepData& cd, std::size_t begin, std::size_t end, int& clamped, int& coupled) {
+// the clamped rows and the rows following them among island rows islandRows[begin:end]; the clamped rows'
+// slots, in island order, are appended to `slots` unless it is null
+void islandClampedCounts(const ContactStepData& cd, std::size_t begin, std::size_t end, int& clamped, int& coupled,
+                         std::vector<int>* slots = nullptr) {
   const contact::ClampingMap& P = cd.deriv.clamping;
   clamped = coupled = 0;
   for (std::size_t i = begin; i < end; ++i) {
     const int r = cd.islandRows[i];
-    clamped += P.slot[r] >= 0;
+    if (P.slot[r] >= 0) {
+      ++clamped;
+      if (slots) slots->push_back(P.slot[r]);
+    }
     coupled += P.follows[r] >= 0;
   }
 }
@@ -443,13 +448,8 @@ void clampedPseudoInverseTransposeProduct(const Model& model, ContactStepData& c
     const std::size_t end = cd.islandEnd(begin);
     const contact::BoxedLcpWorkspace& ws = cd.lcps[slot];
     w.islandSlots.clear();
-    int coupled = 0;
-    for (std::size_t i = begin; i < end; ++i) {
-      const int r = cd.islandRows[i];
-      if (w.clamping.slot[r] >= 0) w.islandSlots.push_back(w.clamping.slot[r]);
-      coupled += w.clamping.follows[r] >= 0;
-    }
-    const int mc = static_cast<int>(w.islandSlots.size());
+    int mc, coupled;
+    islandClampedCounts(cd, begin, end, mc, coupled, &w.islandSlots);
     if (mc > 0) {
       // the island's clamped slots in the order of the decomposition's rows
       const Eigen::CompleteOrthogonalDecomposition<MatX>* cod = &w.islandCod;

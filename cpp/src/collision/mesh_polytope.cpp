@@ -53,6 +53,7 @@ struct Side {
   SE3 M;
   int geom = -1;
   double depth = 0.0;                            // how far behind a face a contact may lie
+  const MeshTriangles* mesh = nullptr;           // the triangle mesh of this side (none for a box)
   std::vector<Vec3> x;                           // world vertices (of the candidate faces)
   std::vector<Vec3> n;                           // world face normals (of the candidate faces)
   std::vector<std::pair<int, int>> vertexFaces;  // (vertex, candidate face), sorted
@@ -195,6 +196,7 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
   };
   std::vector<Hit> hits;
   std::vector<int> suspects;  // corners behind a face's plane, shallow, that this face does not hold
+  std::vector<int> crossing;  // the faces a way out may cross
   for (const auto& [f, v] : cand) {
     const Tri& F = (*fs.faces)[f];
     const Vec3& nf = fs.n[f];
@@ -207,6 +209,12 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
     if (u < tol || w < tol || 1.0 - u - w < tol || !vs.lowestAlong(v, nf, kRestingSlack)) {
       if (h < 0.0 && h > -0.5 * fs.depth && vs.corner[v]) suspects.push_back(v);
       continue;
+    }
+    // behind the face, the vertex is in the solid only if its way out to the face crosses no other face
+    // (else it lies across a part thinner than the prisms: above a shelf, behind its underside)
+    if (h < 0.0 && fs.mesh) {
+      const Vec3 local = fs.M.R.transpose() * (vs.x[v] - fs.M.p);
+      if (fs.mesh->segmentCrossesFace(local, local - h * (*fs.normals)[f], f, crossing)) continue;
     }
     hits.push_back({f, v, h});
   }
@@ -499,6 +507,7 @@ void meshPolytope(const CollisionShape& a, const SE3& Ma, int ga, const Collisio
   A.M = Ma;
   A.geom = ga;
   A.depth = ma.thickness;
+  A.mesh = &ma;
   const BoxSurface box(b.type == ShapeType::Box ? b.half_extents : Vec3::Zero());
   if (b.type == ShapeType::TriangleMesh) {
     const MeshTriangles& mb = *b.triangles;
@@ -506,6 +515,7 @@ void meshPolytope(const CollisionShape& a, const SE3& Ma, int ga, const Collisio
     B.faces = &mb.faces;
     B.normals = &mb.normals;
     B.depth = mb.thickness;
+    B.mesh = &mb;
   } else {
     B.points = &box.points;
     B.faces = &box.faces;

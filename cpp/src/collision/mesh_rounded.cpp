@@ -147,14 +147,17 @@ void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vec
   point.margin = r;
   const std::size_t first = out.size();
   std::vector<bool> behind;  // per contact: is the point behind its face?
+  std::vector<int> crossing;  // the faces a way out may cross
   for (std::size_t i = 0; i < faces.size(); ++i) {
     const int f = faces[i];
     const Nearest& q = nearest[i];
     Feature fm;
     const double height = m.normals[f].dot(c - q.x);
     if (q.on == On::Interior) {
-      // deeper than the prism thickness the point has passed through (as with the other shapes)
+      // deeper than the prism thickness the point has passed through (as with the other shapes); behind
+      // the face, it is in the solid only if its way out to the face crosses no other face
       if (height < -m.thickness || height - r >= margin) continue;
+      if (height < 0.0 && m.segmentCrossesFace(c, q.x, f, crossing)) continue;
       fm.kind = FeatureKind::Face;
       fm.p = m.points[m.faces[f][0]];
       fm.d = m.normals[f];

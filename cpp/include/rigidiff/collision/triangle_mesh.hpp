@@ -34,6 +34,11 @@ struct MeshTriangles {
   /// flat or valley edge of f, where the neighbour face reports the true one; on a ridge (or the
   /// mesh's boundary) the leaning normal is real.
   bool ghostContact(int f, const Vec3& p, const Vec3& n) const;
+  /// Does the segment from `from` to `to` (shape frame) pass through a face other than `except`, between
+  /// its ends? A point behind face `except` whose way out to it (`to`, its projection on the face) crosses
+  /// another face lies across another sheet of the surface: outside a part thinner than the prisms (a
+  /// bar, a lid, an open mesh's wall), not in the solid behind `except`. `scratch` holds the candidates.
+  bool segmentCrossesFace(const Vec3& from, const Vec3& to, int except, std::vector<int>& scratch) const;
 };
 
 /// A triangle mesh shape: points (n x 3) and faces (m x 3 vertex indices, counter-clockwise from

@@ -139,6 +139,32 @@ def test_a_ball_tossed_up_from_a_thin_shelf_rises_freely():
     assert q[2] == pytest.approx(TOP + 0.02, abs=1e-3)
 
 
+@pytest.mark.parametrize("kind", ["cylinder", "convex_mesh"])
+def test_a_can_standing_above_a_thin_shelf_touches_only_its_top(kind):
+    """Cylinders and convex meshes meet the faces' prisms: a can 2 mm above the shelf has no contact, one
+    pressed 1 mm into its top touches only the top (the underside's 12.5 cm prisms reach up through the
+    shelf and hold it too), as deep as it is."""
+    shape = rd.Cylinder(0.03, 0.08) if kind == "cylinder" else rd.Mesh(trimesh.creation.icosphere(2, 0.04))
+    bottom = 0.04  # the can's lowest point below its origin
+    for gap in (2e-3, -1e-3):
+        world = rd.World(dt=1e-3)
+        holder = world.add_ground().add_body("shelf")
+        holder.add_shape(rd.Mesh(SHELF_MESH))
+        world.rebuild()
+        can = rd.Skeleton("can")
+        body = can.add_body("can", joint=rd.FreeJoint("can_free"), inertia=rd.Inertia.from_shape(shape, mass=0.2))
+        body.add_shape(shape)
+        world.add_skeleton(can)
+        q = world.neutral_configuration()
+        q[:3] = (0.3, 0.05, TOP + bottom + gap)
+        contacts = world.collide(q)
+        mine = [i for i in range(len(contacts.distances)) if "can" in (contacts.body_a[i], contacts.body_b[i])]
+        assert bool(mine) == (gap < 0.0), gap
+        for i in mine:
+            assert contacts.distances[i] == pytest.approx(gap, abs=1e-9)
+            assert abs(contacts.normals[i][2]) > 1.0 - 1e-9  # the top's normal, up (or down, from B to A)
+
+
 def test_particles_above_hyq_trunk_touch_it_only_where_fcl_does(robots_dir):
     """HyQ's trunk mesh is open (its parts are not all closed), so its prisms are 13 cm deep, deeper than
     its 2.4 cm handle bars. Balls of 2 cm radius whose centres lie above the whole trunk (so outside it)

@@ -117,14 +117,24 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
     return;
   }
   // cylinders and convex meshes: the prisms of the faces; a contact on a flat or valley edge of a face is
-  // a ghost of an edge inside the surface (the neighbour face reports the true one)
+  // a ghost of an edge inside the surface (the neighbour face reports the true one), and one whose point of
+  // B lies behind the face is real only if that point's way out to the face crosses no other face (else B
+  // lies across a part thinner than the prisms, as a can standing on a shelf is from the shelf's underside)
+  std::vector<int> crossing;
   for (int f : faces_a) {
     const std::size_t from = out.size();
     convexPair(ma.prism(f), Ma, ga, b, Mb, gb, margin, out);
     std::size_t kept = from;
-    for (std::size_t k = from; k < out.size(); ++k)
-      if (!ma.ghostContact(f, Ma.R.transpose() * (out[k].point - Ma.p), -(Ma.R.transpose() * out[k].normal)))
-        out[kept++] = out[k];
+    for (std::size_t k = from; k < out.size(); ++k) {
+      const Contact& c = out[k];
+      // the witness point on the prism (a deep contact's midpoint can lie far from the side it leaves by)
+      const Vec3 pa = Ma.R.transpose() * (c.point + 0.5 * c.distance * c.normal - Ma.p);
+      if (ma.ghostContact(f, pa, -(Ma.R.transpose() * c.normal))) continue;
+      const Vec3 pb = Ma.R.transpose() * (c.point - 0.5 * c.distance * c.normal - Ma.p);  // B's witness point
+      const double h = ma.normals[f].dot(pb - ma.points[ma.faces[f][0]]);
+      if (h < 0.0 && ma.segmentCrossesFace(pb, pb - h * ma.normals[f], f, crossing)) continue;
+      out[kept++] = c;
+    }
     out.resize(kept);
   }
   dropDuplicates(out, first, size);

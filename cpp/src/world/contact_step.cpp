@@ -51,6 +51,8 @@ long contactKey(int ga, int gb, int ordinal, int row, int ngeom) {
   return ((static_cast<long>(ga) * ngeom + gb) * 64 + std::min(ordinal, 63)) * 8 + row;
 }
 
+constexpr double kLongestReach = 1e12;  // m: rigidiff/_validate.py's MAX_COLLISION_LENGTH
+
 // cdata.reach: dt times a bound on the speed of each geometry's points under v_free. A point p of a body
 // with world-frame spatial velocity (v0, w) (v0: the velocity of the body point at the world origin)
 // moves at v0 + w x p; the shape lies within |box_half| of its box centre c, so |v0 + w x c| + |w| |box_half|
@@ -70,7 +72,10 @@ void speculativeReach(const Model& model, const Data& data, const CollisionModel
     const bool plane = g.shape.type == ShapeType::Plane;
     const Vec3 c = plane ? cdata.placements[k].p : cdata.placements[k].actPoint(g.box_center);
     const double spin = plane ? 0.0 : w.norm() * g.box_half.norm();
-    cdata.reach[k] = dt * ((v0 + w.cross(c)).norm() + spin);
+    // at most the longest collision length (no shape may be larger): speeds past 1e12 m per step are far
+    // beyond any simulation's scale, and a margin past about 1e154 m overflowed the narrow phase's squared
+    // distances, which then lost the contacts of a body driven by a torque of 1e200
+    cdata.reach[k] = std::min(dt * ((v0 + w.cross(c)).norm() + spin), kLongestReach);
   }
 }
 

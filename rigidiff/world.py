@@ -474,14 +474,30 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                                         j.velocity_limit[dofs])
 
     @staticmethod
-    def _name_table(entries) -> dict:
-        """Names -> index: 'skeleton/name' always, plain 'name' where it is unique in the world."""
-        table, counts = {}, {}
-        for _, name in entries:
+    def _plain_names(entries) -> list[bool]:
+        """Per (skeleton, name) entry: may it go by its plain name? Only if no other entry has that name and
+        no entry's 'skeleton/name' spells it (a body 'a/b' beside skeleton 'a''s body 'b' goes by its
+        qualified name). Two entries whose qualified names coincide (skeleton 'a/b''s body 'c' and skeleton
+        'a''s body 'b/c') cannot be told apart: ValueError naming both."""
+        counts, qualified = {}, {}
+        for sk, name in entries:
             counts[name] = counts.get(name, 0) + 1
-        for i, (sk, name) in enumerate(entries):
+            full = f"{sk.name}/{name}"
+            if full in qualified and qualified[full][0] is not sk:
+                other, other_name = qualified[full]
+                raise ValueError(f"{other_name!r} of skeleton {other.name!r} and {name!r} of skeleton {sk.name!r} "
+                                 f"are both called {full!r}; rename one (a '/' in a name joins a skeleton's name "
+                                 "to the name in qualified names)")
+            qualified[full] = (sk, name)
+        return [counts[name] == 1 and name not in qualified for _, name in entries]
+
+    @classmethod
+    def _name_table(cls, entries) -> dict:
+        """Names -> index: 'skeleton/name' always, plain 'name' where it is unambiguous (_plain_names)."""
+        table = {}
+        for i, ((sk, name), plain) in enumerate(zip(entries, cls._plain_names(entries))):
             table[f"{sk.name}/{name}"] = i
-            if counts[name] == 1:
+            if plain:
                 table[name] = i
         return table
 
@@ -492,10 +508,7 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             self._compile()
 
     def _display_names(self, entries) -> list[str]:
-        counts = {}
-        for _, n in entries:
-            counts[n] = counts.get(n, 0) + 1
-        return [n if counts[n] == 1 else f"{sk.name}/{n}" for sk, n in entries]
+        return [n if plain else f"{sk.name}/{n}" for (sk, n), plain in zip(entries, self._plain_names(entries))]
 
     @property
     def body_names(self) -> list[str]:

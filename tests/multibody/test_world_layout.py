@@ -38,6 +38,33 @@ def test_layout_follows_insertion_order_and_qualifies_ambiguous_names(worlds):
         both.joint("j1")
 
 
+def one_body(skeleton, body, joint):
+    sk = rd.Skeleton(skeleton)
+    sk.add_body(body, joint=rd.RevoluteJoint(joint, axis=(0, 0, 1)), inertia=rd.Inertia(1.0, (0, 0, 0), np.eye(3)))
+    return sk
+
+
+def test_a_name_with_a_slash_never_takes_another_bodys_qualified_name():
+    """Skeleton 'x''s body 'a/b' and skeleton 'a''s body 'b': 'a/b' names the second (its qualified name)
+    whichever skeleton comes first; the first goes by 'x/a/b' (it used to take 'a/b' when it came last)."""
+    for order in ((0, 1), (1, 0)):
+        parts = [one_body("x", "a/b", "x_j"), one_body("a", "b", "a/j")]
+        world = world_of(*[parts[k] for k in order])
+        slashed, plain = (0, 1) if order == (0, 1) else (1, 0)
+        assert world.body_index("a/b") == plain and world.body_index("b") == plain
+        assert world.body_index("x/a/b") == slashed
+        assert world.body_names[slashed] == "x/a/b" and world.body_names[plain] == "b"
+        for name in world.body_names:  # every listed name finds its own body
+            assert world.body_names[world.body_index(name)] == name
+        assert world.joint("a/j").q_index == world.joint("a/a/j").q_index
+
+
+def test_two_qualified_names_that_coincide_are_refused():
+    world = world_of(one_body("a/b", "c", "j1"), one_body("a", "b/c", "j2"))
+    with pytest.raises(ValueError, match=r"'c' of skeleton 'a/b' and 'b/c' of skeleton 'a' are both called 'a/b/c'"):
+        world.body_names
+
+
 def test_independent_skeletons_have_independent_dynamics(worlds):
     both, (a, b) = worlds
     rng = np.random.default_rng(0)

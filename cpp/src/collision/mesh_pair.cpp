@@ -118,8 +118,9 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
   }
   // cylinders and convex meshes: the prisms of the faces; a contact on a flat or valley edge of a face is
   // a ghost of an edge inside the surface (the neighbour face reports the true one), and one whose point of
-  // B lies behind the face is real only if that point's way out to the face crosses no other face (else B
-  // lies across a part thinner than the prisms, as a can standing on a shelf is from the shelf's underside)
+  // B lies behind the face is real only if that point's way out to the face (to the face's nearest point)
+  // crosses no other face (else B lies across a part thinner than the prisms, as a can standing on a shelf
+  // is from the shelf's underside)
   std::vector<int> crossing;
   for (int f : faces_a) {
     const std::size_t from = out.size();
@@ -132,7 +133,7 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
       if (ma.ghostContact(f, pa, -(Ma.R.transpose() * c.normal))) continue;
       const Vec3 pb = Ma.R.transpose() * (c.point - 0.5 * c.distance * c.normal - Ma.p);  // B's witness point
       const double h = ma.normals[f].dot(pb - ma.points[ma.faces[f][0]]);
-      if (h < 0.0 && ma.segmentCrossesFace(pb, pb - h * ma.normals[f], f, crossing)) continue;
+      if (h < 0.0 && ma.segmentCrossesFace(pb, ma.nearestPoint(f, pb), f, crossing)) continue;
       out[kept++] = c;
     }
     out.resize(kept);

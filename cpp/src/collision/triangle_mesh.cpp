@@ -65,6 +65,28 @@ bool MeshTriangles::segmentCrossesFace(const Vec3& from, const Vec3& to, int exc
   return false;
 }
 
+Vec3 MeshTriangles::nearestPoint(int f, const Vec3& p) const {
+  // the Voronoi regions of the corners, then of the edges, then the interior
+  const Vec3 &a = points[faces[f][0]], &b = points[faces[f][1]], &c = points[faces[f][2]];
+  const Vec3 ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0.0 && d2 <= 0.0) return a;
+  const Vec3 bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0.0 && d4 <= d3) return b;
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0) return a + (d1 / (d1 - d3)) * ab;
+  const Vec3 cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0.0 && d5 <= d6) return c;
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) return a + (d2 / (d2 - d6)) * ac;
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0.0 && d4 - d3 >= 0.0 && d5 - d6 >= 0.0) return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
+  const double den = 1.0 / (va + vb + vc);
+  return a + (vb * den) * ab + (vc * den) * ac;
+}
+
 CollisionShape MeshTriangles::prism(int f) const {
   CollisionShape s;
   s.type = ShapeType::ConvexMesh;

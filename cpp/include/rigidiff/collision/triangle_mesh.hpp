@@ -39,6 +39,8 @@ struct MeshTriangles {
   /// another face lies across another sheet of the surface: outside a part thinner than the prisms (a
   /// bar, a lid, an open mesh's wall), not in the solid behind `except`. `scratch` holds the candidates.
   bool segmentCrossesFace(const Vec3& from, const Vec3& to, int except, std::vector<int>& scratch) const;
+  /// The point of face f (the triangle, edges and corners included) nearest p (shape frame).
+  Vec3 nearestPoint(int f, const Vec3& p) const;
 };
 
 /// A triangle mesh shape: points (n x 3) and faces (m x 3 vertex indices, counter-clockwise from

@@ -79,6 +79,57 @@ def test_a_free_box_rests_on_another_skeletons_box_at_the_penalty_depth():
     assert q[world.layout("both").q][1] < -LOWER[2]  # through the table, down to the ground
 
 
+def _side_by_side(force, width, steps=300, friction=0.0):
+    """A box of `width` (along y) on a rail along x, pushed with `force` against a welded box (UPPER) beside it, of
+    the same thickness (their tops and bottoms in one plane), both 0.5 m above the ground: the overlap at the
+    end (the pusher starts 1 mm short of the wall), and the world."""
+    world = _world(friction=friction)
+    wall = rd.Skeleton("wall")
+    wall.add_body("wall", None, joint_origin=rd.Transform((0.1, 0.0, 0.5))).add_shape(rd.Box(UPPER))
+    world.add_skeleton(wall)
+    pusher = rd.Skeleton("pusher")
+    box = rd.Box((UPPER[0], width, UPPER[2]))
+    pusher.add_body("body", rd.PrismaticJoint("rail", axis=(1, 0, 0), damping=1.0),
+                    joint_origin=rd.Transform((0.1 - UPPER[0] - 1e-3, 0.0, 0.5)),
+                    inertia=rd.Inertia.from_shape(box, mass=0.3)).add_shape(box)
+    world.add_skeleton(pusher)
+    s = world.layout("pusher")
+    q, v = world.q, world.v
+    tau = np.zeros(world.nv)
+    tau[s.v] = force
+    for _ in range(steps):
+        q, v = world.step(q, v, tau)
+    return q[s.q][0] - 1e-3, world
+
+
+@pytest.mark.parametrize("width", [UPPER[1], 0.04])
+def test_two_boxes_of_one_thickness_side_by_side_push_apart(width):
+    """Every corner of each box lies in the other's top or bottom plane (depth 0), so corners alone never see the
+    overlap and the pusher went through the wall. A narrower pusher's two edges that cut into the wall's side
+    probe at their midpoints; boxes of one width, whose edges lie in each other's faces too, probe at the centres
+    of the faces that overlap, one each way: two probes either way, F / 2k deep at rest."""
+    force = 2.0
+    overlap, world = _side_by_side(force, width)
+    assert overlap == pytest.approx(force / (2 * K), rel=1e-6)
+    assert world.last_step["contacts"] == 2
+
+
+@pytest.mark.parametrize("width", [UPPER[1], 0.04])
+def test_gradients_of_two_boxes_side_by_side_match_central_differences(width):
+    """step_vjp through the face-centre and edge-midpoint probes, mid-push (pressed 0.2 mm in, moving), against
+    central differences of our own step: the rail's q, v and force, friction and contact stiffness."""
+    _, world = _side_by_side(2.0, width, steps=0, friction=0.4)
+    s = world.layout("pusher")
+    q, v = world.q.copy(), world.v.copy()
+    q[s.q] = 1e-3 + 2e-4
+    v[s.v] = 0.05
+    f = np.zeros(world.nv)
+    f[s.v] = 2.0
+    world.step(q, v, f)
+    assert world.last_step["contacts"] == 2
+    _check_gradients(world, None, q, v, f, skeletons=("pusher",))
+
+
 def test_a_free_box_rests_on_a_box_welded_to_the_world():
     """A table top welded to the world (a skeleton without joints) holds a free box dropped on it at m g / 4 k, and
     its legs touch neither the ground they stand in nor the soft cube inside one of them."""

@@ -22,6 +22,7 @@
 // the two material points frozen at the start. Its gradient is mu lambda (J_a(p_a) - J_b(p_b))^T psi and its
 // Hessian (J_a - J_b)^T H_u (J_a - J_b) plus psi . (w_ai x J_aj) for p_a and minus that of p_b (i an ancestor of
 // j). The lagged quantities' derivatives along both links' start twists are taken when the contacts are found.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <utility>
@@ -44,27 +45,73 @@ struct LinkLinkContact {
   MatX Ja, Wa, Jb, Wb;  // the probed link's and the field's link's point and angular Jacobians at x
 };
 
-// the probes of shape `from`'s points in shape `into`'s field that are inside it, at the kinematics in data
+// the probes of shape `from`'s points in shape `into`'s field that are inside it, at the kinematics in data. A box
+// also probes the midpoint of each edge whose ends are both on or inside the field and which is deeper than both
+// ends: the edge passes where the field's nearest face changes, which its corners miss (two boxes of one thickness
+// side by side: every corner lies in the other's top or bottom plane, at depth 0, while the edges joining them cut
+// into its side). Where the field is one face's along an edge its depth is linear there and the midpoint is never
+// deeper than both ends (a box resting flat keeps its four corners); an edge with an end outside is the edge
+// crossings' case (pd_link_edges.cpp). A face's centre probes likewise when none of its edges does.
 void probeInto(const PdSkeletons& sk, const Data& data, int from, int into, bool jacobians,
                std::vector<LinkLinkContact>& out) {
   const PdLinkShape& a = sk.shapes[from];
   double radius = 0.0;
-  for (const Vec3& local : linkProbePoints(a, &radius)) {
-    const Vec3 x = data.oMi[a.joint].actPoint(local);
+  const std::vector<Vec3> probes = linkProbePoints(a, &radius);
+  // the probe at `local` (a point of link a's frame), its depth d = phi - radius
+  auto probe = [&](const Vec3& local) {
     LinkLinkContact c;
-    const double phi = linkShapeDistance(sk, data, into, x, &c.n, &c.C, radius);
-    c.d = phi - radius;
-    if (!(c.d < 0.0)) continue;
+    c.x = data.oMi[a.joint].actPoint(local);
+    c.d = linkShapeDistance(sk, data, into, c.x, &c.n, &c.C, radius) - radius;
+    return c;
+  };
+  auto keep = [&](LinkLinkContact&& c) {
     c.probed_joint = a.joint;
     c.radius = radius;
-    c.x = x;
     c.field_joint = sk.shapes[into].joint;
     if (jacobians) {
-      chainJacobians(sk.model, data, c.probed_joint, x, c.Ja, c.Wa);
-      chainJacobians(sk.model, data, c.field_joint, x, c.Jb, c.Wb);
+      chainJacobians(sk.model, data, c.probed_joint, c.x, c.Ja, c.Wa);
+      chainJacobians(sk.model, data, c.field_joint, c.x, c.Jb, c.Wb);
     }
     out.push_back(std::move(c));
+  };
+  std::vector<double> depth;
+  depth.reserve(probes.size());
+  for (const Vec3& local : probes) {
+    LinkLinkContact c = probe(local);
+    depth.push_back(c.d);
+    if (c.d < 0.0) keep(std::move(c));
   }
+  if (a.kind != PdShapeKind::Box) return;
+  const double tol = 1e-9 * linkShapeBoundingRadius(a);  // round-off of a depth that is linear along the edge
+  auto corner = [&](int k) { return a.placement.actPoint(boxCorner(a.size, k)); };
+  bool edgeProbed[8][3] = {};  // [corner c0][axis]: the edge from c0 along axis probed at its midpoint
+  for (int c0 = 0; c0 < 8; ++c0)
+    for (int axis = 0; axis < 3; ++axis) {
+      const int c1 = c0 | (1 << axis);  // the edge from corner c0 to c1 along `axis` (probes are the corners)
+      if (c1 == c0 || depth[c0] > tol || depth[c1] > tol) continue;
+      LinkLinkContact c = probe(0.5 * (corner(c0) + corner(c1)));
+      if (c.d < 0.0 && c.d < std::min(depth[c0], depth[c1]) - tol) {
+        edgeProbed[c0][axis] = true;
+        keep(std::move(c));
+      }
+    }
+  // likewise a face's centre, deeper than its four corners, none of its edges probed (two boxes of one thickness
+  // and one width side by side: their edges too lie in each other's faces)
+  for (int normal = 0; normal < 3; ++normal)
+    for (int side = 0; side < 2; ++side) {
+      const int u = (normal + 1) % 3, w = (normal + 2) % 3, base = side << normal;
+      const int k[4] = {base, base | (1 << u), base | (1 << w), base | (1 << u) | (1 << w)};
+      double deepest = depth[k[0]];
+      bool skip = false;
+      for (int i = 0; i < 4; ++i) {
+        deepest = std::min(deepest, depth[k[i]]);
+        skip = skip || depth[k[i]] > tol;
+      }
+      skip = skip || edgeProbed[k[0]][u] || edgeProbed[k[0]][w] || edgeProbed[k[1]][w] || edgeProbed[k[2]][u];
+      if (skip) continue;
+      LinkLinkContact c = probe(0.25 * (corner(k[0]) + corner(k[1]) + corner(k[2]) + corner(k[3])));
+      if (c.d < 0.0 && c.d < deepest - tol) keep(std::move(c));
+    }
 }
 
 // every penetrating probe between the shapes that pair, at the kinematics in data, and (if edges is given) their

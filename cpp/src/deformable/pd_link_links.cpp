@@ -83,13 +83,12 @@ void probeInto(const PdSkeletons& sk, const Data& data, int from, int into, bool
   }
   if (a.kind != PdShapeKind::Box) return;
   const double tol = 1e-9 * linkShapeBoundingRadius(a);  // round-off of a depth that is linear along the edge
-  auto corner = [&](int k) { return a.placement.actPoint(boxCorner(a.size, k)); };
   bool edgeProbed[8][3] = {};  // [corner c0][axis]: the edge from c0 along axis probed at its midpoint
   for (int c0 = 0; c0 < 8; ++c0)
     for (int axis = 0; axis < 3; ++axis) {
-      const int c1 = c0 | (1 << axis);  // the edge from corner c0 to c1 along `axis` (probes are the corners)
+      const int c1 = c0 | (1 << axis);  // the edge from corner c0 to c1 along `axis` (probes in boxCorner order)
       if (c1 == c0 || depth[c0] > tol || depth[c1] > tol) continue;
-      LinkLinkContact c = probe(0.5 * (corner(c0) + corner(c1)));
+      LinkLinkContact c = probe(0.5 * (probes[c0] + probes[c1]));
       if (c.d < 0.0 && c.d < std::min(depth[c0], depth[c1]) - tol) {
         edgeProbed[c0][axis] = true;
         keep(std::move(c));
@@ -109,7 +108,7 @@ void probeInto(const PdSkeletons& sk, const Data& data, int from, int into, bool
       }
       skip = skip || edgeProbed[k[0]][u] || edgeProbed[k[0]][w] || edgeProbed[k[1]][w] || edgeProbed[k[2]][u];
       if (skip) continue;
-      LinkLinkContact c = probe(0.25 * (corner(k[0]) + corner(k[1]) + corner(k[2]) + corner(k[3])));
+      LinkLinkContact c = probe(0.25 * (probes[k[0]] + probes[k[1]] + probes[k[2]] + probes[k[3]]));
       if (c.d < 0.0 && c.d < deepest - tol) keep(std::move(c));
     }
 }

@@ -132,8 +132,7 @@ void meshPair(const CollisionShape& a, const SE3& Ma, int ga, const CollisionSha
       const Vec3 pa = Ma.R.transpose() * (c.point + 0.5 * c.distance * c.normal - Ma.p);
       if (ma.ghostContact(f, pa, -(Ma.R.transpose() * c.normal))) continue;
       const Vec3 pb = Ma.R.transpose() * (c.point - 0.5 * c.distance * c.normal - Ma.p);  // B's witness point
-      const double h = ma.normals[f].dot(pb - ma.points[ma.faces[f][0]]);
-      if (h < 0.0 && ma.segmentCrossesFace(pb, ma.nearestPoint(f, pb), f, crossing)) continue;
+      if (ma.acrossAnotherFace(f, pb, crossing)) continue;
       out[kept++] = c;
     }
     out.resize(kept);

@@ -212,10 +212,7 @@ void vertexFaceContacts(const Side& fs, const Side& vs, const std::vector<std::p
     }
     // behind the face, the vertex is in the solid only if its way out to the face crosses no other face
     // (else it lies across a part thinner than the prisms: above a shelf, behind its underside)
-    if (h < 0.0 && fs.mesh) {
-      const Vec3 local = fs.M.R.transpose() * (vs.x[v] - fs.M.p);
-      if (fs.mesh->segmentCrossesFace(local, local - h * (*fs.normals)[f], f, crossing)) continue;
-    }
+    if (fs.mesh && fs.mesh->acrossAnotherFace(f, fs.M.R.transpose() * (vs.x[v] - fs.M.p), crossing)) continue;
     hits.push_back({f, v, h});
   }
   std::vector<std::pair<int, double>> shallowest;  // (vertex, its least depth), sorted

@@ -157,7 +157,7 @@ void pointContacts(const MeshTriangles& m, const SE3& Mm, int gm, const std::vec
       // deeper than the prism thickness the point has passed through (as with the other shapes); behind
       // the face, it is in the solid only if its way out to the face crosses no other face
       if (height < -m.thickness || height - r >= margin) continue;
-      if (height < 0.0 && m.segmentCrossesFace(c, q.x, f, crossing)) continue;
+      if (m.acrossAnotherFace(f, c, crossing)) continue;
       fm.kind = FeatureKind::Face;
       fm.p = m.points[m.faces[f][0]];
       fm.d = m.normals[f];

@@ -43,22 +43,24 @@ bool MeshTriangles::ghostContact(int f, const Vec3& p, const Vec3& n) const {
   return on_edge;
 }
 
-bool MeshTriangles::segmentCrossesFace(const Vec3& from, const Vec3& to, int except, std::vector<int>& scratch) const {
-  const Vec3 dir = to - from;
+bool MeshTriangles::acrossAnotherFace(int f, const Vec3& p, std::vector<int>& scratch) const {
+  if (!(normals[f].dot(p - points[faces[f][0]]) < 0.0)) return false;  // in front of the face
+  const Vec3 to = nearestPoint(f, p);
+  const Vec3 dir = to - p;
   const double len = dir.norm();
   if (!(len > 0.0)) return false;
-  query(from.cwiseMin(to), from.cwiseMax(to), scratch);  // a face the segment meets has its box there
-  // the ends themselves do not count: `to` lies on `except` (and on its neighbours at a shared edge), and
-  // `from` may lie on the surface
+  query(p.cwiseMin(to), p.cwiseMax(to), scratch);  // a face the segment meets has its box there
+  // the ends themselves do not count: `to` lies on f (and on its neighbours at a shared edge), and `p` may
+  // lie on the surface
   const double endSlack = 1e-9;
   for (const int g : scratch) {
-    if (g == except) continue;
+    if (g == f) continue;
     const Vec3& a = points[faces[g][0]];
     const Vec3 e1 = points[faces[g][1]] - a, e2 = points[faces[g][2]] - a;
     const Vec3 pvec = dir.cross(e2);
     const double det = e1.dot(pvec);
     if (!(std::abs(det) > 1e-12 * len * e1.norm() * e2.norm())) continue;  // parallel to the face
-    const Vec3 s = from - a, qvec = s.cross(e1);
+    const Vec3 s = p - a, qvec = s.cross(e1);
     const double u = s.dot(pvec) / det, v = dir.dot(qvec) / det, t = e2.dot(qvec) / det;
     if (u >= 0.0 && v >= 0.0 && u + v <= 1.0 && t > endSlack && t < 1.0 - endSlack) return true;
   }

@@ -34,12 +34,11 @@ struct MeshTriangles {
   /// flat or valley edge of f, where the neighbour face reports the true one; on a ridge (or the
   /// mesh's boundary) the leaning normal is real.
   bool ghostContact(int f, const Vec3& p, const Vec3& n) const;
-  /// Does the segment from `from` to `to` (shape frame) pass through a face other than `except`, between
-  /// its ends? A point behind face `except` whose way out to it (`to`: its projection on the face, or the
-  /// face's nearest point) crosses another face lies across another sheet of the surface: outside a part
-  /// thinner than the prisms (a bar, a lid, an open mesh's wall), not in the solid behind `except`.
-  /// `scratch` holds the candidates.
-  bool segmentCrossesFace(const Vec3& from, const Vec3& to, int except, std::vector<int>& scratch) const;
+  /// Is p (shape frame) behind face f's plane but across another sheet of the surface: does its way out to
+  /// the face (the segment to the face's nearest point) pass through another face? Such a point lies outside
+  /// a part thinner than the prisms (above a shelf, behind its underside; beside a bar or a lid, an open
+  /// mesh's wall), not in the solid behind f, and touches f nowhere. `scratch` holds the candidate faces.
+  bool acrossAnotherFace(int f, const Vec3& p, std::vector<int>& scratch) const;
   /// The point of face f (the triangle, edges and corners included) nearest p (shape frame).
   Vec3 nearestPoint(int f, const Vec3& p) const;
 };

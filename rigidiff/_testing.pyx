@@ -10,7 +10,7 @@ from libcpp.vector cimport vector
 
 from rigidiff._cpp cimport api
 from rigidiff._cpp.api cimport MeshTree  # "cdef api.X" reads as Cython's api keyword
-from rigidiff._cpp.projective cimport projectiveHullDistances, projectiveSvd3
+from rigidiff._cpp.projective cimport projectiveHullDistances, projectiveSvd3, projectiveVolumeProjection
 
 include "_arrays.pxi"
 
@@ -297,6 +297,18 @@ def svd3(F):
     cdef cnp.ndarray sigma = _empty1(3)
     projectiveSvd3(_ptr(f), _ptr(U), _ptr(sigma), _ptr(V))
     return U, sigma, V
+
+
+def volume_projection(sigma):
+    """The volume energy's projection of singular values sigma (3,) onto the sheet prod s = 1 (the KKT point of
+    min |s - sigma|^2 / 2 there): (s (3,), ds/dsigma (3, 3))."""
+    cdef cnp.ndarray sg = np.ascontiguousarray(sigma, dtype=float)
+    if sg.ndim != 1 or sg.shape[0] != 3:
+        raise ValueError("sigma must have shape (3,)")
+    cdef cnp.ndarray s = _empty1(3)
+    cdef cnp.ndarray J = _empty2(3, 3)
+    projectiveVolumeProjection(_ptr(sg), _ptr(s), _ptr(J))
+    return s, J
 
 
 def hull_distances(vertices, triangles, points, double reach=float("inf")):

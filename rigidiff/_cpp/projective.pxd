@@ -74,6 +74,7 @@ cdef extern from "rigidiff/bind/api_projective.hpp" namespace "rigidiff::bind" n
         int hessianProduct(const double* x, const double* z, double* out, bint after_energy) except +
 
     void projectiveSvd3(const double* F, double* U, double* sigma, double* V)
+    void projectiveVolumeProjection(const double* sigma, double* s, double* jacobian) except +
     void projectiveHullDistances(const double* vertices, int nvert, const int* triangles, int ntri,
                                  const double* points, int npoints, double reach, double* distances,
                                  double* normals, double* curvatures) except +

@@ -1,6 +1,7 @@
 // The Projective Dynamics world behind rigidiff.ProjectiveWorld (bind/api_projective.hpp).
 #include "rigidiff/bind/api_projective.hpp"
 #include "rigidiff/deformable/pd_hull.hpp"
+#include "rigidiff/deformable/pd_projection.hpp"
 #include "rigidiff/world/floating_base_chart.hpp"
 
 #include <cmath>
@@ -433,6 +434,14 @@ void projectiveSvd3(const double* F, double* U, double* sigma, double* V) {
   v = svd.V;
   Eigen::Map<Vec3> s(sigma);
   s = svd.sigma;
+}
+
+void projectiveVolumeProjection(const double* sigma, double* s, double* jacobian) {
+  Mat3 J;
+  Eigen::Map<Vec3> out(s);
+  out = deformable::volumeProjection(Eigen::Map<const Vec3>(sigma), &J);
+  Eigen::Map<Eigen::Matrix<double, 3, 3, Eigen::RowMajor>> dout(jacobian);
+  dout = J;
 }
 
 void projectiveHullDistances(const double* vertices, int nvert, const int* triangles, int ntri, const double* points,

@@ -1,6 +1,7 @@
 // The local projections of Projective Dynamics (pd_projection.hpp) and their derivatives.
 #include "rigidiff/deformable/pd_projection.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -94,6 +95,57 @@ Mat3 productHessian(const Vec3& s) {
   return H;
 }
 
+// The nearest point of the positive sheet of prod s = 1, where the KKT iteration's answer is not it. At a KKT
+// point s_i (s_i - sigma_i) = lambda for every i: s_i = (sigma_i +- sqrt(sigma_i^2 + 4 lambda)) / 2. The nearest
+// point takes the + root in every coordinate but perhaps the one of the least sigma, which shrinks (a large
+// stretch); along either pattern the product is monotone enough in lambda for a bisection on a bracket.
+struct VolumeBranches {
+  Vec3 sigma;
+  int least = 0;
+  Vec3 at(double lambda, bool shrink_least) const {
+    Vec3 s;
+    for (int i = 0; i < 3; ++i) {
+      const double r = std::sqrt(std::max(sigma[i] * sigma[i] + 4.0 * lambda, 0.0));
+      // the - root as -lambda / (+ root): no cancellation where it is small
+      s[i] = i == least && shrink_least ? (sigma[i] + r > 0.0 ? -2.0 * lambda / (sigma[i] + r) : 0.0)
+                                        : 0.5 * (sigma[i] + r);
+    }
+    return s;
+  }
+};
+
+Vec3 nearestOnPositiveSheet(const Vec3& sigma) {
+  VolumeBranches b{sigma};
+  sigma.minCoeff(&b.least);
+  const bool positive = sigma.minCoeff() > 0.0;
+  // lambda >= low keeps every root real; with a sigma <= 0 its coordinate is positive only for lambda > 0
+  const double low = positive ? -0.25 * sigma[b.least] * sigma[b.least] : 0.0;
+  const bool shrink = positive && b.at(low, false).prod() > 1.0;
+  double lo = low, hi = 0.0;  // shrinking: the product falls from above 1 at low to 0 at lambda = 0
+  if (!shrink) {              // the + roots: the product rises with lambda from at most 1 at low
+    hi = std::max(1.0, 2.0 * std::abs(low));
+    while (b.at(hi, false).prod() < 1.0 && hi < 1e300) hi *= 2.0;
+  }
+  for (int it = 0; it < 2000 && lo < hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid <= lo || mid >= hi) break;
+    const bool above = b.at(mid, shrink).prod() > 1.0;
+    (above != shrink ? hi : lo) = mid;
+  }
+  return b.at(0.5 * (lo + hi), shrink);
+}
+
+// Whether a KKT point s of the sheet is the one nearestOnPositiveSheet finds: positive, and on the + root in
+// every coordinate but perhaps the least sigma's (the iteration can settle where another coordinate shrinks).
+bool onNearestBranches(const Vec3& s, const Vec3& sigma, double scale) {
+  if (!(s.minCoeff() > 0.0)) return false;
+  int least = 0;
+  sigma.minCoeff(&least);
+  for (int i = 0; i < 3; ++i)
+    if (i != least && s[i] < 0.5 * sigma[i] - 1e-12 * scale) return false;
+  return true;
+}
+
 }  // namespace
 
 Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian, const VolumeKkt* from, VolumeKkt* kkt) {
@@ -109,23 +161,31 @@ Vec3 volumeProjection(const Vec3& sigma, Mat3* jacobian, const VolumeKkt* from, 
     lambda = (s - sigma).dot(c1) / c1.squaredNorm();
   Eigen::Matrix4d K;
   const double scale = 1.0 + sigma.cwiseAbs().maxCoeff();
-  bool converged = false;
-  for (int it = 0; it < 60; ++it) {
-    c1 = productGradient(s);
-    Eigen::Vector4d r;
-    r.head<3>() = s - sigma - lambda * c1;
-    r[3] = s.prod() - 1.0;
-    K.setZero();
-    K.topLeftCorner<3, 3>() = Mat3::Identity() - lambda * productHessian(s);
-    K.block<3, 1>(0, 3) = -c1;
-    K.block<1, 3>(3, 0) = c1.transpose();
-    if (r.norm() <= 1e-14 * scale) {
-      converged = true;
-      break;
+  const auto kktNewton = [&](int iterations) {
+    for (int it = 0; it < iterations; ++it) {
+      c1 = productGradient(s);
+      Eigen::Vector4d r;
+      r.head<3>() = s - sigma - lambda * c1;
+      r[3] = s.prod() - 1.0;
+      K.setZero();
+      K.topLeftCorner<3, 3>() = Mat3::Identity() - lambda * productHessian(s);
+      K.block<3, 1>(0, 3) = -c1;
+      K.block<1, 3>(3, 0) = c1.transpose();
+      if (r.norm() <= 1e-14 * scale) return true;
+      const Eigen::Vector4d step = K.partialPivLu().solve(-r);
+      s += step.head<3>();
+      lambda += step[3];
     }
-    const Eigen::Vector4d step = K.partialPivLu().solve(-r);
-    s += step.head<3>();
-    lambda += step[3];
+    return false;
+  };
+  bool converged = kktNewton(60);
+  if ((!converged || !onNearestBranches(s, sigma, scale)) && sigma.allFinite()) {
+    // from a start far from the solution (a large stretch) the iteration may wander or settle at another KKT
+    // point: find the nearest one on its branches, then finish there (and form K) as above
+    s = nearestOnPositiveSheet(sigma);
+    c1 = productGradient(s);
+    lambda = (s - sigma).dot(c1) / c1.squaredNorm();
+    converged = kktNewton(20);
   }
   if (!converged || !s.allFinite())
     throw std::runtime_error("the volume projection did not converge for the singular values (" +

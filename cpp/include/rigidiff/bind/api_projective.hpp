@@ -142,6 +142,10 @@ class ProjectiveWorld {
 /// The rotation-variant SVD of the deformable solver, F = U diag(sigma) V^T (all row-major 3 x 3; for tests).
 void projectiveSvd3(const double* F, double* U, double* sigma, double* V);
 
+/// The volume energy's projection of singular values sigma (3) onto prod s = 1, s (3) and ds/dsigma (row-major 3 x 3;
+/// for tests). std::runtime_error where it does not converge.
+void projectiveVolumeProjection(const double* sigma, double* s, double* jacobian);
+
 /// The signed distances of npoints points (3 each) to the hull of (vertices, triangles) as addLinkHull builds it
 /// (deformable/pd_hull.hpp), with the normals (3 each) and the fields' Hessians (9 each, row-major); a distance
 /// of at least reach may be a bound, its normal and Hessian then zero (for tests).

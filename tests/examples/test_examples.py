@@ -417,6 +417,17 @@ def check_soft_plant(report: str, out: Path):
     check_pngs(out, ["soft_plant_sysid.png", "soft_plant_sysid_frames.png"], report)
 
 
+def check_soft_bunny(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-5  # the adjoint through the bounce vs central difference
+    before, after = number(report, rf"loss: first guess {NUM}"), number(report, rf"optimised {NUM} after")
+    assert after < 0.7 * before  # the toss found by the gradient ends nearer the target
+    assert number(report, rf"{NUM} cm away; the first guess") < number(report, rf"the first guess ended {NUM} cm away")
+    assert number(report, rf"lowest vertex over the optimised run: {NUM} mm") > -1e-3  # held on the ground
+    lowest, end = number(report, rf"centre of mass lowest at {NUM} cm"), number(report, rf"cm, {NUM} cm at the end")
+    assert end > lowest + 1.0  # it bounces back up
+    check_pngs(out, ["soft_bunny_toss.png", "soft_bunny_toss_frames.png"], report)
+
+
 def check_rigid_boxes_on_a_soft_pad(report: str, out: Path):
     depth = number(report, rf"rest {NUM} mm into the lower one's top face on average")
     penalty = number(report, rf"the penalty's m g / \(4 k\) = {NUM} mm")
@@ -431,6 +442,7 @@ CHECKS = {
     "soft_ball_gripper.py": check_soft_ball_gripper,
     "soft_ball_kick.py": check_soft_ball_kick,
     "soft_plant_sysid.py": check_soft_plant,
+    "soft_bunny_toss.py": check_soft_bunny,
     "soft_torus_roll.py": check_soft_torus,
     "soft_quadruped_walk.py": check_soft_quadruped,
     "soft_tendon_reach.py": check_soft_tendon,

@@ -185,7 +185,7 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         return super().__new__(cls, *args, **kwargs)
 
     def __init__(self, dt: float = 1e-3, gravity=(0.0, 0.0, -9.81), integrator: str = "semi_implicit",
-                 gyroscopic: str = "implicit", solver: str = "lcp"):
+                 gyroscopic: str = "implicit", *, solver: str = "lcp"):
         self.dt = dt
         self.gravity = gravity
         self.integrator = integrator

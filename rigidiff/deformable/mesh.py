@@ -59,6 +59,18 @@ def _vertices(vertices) -> np.ndarray:
     return v
 
 
+def _positions(positions, vertices: np.ndarray) -> np.ndarray:
+    """positions (n, 3) of a mesh's n vertices, checked (the rest vertices if None)."""
+    if positions is None:
+        return vertices
+    x = real_array(positions, "positions", "(n, 3)")
+    if x.shape != vertices.shape:
+        raise ValueError(f"positions must have shape {vertices.shape} (one row per vertex of the mesh), got {x.shape}")
+    if not np.all(np.isfinite(x)):
+        raise ValueError("positions must be finite (no NaN or inf)")
+    return x
+
+
 def _sizes(vertices: np.ndarray, elements: np.ndarray) -> np.ndarray:
     p = vertices[elements]
     return (p.max(axis=1) - p.min(axis=1)).max(axis=1)
@@ -89,7 +101,7 @@ class TetMesh:
 
     def element_volumes(self, positions=None) -> np.ndarray:
         """Signed volume of each tetrahedron at positions (n, 3), the rest vertices if None."""
-        x = self.vertices if positions is None else _vertices(positions)
+        x = _positions(positions, self.vertices)
         p = x[self.elements]
         return np.einsum("ij,ij->i", np.cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]), p[:, 3] - p[:, 0]) / 6.0
 
@@ -166,7 +178,7 @@ class HexMesh:
     def element_volumes(self, positions=None) -> np.ndarray:
         """Volume of each hexahedron at positions (n, 3) (the rest vertices if None): the 2 x 2 x 2 Gauss
         rule, exact for trilinear elements."""
-        x = self.vertices if positions is None else _vertices(positions)
+        x = _positions(positions, self.vertices)
         return self._jacobian_determinants(x, _GAUSS).sum(axis=1) / 8.0
 
     def volume(self, positions=None) -> float:

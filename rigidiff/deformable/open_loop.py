@@ -1,5 +1,6 @@
 """Open-loop muscle control of a projective world: activations given by a schedule with a few parameters, the
-distance a body's centre of mass travels, and its gradient with respect to the parameters by the adjoint."""
+distance a body's centre of mass travels (with, optionally, its rise), and its gradient with respect to the
+parameters by the adjoint."""
 
 from __future__ import annotations
 
@@ -23,6 +24,8 @@ class OpenLoopControl:
             and their derivatives with respect to the parameters x.
         steps: the rollout's number of steps (>= 1).
         direction: (3,) the direction along which the travel is measured (normalised); x if omitted.
+        height_weight: a weight on the centre of mass's rise along z over the rollout, added to the travel (so
+            that a gait which keeps the body up scores higher; DiffPD's cow uses 0.3); 0 by default.
 
     Example::
 
@@ -31,7 +34,7 @@ class OpenLoopControl:
         best["x"], best["travel"]
     """
 
-    def __init__(self, world, body: str, schedule, steps: int, direction=(1.0, 0.0, 0.0)):
+    def __init__(self, world, body: str, schedule, steps: int, direction=(1.0, 0.0, 0.0), height_weight: float = 0.0):
         from rigidiff.deformable.world import ProjectiveWorld
 
         if not isinstance(world, ProjectiveWorld):
@@ -44,9 +47,13 @@ class OpenLoopControl:
         d = as_array(direction, (3,), "direction")
         if not np.linalg.norm(d) > 0.0:
             raise ValueError("direction must be non-zero")
+        height_weight = as_array(height_weight, (), "height_weight")
         self.world, self.body, self.schedule = world, body, schedule
         self.slice = world.layout(body).q  # UnknownNameError for an unknown body
         self.direction = d / np.linalg.norm(d)
+        self.height_weight = float(height_weight)
+        # the travel is (centre at the end - at the start) . weights
+        self.weights = self.direction + np.array([0.0, 0.0, self.height_weight])
         self.times = np.arange(int(steps)) * world.dt
         self.forces = np.zeros((int(steps), world.nv))
         self.mass = world.masses(body)
@@ -76,9 +83,10 @@ class OpenLoopControl:
         return self.world.rollout(self.q0, self.v0, self.forces, self.activations(x)[0])
 
     def travel(self, x) -> float:
-        """The distance the body's centre of mass travels along direction over the rollout at x."""
+        """The distance the body's centre of mass travels along direction over the rollout at x (plus
+        height_weight times its rise along z)."""
         Q, _ = self.rollout(x)
-        return float((self.centre(Q[-1]) - self.start) @ self.direction)
+        return float((self.centre(Q[-1]) - self.start) @ self.weights)
 
     def travel_and_gradient(self, x) -> tuple:
         """(travel, its gradient (len(x),) with respect to x, Q): rollout_backward's gradient with respect to
@@ -87,9 +95,9 @@ class OpenLoopControl:
         Q, V = self.world.rollout(self.q0, self.v0, self.forces, acts)
         dL_dQ, dL_dV = np.zeros_like(V), np.zeros_like(V)  # q's cotangents in the tangent (nv), as rollout_backward's
         # the centre is a mass-weighted mean of the body's vertices
-        dL_dQ[-1, self.slice] = np.outer(self.mass / self.mass.sum(), self.direction).ravel()
+        dL_dQ[-1, self.slice] = np.outer(self.mass / self.mass.sum(), self.weights).ravel()
         g = self.world.rollout_backward(Q, V, self.forces, dL_dQ, dL_dV, acts)
-        travel = float((self.centre(Q[-1]) - self.start) @ self.direction)
+        travel = float((self.centre(Q[-1]) - self.start) @ self.weights)
         return travel, np.einsum("tk,ptk->p", g.activation, dacts), Q
 
     def check_gradient(self, x, direction, h: float = 1e-4, gradient=None) -> tuple:

@@ -85,3 +85,21 @@ def test_bad_arguments():
         short.travel(np.zeros(1))
     with pytest.raises(ValueError, match="x must be a 1-D array"):
         rd.OpenLoopControl(world, "bar", schedule, 5).travel(np.zeros((3, 1)))
+
+
+def test_height_weight_adds_the_rise_and_its_gradient():
+    world = crawler()
+    plain = rd.OpenLoopControl(world, "bar", schedule, steps=20)
+    upright = rd.OpenLoopControl(world, "bar", schedule, steps=20, height_weight=0.3)
+    x = np.array([0.3, 0.2, 1.0])
+    Q, _ = plain.rollout(x)
+    shift = plain.centre(Q[-1]) - plain.centre(world.q)
+    assert abs(shift[2]) > 1e-7  # the muscles move the centre up or down: the weight matters
+    assert upright.travel(x) == pytest.approx(shift[0] + 0.3 * shift[2], abs=1e-15)
+    travel, gradient, _ = upright.travel_and_gradient(x)
+    h = 1e-6
+    fd = np.array([(upright.travel(x + h * e) - upright.travel(x - h * e)) / (2 * h) for e in np.eye(3)])
+    np.testing.assert_allclose(gradient, fd, rtol=1e-5, atol=1e-6 * np.abs(fd).max())
+    assert not np.allclose(gradient, plain.travel_and_gradient(x)[1], rtol=1e-3)
+    with pytest.raises(ValueError, match="height_weight must be finite"):
+        rd.OpenLoopControl(world, "bar", schedule, steps=5, height_weight=float("nan"))

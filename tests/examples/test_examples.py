@@ -428,6 +428,16 @@ def check_soft_bunny(report: str, out: Path):
     check_pngs(out, ["soft_bunny_toss.png", "soft_bunny_toss_frames.png"], report)
 
 
+def check_soft_cow(report: str, out: Path):
+    assert number(report, rf"relative difference {NUM}") < 1e-3  # the adjoint through the walk vs central difference
+    before, after = number(report, rf"first guess {NUM} cm, optimised"), number(report, rf"optimised {NUM} cm after")
+    assert before > 0.0 and after > before  # the trot moves it forward, and the optimiser farther
+    assert number(report, rf"optimised: the centre of mass moves {NUM} cm along x") > 0.1
+    assert number(report, rf"lowest vertex over the optimised run: {NUM} mm") > -2.0  # on the ground, not through it
+    assert number(report, rf"centre of mass at most {NUM} mm below its start") < 10.0  # standing, not fallen
+    check_pngs(out, ["soft_cow_walk.png", "soft_cow_walk_frames.png"], report)
+
+
 def check_rigid_boxes_on_a_soft_pad(report: str, out: Path):
     depth = number(report, rf"rest {NUM} mm into the lower one's top face on average")
     penalty = number(report, rf"the penalty's m g / \(4 k\) = {NUM} mm")
@@ -443,6 +453,7 @@ CHECKS = {
     "soft_ball_kick.py": check_soft_ball_kick,
     "soft_plant_sysid.py": check_soft_plant,
     "soft_bunny_toss.py": check_soft_bunny,
+    "soft_cow_walk.py": check_soft_cow,
     "soft_torus_roll.py": check_soft_torus,
     "soft_quadruped_walk.py": check_soft_quadruped,
     "soft_tendon_reach.py": check_soft_tendon,

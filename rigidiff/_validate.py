@@ -53,6 +53,14 @@ def as_scalar(x, name: str, *, minimum=None, strict: bool = False, allow_none: b
     return v
 
 
+def as_bool(x, name: str) -> bool:
+    """Return ``x`` as a bool or raise TypeError naming ``name``: a flag given as "no", 0.5 or None would
+    otherwise be read by its truthiness."""
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    raise TypeError(f"{name} must be True or False, got {x!r}")
+
+
 def as_name(x, what: str) -> str:
     """Return ``x`` if it is a non-empty string, else raise ValueError naming ``what``."""
     if not isinstance(x, str) or not x:

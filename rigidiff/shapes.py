@@ -20,7 +20,7 @@ import warnings
 import numpy as np
 
 from rigidiff._geometry_cache import GeometryCache, geometry_key
-from rigidiff._validate import as_array, as_scalar, real_array
+from rigidiff._validate import as_array, as_bool, as_scalar, real_array
 from rigidiff.inertia import Inertia
 from rigidiff.transform import Transform
 
@@ -328,9 +328,8 @@ class Mesh(Shape):
     """
 
     def __init__(self, path_or_trimesh, scale=1.0, *, lazy: bool = False, decompose: bool = False):
-        if not isinstance(decompose, bool):
-            raise TypeError(f"Mesh decompose must be True or False, got {type(decompose).__name__}")
-        self.decompose = decompose
+        self.decompose = as_bool(decompose, "Mesh decompose")
+        lazy = as_bool(lazy, "Mesh lazy")
         self._parts: dict = {}
         s = real_array(scale, "Mesh scale", "(3,) or a number")
         s = as_array(np.full(3, float(s)) if s.ndim == 0 else s, (3,), "Mesh scale")

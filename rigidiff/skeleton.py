@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rigidiff._validate import as_name, as_scalar
+from rigidiff._validate import as_bool, as_name, as_scalar
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.joints import FixedJoint, Joint
@@ -67,7 +67,8 @@ class Body:
         if restitution > 1.0:
             raise ValueError(f"shape {name!r}: restitution must be in [0, 1], got {restitution}")
         inst = ShapeInstance(shape, origin, name, as_scalar(friction, "friction", minimum=0.0), restitution,
-                             bool(collide), bool(visual), _bits(group, "group"), _bits(mask, "mask"))
+                             as_bool(collide, "collide"), as_bool(visual, "visual"), _bits(group, "group"),
+                             _bits(mask, "mask"))
         self.shapes.append(inst)
         return inst
 
@@ -99,7 +100,7 @@ class Skeleton:
     def __init__(self, name: str, self_collision: bool = False):
         self.name = as_name(name, "skeleton name")
         #: may the bodies of this skeleton touch each other (parent-child pairs never do)?
-        self.self_collision = bool(self_collision)
+        self.self_collision = as_bool(self_collision, "self_collision")
         self._bodies: dict[str, Body] = {}
         self._joints: dict[str, Joint] = {}
         self.source: str | None = None  # file the skeleton was loaded from, if any

@@ -41,6 +41,15 @@ def _check_tensor(x, name: str, last: int, ndim: tuple, why: str = "") -> torch.
     return x
 
 
+def _check_world(world) -> None:
+    """The adapter differentiates an rd.World's (the LCP solver's) step: other worlds raise a TypeError saying so."""
+    from rigidiff.world import World
+
+    if not isinstance(world, World) or not hasattr(world, "_quaternion_slices"):
+        raise TypeError(f"world must be an rd.World with the default solver (solver='lcp'), got "
+                        f"{type(world).__name__}: rigidiff.torch does not differentiate barrier or projective worlds")
+
+
 def _normalized(world, q: torch.Tensor) -> torch.Tensor:
     """q with its quaternions divided by their norms, differentiably."""
     slices = world._quaternion_slices()
@@ -228,6 +237,7 @@ def step(world, q, v, tau, params=None, names=None):
         (q_next, v_next), shaped like q and v: each row as world.step gives it on a new world (the rows
         run on a private copy of the world, without the warm start from earlier steps or other rows).
     """
+    _check_world(world)
     nq, nv = world.nq, world.nv
     q = _check_tensor(q, "q", nq, (1, 2))
     v = _check_tensor(v, "v", nv, (q.dim(),), " (as many as q)")
@@ -248,6 +258,7 @@ def rollout(world, q0, v0, taus, params=None, names=None):
     Returns:
         (Q, V): (T+1, nq) and (T+1, nv), or with a leading batch dimension.
     """
+    _check_world(world)
     nq, nv = world.nq, world.nv
     q0 = _check_tensor(q0, "q0", nq, (1, 2))
     v0 = _check_tensor(v0, "v0", nv, (q0.dim(),), " (as many as q0)")

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from rigidiff._validate import as_array, as_scalar, as_threads
+from rigidiff._validate import as_array, as_bool, as_scalar, as_threads
 from rigidiff.errors import UnknownNameError
 from rigidiff.inertia import Inertia
 from rigidiff.jacobians import Gradients, StepJacobians
@@ -199,8 +199,8 @@ class GradientMethods:
         return {vi + k: (body.joint, k) for _, body, _, vi in self._joint_table for k in range(body.joint.nv)}
 
     def set_parameters(self, values, check_inertia: bool = True) -> None:
-        """Set physical parameters: a full vector ordered as ``parameters().names``, or a {name: value}
-        dict of some of them. The new values are written into the skeletons' bodies and joints (so the
+        """Set physical parameters: a full vector ordered as ``parameters().names``, a {name: value}
+        dict of some of them, or a Parameters object (as ``parameters()`` returns it, or a subset of one). The new values are written into the skeletons' bodies and joints (so the
         world and its skeletons stay in agreement) and into the compiled model; the state is kept.
 
         Raises ValueError (naming the parameter) for unknown names, non-finite values, a negative mass
@@ -216,6 +216,8 @@ class GradientMethods:
     def _set_parameters(self, values, check_inertia: bool) -> None:
         layout = self._parameter_layout()
         self._changed()
+        if isinstance(values, Parameters):
+            values = dict(zip(values.names, values.values.tolist()))
         if isinstance(values, dict):
             updates = {}
             if getattr(self, "_param_index", (None,))[0] is not layout:  # name -> index, once per layout
@@ -478,7 +480,7 @@ class GradientMethods:
             Q (T+1, nq) and V (T+1, nv), starting with q0 and v0; with record=True a Trajectory holding
             them (traj.q, traj.v, traj.tau).
         """
-        if not record:
+        if not as_bool(record, "record"):
             return super().rollout(q0, v0, taus)
         self._record_modes = True  # each step's contact mode, re-solved by the reverse pass
         try:

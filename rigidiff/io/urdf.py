@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from rigidiff._validate import as_name
+from rigidiff._validate import as_bool, as_name
 from rigidiff.inertia import Inertia
 from rigidiff.io.resources import resolve_resource
 from rigidiff.joints import FixedJoint, FreeJoint, PlanarJoint, PrismaticJoint, RevoluteJoint
@@ -116,6 +116,8 @@ def load_urdf(path, floating_base: bool = False, package_dirs=None, load_geometr
         raise ValueError(f"mimic must be 'ignore' or 'error', got {mimic!r}")
     if joint_order not in ("pinocchio", "file"):
         raise ValueError(f"joint_order must be 'pinocchio' or 'file', got {joint_order!r}")
+    floating_base, load_geometry = as_bool(floating_base, "floating_base"), as_bool(load_geometry, "load_geometry")
+    strict = as_bool(strict, "strict")
     root, file_path = _parse_xml(path)
     if package_dirs is None:
         package_dirs = []

@@ -1,8 +1,11 @@
 """Inputs a sweep of hostile arguments found accepted silently or answered by a bare numpy error: each now gets
 an error that names the argument and what is wrong."""
 
+import dataclasses
+
 import numpy as np
 import pytest
+import trimesh
 
 import rigidiff as rd
 
@@ -25,3 +28,47 @@ def test_mesh_volumes_check_the_positions_against_the_mesh(mesh):
     with pytest.raises(ValueError, match="positions must be finite"):
         mesh.volume(np.where(mesh.vertices == 1.0, np.nan, mesh.vertices))
     assert mesh.volume(2.0 * mesh.vertices) == pytest.approx(8.0 * mesh.volume())
+
+
+def test_flags_refuse_values_that_are_not_true_or_false():
+    # each was read by its truthiness: "False" gave a floating base, "no" turned self-collision on
+    with pytest.raises(TypeError, match="floating_base must be True or False, got 'False'"):
+        rd.models.load("cartpole", floating_base="False")
+    with pytest.raises(TypeError, match="self_collision must be True or False, got 'no'"):
+        rd.Skeleton("s", self_collision="no")
+    body = rd.Skeleton("s").add_body("b", joint=rd.FreeJoint("j"), inertia=rd.Inertia.from_shape(rd.Box((0.1, 0.1, 0.1)), mass=1.0))
+    with pytest.raises(TypeError, match="collide must be True or False, got 'no'"):
+        body.add_shape(rd.Sphere(0.1), collide="no")
+    with pytest.raises(TypeError, match="Mesh lazy must be True or False, got 'no'"):
+        rd.Mesh(trimesh.creation.box((0.1, 0.1, 0.1)), lazy="no")
+    world = rd.World()
+    world.add_skeleton(rd.models.load("cartpole"))
+    with pytest.raises(TypeError, match="record must be True or False, got 'no'"):
+        world.rollout(world.q, world.v, np.zeros((2, world.nv)), record="no")
+    assert rd.models.load("cartpole", floating_base=np.bool_(True)).nq > rd.models.load("cartpole").nq
+
+
+def test_set_parameters_takes_what_parameters_returns():
+    world = rd.World()
+    world.add_skeleton(rd.models.load("cartpole"))
+    p = world.parameters()
+    world.set_parameters(p)  # was "parameter values must have shape (n,), got (0,)"
+    np.testing.assert_array_equal(world.parameters().values, p.values)
+    values = p.values.copy()
+    values[p.index("cart/mass")] = 2.5
+    world.set_parameters(dataclasses.replace(p, values=values))
+    assert world.parameters()["cart/mass"] == 2.5
+
+
+def test_the_torch_adapter_names_the_worlds_it_differentiates():
+    torch = pytest.importorskip("torch")
+    import rigidiff.torch as rdt
+
+    for solver in ("barrier", "projective"):
+        world = rd.World(solver=solver)
+        with pytest.raises(TypeError, match=r"world must be an rd.World with the default solver \(solver='lcp'\)"):
+            rdt.step(world, torch.zeros(1, dtype=torch.float64), torch.zeros(1, dtype=torch.float64),
+                     torch.zeros(1, dtype=torch.float64))
+        with pytest.raises(TypeError, match="does not differentiate barrier or projective worlds"):
+            rdt.rollout(world, torch.zeros(1, dtype=torch.float64), torch.zeros(1, dtype=torch.float64),
+                        torch.zeros((2, 1), dtype=torch.float64))

@@ -14,6 +14,12 @@ The loss is a random weighted sum of the final q and v.
   it, 30 steps of 2 ms; the ball's radius sets the fraction of vertices in contact (about 6 % to 47 %; 50 % is
   the whole lower layer). Reported, over the last 15 steps (the sheet has wrapped the ball by then): the
   forward time per step and the mean fraction of vertices in contact, per method.
+- paper: DiffPD's other scenes (Sec. 7) as the examples build them (their stand-in geometries where the paper's
+  meshes are not at hand), each driven as its example's first guess drives it, the paper's step counts and the
+  examples' time steps: plant (pushed, 200 steps), bouncing ball (125), bunny (tossed, 100), routing tendon
+  (activated, 100), torus (a muscle wave, 400), quadruped (a trot, 100), cow (a walk, 600). Reported per scene:
+  each method's forward and backward seconds and newton-cholesky's time over each method's (the paper's speed-up
+  column: its Newton's time over DiffPD's).
 Methods: "pd" (L-BFGS with the prefactorised PD
 matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned by the PD matrix),
 "newton-cholesky" (the assembled Hessian factorised at each Newton iteration; direct adjoint).
@@ -25,12 +31,15 @@ matrix as initial inverse Hessian, DiffPD's), "newton" (Newton-CG preconditioned
     python benchmarks/bench_deformable.py --material corotated_hyperelastic   # or the corotated hyperelastic
     python benchmarks/bench_deformable.py --scene napkin       # the contact-fraction table
     python benchmarks/bench_deformable.py --scene sphere --contact complementarity   # DiffPD's active set
+    python benchmarks/bench_deformable.py --scene paper --methods newton newton-cholesky   # the other scenes
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import trimesh
@@ -110,17 +119,81 @@ def napkin_table(methods, tolerance: float, quick: bool, threads, kind) -> None:
                   f"{np.mean(iterations):.1f} iterations per step", flush=True)
 
 
-def run(world, q0, v0, steps: int, a, b):
-    """Loss, its gradient with respect to v0, forward and backward (rollout_backward) seconds."""
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def paper_scene(name: str, quick: bool):
+    """(world, q0, v0, forces (T, nv), activations (T, muscles) or None) of DiffPD's scene `name` as its example
+    builds and drives it (the fast example and a fifth of the steps with quick)."""
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
+    import importlib
+
+    module, steps = PAPER_SCENES[name]
+    ex = importlib.import_module(module)
+    steps = max(10, steps // 5) if quick else steps
+    built = ex.build(quick)
+    world = built[0] if isinstance(built, tuple) else built
+    q0, v0, forces, acts = world.q, world.v, np.zeros((steps, world.nv)), None
+    times = np.arange(steps) * world.dt
+    if name == "plant":
+        forces = ex.push(world, steps)
+    elif name == "bunny":
+        q0, v0 = ex.Toss(world, steps).initial_state(ex.GUESS)
+    elif name == "tendon":
+        acts = np.full((steps, len(world.muscle_names)), 0.8)  # every muscle pulling: the column bends
+    elif name == "torus":
+        acts = ex.wave(ex.GUESS, times)[0]
+    elif name in ("quadruped", "cow"):
+        acts = ex.gait(ex.GUESS, times)[0]
+    return world, q0, v0, forces, acts
+
+
+# scene: (its example's module, the paper's step count, Table 3)
+PAPER_SCENES = {"plant": ("soft_plant_sysid", 200), "ball": ("soft_ball_sysid", 125), "bunny": ("soft_bunny_toss", 100),
+                "tendon": ("soft_tendon_reach", 100), "torus": ("soft_torus_roll", 400),
+                "quadruped": ("soft_quadruped_walk", 100), "cow": ("soft_cow_walk", 600)}
+
+
+def paper_table(methods, tolerance: float, quick: bool, threads) -> None:
+    for name in PAPER_SCENES:
+        results = {}
+        for method in methods:
+            world, q0, v0, forces, acts = paper_scene(name, quick)
+            world.solver_options(method=method, tolerance=tolerance, max_iterations=20000)
+            if threads is not None:
+                world.threads = threads
+            rng = np.random.default_rng(0)
+            a, b = rng.standard_normal(world.nq), rng.standard_normal(world.nv)
+            results[method] = run(world, q0, v0, len(forces), a, b, forces, acts)
+            _, _, forward, backward = results[method]
+            print(f"{name:10s} {method:15s} {world.nq} dofs, {len(forces)} steps of {world.dt:g} s, {world.threads} "
+                  f"threads: forward {forward:.2f} s, backward {backward:.2f} s, total {forward + backward:.2f} s",
+                  flush=True)
+        reference = results.get("newton-cholesky")
+        for method, (loss, grad, forward, backward) in results.items():
+            if reference is None or method == "newton-cholesky":
+                continue
+            loss_ref, grad_ref, forward_ref, backward_ref = reference
+            print(f"{name:10s} {method:15s} speed-up over newton-cholesky "
+                  f"{(forward_ref + backward_ref) / (forward + backward):.1f}x, loss "
+                  f"{abs(loss - loss_ref) / abs(loss_ref):.1e}, gradient (v0) "
+                  f"{np.abs(grad - grad_ref).max() / np.abs(grad_ref).max():.1e} (relative)", flush=True)
+
+
+def run(world, q0, v0, steps: int, a, b, forces=None, activations=None):
+    """Loss, its gradient with respect to v0, forward and backward (rollout_backward) seconds (under the vertex
+    forces (steps, nv) and muscle activations given, none if None)."""
+    forces = np.zeros((steps, world.nv)) if forces is None else forces
     start = time.perf_counter()
-    Q, V = world.rollout(q0, v0, np.zeros((steps, world.nv)))
+    Q, V = world.rollout(q0, v0, forces, activations)
     forward = time.perf_counter() - start
     dQ, dV = np.zeros_like(Q), np.zeros_like(V)
     dQ[-1], dV[-1] = a, b
     start = time.perf_counter()
     # each step is solved again from its recorded start, beginning at its recorded end (no iteration where
     # that still meets the tolerance), then its adjoint
-    g = world.rollout_backward(Q, V, np.zeros((steps, world.nv)), dQ, dV)
+    g = world.rollout_backward(Q, V, forces, dQ, dV, activations)
     backward = time.perf_counter() - start
     return a @ Q[-1] + b @ V[-1], g.v, forward, backward
 
@@ -128,7 +201,7 @@ def run(world, q0, v0, steps: int, a, b):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller meshes, fewer steps")
-    parser.add_argument("--scene", choices=[*SCENES, "napkin", "all"], default="all")
+    parser.add_argument("--scene", choices=[*SCENES, "napkin", "paper", "all"], default="all")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(METHODS))
     parser.add_argument("--tolerance", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=None, help="threads of the per-element work (all cores)")
@@ -140,6 +213,9 @@ def main():
     args = parser.parse_args()
     if args.scene == "napkin":
         napkin_table(args.methods, args.tolerance, args.quick, args.threads, KINDS[args.material])
+        return
+    if args.scene == "paper":
+        paper_table(args.methods, args.tolerance, args.quick, args.threads)
         return
     for scene in SCENES if args.scene == "all" else [args.scene]:
         results = {}

@@ -170,15 +170,21 @@ def paper_table(methods, tolerance: float, quick: bool, threads) -> None:
             print(f"{name:10s} {method:15s} {world.nq} dofs, {len(forces)} steps of {world.dt:g} s, {world.threads} "
                   f"threads: forward {forward:.2f} s, backward {backward:.2f} s, total {forward + backward:.2f} s",
                   flush=True)
-        reference = results.get("newton-cholesky")
-        for method, (loss, grad, forward, backward) in results.items():
-            if reference is None or method == "newton-cholesky":
-                continue
-            loss_ref, grad_ref, forward_ref, backward_ref = reference
-            print(f"{name:10s} {method:15s} speed-up over newton-cholesky "
-                  f"{(forward_ref + backward_ref) / (forward + backward):.1f}x, loss "
-                  f"{abs(loss - loss_ref) / abs(loss_ref):.1e}, gradient (v0) "
-                  f"{np.abs(grad - grad_ref).max() / np.abs(grad_ref).max():.1e} (relative)", flush=True)
+        against_cholesky(name, results)
+
+
+def against_cholesky(scene: str, results: dict) -> None:
+    """Each method's time over newton-cholesky's (and its inverse, the speed-up) and the relative differences of
+    its loss and gradient, from results {method: run(...)}."""
+    reference = results.get("newton-cholesky")
+    for method, (loss, grad, forward, backward) in results.items():
+        if reference is None or method == "newton-cholesky":
+            continue
+        loss_ref, grad_ref, forward_ref, backward_ref = reference
+        ratio = (forward + backward) / (forward_ref + backward_ref)
+        print(f"{scene:10s} {method:15s} vs newton-cholesky: time {ratio:.2f}x (speed-up {1.0 / ratio:.1f}x), "
+              f"loss {abs(loss - loss_ref) / abs(loss_ref):.1e}, gradient (v0) "
+              f"{np.abs(grad - grad_ref).max() / np.abs(grad_ref).max():.1e} (relative)", flush=True)
 
 
 def run(world, q0, v0, steps: int, a, b, forces=None, activations=None):
@@ -228,14 +234,7 @@ def main():
             _, _, forward, backward = results[method]
             print(f"{scene:10s} {method:15s} {world.nq} dofs, {steps} steps, {world.threads} threads: "
                   f"forward {forward:.2f} s, backward {backward:.2f} s, total {forward + backward:.2f} s", flush=True)
-        reference = results.get("newton-cholesky")
-        for method, (loss, grad, forward, backward) in results.items():
-            if reference is None or method == "newton-cholesky":
-                continue
-            loss_ref, grad_ref, forward_ref, backward_ref = reference
-            print(f"{scene:10s} {method:15s} vs newton-cholesky: time {(forward + backward) / (forward_ref + backward_ref):.2f}x, "
-                  f"loss {abs(loss - loss_ref) / abs(loss_ref):.1e}, gradient (v0) "
-                  f"{np.abs(grad - grad_ref).max() / np.abs(grad_ref).max():.1e} (relative)")
+        against_cholesky(scene, results)
 
 
 if __name__ == "__main__":

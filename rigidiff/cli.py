@@ -30,7 +30,9 @@ def _number(kind, minimum, strict):
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be {'an integer' if kind is int else 'a number'}, "
                                              f"got {text!r}") from None
-        if not np.isfinite(value) or value < minimum or (strict and value == minimum):
+        if not np.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+        if value < minimum or (strict and value == minimum):
             raise argparse.ArgumentTypeError(f"must be {'>' if strict else '>='} {minimum:g}, got {text}")
         return value
     parse.__name__ = kind.__name__  # argparse names the type in its messages
@@ -40,6 +42,8 @@ def _number(kind, minimum, strict):
 _POSITIVE_INT = _number(int, 1, strict=False)
 _POSITIVE = _number(float, 0.0, strict=True)
 _NONNEGATIVE = _number(float, 0.0, strict=False)
+_SEED = _number(int, 0, strict=False)
+_FINITE = _number(float, -np.inf, strict=False)
 
 
 def _format_limits(lower, upper) -> str:
@@ -107,18 +111,24 @@ def cmd_info(args) -> int:
 
 def cmd_simulate(args) -> int:
     """Simulate a URDF model from its neutral configuration under zero torque and save the trajectory."""
+    if not os.path.basename(args.out) or os.path.isdir(args.out):
+        raise ArgumentError(f"--out must name a file, got the folder {args.out!r}")
     out = args.out if args.out.endswith(".npz") else args.out + ".npz"  # numpy.savez adds the suffix
     if os.path.exists(out) and not args.force:
         raise ArgumentError(f"--out: {out} exists; give --force to overwrite it")
+    if args.height is not None and not args.floating_base:
+        raise ArgumentError("--height sets a floating base's initial height: give --floating-base too")
     _, world = _load_world(args, ground=args.ground)
     q0 = world.neutral_configuration()
     if args.floating_base:
-        q0[2] = args.height
+        q0[2] = 1.0 if args.height is None else args.height
     if args.q0 is not None:
         try:
             values = [float(x) for x in args.q0.split(",") if x.strip()]
         except ValueError:
             raise ArgumentError(f"--q0 must be comma-separated numbers, got {args.q0!r}") from None
+        if not np.all(np.isfinite(values)):
+            raise ArgumentError(f"--q0 must be finite numbers, got {args.q0!r}")
         if len(values) != world.nq:
             raise ArgumentError(f"--q0 must have {world.nq} comma-separated values (nq), got {len(values)}")
         q0 = world.normalize(np.array(values))
@@ -228,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--ground", action="store_true",
                     help="add a ground plane z = 0 and load the model's collision shapes, so that a floating "
                          "robot lands on it")
-    sp.add_argument("--height", type=float, default=1.0, help="initial base height for a floating base")
+    sp.add_argument("--height", type=_FINITE, default=None,
+                    help="initial base height of a floating base (default 1 m; needs --floating-base)")
     sp.add_argument("--q0", default=None, help="initial configuration, nq comma-separated values (default: neutral)")
     sp.add_argument("--out", default="traj.npz",
                     help="the .npz file to write (default traj.npz); an existing file is kept unless --force")
@@ -243,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--eps", type=_POSITIVE, default=None,
                     help="finite-difference step, scaled per entry by its size (default 1e-5 for central, "
                          "the first of ridders' shrinking steps 1e-2)")
-    sp.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
+    sp.add_argument("--seed", type=_SEED, default=0, help="seed of the random states, >= 0 (default 0)")
     sp.add_argument("--dt", type=_POSITIVE, default=1e-3, help="time step (default 1e-3)")
     sp.add_argument("--rtol", type=_POSITIVE, default=1e-5, help="relative tolerance (default 1e-5)")
     sp.add_argument("--atol", type=_NONNEGATIVE, default=1e-7, help="absolute tolerance (default 1e-7)")

@@ -112,6 +112,10 @@ def test_every_option_has_help():
 @pytest.mark.parametrize("args", [["simulate", "double_pendulum", "--steps", "0"],
                                   ["simulate", "double_pendulum", "--dt", "0"],
                                   ["simulate", "double_pendulum", "--q0", "a,b"],
+                                  ["simulate", "double_pendulum", "--q0", "nan,0"],
+                                  ["simulate", "double_pendulum", "--height", "2"],
+                                  ["simulate", "quadruped", "--floating-base", "--height", "inf"],
+                                  ["check-grad", "double_pendulum", "--seed", "-1"],
                                   ["check-grad", "double_pendulum", "--samples", "0"],
                                   ["info", "no_such_model"],
                                   ["info", "arm7", "--no-such-option"]])
@@ -119,6 +123,14 @@ def test_invalid_arguments_exit_2_with_one_line(args, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and "error:" in err
+
+
+def test_simulate_out_must_name_a_file(tmp_path, capsys):
+    # a folder was written to as the hidden file "<folder>/.npz"
+    for out in (str(tmp_path) + "/", str(tmp_path)):
+        assert main(["simulate", "double_pendulum", "--steps", "2", "--out", out]) == 2
+        assert "--out must name a file" in capsys.readouterr().err
+    assert not (tmp_path / ".npz").exists()
 
 
 def test_warnings_print_without_a_source_line(tmp_path):

@@ -390,11 +390,17 @@ class Mesh(Shape):
         import trimesh
 
         try:
-            loaded = trimesh.load(self.path, force="mesh")
+            # unprocessed first: processing drops non-finite vertices and their faces without a word
+            loaded = trimesh.load(self.path, force="mesh", process=False)
         except Exception as exc:  # trimesh raises many types for unreadable files
             raise ValueError(f"cannot read mesh file {self.path}: {type(exc).__name__}: {exc}") from None
         if not isinstance(loaded, trimesh.Trimesh):
             raise ValueError(f"mesh file {self.path} holds no triangle mesh (trimesh gave {type(loaded).__name__})")
+        bad = np.flatnonzero(~np.isfinite(np.asarray(loaded.vertices)).all(axis=1))
+        if len(bad):
+            raise ValueError(f"mesh file {self.path} has {len(bad)} vertices with non-finite coordinates (NaN or "
+                             f"inf), the first vertex {bad[0]}")
+        loaded.process()  # merges duplicate vertices, as loading with processing does
         vertices, faces = np.array(loaded.vertices, dtype=np.float64), np.array(loaded.faces)
         vertices.flags.writeable = False
         faces.flags.writeable = False

@@ -72,3 +72,14 @@ def test_the_torch_adapter_names_the_worlds_it_differentiates():
         with pytest.raises(TypeError, match="does not differentiate barrier or projective worlds"):
             rdt.rollout(world, torch.zeros(1, dtype=torch.float64), torch.zeros(1, dtype=torch.float64),
                         torch.zeros((2, 1), dtype=torch.float64))
+
+
+def test_a_mesh_file_with_non_finite_vertices_is_refused(tmp_path):
+    # trimesh's processing dropped the vertex and its faces: 3 vertices and 1 face were left of a tetrahedron
+    path = tmp_path / "tet.obj"
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 nan\nf 1 3 2\nf 1 2 4\nf 2 3 4\nf 1 4 3\n")
+    with pytest.raises(ValueError, match=r"tet.obj has 1 vertices with non-finite coordinates .* the first vertex 3"):
+        rd.Mesh(str(path)).vertices
+    path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 5\nf 1 4 3\n")
+    mesh = rd.Mesh(str(path))
+    assert mesh.vertices.shape == (4, 3) and mesh.faces.shape == (4, 3)  # duplicates still merged

@@ -4,7 +4,8 @@
 // (with the complementarity's active set, P H P z = P b_free, P the projector off the held normals),
 // and y = q + dt v + dt^2 (gravity + M^-1 f) passes dL/dy on to q, v and f. The adjoint is solved by the
 // conjugate gradients preconditioned by the prefactorised PD matrix (L-BFGS on z^T H z / 2 - b^T z where they
-// meet non-positive curvature), with H's element blocks built once.
+// meet non-positive curvature), with H's element blocks built once; where they stall short of the tolerance, by
+// the factorised H.
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -44,16 +45,32 @@ void pdStepVjp(const PdModel& model, PdData& data, const Points& gq_next, const 
     return out;
   };
   auto inverse = [&](const VecX& g) { return pdConstrainedSolve(model, data, g); };
-  VecX zf = VecX::Zero(3 * nf);
-  if (model.options.method == PdMethod::NewtonCholesky && bf.norm() > 0.0) {  // the direct adjoint of the baseline
+  // the direct adjoint (H assembled and factorised): empty where the factorisation fails
+  auto direct = [&]() {
     Eigen::SparseMatrix<double> H = pdHessianMatrix(model, data, hessian);
     if (data.active.size()) H = pdConstrainedMatrix(model, data.active, H);
     Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> factor(H);
-    if (factor.info() == Eigen::Success) zf = factor.solve(bf);
+    return factor.info() == Eigen::Success ? VecX(factor.solve(bf)) : VecX();
+  };
+  const bool cholesky = model.options.method == PdMethod::NewtonCholesky;
+  VecX zf = VecX::Zero(3 * nf);
+  if (cholesky && bf.norm() > 0.0) {  // the baseline's
+    const VecX z = direct();
+    if (z.size()) zf = z;
   }
   // conjugate gradients preconditioned by A^-1 (H is positive definite at a minimum of g), L-BFGS where they meet
   // non-positive curvature
-  solveAdjoint(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations, model.options.history);
+  try {
+    solveAdjoint(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations, model.options.history);
+  } catch (const std::runtime_error&) {
+    // an ill-conditioned H (a nearly incompressible material, stiff contact) can stall the iterations short of the
+    // tolerance: the direct adjoint answers instead, checked (and refined from, where it falls short) the same way
+    if (cholesky) throw;
+    const VecX z = direct();
+    if (!z.size()) throw;
+    zf = z;
+    solveAdjoint(product, inverse, bf, zf, model.options.tolerance, model.options.max_iterations, model.options.history);
+  }
   pdScatterFree(model, zf, Z);
   pdStepCotangents(model, data, Z, b, gv_next, gq, gv, gf, gE, gnu);
   if (pdHoldsOnObstacles(model, data))

@@ -8,8 +8,12 @@ import sys
 
 def show_config(file=None) -> dict:
     """Print (and return) the versions of rigidiff and its build: Eigen, Cython, numpy, compile flags, and the
-    kernel of the derivatives' dense products on this CPU."""
+    kernel of the derivatives' dense products on this CPU. file: a text stream with a write method (stdout if
+    None)."""
     import numpy
+
+    if file is not None and not callable(getattr(file, "write", None)):
+        raise TypeError(f"file must be a text stream with a write method (or None for stdout), got {file!r}")
 
     from rigidiff import _core
     from rigidiff._version import __version__

@@ -84,6 +84,10 @@ class Inertia:
         """
         if (mass is None) == (density is None):
             raise ValueError("give exactly one of mass and density")
+        from rigidiff.shapes import Shape
+
+        if not isinstance(shape, Shape):
+            raise TypeError(f"shape must be a rigidiff shape (Box, Sphere, Capsule, Cylinder, Mesh), got {shape!r}")
         volume = shape.volume
         if not np.isfinite(volume) or volume <= 0:
             raise ValueError(f"{type(shape).__name__} has no finite positive volume; it cannot give an inertia")

@@ -42,6 +42,8 @@ class ProjectiveMaterial:
             raise ValueError(f"poisson_ratio must be in [0, 0.5), got {nu}")
         self.poisson_ratio = nu
         self.density = as_scalar(density, "density", minimum=0.0, strict=True)
+        if not isinstance(kind, (str, tuple, list)):
+            raise ValueError(f"kind must be one of {list(ENERGIES)} or a tuple of them, got {kind!r}")
         energies = (kind,) if isinstance(kind, str) else tuple(kind)
         if not energies or any(e not in ENERGIES for e in energies) or len(set(energies)) != len(energies):
             raise ValueError(f"kind must be one of {list(ENERGIES)} or a tuple of them, got {kind!r}")

@@ -83,3 +83,12 @@ def test_a_mesh_file_with_non_finite_vertices_is_refused(tmp_path):
     path.write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 2 3 5\nf 1 4 3\n")
     mesh = rd.Mesh(str(path))
     assert mesh.vertices.shape == (4, 3) and mesh.faces.shape == (4, 3)  # duplicates still merged
+
+
+def test_small_arguments_of_the_wrong_kind_are_named():
+    with pytest.raises(TypeError, match="shape must be a rigidiff shape .* got 'box'"):
+        rd.Inertia.from_shape("box", mass=1.0)  # was AttributeError: 'str' object has no attribute 'volume'
+    with pytest.raises(ValueError, match="kind must be one of .* got None"):
+        rd.ProjectiveMaterial(1e5, 0.3, 1000.0, kind=None)  # was "'NoneType' object is not iterable"
+    with pytest.raises(TypeError, match="file must be a text stream with a write method"):
+        rd.show_config(file=5)  # was AttributeError: 'int' object has no attribute 'write'

@@ -92,9 +92,11 @@ def dense_product(A, B, C=None, bint transposed_a=False):
     return c
 
 
-def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None):
+def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None, int iterative_size=1024,
+                           double sweeps_work=3e8):
     """The boxed LCP with A = J K^T solved from its factors (A formed only if a stage needs its columns):
-    x, w, classes, (solver, A formed, success, standardised), dx_db."""
+    x, w, classes, (solver, A formed, success, standardised), dx_db. iterative_size and sweeps_work are
+    BoxedLcpOptions' iterativeClampingSize and sweepsFirstWork (their defaults here too)."""
     cdef cnp.ndarray j = np.ascontiguousarray(J, dtype=float)
     cdef cnp.ndarray k = np.ascontiguousarray(K, dtype=float)
     if j.ndim != 2 or k.ndim != 2 or j.shape[0] != k.shape[0] or j.shape[1] != k.shape[1]:
@@ -121,7 +123,8 @@ def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None):
     cdef int[::1] status = np.zeros(4, dtype=np.intc)
     cdef cnp.ndarray dx_db = _empty2(n, n)
     api.solveBoxedLcpFromFactors(n, dim, _ptr(j), _ptr(k), bs.shape[0] - 1, &bs[0], _ptr(bv), _ptr(lv), _ptr(hv),
-                                 &fv[0], wp, _ptr(x), _ptr(w), &classes[0], &status[0], _ptr(dx_db))
+                                 &fv[0], wp, iterative_size, sweeps_work, _ptr(x), _ptr(w), &classes[0],
+                                 &status[0], _ptr(dx_db))
     return x, w, np.asarray(classes), np.asarray(status), dx_db
 
 

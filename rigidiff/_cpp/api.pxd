@@ -265,8 +265,8 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                        int* status, double* dx_db, const double* g, double* grad_b, double* grad_A) except +
     void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks,
                                   const int* blockStart, const double* b, const double* lo, const double* hi,
-                                  const int* findex, const int* warm, double* x, double* w, int* classes,
-                                  int* status, double* dx_db) except +
+                                  const int* findex, const int* warm, int iterativeSize, double sweepsWork,
+                                  double* x, double* w, int* classes, int* status, double* dx_db) except +
 
     void linalgDenseProduct(int m, int k, int n, const double* A, const double* B, double* C, bool accumulate,
                             bool transposed_a) except +

@@ -94,8 +94,13 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
 
 void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
                               const double* b, const double* lo, const double* hi, const int* findex,
-                              const int* warm, double* x, double* w, int* classes, int* status, double* dx_db) {
+                              const int* warm, int iterativeSize, double sweepsWork, double* x, double* w,
+                              int* classes, int* status, double* dx_db) {
   RD_CHECK_ARG(n >= 0 && dim >= 0 && blocks >= 0, "sizes must be >= 0");
+  RD_CHECK_ARG(iterativeSize >= 1 && sweepsWork >= 0.0, "iterative_size must be >= 1 and sweeps_work >= 0");
+  contact::BoxedLcpOptions options;
+  options.iterativeClampingSize = iterativeSize;
+  options.sweepsFirstWork = sweepsWork;
   RD_CHECK_ARG(blockStart[0] == 0 && blockStart[blocks] == dim, "blocks must cover [0, " << dim << ")");
   for (int k = 0; k < blocks; ++k)
     RD_CHECK_ARG(blockStart[k + 1] > blockStart[k], "block " << k << " is empty");
@@ -123,10 +128,10 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
     kept.start.push_back(static_cast<int>(kept.index.size()));
   }
   const contact::DelassusFactors factors = kept.view();
-  MatX buffer(n, n);
-  contact::BoxedLcp lcp(n, buffer.data(), b, lo, hi, findex);
+  MatX buffer;
+  contact::BoxedLcp lcp(n, nullptr, b, lo, hi, findex);
   lcp.factors = &factors;
-  lcp.lazyA = buffer.data();
+  lcp.lazyA = &buffer;
   std::vector<contact::LcpClass> guess;
   if (warm)
     for (int i = 0; i < n; ++i) {
@@ -134,7 +139,7 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
       guess.push_back(static_cast<contact::LcpClass>(warm[i]));
     }
   contact::BoxedLcpWorkspace ws(n);
-  const contact::BoxedLcpResult result = contact::solveBoxedLcp(lcp, ws, {}, warm ? guess.data() : nullptr);
+  const contact::BoxedLcpResult result = contact::solveBoxedLcp(lcp, ws, options, warm ? guess.data() : nullptr);
   Eigen::Map<VecX>(x, n) = ws.x;
   Eigen::Map<VecX>(w, n) = ws.w;
   for (int i = 0; i < n; ++i) classes[i] = static_cast<int>(ws.classes[i]);

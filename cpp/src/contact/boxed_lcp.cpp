@@ -23,21 +23,22 @@ void BoxedLcpWorkspace::resize(int size) {
   coupling.reserve(n);
   slot.assign(n, -1);
   factor.setZero(n);
-  if (Q.rows() < n) Q.resize(n, n);  // grows only: only top-left blocks are read, after being written
   r.setZero(n);
   systemValid = false;
   codValid_ = false;
   qDeferredRows_ = -1;
-  psd.resize(n);
   lo.setZero(n);
   hi.setZero(n);
   dx.setZero(n);
   dw.setZero(n);
   xprev.setZero(n);
   tmp.setZero(n);
-  if (L.rows() < n) L.resize(n, n);
   state.assign(n, 0);
   list.reserve(n);
+}
+
+void BoxedLcpWorkspace::reserveClampingSystem(int m) {
+  if (Q.rows() < m) Q.resize(m, m);  // grows only: only top-left blocks are read, after being written
 }
 
 void BoxedLcpWorkspace::decomposeClampingSystem(double rankThreshold) {
@@ -114,6 +115,10 @@ bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<co
 
 namespace {
 
+// sweeps of the Gauss-Seidel run before pivoting (sweepFirst): where they stall short of the tolerance (a
+// landing pile) more of them rarely help, and pivoting follows
+constexpr int kFirstSweeps = 1000;
+
 // validity of the frictionless answer: friction rows held at zero are skipped
 bool validWithoutFriction(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
   BoxedLcp normalOnly(lcp.n, lcp.A.data(), lcp.b.data(), ws.lo.data(), ws.hi.data(), nullptr);
@@ -178,6 +183,33 @@ bool solveNearImpulses(const BoxedLcp& lcp, const LcpClass* classes, const doubl
   return ws.x.allFinite();
 }
 
+// Projected Gauss-Seidel on the factors, from the previous impulses when there are any, until its answer is
+// valid (then standardised). Rounds that stop at a classification and solve it exactly (PGS with subspace
+// minimisation) were tried: on a landing pile the sweeps' classes leave the system inconsistent, so every
+// such solve was wasted.
+bool sweepFirst(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options, const double* warmX,
+                BoxedLcpResult& result) {
+  if (warmX)
+    ws.x = Eigen::Map<const VecX>(warmX, lcp.n);
+  else
+    ws.x.setZero();
+  BoxedLcpOptions sweeps = options;
+  sweeps.pgsIterations = std::min(options.pgsIterations, kFirstSweeps);
+  if (!solveBoxedLcpPgs(lcp, ws, sweeps, false, true) || !ws.x.allFinite()) return false;
+  result.solver = LcpSolver::ProjectedGaussSeidel;
+  result.success = true;
+  result.standardised = standardise(lcp, ws, options, false);
+  return true;
+}
+
+// principal pivoting costs about rows x clamped rows^2 (the clamped rows at most the dofs); a lazy island past
+// options.sweepsFirstWork is swept first
+bool preferSweeps(const BoxedLcp& lcp, const BoxedLcpOptions& options) {
+  if (!lcp.lazyA || !lcp.factors) return false;
+  const double held = std::min(lcp.n, lcp.factors->dim);
+  return static_cast<double>(lcp.n) * held * held > options.sweepsFirstWork;
+}
+
 }  // namespace
 
 BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
@@ -214,13 +246,19 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
     }
   }
 
+  // a large lazy island whose pivoting would cost more than sweeps: Gauss-Seidel on the factors first, from
+  // the previous impulses when there are any, until its answer is valid
+  const bool sweepsFirst = preferSweeps(lcp, options);
+  if (sweepsFirst && sweepFirst(lcp, ws, options, warmX, result)) return result;
+
   // the later stages read A's columns
   ensureDenseDelassus(lcp, ws);
 
-  // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero. A candidate that
-  // fails the check may still have the right classification: its clamping-system solve (which couples the
-  // friction bounds to the normal impulses exactly) is tried before moving on.
+  // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero (unless it ran
+  // already). A candidate that fails the check may still have the right classification: its clamping-system
+  // solve (which couples the friction bounds to the normal impulses exactly) is tried before moving on.
   for (const LcpSolver solver : {LcpSolver::Pivoting, LcpSolver::ProjectedGaussSeidel}) {
+    if (solver == LcpSolver::ProjectedGaussSeidel && sweepsFirst) continue;
     if (solver == LcpSolver::Pivoting) {
       solveBoxedLcpPivoting(lcp, ws, options);
     } else {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 
 #include "rigidiff/contact/boxed_lcp.hpp"
 
@@ -58,6 +59,7 @@ double delassusDiagonalScale(const BoxedLcp& lcp) {
 void lazyClampingSystem(const BoxedLcp& lcp, BoxedLcpWorkspace& ws) {
   const DelassusFactors& f = *lcp.factors;
   const int m = static_cast<int>(ws.clamped.size()), k = static_cast<int>(ws.bounded.size());
+  ws.reserveClampingSystem(m);
   auto Q = ws.Q.topLeftCorner(m, m);
   Q.setZero();
   if (!f.blockStart) {  // by rows of A
@@ -178,8 +180,9 @@ double delassusColumnSquaredNorm(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, int
 void ensureDenseDelassus(const BoxedLcp& lcp, BoxedLcpWorkspace& ws) {
   if (!readsFactors(lcp, ws)) return;
   const int n = lcp.n;
-  Eigen::Map<MatX> A(lcp.lazyA, n, n);
-  A.setZero();
+  MatX& A = *lcp.lazyA;
+  A.setZero(n, n);
+  new (&lcp.A) Eigen::Map<const MatX>(A.data(), n, n);  // the problem reads the formed block from now on
   for (int i = 0; i < n; ++i) {
     delassusRow(lcp, ws, i);
     for (const int c : ws.touched) A(c, i) = ws.rowAcc[c];

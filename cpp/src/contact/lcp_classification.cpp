@@ -1,6 +1,8 @@
 // Classification and standardisation of a boxed-LCP solution (see rigidiff/contact/lcp_classification.hpp).
 #include "rigidiff/contact/lcp_classification.hpp"
 
+#include "rigidiff/contact/clamping_iterative.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -164,8 +166,15 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   const bool symmetric = std::all_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
   const bool rootSolve = symmetric && lcp.root && m > lcp.root->dim;
   const bool keptFactors = lcp.factors && ws.factorStorage.J.data() == lcp.factors->J && !ws.factorStorage.J.empty();
-  const bool deferQ = rootSolve && k == 0 && lcp.lazyA && !ws.denseReady && keptFactors;
+  // a system whose dense factorisation would be large is solved by Krylov iterations on the factors (friction
+  // rows only among the bounded ones: a fixed bound moves r, which the dense path handles)
+  const bool fixedBound = std::any_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
+  const int denseSize = rootSolve ? lcp.root->dim : m;
+  const bool iterative = lcp.factors && !fixedBound &&
+                         denseSize >= options.iterativeClampingSize;
+  const bool deferQ = keptFactors && ((rootSolve && k == 0 && lcp.lazyA && !ws.denseReady) || iterative);
   ws.deferClampingSystem(deferQ ? n : -1);
+  if (!deferQ) ws.reserveClampingSystem(m);
   if (!deferQ && lcp.lazyA && !ws.denseReady) {
     lazyClampingSystem(lcp, ws);
   } else if (!deferQ) {
@@ -194,7 +203,8 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   ws.clampingSystemChanged(options.rankThreshold);
   if (m > 0) {
     const double low = 1e-2 * options.rankThreshold, high = 1e2 * options.rankThreshold;
-    const bool throughRoot = rootSolve && solveThroughRoot(lcp, ws, low, high);
+    const bool solved = iterative && solveClampingSystemIteratively(lcp, ws, symmetric);
+    const bool throughRoot = solved || (rootSolve && solveThroughRoot(lcp, ws, low, high));
     if (!throughRoot && deferQ) ws.clampingSystem();  // the solve needs Q after all
     if (!throughRoot && (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), low, high, ws.psd,
                                                         ws.dx.head(m)))) {

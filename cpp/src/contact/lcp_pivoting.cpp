@@ -228,6 +228,7 @@ bool pivotFixedBounds(const BoxedLcp& lcp, double shift, BoxedLcpWorkspace& ws) 
 
 bool solveBoxedLcpPivoting(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
   const int n = lcp.n;
+  if (ws.L.rows() < n) ws.L.resize(n, n);  // grows only, when pivoting first needs it
   const double scale = std::max(lcp.A.diagonal().cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
   const double shift = options.pivotRegularisation * scale;
   bool friction = false;

@@ -22,6 +22,7 @@ void MinNormPsdWorkspace::resize(int n) {
 
 bool minNormPsdFactor(const Ref<const MatX>& Q, double lowTolerance, double highTolerance, MinNormPsdWorkspace& ws) {
   const int m = static_cast<int>(Q.rows());
+  ws.resize(m);  // sized by the systems it factorises, not by the problems' rows (an m x m buffer each)
   ws.m = m;
   ws.rank = 0;
   if (m == 0) return true;

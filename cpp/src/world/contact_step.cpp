@@ -445,10 +445,7 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
   }
   if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
   MatX& Ai = cd.islandA[slot];
-  if (sparse)
-    Ai.resize(mi, mi);  // the LCP reads A from the factors, and fills this only if a stage needs its columns
-  else
-    denseIslandBlock(model, cd, rows, mi, nt, Ai);
+  if (!sparse) denseIslandBlock(model, cd, rows, mi, nt, Ai);  // else the LCP forms it only if a stage needs it
   for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
   cd.bi.resize(mi);
   cd.loi.resize(mi);
@@ -499,11 +496,12 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
       guess = cd.guess.data();
     }
   }
-  contact::BoxedLcp lcp(mi, Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(), cd.findexi.data());
+  contact::BoxedLcp lcp(mi, sparse ? nullptr : Ai.data(), cd.bi.data(), cd.loi.data(), cd.hii.data(),
+                        cd.findexi.data());
   const contact::DelassusFactors factors = kept.view();
   if (sparse) {
     lcp.factors = &factors;
-    lcp.lazyA = Ai.data();
+    lcp.lazyA = &Ai;
   }
   contact::DelassusRoot root;
   root.dim = cd.treeDof[nt];
@@ -770,7 +768,7 @@ void denseDelassus(const Model& model, const ContactStepData& cd, Ref<MatX> A) {
   for (std::size_t s = 0; s < cd.islandBegin.size(); ++s) {
     const MatX& Ai = cd.islandA[s];
     const int* rows = cd.islandRows.data() + cd.islandBegin[s];
-    const int mi = static_cast<int>(Ai.cols());
+    const int mi = static_cast<int>(cd.islandEnd(cd.islandBegin[s]) - cd.islandBegin[s]);
     if (mi < contact::kSparseFactorRows || cd.lcps[s].denseReady) {
       for (int k = 0; k < mi; ++k)
         for (int i = 0; i < mi; ++i) A(rows[i], rows[k]) = Ai(i, k);

@@ -198,10 +198,12 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
                    const double* g, double* grad_b, double* grad_A);
 /// Test-only: the same LCP with A = J K^T given by its factors (J, K: n x dim, row-major; the coordinates
 /// in `blocks` ranges blockStart[0..blocks]) and A left to the solver (BoxedLcp::lazyA). Outputs as
-/// solveBoxedLcp, status[1] = whether A was formed densely, and dx_db (n x n, row-major).
+/// solveBoxedLcp, status[1] = whether A was formed densely, and dx_db (n x n, row-major). iterativeSize and
+/// sweepsWork: BoxedLcpOptions::iterativeClampingSize and sweepsFirstWork.
 void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
                               const double* b, const double* lo, const double* hi, const int* findex,
-                              const int* warm, double* x, double* w, int* classes, int* status, double* dx_db);
+                              const int* warm, int iterativeSize, double sweepsWork, double* x, double* w,
+                              int* classes, int* status, double* dx_db);
 
 
 // ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)

@@ -13,6 +13,8 @@
 // The pipeline (solveBoxedLcp): optional warm start from a guessed classification -> principal pivoting
 // (lcp_pivoting.hpp) -> projected Gauss-Seidel with a small diagonal regularisation (lcp_pgs.hpp) -> the
 // normal-only problem by projected Gauss-Seidel with the friction rows dropped -> zeros and a failure flag.
+// An island too large to pivot cheaply (BoxedLcpOptions::sweepsFirstWork) runs the Gauss-Seidel stage on its factors
+// before pivoting, and large clamping systems are solved by Krylov iterations (clamping_iterative.hpp).
 // Every candidate is checked by isValidBoxedLcp; an accepted one is classified and standardised
 // (lcp_classification.hpp) so redundant contacts get the unique least-squares minimum-norm answer.
 #pragma once
@@ -91,15 +93,17 @@ struct BoxedLcp {
   int normalOf(int i) const { return findex ? findex[i] : -1; }
 
   int n;
-  Eigen::Map<const MatX> A;
+  /// A's entries (column-major). For a lazy A, the solve points it at *lazyA once it has formed it.
+  mutable Eigen::Map<const MatX> A;
   Eigen::Map<const VecX> b, lo, hi;
   const int* findex;
   const DelassusFactors* factors = nullptr;  ///< A = J K^T by sparse rows, when the caller has it
   const DelassusRoot* root = nullptr;        ///< A = G G^T by sparse rows, when the caller has it
-  /// When set (with factors), A is not formed by the caller: the map points at this n x n buffer, which
-  /// ensureDenseDelassus fills from the factors when a stage needs A's columns (pivoting, Gauss-Seidel).
-  /// A warm-started solve reads only the rows it needs, from the factors.
-  double* lazyA = nullptr;
+  /// When set (with factors), A is not formed by the caller: ensureDenseDelassus sizes this matrix n x n,
+  /// fills it from the factors and points A at it when a stage needs A's columns (pivoting, dense
+  /// Gauss-Seidel). A warm-started solve, and a large island's sweeps, read only the factors, so an island
+  /// of a hundred thousand rows (hundreds of particles in one spot) never allocates its m x m block.
+  MatX* lazyA = nullptr;
 };
 
 /// Problems of at least this many rows use their DelassusFactors (when given) for the velocity changes
@@ -123,6 +127,15 @@ struct BoxedLcpOptions {
   int frictionIterations = 40;
   /// Relative singular-value threshold of the clamping-system decomposition (rank decision).
   double rankThreshold = 1e-10;
+  /// A lazy problem whose principal pivoting would cost more than about this many multiply-adds (its rows
+  /// times the square of the clamped rows it can hold, min(rows, dofs)) is solved cold by projected
+  /// Gauss-Seidel on its factors first: sweeps cost the factors' entries, where pivoting a pile of hundreds
+  /// of bodies takes seconds and the dense A gigabytes. Pivoting stays the fallback.
+  double sweepsFirstWork = 3e8;
+  /// Clamping systems with at least this many unknowns in their dense factorisation (the clamped rows, or a
+  /// DelassusRoot's dofs for a symmetric system solved through it) are solved by Krylov iterations on the
+  /// factors when the problem has them (clamping_iterative.hpp).
+  int iterativeClampingSize = 1024;
 };
 
 /// Outcome of solveBoxedLcp.
@@ -172,6 +185,8 @@ struct BoxedLcpWorkspace {
   }
   /// The caller's DelassusFactors, kept here (see DelassusFactorStorage).
   DelassusFactorStorage factorStorage;
+  /// Q's buffer holds at least m x m (it grows with the clamping systems, not with the problems' rows).
+  void reserveClampingSystem(int m);
   /// Decomposes Q (m x m) now: solves use it and clampingCod() returns it.
   void decomposeClampingSystem(double rankThreshold);
   /// Q was rebuilt: its decomposition (with this threshold) is computed again when asked for.
@@ -196,10 +211,14 @@ struct BoxedLcpWorkspace {
   VecX rootY;                 ///< G_C^T r, then the coordinates' solution (dim)
 
   // scratch of the solvers
+  VecX diag;               ///< projected Gauss-Seidel on a lazy A: A_ii from the factors (dim n)
+  /// the iterative clamping solve (clamping_iterative.hpp): rows of the problem, velocities, and the
+  /// Krylov vectors of its clamped rows
+  VecX itFull, itVel, itRes, itDir, itProd, itNormal;
   VecX lo, hi;             ///< effective bounds (dim n)
   VecX dx, dw, xprev, tmp;  ///< pivoting direction, velocity change, previous iterate, scratch (dim n)
   VecX velocity;           ///< projected Gauss-Seidel with factors: K^T x (dim factors->dim)
-  MatX L;                  ///< Cholesky factor storage (n x n)
+  MatX L;                  ///< pivoting's Cholesky factor storage (n x n, sized when pivoting first runs)
   std::vector<int> state;  ///< pivoting state per row (dim n)
   std::vector<int> list;   ///< pivoting clamped rows (dim n)
 

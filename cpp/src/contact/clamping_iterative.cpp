@@ -114,8 +114,6 @@ bool leastSquaresGradients(const DelassusFactors& f, BoxedLcpWorkspace& ws, int 
 bool solveClampingSystemIteratively(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, bool symmetric) {
   const DelassusFactors& f = *lcp.factors;
   const int m = static_cast<int>(ws.clamped.size());
-  for (const int c : ws.coupling)
-    if (c < 0) return false;  // a fixed bound moves r: the dense path handles it
   ws.itFull.setZero(lcp.n);
   ws.itRes.resize(m);
   ws.itDir.resize(m);

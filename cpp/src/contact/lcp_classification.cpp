@@ -203,11 +203,11 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   ws.clampingSystemChanged(options.rankThreshold);
   if (m > 0) {
     const double low = 1e-2 * options.rankThreshold, high = 1e2 * options.rankThreshold;
-    const bool solved = iterative && solveClampingSystemIteratively(lcp, ws, symmetric);
-    const bool throughRoot = solved || (rootSolve && solveThroughRoot(lcp, ws, low, high));
-    if (!throughRoot && deferQ) ws.clampingSystem();  // the solve needs Q after all
-    if (!throughRoot && (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), low, high, ws.psd,
-                                                        ws.dx.head(m)))) {
+    const bool solved = (iterative && solveClampingSystemIteratively(lcp, ws, symmetric)) ||
+                        (rootSolve && solveThroughRoot(lcp, ws, low, high));
+    if (!solved && deferQ) ws.clampingSystem();  // the solve needs Q after all
+    if (!solved && (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), low, high, ws.psd,
+                                                   ws.dx.head(m)))) {
       ws.decomposeClampingSystem(options.rankThreshold);
       ws.dx.head(m) = ws.clampingCod().solve(ws.r.head(m));
     }

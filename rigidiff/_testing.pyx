@@ -93,7 +93,7 @@ def dense_product(A, B, C=None, bint transposed_a=False):
 
 
 def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None, int iterative_size=1024,
-                           double sweeps_work=3e8):
+                           double sweeps_work=2e7):
     """The boxed LCP with A = J K^T solved from its factors (A formed only if a stage needs its columns):
     x, w, classes, (solver, A formed, success, standardised), dx_db. iterative_size and sweeps_work are
     BoxedLcpOptions' iterativeClampingSize and sweepsFirstWork (their defaults here too)."""

@@ -69,7 +69,8 @@ COMBINE = {"geometric_mean": 0, "min": 1, "max": 2, "mean": 3}
 _COMBINE_NAMES = {code: name for name, code in COMBINE.items()}
 LCP_CLASSES = ("separating", "clamping", "upper_bound", "lower_bound")
 ROW_KINDS = ("normal", "friction", "lower_limit", "upper_limit", "joint_friction")
-LCP_SOLVERS = ("none", "warm_start", "pivoting", "projected_gauss_seidel", "frictionless_pgs")
+LCP_SOLVERS = ("none", "warm_start", "pivoting", "projected_conjugate_gradients", "projected_gauss_seidel",
+               "frictionless_pgs")
 
 
 @dataclass(frozen=True)

@@ -11,11 +11,11 @@ A normal contact row has ``lo = 0, hi = inf``; its friction rows have ``lo = -mu
 pointing at the normal row. Every row needs ``lo <= 0 <= hi``.
 
 The solve tries, in order: the ``warm_start`` classification (one linear solve), principal pivoting with
-friction bounds updated from the normal impulses, projected Gauss-Seidel, and the normal-only problem
-with friction dropped. The accepted answer is then standardised: the clamping rows take the least-squares
-minimum-norm solution of their linear system, so redundant contacts (four corners of a box on a plane)
-get a unique, symmetric answer, and the derivatives (``dx_db``, ``vjp``) are those of that answer with
-the classification held fixed.
+friction bounds updated from the normal impulses, projected conjugate gradients, projected Gauss-Seidel,
+and the normal-only problem with friction dropped. The accepted answer is then standardised: the
+clamping rows take the least-squares minimum-norm solution of their linear system, so redundant
+contacts (four corners of a box on a plane) get a unique, symmetric answer, and the derivatives
+(``dx_db``, ``vjp``) are those of that answer with the classification held fixed.
 """
 
 from __future__ import annotations
@@ -46,8 +46,9 @@ class LcpSolver(enum.IntEnum):
     NONE = 0  #: every stage failed; x = 0
     WARM_START = 1  #: the warm-start classification solved the problem
     PIVOTING = 2  #: principal pivoting (Dantzig's method for box bounds)
-    PROJECTED_GAUSS_SEIDEL = 3  #: projected Gauss-Seidel on the slightly regularised problem
-    FRICTIONLESS_PGS = 4  #: projected Gauss-Seidel with the friction rows dropped
+    PROJECTED_CONJUGATE_GRADIENTS = 3  #: projected conjugate gradients (MPRGP), friction bounds by rounds
+    PROJECTED_GAUSS_SEIDEL = 4  #: projected Gauss-Seidel on the slightly regularised problem
+    FRICTIONLESS_PGS = 5  #: projected Gauss-Seidel with the friction rows dropped
 
 
 @dataclass

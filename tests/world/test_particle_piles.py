@@ -1,5 +1,5 @@
-"""A pile of 343 particles at rest: an island of 2793 rows on 1029 dofs. Its cold step is swept by
-Gauss-Seidel on the island's factors (pivoting it costs seconds), its warm steps solve a clamping system of
+"""A pile of 343 particles at rest: an island of 2793 rows on 1029 dofs. Its cold step is solved by
+projected conjugate gradients on the island's factors (pivoting it costs seconds), its warm steps solve a clamping system of
 more than a thousand unknowns by conjugate gradients (a dense factorisation costs tens of ms): the pile must
 stay put, each column carrying its own weight to the ground, with friction kept."""
 
@@ -40,13 +40,13 @@ def test_a_resting_pile_of_particles_stays_put_with_its_weight_on_the_ground():
         assert np.abs(contacts.friction_impulses).max() < 1e-9
         assert np.abs(v).max() < 1e-12
         np.testing.assert_allclose(q.reshape(-1, 3), start, rtol=0, atol=1e-12)
-    assert solvers[0] == "projected_gauss_seidel"
+    assert solvers[0] == "projected_conjugate_gradients"
     assert solvers[1:] == ["warm_start"] * 4
 
 
 def test_hundreds_of_particles_in_one_spot_step_without_their_dense_block():
     # 300 particles at one point touch each other pairwise: 44850 pairs and 300 ground contacts, 135450
-    # rows on 900 dofs. The island's m x m block (147 GB) is never formed: the sweeps and the warm steps
+    # rows on 900 dofs. The island's m x m block (147 GB) is never formed: the gradients and the warm steps
     # read its factors (the step raised MemoryError before)
     n = 300
     world = rd.World(1e-3)
@@ -55,7 +55,7 @@ def test_hundreds_of_particles_in_one_spot_step_without_their_dense_block():
     q, v = world.neutral_configuration(), np.zeros(world.nv)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the pairs are 2 radii deep
-        for expected in ("projected_gauss_seidel", "warm_start"):
+        for expected in ("projected_conjugate_gradients", "warm_start"):
             q, v = world.step(q, v, np.zeros(world.nv))
             contacts = world.last_contacts()
             assert contacts.solver == expected and not contacts.friction_dropped

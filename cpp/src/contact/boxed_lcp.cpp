@@ -8,6 +8,7 @@
 #include "rigidiff/contact/lcp_classification.hpp"
 #include "rigidiff/contact/lcp_pgs.hpp"
 #include "rigidiff/contact/lcp_pivoting.hpp"
+#include "rigidiff/contact/lcp_projected_cg.hpp"
 
 namespace rigidiff {
 namespace contact {
@@ -115,9 +116,10 @@ bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<co
 
 namespace {
 
-// sweeps of the Gauss-Seidel run before pivoting (sweepFirst): where they stall short of the tolerance (a
-// landing pile) more of them rarely help, and pivoting follows
-constexpr int kFirstSweeps = 1000;
+// sweepFirst alternates projected conjugate gradients and this many Gauss-Seidel sweeps, at most
+// kGradientAttempts times, before pivoting (sweeps that stall short of the tolerance rarely recover alone)
+constexpr int kSweepsBetweenGradients = 200;
+constexpr int kGradientAttempts = 4;
 
 // validity of the frictionless answer: friction rows held at zero are skipped
 bool validWithoutFriction(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
@@ -140,9 +142,10 @@ bool sameSystem(const BoxedLcp& lcp, const BoxedLcpWorkspace& ws, const LcpClass
 }
 
 // classifies and standardises the accepted solution in ws; keeps the solver's answer if the standardised one
-// does not pass the validity check
+// does not pass the validity check (or, with noCostlyDense, needs a large dense decomposition: see
+// solveClampingSystem)
 bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options, bool frictionDropped,
-                 const LcpClass* solvedWith = nullptr) {
+                 const LcpClass* solvedWith = nullptr, bool noCostlyDense = false) {
   classifyBoxedLcp(lcp, ws, options, frictionDropped);
   if (solvedWith && sameSystem(lcp, ws, solvedWith)) {  // x is already that system's minimum-norm solution
     ws.systemValid = true;
@@ -150,7 +153,7 @@ bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptio
   }
   ws.xprev = ws.x;
   ws.tmp = ws.w;
-  if (solveClampingSystem(lcp, ws.classes.data(), ws, options) &&
+  if (solveClampingSystem(lcp, ws.classes.data(), ws, options, noCostlyDense) &&
       (frictionDropped ? validWithoutFriction(lcp, ws, options) : isValidBoxedLcp(lcp, ws.x, ws.w, options))) {
     ws.systemValid = true;
     return true;
@@ -167,7 +170,7 @@ bool standardise(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptio
 // collapsed on the ground) the minimum-norm solution may push some normal the wrong way while the previous
 // step's impulses, moved within the solutions, stay valid. False if the solve fails.
 bool solveNearImpulses(const BoxedLcp& lcp, const LcpClass* classes, const double* x0, BoxedLcpWorkspace& ws,
-                       const BoxedLcpOptions& options) {
+                       const BoxedLcpOptions& options, bool noCostlyDense) {
   VecX start = VecX::Zero(lcp.n);
   for (const int i : ws.clamped) start[i] = x0[i];
   for (std::size_t u = 0; u < ws.bounded.size(); ++u)
@@ -178,27 +181,60 @@ bool solveNearImpulses(const BoxedLcp& lcp, const LcpClass* classes, const doubl
   shifted.factors = lcp.factors;
   shifted.root = lcp.root;
   shifted.lazyA = lcp.lazyA;
-  if (!solveClampingSystem(shifted, classes, ws, options)) return false;
+  if (!solveClampingSystem(shifted, classes, ws, options, noCostlyDense)) return false;
   ws.x += start;  // ws.w = A d + b + A x0 already
   return ws.x.allFinite();
 }
 
-// Projected Gauss-Seidel on the factors, from the previous impulses when there are any, until its answer is
-// valid (then standardised). Rounds that stop at a classification and solve it exactly (PGS with subspace
-// minimisation) were tried: on a landing pile the sweeps' classes leave the system inconsistent, so every
-// such solve was wasted.
+// An iterative answer (valid to the tolerance) whose minimum-norm standardisation failed (redundant contacts
+// of a pile, where the minimum-norm impulses break a bound): replaced by the exact solution of its
+// classification nearest to it, when that is valid, so that the answer and the next step's warm start
+// (which starts from these impulses) solve the classes exactly. Not the minimum-norm solution:
+// ws.systemValid stays false.
+void polishIterativeAnswer(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
+  const VecX answer = ws.x, velocity = ws.w;
+  if (solveNearImpulses(lcp, ws.classes.data(), answer.data(), ws, options, true) &&
+      isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
+    classifyBoxedLcp(lcp, ws, options, false);
+  } else {
+    ws.x = answer;
+    ws.w = velocity;
+  }
+  ws.systemValid = false;
+}
+
+// Projected conjugate gradients on the factors from the previous impulses when there are any, alternating
+// with short Gauss-Seidel runs from their iterate, until the answer is valid (then standardised without a
+// large dense decomposition, or polished). Rounds that stop Gauss-Seidel at a classification and solve it
+// exactly (PGS with subspace minimisation) were tried: on a landing pile the sweeps' classes leave the
+// system inconsistent, so every such solve was wasted.
 bool sweepFirst(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options, const double* warmX,
                 BoxedLcpResult& result) {
   if (warmX)
     ws.x = Eigen::Map<const VecX>(warmX, lcp.n);
   else
     ws.x.setZero();
+  // conjugate gradients whose active set circles near the answer (a degenerate pile) are moved off it by a
+  // few Gauss-Seidel sweeps, then resumed
   BoxedLcpOptions sweeps = options;
-  sweeps.pgsIterations = std::min(options.pgsIterations, kFirstSweeps);
-  if (!solveBoxedLcpPgs(lcp, ws, sweeps, false, true) || !ws.x.allFinite()) return false;
-  result.solver = LcpSolver::ProjectedGaussSeidel;
+  sweeps.pgsIterations = std::min(options.pgsIterations, kSweepsBetweenGradients);
+  bool solved = false;
+  for (int attempt = 0; attempt < kGradientAttempts && !solved; ++attempt) {
+    if (solveBoxedLcpProjectedCg(lcp, ws, options)) {
+      result.solver = LcpSolver::ProjectedConjugateGradients;
+      solved = true;
+      break;
+    }
+    if (!ws.x.allFinite()) ws.x.setZero();
+    if (solveBoxedLcpPgs(lcp, ws, sweeps, false, true) && ws.x.allFinite()) {
+      result.solver = LcpSolver::ProjectedGaussSeidel;
+      solved = true;
+    }
+  }
+  if (!solved) return false;
   result.success = true;
-  result.standardised = standardise(lcp, ws, options, false);
+  result.standardised = standardise(lcp, ws, options, false, nullptr, true);
+  if (!result.standardised) polishIterativeAnswer(lcp, ws, options);
   return true;
 }
 
@@ -217,6 +253,7 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
   ws.resize(lcp.n);
   ws.systemValid = false;
   ws.denseReady = ws.columnsReady = false;
+  ws.rootFactored = false;  // the root's entries are this problem's from here on
   BoxedLcpResult result;
   if (lcp.n == 0) {
     result.solver = LcpSolver::Pivoting;
@@ -229,14 +266,15 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
 
   // warm start: one clamping-system solve with the guessed classes, then its solution nearest the previous
   // impulses if the minimum-norm one is not valid
-  if (warmClasses && solveClampingSystem(lcp, warmClasses, ws, options)) {
+  const bool sweepsFirst = preferSweeps(lcp, options);
+  if (warmClasses && solveClampingSystem(lcp, warmClasses, ws, options, sweepsFirst)) {
     if (isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
       result.solver = LcpSolver::WarmStart;
       result.success = true;
-      result.standardised = standardise(lcp, ws, options, false, warmClasses);
+      result.standardised = standardise(lcp, ws, options, false, warmClasses, sweepsFirst);
       return result;
     }
-    if (warmX && solveNearImpulses(lcp, warmClasses, warmX, ws, options) &&
+    if (warmX && solveNearImpulses(lcp, warmClasses, warmX, ws, options, sweepsFirst) &&
         isValidBoxedLcp(lcp, ws.x, ws.w, options)) {
       result.solver = LcpSolver::WarmStart;
       result.success = true;
@@ -246,19 +284,18 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
     }
   }
 
-  // a large lazy island whose pivoting would cost more than sweeps: Gauss-Seidel on the factors first, from
-  // the previous impulses when there are any, until its answer is valid
-  const bool sweepsFirst = preferSweeps(lcp, options);
+  // a large lazy island whose pivoting would cost more than iterations: conjugate gradients and Gauss-Seidel
+  // on the factors first, from the previous impulses when there are any, until the answer is valid
   if (sweepsFirst && sweepFirst(lcp, ws, options, warmX, result)) return result;
 
   // the later stages read A's columns
   ensureDenseDelassus(lcp, ws);
 
-  // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero (unless it ran
-  // already). A candidate that fails the check may still have the right classification: its clamping-system
-  // solve (which couples the friction bounds to the normal impulses exactly) is tried before moving on.
+  // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero (all its sweeps,
+  // also after the shorter runs of sweepFirst). A candidate that fails the check may still have the right
+  // classification: its clamping-system solve (which couples the friction bounds to the normal impulses
+  // exactly) is tried before moving on.
   for (const LcpSolver solver : {LcpSolver::Pivoting, LcpSolver::ProjectedGaussSeidel}) {
-    if (solver == LcpSolver::ProjectedGaussSeidel && sweepsFirst) continue;
     if (solver == LcpSolver::Pivoting) {
       solveBoxedLcpPivoting(lcp, ws, options);
     } else {

@@ -94,11 +94,15 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
   }
   auto N = ws.rootGram.topLeftCorner(n, n);
   auto y = ws.rootY.head(n);
-  N.setZero();
   y.setZero();
   for (int a = 0; a < m; ++a) {
+    const int row = ws.clamped[a];
+    for (int e = root.start[row]; e < root.start[row + 1]; ++e) y[root.index[e]] += root.G[e] * ws.r[a];
+  }
+  const bool factored = ws.rootFactored && ws.rootClamped == ws.clamped;
+  if (!factored) N.setZero();
+  for (int a = 0; a < m && !factored; ++a) {
     const int row = ws.clamped[a], e0 = root.start[row], e1 = root.start[row + 1];
-    for (int e = e0; e < e1; ++e) y[root.index[e]] += root.G[e] * ws.r[a];
     // g g^T by runs of consecutive coordinates (a row's entries on one tree are consecutive): each block is
     // an outer product, and every entry of N still sums its rows' products in the order of the rows
     for (int p = e0; p < e1;) {
@@ -113,7 +117,11 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
       p = pe;
     }
   }
-  if (!minNormPsdFactor(N, low, high, ws.rootPsd)) return false;
+  if (!factored) {
+    ws.rootFactored = minNormPsdFactor(N, low, high, ws.rootPsd);
+    if (!ws.rootFactored) return false;
+    ws.rootClamped = ws.clamped;
+  }
   minNormPsdApply(ws.rootPsd, y, y);
   minNormPsdApply(ws.rootPsd, y, y);
   for (int a = 0; a < m; ++a) {
@@ -128,7 +136,7 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
 }  // namespace
 
 bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpWorkspace& ws,
-                         const BoxedLcpOptions& options) {
+                         const BoxedLcpOptions& options, bool noCostlyDense) {
   const int n = lcp.n;
   ws.resize(n);
   ws.clamped.clear();
@@ -170,8 +178,13 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
   // rows only among the bounded ones: a fixed bound moves r, which the dense path handles)
   const bool fixedBound = std::any_of(ws.coupling.begin(), ws.coupling.end(), [](int c) { return c < 0; });
   const int denseSize = rootSolve ? lcp.root->dim : m;
+  // noCostlyDense: Q itself is not decomposed densely past a quarter of the Krylov size (seconds on a pile);
+  // conjugate gradients solve such a symmetric system, and the unsymmetric one of sliding rows is left
+  // unsolved (CGLS seldom converges within its limit on a landing pile). The solve through a root stays.
+  const bool qTooLarge = noCostlyDense && m >= options.iterativeClampingSize / 4;
+  if (qTooLarge && !rootSolve && (!symmetric || fixedBound || !lcp.factors)) return false;
   const bool iterative = lcp.factors && !fixedBound &&
-                         denseSize >= options.iterativeClampingSize;
+                         (denseSize >= options.iterativeClampingSize || (qTooLarge && !rootSolve));
   const bool deferQ = keptFactors && ((rootSolve && k == 0 && lcp.lazyA && !ws.denseReady) || iterative);
   ws.deferClampingSystem(deferQ ? n : -1);
   if (!deferQ) ws.reserveClampingSystem(m);
@@ -205,6 +218,7 @@ bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpW
     const double low = 1e-2 * options.rankThreshold, high = 1e2 * options.rankThreshold;
     const bool solved = (iterative && solveClampingSystemIteratively(lcp, ws, symmetric)) ||
                         (rootSolve && solveThroughRoot(lcp, ws, low, high));
+    if (!solved && qTooLarge) return false;
     if (!solved && deferQ) ws.clampingSystem();  // the solve needs Q after all
     if (!solved && (!symmetric || !minNormPsdSolve(ws.Q.topLeftCorner(m, m), ws.r.head(m), low, high, ws.psd,
                                                    ws.dx.head(m)))) {

@@ -13,8 +13,10 @@
 // The pipeline (solveBoxedLcp): optional warm start from a guessed classification -> principal pivoting
 // (lcp_pivoting.hpp) -> projected Gauss-Seidel with a small diagonal regularisation (lcp_pgs.hpp) -> the
 // normal-only problem by projected Gauss-Seidel with the friction rows dropped -> zeros and a failure flag.
-// An island too large to pivot cheaply (BoxedLcpOptions::sweepsFirstWork) runs the Gauss-Seidel stage on its factors
-// before pivoting, and large clamping systems are solved by Krylov iterations (clamping_iterative.hpp).
+// An island too large to pivot cheaply (BoxedLcpOptions::sweepsFirstWork) is solved first on its factors by
+// projected conjugate gradients (lcp_projected_cg.hpp) alternating with short Gauss-Seidel runs, before
+// pivoting; its warm start and standardisation then never decompose a large clamping system densely. Large
+// clamping systems are solved by Krylov iterations (clamping_iterative.hpp).
 // Every candidate is checked by isValidBoxedLcp; an accepted one is classified and standardised
 // (lcp_classification.hpp) so redundant contacts get the unique least-squares minimum-norm answer.
 #pragma once
@@ -40,8 +42,9 @@ enum class LcpSolver : int {
   None = 0,                  ///< every stage failed: x = 0 is returned
   WarmStart = 1,             ///< the guessed classification solved the problem
   Pivoting = 2,              ///< principal pivoting with friction bounds from an outer fixed-point loop
-  ProjectedGaussSeidel = 3,  ///< projected Gauss-Seidel on the regularised problem
-  FrictionlessPgs = 4,       ///< projected Gauss-Seidel on the normal rows only (friction dropped)
+  ProjectedConjugateGradients = 3,  ///< projected conjugate gradients (MPRGP) with friction bounds by rounds
+  ProjectedGaussSeidel = 4,  ///< projected Gauss-Seidel on the regularised problem
+  FrictionlessPgs = 5,       ///< projected Gauss-Seidel on the normal rows only (friction dropped)
 };
 
 /// A Delassus matrix given also as A = J K^T (K = M~^-1 J^T for contact rows), each row of J and K
@@ -129,9 +132,11 @@ struct BoxedLcpOptions {
   double rankThreshold = 1e-10;
   /// A lazy problem whose principal pivoting would cost more than about this many multiply-adds (its rows
   /// times the square of the clamped rows it can hold, min(rows, dofs)) is solved cold by projected
-  /// Gauss-Seidel on its factors first: sweeps cost the factors' entries, where pivoting a pile of hundreds
-  /// of bodies takes seconds and the dense A gigabytes. Pivoting stays the fallback.
-  double sweepsFirstWork = 3e8;
+  /// conjugate gradients and Gauss-Seidel on its factors first: their products cost the factors' entries,
+  /// where pivoting a pile of hundreds of bodies takes seconds and the dense A gigabytes. Pivoting stays the
+  /// fallback. (Pivoting a landing bin of 30 boxes, about 1000 rows and 180 dofs, work 3e7, took seconds
+  /// where the gradients take milliseconds.)
+  double sweepsFirstWork = 2e7;
   /// Clamping systems with at least this many unknowns in their dense factorisation (the clamped rows, or a
   /// DelassusRoot's dofs for a symmetric system solved through it) are solved by Krylov iterations on the
   /// factors when the problem has them (clamping_iterative.hpp).
@@ -209,12 +214,18 @@ struct BoxedLcpWorkspace {
   MatX rootGram;              ///< G_C^T G_C over the coordinates of a DelassusRoot (dim x dim)
   MinNormPsdWorkspace rootPsd;  ///< buffers of its pivoted-Cholesky solve
   VecX rootY;                 ///< G_C^T r, then the coordinates' solution (dim)
+  /// rootPsd holds the factor of these clamped rows' Gram matrix, from this solveBoxedLcp call (a warm
+  /// start's solution nearest the previous impulses solves the same system again with another r)
+  bool rootFactored = false;
+  std::vector<int> rootClamped;
 
   // scratch of the solvers
   VecX diag;               ///< projected Gauss-Seidel on a lazy A: A_ii from the factors (dim n)
   /// the iterative clamping solve (clamping_iterative.hpp): rows of the problem, velocities, and the
   /// Krylov vectors of its clamped rows
   VecX itFull, itVel, itRes, itDir, itProd, itNormal;
+  VecX cgDir, cgProd, cgFree;  ///< projected conjugate gradients: direction, A times it, free gradient (dim n)
+  VecX cgScale, cgB;            ///< projected conjugate gradients: Jacobi scale 1/sqrt(A_ii), scaled b (dim n)
   VecX lo, hi;             ///< effective bounds (dim n)
   VecX dx, dw, xprev, tmp;  ///< pivoting direction, velocity change, previous iterate, scratch (dim n)
   VecX velocity;           ///< projected Gauss-Seidel with factors: K^T x (dim factors->dim)

@@ -28,8 +28,13 @@ void classifyBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcp
 /// normal are treated as Separating), solves it for the minimum-norm x_C and writes the reconstructed x
 /// into ws.x and w = A x + b into ws.w. Leaves ws.Q (and ws.clampingCod()), ws.clamped, ... describing the system.
 /// Returns false if the result is not finite (ws.x, ws.w untouched then).
+/// noCostlyDense (a large island's attempts during its solve: warm start, standardisation): a system of at
+/// least a quarter of options.iterativeClampingSize clamped rows is solved through a DelassusRoot or by
+/// conjugate gradients on the factors, and false is returned where neither applies or converges (sliding
+/// rows, a fixed bound), instead of a dense decomposition of Q that costs seconds on a pile; the
+/// derivatives decompose Q themselves if they are asked for.
 bool solveClampingSystem(const BoxedLcp& lcp, const LcpClass* classes, BoxedLcpWorkspace& ws,
-                         const BoxedLcpOptions& options);
+                         const BoxedLcpOptions& options, bool noCostlyDense = false);
 
 }  // namespace contact
 }  // namespace rigidiff

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from rigidiff._not_copyable import NotCopyable
 from rigidiff._surface_drawing import DrawnBySurfaces
 from rigidiff._validate import as_array, as_scalar
 from rigidiff.errors import UnknownNameError
 
 
-class BodyWorld(DrawnBySurfaces):
+class BodyWorld(DrawnBySurfaces, NotCopyable):
     """Base of rigidiff.BarrierWorld and rigidiff.ProjectiveWorld (see the module docstring)."""
 
     _solver_name = ""

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidiff import _core
+from rigidiff._not_copyable import NotCopyable
 from rigidiff._validate import as_array, as_scalar, as_threads, real_array
 from rigidiff.contacts import ContactMethods
 from rigidiff.errors import UnknownNameError
@@ -122,7 +123,7 @@ def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
     return centre - 0.5 * span, centre + 0.5 * span
 
 
-class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
+class World(GradientMethods, ContactMethods, NotCopyable, _core.BatchWorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:
@@ -162,6 +163,9 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             "projective": returns a rigidiff.deformable.ProjectiveWorld, deformable solids under Projective
             Dynamics (docs/deformable.md); its other arguments are ProjectiveWorld's.
 
+    A world holds compiled state: pickling or copying it (multiprocessing's arguments included) raises
+    TypeError. Build it again in each process, or run many states on threads with the batch methods.
+
     Example::
 
         world = rd.World(dt=1e-3)
@@ -169,6 +173,9 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         q, v = world.neutral_configuration(), np.zeros(world.nv)
         q, v = world.step(q, v, np.zeros(world.nv))
     """
+
+    _instead = ("build the world again where it is needed (a function that returns it), or run many states at "
+                "once on threads with step_batch, rollout_batch and step_jacobians_batch")
 
     def __new__(cls, *args, solver: str = "lcp", **kwargs):
         # solver="barrier" is a world of another kind (affine bodies, IPC contact): rigidiff.barrier_world

@@ -84,3 +84,29 @@ def test_a_joint_limit_stiffness_too_large_for_double_precision_is_named():
     w.joint_limit_stiffness = 1e4
     q_next, _ = w.step(q, w.v)  # a sane stiffness pushes it back
     assert q_next[-1] < q[-1]
+
+
+def _neohookean_block(with_robot=False, kind="neohookean"):
+    w = rd.World(dt=1e-2, solver="projective")
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (2, 2, 2))
+    w.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0, kind=kind), name="block")
+    if with_robot:
+        sk = rd.Skeleton("arm")
+        sk.add_body("link", rd.RevoluteJoint("hinge", axis=(0, 0, 1)), joint_origin=rd.Transform((1.0, 0.0, 0.0)),
+                    inertia=rd.Inertia.from_shape(rd.Box((0.1, 0.1, 0.1)), mass=1.0))
+        w.add_skeleton(sk)
+    return w
+
+
+@pytest.mark.parametrize("with_robot", [False, True])
+def test_an_inverted_neohookean_element_is_named_not_called_an_overflow(with_robot):
+    w = _neohookean_block(with_robot)
+    q = w.q.copy()
+    q[:3] += 0.2  # the corner vertex 0 pushed through its element: element 0 turns inside out
+    with pytest.raises(ValueError, match=r"deformable block: element 0 is inverted in q \(det F = -.*neo-Hookean"):
+        w.step(q, w.v)
+    with pytest.raises(ValueError, match="element 0 is inverted"):
+        w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))
+    w = _neohookean_block(with_robot, kind="corotated")
+    q_next, _ = w.step(q, w.v)  # the corotated energy is finite there and pushes the element back
+    assert np.isfinite(q_next).all()

@@ -220,7 +220,7 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
     internal += (gs + inertial_s).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
-  pdCheckStartIsFinite(data.force_scale, best.value);
+  pdCheckStartIsFinite(model, q, data.force_scale, best.value);
   bool neohookean = false;
   for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;
   Points X_d = q, D = Points::Zero(model.n, 3);

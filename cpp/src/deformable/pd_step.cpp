@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "rigidiff/deformable/pd_complementarity.hpp"
+#include "rigidiff/deformable/pd_elements.hpp"
 #include "rigidiff/deformable/pd_lbfgs.hpp"
 #include "rigidiff/deformable/pd_step.hpp"
 
@@ -125,9 +126,22 @@ void checkFinite(const Points& a, const char* name) {
 
 }  // namespace
 
-void pdCheckStartIsFinite(double force_scale, double start_potential) {
-  if (!std::isfinite(force_scale) || !std::isfinite(start_potential))
-    throw std::invalid_argument("the projective step's forces overflow at its start (force scale " + sci(force_scale) +
+void pdCheckStartIsFinite(const PdModel& model, const Points& q, double force_scale, double start_potential) {
+  if (std::isfinite(force_scale) && std::isfinite(start_potential)) return;
+  for (const PdBody& b : model.bodies) {
+    if (!b.neohookean) continue;
+    for (int e = b.first_element; e < b.first_element + b.element_count; ++e)
+      for (int k = model.element_start[e]; k < model.element_start[e + 1]; ++k) {
+        const double det = deformationGradient(model.samples[k], q).determinant();
+        if (det > 0.0) continue;
+        throw std::invalid_argument(
+            "deformable " + b.name + ": element " + std::to_string(e - b.first_element) + " is " +
+            (det < 0.0 ? "inverted" : "flat") + " in q (det F = " + sci(det) +
+            "), where the neo-Hookean energy is infinite: start from a configuration without inverted elements, "
+            "or use the 'corotated' or 'corotated_hyperelastic' energy, which pushes an inverted element back");
+      }
+  }
+  throw std::invalid_argument("the projective step's forces overflow at its start (force scale " + sci(force_scale) +
                                 "): q, v, f, a stiffness (the contacts', the joint limits') or an obstacle's "
                                 "centre, radius, size or pose hold values too large for the step");
 }
@@ -189,7 +203,7 @@ void pdStep(const PdModel& model, PdData& data, const Points& q, const Points& v
     internal += grad.row(i).squaredNorm();
   }
   data.force_scale = std::sqrt(inertia) + std::sqrt(internal);
-  pdCheckStartIsFinite(data.force_scale, g_start);
+  pdCheckStartIsFinite(model, q, data.force_scale, g_start);
   // bodies with the neo-Hookean energy: line searches start no further than an element's inversion
   bool neohookean = false;
   for (const PdBody& b : model.bodies) neohookean = neohookean || b.neohookean;

@@ -115,9 +115,11 @@ void pdObstacleCotangents(const PdModel& model, const Points& x, const Points& Z
 /// falls to a tenth of its value at x: the start of an inversion-free line search (1 without neo-Hookean bodies).
 double pdInversionFreeStep(const PdModel& model, const Points& x, const Points& d);
 
-/// invalid_argument unless a step's start has a finite force scale and potential: q, v, f or an obstacle hold
-/// values too large for the step (a vertex at 1e300 would otherwise "converge" on a NaN residual).
-void pdCheckStartIsFinite(double force_scale, double start_potential);
+/// invalid_argument unless a step's start has a finite force scale and potential: an element of a neo-Hookean
+/// body inverted in q (its energy is infinite there; the message names the body and the element), or q, v,
+/// f or an obstacle holding values too large for the step (a vertex at 1e300 would otherwise "converge" on a
+/// NaN residual).
+void pdCheckStartIsFinite(const PdModel& model, const Points& q, double force_scale, double start_potential);
 
 /// Adds -Z^T d(grad E(x))/d(theta) to the cotangents of the parameters theta that E's gradient depends on: the
 /// muscles' activations and stiffnesses, the contact stiffness (the penalty's), the obstacles' poses (in data) and

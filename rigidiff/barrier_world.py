@@ -433,13 +433,21 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
     def _affine_state(self, q, name: str) -> np.ndarray:
         """q as a float64 (nq,) array; ValueError naming ``name`` and the body if a body's A is far from a
         rotation (||A A^T - I||_F > MAX_STRAIN): the stiff orthogonality energy keeps real states within a small
-        strain of one, and a state far outside (A entries of 1e20) makes every later quantity meaningless."""
+        strain of one, and a state far outside (A entries of 1e20) makes every later quantity meaningless; or
+        if A is a reflection (det A <= 0), which no step can undo."""
         q = as_array(q, (self.nq,), name)
         strain, worst = self._largest_strain(q)
         if not strain <= MAX_STRAIN:
             raise ValueError(f"{name}: the affine map A of {worst!r} is far from a rotation (||A A^T - I||_F = "
                              f"{strain:.3g} > {MAX_STRAIN}); q holds each body's translation and the rows of A, a "
                              f"rotation up to a small strain")
+        if self._names:  # a reflection keeps A A^T = I but turns the body's surface inside out
+            det = np.linalg.det(q[self._nq_skeletons:].reshape(-1, 12)[:, 3:].reshape(-1, 3, 3))
+            if np.any(det <= 0.0):
+                k = int(np.argmin(det))
+                raise ValueError(f"{name}: the affine map A of {self._names[k]!r} is a reflection (det A = "
+                                 f"{det[k]:.3g}): it turns the body inside out; A must be a rotation up to a "
+                                 f"small strain (det A > 0)")
         return q
 
     @property

@@ -31,6 +31,22 @@ def test_an_affine_map_far_from_a_rotation_is_refused_naming_the_body():
     w.step(q, w.v)
 
 
+def test_a_mirrored_affine_map_is_refused_naming_the_body():
+    # diag(1, 1, -1) keeps A A^T = I (no strain) but turns the cube inside out
+    w = _two_cubes()
+    q = w.q.copy()
+    q[w.layout("high").q][9:12] *= -1.0  # the third row of A
+    for call in (lambda: w.step(q, w.v), lambda: w.step_jacobians(q, w.v), lambda: w.check_state(q),
+                 lambda: w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))):
+        with pytest.raises(ValueError, match=r"q: the affine map A of 'high' is a reflection \(det A = -1\)"):
+            call()
+    with pytest.raises(ValueError, match=r"rollout step 0 \(from q0, v0\): q: the affine map A of 'high' is a refl"):
+        w.rollout(q, w.v, np.zeros((2, w.nv)))
+    q[w.layout("high").q][9:12] *= -1.0  # a rotation by pi about z instead (det +1) steps
+    q[w.layout("high").q][3:9] *= -1.0
+    w.step(q, w.v)
+
+
 def test_a_force_that_would_stretch_a_body_far_from_a_rotation_raises():
     w = _two_cubes()
     tau = np.zeros(w.nv)

@@ -15,16 +15,21 @@ def _two_cubes():
     return w
 
 
+def _refused_by_every_call(w, q, message):
+    """step, step_jacobians, check_state, step_vjp and rollout all raise ValueError matching `message`."""
+    for call in (lambda: w.step(q, w.v), lambda: w.step_jacobians(q, w.v), lambda: w.check_state(q),
+                 lambda: w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))):
+        with pytest.raises(ValueError, match=message):
+            call()
+    with pytest.raises(ValueError, match=r"rollout step 0 \(from q0, v0\): " + message):
+        w.rollout(q, w.v, np.zeros((2, w.nv)))
+
+
 def test_an_affine_map_far_from_a_rotation_is_refused_naming_the_body():
     w = _two_cubes()
     q = w.q.copy()
     q[w.layout("high").q][3] = 1e20  # an entry of A
-    for call in (lambda: w.step(q, w.v), lambda: w.step_jacobians(q, w.v), lambda: w.check_state(q),
-                 lambda: w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))):
-        with pytest.raises(ValueError, match=r"q: the affine map A of 'high' is far from a rotation"):
-            call()
-    with pytest.raises(ValueError, match=r"rollout step 0 \(from q0, v0\): q: the affine map A of 'high'"):
-        w.rollout(q, w.v, np.zeros((2, w.nv)))
+    _refused_by_every_call(w, q, r"q: the affine map A of 'high' is far from a rotation")
     # a strain just inside the bound is a state like any other
     q = w.q.copy()
     q[w.layout("high").q][3:6] *= 1.0 + 0.3 * MAX_STRAIN
@@ -36,12 +41,7 @@ def test_a_mirrored_affine_map_is_refused_naming_the_body():
     w = _two_cubes()
     q = w.q.copy()
     q[w.layout("high").q][9:12] *= -1.0  # the third row of A
-    for call in (lambda: w.step(q, w.v), lambda: w.step_jacobians(q, w.v), lambda: w.check_state(q),
-                 lambda: w.step_vjp(q, w.v, None, np.ones(w.nq), np.ones(w.nv))):
-        with pytest.raises(ValueError, match=r"q: the affine map A of 'high' is a reflection \(det A = -1\)"):
-            call()
-    with pytest.raises(ValueError, match=r"rollout step 0 \(from q0, v0\): q: the affine map A of 'high' is a refl"):
-        w.rollout(q, w.v, np.zeros((2, w.nv)))
+    _refused_by_every_call(w, q, r"q: the affine map A of 'high' is a reflection \(det A = -1\)")
     q[w.layout("high").q][9:12] *= -1.0  # a rotation by pi about z instead (det +1) steps
     q[w.layout("high").q][3:9] *= -1.0
     w.step(q, w.v)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from rigidiff import _core
-from rigidiff._not_copyable import NotCopyable
 from rigidiff._validate import as_array, as_scalar, as_threads, real_array
 from rigidiff.contacts import ContactMethods
 from rigidiff.errors import UnknownNameError
@@ -123,7 +122,7 @@ def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
     return centre - 0.5 * span, centre + 0.5 * span
 
 
-class World(GradientMethods, ContactMethods, NotCopyable, _core.BatchWorldCore):
+class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:
@@ -163,8 +162,10 @@ class World(GradientMethods, ContactMethods, NotCopyable, _core.BatchWorldCore):
             "projective": returns a rigidiff.deformable.ProjectiveWorld, deformable solids under Projective
             Dynamics (docs/deformable.md); its other arguments are ProjectiveWorld's.
 
-    A world holds compiled state: pickling or copying it (multiprocessing's arguments included) raises
-    TypeError. Build it again in each process, or run many states on threads with the batch methods.
+    A world pickles (multiprocessing's arguments included) and copies (copy.copy and copy.deepcopy both give
+    an independent world): the copy is compiled again from copies of the skeletons and particle sets, with the
+    same dt, gravity, integrator, gyroscopic treatment, contact options, stored state, time and contact warm
+    start, so it steps bit for bit as the original.
 
     Example::
 
@@ -173,9 +174,6 @@ class World(GradientMethods, ContactMethods, NotCopyable, _core.BatchWorldCore):
         q, v = world.neutral_configuration(), np.zeros(world.nv)
         q, v = world.step(q, v, np.zeros(world.nv))
     """
-
-    _instead = ("build the world again where it is needed (a function that returns it), or run many states at "
-                "once on threads with step_batch, rollout_batch and step_jacobians_batch")
 
     def __new__(cls, *args, solver: str = "lcp", **kwargs):
         # solver="barrier" is a world of another kind (affine bodies, IPC contact): rigidiff.barrier_world
@@ -379,14 +377,29 @@ class World(GradientMethods, ContactMethods, NotCopyable, _core.BatchWorldCore):
         """A new World with copies of this world's skeletons (which hold its parameters), dt, gravity,
         integrator, gyroscopic treatment, contact options and state: it computes what this world computes, and
         changing one of them leaves the other as it was."""
-        new = World(dt=self.dt, gravity=self.gravity, integrator=self.integrator, gyroscopic=self.gyroscopic)
-        skeletons, particle_sets = copy.deepcopy((self._skeletons, self._particle_sets))
-        new._skeletons, new._particle_sets = skeletons, particle_sets
-        new.rebuild()
-        new.contact_options(**dataclasses.asdict(self.contact_options()))
-        new._q, new._v = (None if x is None else x.copy() for x in (self._q, self._v))
-        new.time = self.time
-        return new
+        return _rebuilt_world(copy.deepcopy(self._recipe(with_warm_start=False)))
+
+    def _recipe(self, with_warm_start: bool = True) -> dict:
+        """What a world is rebuilt from (pickling, copies): its settings, its skeletons and particle sets (the
+        caller copies them), its stored state and time, and its warm start when it is compiled."""
+        warm = self.warm_start() if with_warm_start and self._core_is_ready() else None
+        return {"settings": dict(dt=self.dt, gravity=tuple(self.gravity), integrator=self.integrator,
+                                 gyroscopic=self.gyroscopic),
+                "skeletons": self._skeletons, "particle_sets": self._particle_sets,
+                "contacts": dataclasses.asdict(self.contact_options()), "q": self._q, "v": self._v,
+                "time": self.time, "warm_start": warm}
+
+    def __reduce__(self):
+        return _rebuilt_world, (self._recipe(),)
+
+    def __reduce_ex__(self, protocol):
+        return self.__reduce__()
+
+    def __copy__(self) -> World:
+        return _rebuilt_world(copy.deepcopy(self._recipe()))
+
+    def __deepcopy__(self, memo) -> World:
+        return _rebuilt_world(copy.deepcopy(self._recipe(), memo))
 
     def _compile(self):
         if not self._skeletons and not self._particle_sets:
@@ -770,3 +783,17 @@ class World(GradientMethods, ContactMethods, NotCopyable, _core.BatchWorldCore):
         names = [s.name for s in self._skeletons]
         extra = f", particle_sets={[p.name for p in self._particle_sets]}" if self._particle_sets else ""
         return f"World(dt={self.dt}, skeletons={names}{extra})"
+
+
+def _rebuilt_world(recipe: dict) -> World:
+    """The World of World._recipe (its skeletons and particle sets are used as given): compiled, with its
+    contact options, stored state, time and warm start."""
+    new = World(**recipe["settings"])
+    new._skeletons, new._particle_sets = list(recipe["skeletons"]), list(recipe["particle_sets"])
+    new.rebuild()
+    new.contact_options(**recipe["contacts"])
+    new._q, new._v = (None if x is None else np.array(x) for x in (recipe["q"], recipe["v"]))
+    new.time = recipe["time"]
+    if recipe["warm_start"] is not None:
+        new.set_warm_start(recipe["warm_start"])
+    return new

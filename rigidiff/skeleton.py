@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +71,7 @@ class Body:
                              as_bool(collide, "collide"), as_bool(visual, "visual"), _bits(group, "group"),
                              _bits(mask, "mask"))
         self.shapes.append(inst)
+        self.skeleton._edited()
         return inst
 
     @property
@@ -104,6 +106,21 @@ class Skeleton:
         self._bodies: dict[str, Body] = {}
         self._joints: dict[str, Joint] = {}
         self.source: str | None = None  # file the skeleton was loaded from, if any
+        # the worlds it was added to: a body or shape added later recompiles them (at their next use)
+        self._worlds = weakref.WeakSet()
+
+    def _edited(self) -> None:
+        for world in list(self._worlds):
+            world._skeleton_edited(self)
+
+    def __getstate__(self) -> dict:  # a copy or an unpickled skeleton is in no world yet
+        state = self.__dict__.copy()
+        state.pop("_worlds", None)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._worlds = weakref.WeakSet()
 
     def add_body(self, name: str, joint: Joint | None = None, parent: Body | str | None = None,
                  joint_origin: Transform | None = None, inertia: Inertia | None = None) -> Body:
@@ -146,6 +163,7 @@ class Skeleton:
             parent.children.append(body)
         self._bodies[name] = body
         self._joints[joint.name] = joint
+        self._edited()
         return body
 
     @property

@@ -276,8 +276,15 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
                 raise ValueError(f"skeleton {skeleton.name!r} is already in this world")
             self._check_new_name(skeleton.name, "skeleton")
             self._skeletons.append(skeleton)
+            skeleton._worlds.add(self)
             self.rebuild()
         return skeleton
+
+    def _skeleton_edited(self, skeleton: Skeleton) -> None:
+        """A body or shape was added to one of the world's skeletons: the model is compiled again at its next
+        use (as after rebuild(); the stored state is reset, and q, v take the new sizes)."""
+        if any(s is skeleton for s in self._skeletons):
+            self.rebuild()
 
     def _check_new_name(self, name: str, what: str) -> None:
         taken = [("skeleton", s.name) for s in self._skeletons] + [("particle set", p.name) for p in self._particle_sets]
@@ -367,7 +374,9 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         return self.add_skeleton(ground)
 
     def rebuild(self) -> None:
-        """Recompile the model (call after editing a skeleton that is already in the world)."""
+        """Recompile the model at its next use. Adding a body or a shape to a skeleton of the world does this by
+        itself; call it after other edits of a skeleton already in the world (a body's inertia or joint origin,
+        a joint's axis or limits, a shapes list changed in place)."""
         with self._core_changing():
             self._core_reset()
             self._invalidate_parameters()
@@ -790,6 +799,8 @@ def _rebuilt_world(recipe: dict) -> World:
     contact options, stored state, time and warm start."""
     new = World(**recipe["settings"])
     new._skeletons, new._particle_sets = list(recipe["skeletons"]), list(recipe["particle_sets"])
+    for skeleton in new._skeletons:
+        skeleton._worlds.add(new)
     new.rebuild()
     new.contact_options(**recipe["contacts"])
     new._q, new._v = (None if x is None else np.array(x) for x in (recipe["q"], recipe["v"]))

@@ -16,7 +16,7 @@ from rigidiff import _core
 from rigidiff._body_world import BodyWorld
 from rigidiff._validate import as_array, as_name, as_scalar, as_threads
 from rigidiff.deformable.material import ProjectiveMaterial
-from rigidiff.deformable.mesh import HexMesh, TetMesh
+from rigidiff.deformable.mesh import HexMesh, TetMesh, _sizes
 from rigidiff.deformable.obstacles import ProjectiveObstacles
 from rigidiff.deformable.skeleton_parameters import ProjectiveSkeletonParameters
 from rigidiff.deformable.skeletons import ProjectiveSkeletons
@@ -242,7 +242,8 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             material: an rd.ProjectiveMaterial.
             name: a new name; "deformable<i>" if None.
             fixed: indices of mesh vertices held where they start each step (attachment); none if None.
-            pose: an rd.Transform placing the mesh (the rest shape is unchanged); identity if None.
+            pose: an rd.Transform placing the mesh (the rest shape is unchanged); identity if None. ValueError
+                if it is so far from the origin that round-off would deform the mesh.
             velocity: (3,) initial velocity of every vertex; zero if None.
         """
         if not isinstance(mesh, (TetMesh, HexMesh)):
@@ -258,6 +259,7 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
             raise TypeError(f"pose must be an rd.Transform, got {type(pose).__name__}")
         vel = np.zeros(3) if velocity is None else as_array(velocity, (3,), "velocity")
         fixed_idx = self._fixed_indices(fixed, len(mesh.vertices))
+        start = _placed_vertices(mesh, pose, name)
         body = self._pw_add_body(name, mesh.vertices, mesh.elements, material.youngs_modulus, material.poisson_ratio,
                                  material.density, material.energy_mask)
         if len(fixed_idx):
@@ -265,7 +267,6 @@ class ProjectiveWorld(ProjectiveSkeletons, ProjectiveSkeletonParameters, Project
         self._names.append(name)
         self._meshes.append(mesh)
         self._materials.append(material)
-        start = mesh.vertices @ pose.rotation.T + pose.translation
         nx = len(self._q0) - self._nq_skeletons  # the vertices come before the skeletons' coordinates
         nxv = len(self._v0) - self._nv_skeletons
         self._q0 = np.concatenate([self._q0[:nx], start.ravel(), self._q0[nx:]])
@@ -657,3 +658,17 @@ def _count(n, name: str) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"{name} must be an integer >= 1, got {n!r}")
     return int(n)
+
+
+def _placed_vertices(mesh, pose: Transform, name: str) -> np.ndarray:
+    """The mesh's vertices moved by pose; ValueError if the move loses the mesh to round-off (a pose 1e17 m
+    away, where doubles are 16 m apart, flattens a 10 cm cube): placed back, every vertex must land within a
+    thousandth of the smallest element's size of where it was."""
+    start = mesh.vertices @ pose.rotation.T + pose.translation
+    error = np.abs((start - pose.translation) @ pose.rotation - mesh.vertices).max()
+    size = _sizes(mesh.vertices, mesh.elements).min()
+    if not error <= 1e-3 * size:
+        raise ValueError(f"deformable {name!r}: at this pose (translation {np.abs(pose.translation).max():.3g} m "
+                         f"from the origin) round-off moves its vertices by up to {error:.3g} m, against its "
+                         f"smallest element's {size:.3g} m: place the body nearer the origin")
+    return start

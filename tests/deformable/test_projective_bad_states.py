@@ -110,3 +110,13 @@ def test_an_inverted_neohookean_element_is_named_not_called_an_overflow(with_rob
     w = _neohookean_block(with_robot, kind="corotated")
     q_next, _ = w.step(q, w.v)  # the corotated energy is finite there and pushes the element back
     assert np.isfinite(q_next).all()
+
+
+def test_a_pose_too_far_for_double_precision_is_refused_before_the_body_is_added():
+    w = rd.World(dt=1e-2, solver="projective")
+    mesh = rd.HexMesh.box((0.1, 0.1, 0.1), (2, 2, 2))
+    with pytest.raises(ValueError, match=r"deformable 'far': at this pose .* round-off moves its vertices"):
+        w.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="far", pose=rd.Transform((1e17, 0, 0)))
+    assert w.nq == 0  # nothing half-added
+    w.add_deformable(mesh, rd.ProjectiveMaterial(1e5, 0.3, 1000.0), name="far", pose=rd.Transform((1e6, 0, 0)))
+    assert w.volume(w.q, "far") == pytest.approx(1e-3, rel=1e-6)  # a million metres away keeps the cube

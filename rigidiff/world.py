@@ -795,8 +795,8 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
 
 
 def _rebuilt_world(recipe: dict) -> World:
-    """The World of World._recipe (its skeletons and particle sets are used as given): compiled, with its
-    contact options, stored state, time and warm start."""
+    """The World of World._recipe (its skeletons and particle sets are used as given), with its contact
+    options, stored state, time and warm start (compiled now if it has one, else at its first use)."""
     new = World(**recipe["settings"])
     new._skeletons, new._particle_sets = list(recipe["skeletons"]), list(recipe["particle_sets"])
     for skeleton in new._skeletons:

@@ -102,7 +102,7 @@ class BoxQpSolver {
     const int n = lcp_.n;
     VecX& best = ws_.xprev;
     best = x_;
-    bestGradient = kUnbounded;
+    bestGradient_ = kUnbounded;
     VecX &p = ws_.cgDir, &ap = ws_.cgProd, &phi = ws_.cgFree;
     p.resize(n);
     ap.resize(n);
@@ -121,8 +121,8 @@ class BoxQpSolver {
         continue;
       }
       if (products <= 0) return finishAtBest(accept, products);
-      if (worstNow < bestGradient) {  // the best iterate so far, in case the active set circles to the end
-        bestGradient = worstNow;
+      if (worstNow < bestGradient_) {  // the best iterate so far, in case the active set circles to the end
+        bestGradient_ = worstNow;
         best = x_;
       }
       if (++sinceRefresh >= kRefreshEvery) {
@@ -182,7 +182,7 @@ class BoxQpSolver {
  private:
   // out of products: the best iterate, accepted if its projected gradient is within `accept`
   bool finishAtBest(double accept, int& products) {
-    if (bestGradient < kUnbounded) {
+    if (bestGradient_ < kUnbounded) {
       x_ = ws_.xprev;
       refresh(products);
     }
@@ -229,7 +229,7 @@ class BoxQpSolver {
   const VecX &lo_, &hi_;
   const ScaledDelassus& product_;
   double alphaBar_;
-  double bestGradient = kUnbounded;
+  double bestGradient_ = kUnbounded;
 };
 
 }  // namespace

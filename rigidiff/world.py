@@ -7,8 +7,6 @@ top. Layout and frames: docs/conventions.md.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +20,7 @@ from rigidiff.joints import JOINT_CODES, FixedJoint, Joint
 from rigidiff.particles import ParticleSet
 from rigidiff.skeleton import Body, Skeleton
 from rigidiff.transform import Transform
+from rigidiff.world_copies import WorldCopies
 from rigidiff.world_gradients import GradientMethods
 
 __all__ = ["World", "JointInfo", "Layout"]
@@ -122,7 +121,7 @@ def _sampling_interval(lower: float, upper: float, span: float) -> tuple:
     return centre - 0.5 * span, centre + 0.5 * span
 
 
-class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
+class World(GradientMethods, ContactMethods, WorldCopies, _core.BatchWorldCore):
     """A simulated world: skeletons, gravity and a time step.
 
     Args:
@@ -381,34 +380,6 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
             self._core_reset()
             self._invalidate_parameters()
             self._q = self._v = None
-
-    def _copy(self) -> World:
-        """A new World with copies of this world's skeletons (which hold its parameters), dt, gravity,
-        integrator, gyroscopic treatment, contact options and state: it computes what this world computes, and
-        changing one of them leaves the other as it was."""
-        return _rebuilt_world(copy.deepcopy(self._recipe(with_warm_start=False)))
-
-    def _recipe(self, with_warm_start: bool = True) -> dict:
-        """What a world is rebuilt from (pickling, copies): its settings, its skeletons and particle sets (the
-        caller copies them), its stored state and time, and its warm start when it is compiled."""
-        warm = self.warm_start() if with_warm_start and self._core_is_ready() else None
-        return {"settings": dict(dt=self.dt, gravity=tuple(self.gravity), integrator=self.integrator,
-                                 gyroscopic=self.gyroscopic),
-                "skeletons": self._skeletons, "particle_sets": self._particle_sets,
-                "contacts": dataclasses.asdict(self.contact_options()), "q": self._q, "v": self._v,
-                "time": self.time, "warm_start": warm}
-
-    def __reduce__(self):
-        return _rebuilt_world, (self._recipe(),)
-
-    def __reduce_ex__(self, protocol):
-        return self.__reduce__()
-
-    def __copy__(self) -> World:
-        return _rebuilt_world(copy.deepcopy(self._recipe()))
-
-    def __deepcopy__(self, memo) -> World:
-        return _rebuilt_world(copy.deepcopy(self._recipe(), memo))
 
     def _compile(self):
         if not self._skeletons and not self._particle_sets:
@@ -793,18 +764,3 @@ class World(GradientMethods, ContactMethods, _core.BatchWorldCore):
         extra = f", particle_sets={[p.name for p in self._particle_sets]}" if self._particle_sets else ""
         return f"World(dt={self.dt}, skeletons={names}{extra})"
 
-
-def _rebuilt_world(recipe: dict) -> World:
-    """The World of World._recipe (its skeletons and particle sets are used as given), with its contact
-    options, stored state, time and warm start (compiled now if it has one, else at its first use)."""
-    new = World(**recipe["settings"])
-    new._skeletons, new._particle_sets = list(recipe["skeletons"]), list(recipe["particle_sets"])
-    for skeleton in new._skeletons:
-        skeleton._worlds.add(new)
-    new.rebuild()
-    new.contact_options(**recipe["contacts"])
-    new._q, new._v = (None if x is None else np.array(x) for x in (recipe["q"], recipe["v"]))
-    new.time = recipe["time"]
-    if recipe["warm_start"] is not None:
-        new.set_warm_start(recipe["warm_start"])
-    return new

@@ -278,14 +278,10 @@ bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const 
       break;
     }
     const bool ok = qp.solve(tol, tol / kInnerTolerance, products);
-    if (!ok || products <= 0) {
+    if (!ok || products <= 0 || round + 1 == kMaxBoundRounds) {  // no further round: the answer as it is
       unscaled();
       valid = isValidBoxedLcp(lcp, ws.dx, ws.dw, options);
       break;
-    }
-    if (round + 1 == kMaxBoundRounds) {
-      unscaled();
-      valid = isValidBoxedLcp(lcp, ws.dx, ws.dw, options);
     }
   }
   ws.x = ws.dx;

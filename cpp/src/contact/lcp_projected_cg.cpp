@@ -234,7 +234,12 @@ class BoxQpSolver {
 
 }  // namespace
 
-bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
+int projectedCgBudget(int rows) {
+  return std::max(kMinProducts, static_cast<int>(kProductsPerSqrtRow * std::sqrt(static_cast<double>(rows))));
+}
+
+bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
+                              int maxProducts, int* productsUsed) {
   const int n = lcp.n;
   if (n == 0) return true;
   const bool lazy = lcp.lazyA && !ws.denseReady;
@@ -245,7 +250,8 @@ bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const 
   if (!(norm > 0.0) || !std::isfinite(norm)) return false;
   const double alphaBar = 1.9 / norm;  // Dostal's expansion step, within (0, 2 / |S A S|]
   const double tol = kInnerTolerance * options.tolerance * (1.0 + lcp.b.cwiseAbs().maxCoeff());
-  int products = std::max(kMinProducts, static_cast<int>(kProductsPerSqrtRow * std::sqrt(static_cast<double>(n))));
+  const int budget = maxProducts > 0 ? maxProducts : projectedCgBudget(n);
+  int products = budget;
   ws.tmp.resize(n);
   // ws.x, ws.w hold y and the scaled gradient while the rounds run; ws.dx, ws.dw the answer x, w = A x + b
   ws.x.array() /= scale.array();
@@ -286,6 +292,7 @@ bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const 
   }
   ws.x = ws.dx;
   ws.w = ws.dw;
+  if (productsUsed) *productsUsed += budget - std::max(0, products);
   if (!ws.x.allFinite()) return false;
   return valid;
 }

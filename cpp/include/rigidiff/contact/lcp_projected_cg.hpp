@@ -23,8 +23,14 @@ namespace contact {
 /// through lcp.factors when the problem has them (a lazy A is never formed). Writes ws.x and ws.w = A x + b.
 /// True when (x, w) passes isValidBoxedLcp with the friction bounds of the answer's normal impulses; false
 /// if the rounds or the products' budget run out first (the answer is then the last iterate, or the round's
-/// best, finite). Uses ws.lo, ws.hi, ws.dx, ws.dw, ws.xprev, ws.tmp and the cg* buffers as scratch.
-bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options);
+/// best, finite). maxProducts > 0 replaces the budget of products with A (projectedCgBudget); the products
+/// spent are added to *productsUsed when given. Uses ws.lo, ws.hi, ws.dx, ws.dw, ws.xprev, ws.tmp and the
+/// cg* buffers as scratch.
+bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
+                              int maxProducts = 0, int* productsUsed = nullptr);
+
+/// The products with A that solveBoxedLcpProjectedCg may spend on a problem of `rows` rows by default.
+int projectedCgBudget(int rows);
 
 }  // namespace contact
 }  // namespace rigidiff

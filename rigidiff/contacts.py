@@ -70,7 +70,7 @@ _COMBINE_NAMES = {code: name for name, code in COMBINE.items()}
 LCP_CLASSES = ("separating", "clamping", "upper_bound", "lower_bound")
 ROW_KINDS = ("normal", "friction", "lower_limit", "upper_limit", "joint_friction")
 LCP_SOLVERS = ("none", "warm_start", "pivoting", "projected_conjugate_gradients", "projected_gauss_seidel",
-               "frictionless_pgs")
+               "approximate_friction", "frictionless_pgs")
 
 
 @dataclass(frozen=True)
@@ -106,6 +106,8 @@ class StepContacts(ContactSet):
         solver: the solver stage that produced the impulses ("warm_start", "pivoting", ...); "none" when
             the step solved no constraint, or when an island of rows defeated every stage (its impulses
             are then zero: its bodies moved without contact forces, and may pass through each other).
+            "approximate_friction": no stage met the tolerance on some island, which kept the closest
+            answer with friction (within 100 times the tolerance) rather than dropping friction.
         friction_dropped: True if friction was dropped to find a solution.
         row_kinds: the kind of every constraint row of the step, in row order: "normal", "friction"
             (contact rows), "lower_limit", "upper_limit" (joint limits) or "joint_friction".

@@ -48,7 +48,10 @@ class LcpSolver(enum.IntEnum):
     PIVOTING = 2  #: principal pivoting (Dantzig's method for box bounds)
     PROJECTED_CONJUGATE_GRADIENTS = 3  #: projected conjugate gradients (MPRGP), friction bounds by rounds
     PROJECTED_GAUSS_SEIDEL = 4  #: projected Gauss-Seidel on the slightly regularised problem
-    FRICTIONLESS_PGS = 5  #: projected Gauss-Seidel with the friction rows dropped
+    #: no stage met the tolerance: the closest answer with friction of pivoting and Gauss-Seidel, within 100
+    #: times the tolerance, is kept (not standardised)
+    APPROXIMATE_FRICTION = 5
+    FRICTIONLESS_PGS = 6  #: projected Gauss-Seidel with the friction rows dropped
 
 
 @dataclass

@@ -1,4 +1,5 @@
-// The boxed-LCP pipeline: warm start, pivoting, projected Gauss-Seidel, frictionless fallback, validity.
+// The boxed-LCP pipeline: warm start, pivoting, projected Gauss-Seidel, the closest answer with friction,
+// frictionless fallback, validity.
 #include "rigidiff/contact/boxed_lcp.hpp"
 
 #include <algorithm>
@@ -89,6 +90,22 @@ void boxedLcpVelocity(const BoxedLcp& lcp, const Ref<const VecX>& x, Ref<VecX> w
   w += lcp.b;
 }
 
+namespace {
+
+// the bounds of row i at the impulses x: a friction row's scale with its normal impulse
+inline void rowBounds(const BoxedLcp& lcp, const Ref<const VecX>& x, int i, double& l, double& u) {
+  l = lcp.lo[i];
+  u = lcp.hi[i];
+  const int j = lcp.normalOf(i);
+  if (j >= 0) {
+    const double s = std::max(0.0, x[j]);
+    l *= s;
+    u *= s;
+  }
+}
+
+}  // namespace
+
 bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<const VecX>& w,
                      const BoxedLcpOptions& options) {
   const int n = lcp.n;
@@ -97,13 +114,8 @@ bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<co
   const double tx = options.tolerance * (1.0 + x.cwiseAbs().maxCoeff());
   const double tw = options.tolerance * (1.0 + lcp.b.cwiseAbs().maxCoeff());
   for (int i = 0; i < n; ++i) {
-    double l = lcp.lo[i], u = lcp.hi[i];
-    const int j = lcp.normalOf(i);
-    if (j >= 0) {
-      const double s = std::max(0.0, x[j]);
-      l *= s;
-      u *= s;
-    }
+    double l, u;
+    rowBounds(lcp, x, i, l, u);
     if (x[i] < l - tx || x[i] > u + tx) return false;  // out of bounds
     if (u - l <= tx) continue;                          // a pinched interval accepts any velocity
     const bool atLo = x[i] <= l + tx, atHi = x[i] >= u - tx;
@@ -112,6 +124,26 @@ bool isValidBoxedLcp(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<co
     if (!atLo && !atHi && std::abs(w[i]) > tw) return false;
   }
   return true;
+}
+
+double boxedLcpViolation(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<const VecX>& w,
+                         const BoxedLcpOptions& options) {
+  const int n = lcp.n;
+  if (n == 0) return 0.0;
+  if (!x.allFinite() || !w.allFinite()) return std::numeric_limits<double>::infinity();
+  const double tx = options.tolerance * (1.0 + x.cwiseAbs().maxCoeff());
+  const double tw = options.tolerance * (1.0 + lcp.b.cwiseAbs().maxCoeff());
+  double worst = 0.0;
+  for (int i = 0; i < n; ++i) {
+    double l, u;
+    rowBounds(lcp, x, i, l, u);
+    worst = std::max(worst, std::max(l - x[i], x[i] - u) / tx);
+    if (u - l <= tx) continue;  // as isValidBoxedLcp: a pinched interval accepts any velocity
+    const bool atLo = x[i] <= l + tx, atHi = x[i] >= u - tx;
+    const double pull = atLo == atHi ? std::abs(w[i]) : atLo ? -w[i] : w[i];  // at both bounds: either way
+    worst = std::max(worst, pull / tw);
+  }
+  return worst;
 }
 
 namespace {
@@ -332,6 +364,8 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
   // also after the shorter runs of sweepFirst). A candidate that fails the check may still have the right
   // classification: its clamping-system solve (which couples the friction bounds to the normal impulses
   // exactly) is tried before moving on.
+  VecX closest;  // the candidate with friction that comes closest to the tolerance
+  double closestViolation = std::numeric_limits<double>::infinity();
   for (const LcpSolver solver : {LcpSolver::Pivoting, LcpSolver::ProjectedGaussSeidel}) {
     if (solver == LcpSolver::Pivoting) {
       solveBoxedLcpPivoting(lcp, ws, options);
@@ -349,6 +383,23 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
       result.standardised = standardised;
       return result;
     }
+    const double violation = boxedLcpViolation(lcp, ws.x, ws.w, options);
+    if (violation < closestViolation) {
+      closestViolation = violation;
+      closest = ws.x;
+    }
+  }
+
+  // the closest answer with friction, when it is near the tolerance: its impulses are off by a small multiple
+  // of what a valid answer may be, where dropping friction changes the motion entirely
+  if (closestViolation <= kApproximateFactor) {
+    ws.x = closest;
+    boxedLcpVelocity(lcp, ws.x, ws.w);
+    classifyBoxedLcp(lcp, ws, options, false);
+    ws.systemValid = false;
+    result.solver = LcpSolver::ApproximateFriction;
+    result.success = true;
+    return result;
   }
 
   // drop the friction rows: the normal-only problem (bounds of friction rows pinched at zero)

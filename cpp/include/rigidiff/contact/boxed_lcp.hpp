@@ -12,7 +12,8 @@
 //
 // The pipeline (solveBoxedLcp): optional warm start from a guessed classification -> principal pivoting
 // (lcp_pivoting.hpp) -> projected Gauss-Seidel with a small diagonal regularisation (lcp_pgs.hpp) -> the
-// normal-only problem by projected Gauss-Seidel with the friction rows dropped -> zeros and a failure flag.
+// closest answer with friction within kApproximateFactor times the tolerance -> the normal-only problem by
+// projected Gauss-Seidel with the friction rows dropped -> zeros and a failure flag.
 // An island too large to pivot cheaply (BoxedLcpOptions::sweepsFirstWork) is solved first on its factors by
 // projected conjugate gradients (lcp_projected_cg.hpp; from the previous impulses, then from zero when that
 // answer does not standardise) alternating with short Gauss-Seidel runs, before pivoting; its warm start and standardisation then never decompose a large clamping system densely. Large
@@ -44,7 +45,10 @@ enum class LcpSolver : int {
   Pivoting = 2,              ///< principal pivoting with friction bounds from an outer fixed-point loop
   ProjectedConjugateGradients = 3,  ///< projected conjugate gradients (MPRGP) with friction bounds by rounds
   ProjectedGaussSeidel = 4,  ///< projected Gauss-Seidel on the regularised problem
-  FrictionlessPgs = 5,       ///< projected Gauss-Seidel on the normal rows only (friction dropped)
+  /// no stage met the tolerance: the closest answer with friction of pivoting and Gauss-Seidel, within
+  /// kApproximateFactor times the tolerance (not standardised)
+  ApproximateFriction = 5,
+  FrictionlessPgs = 6,  ///< projected Gauss-Seidel on the normal rows only (friction dropped)
 };
 
 /// A Delassus matrix given also as A = J K^T (K = M~^-1 J^T for contact rows), each row of J and K
@@ -266,6 +270,17 @@ void delassusVelocity(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const Ref<cons
 
 /// Post-impulse velocity w = A x + b (dim n) into w.
 void boxedLcpVelocity(const BoxedLcp& lcp, const Ref<const VecX>& x, Ref<VecX> w);
+
+/// Where no stage meets options.tolerance, the closest answer with friction is kept when its violation
+/// (boxedLcpViolation) is at most this many times the tolerance, before friction is dropped: Gauss-Seidel
+/// stalls 1.5-25 times above the tolerance on the impact steps of heaps of spheres, where dropping
+/// friction flattens the heap.
+constexpr double kApproximateFactor = 100.0;
+
+/// The largest violation of bounds and complementarity of (x, w), in units of isValidBoxedLcp's
+/// thresholds: at most 1 when (x, w) is valid, infinite when not finite.
+double boxedLcpViolation(const BoxedLcp& lcp, const Ref<const VecX>& x, const Ref<const VecX>& w,
+                         const BoxedLcpOptions& options);
 
 /// Checks bounds and complementarity of (x, w = A x + b) with the tolerances of options.tolerance
 /// (friction bounds scaled by the current normal impulses; a bound interval narrower than the impulse

@@ -363,10 +363,14 @@ BoxedLcpResult solveBoxedLcp(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const B
   // principal pivoting with the friction-bound loop, then projected Gauss-Seidel from zero (all its sweeps,
   // also after the shorter runs of sweepFirst). A candidate that fails the check may still have the right
   // classification: its clamping-system solve (which couples the friction bounds to the normal impulses
-  // exactly) is tried before moving on.
+  // exactly) is tried before moving on. On an island swept first the order is reversed: pivoting costs it
+  // the most, and on the impact steps of heaps that defeat the gradients it failed wherever the sweeps answered
+  // (the same trajectories either way, the landing of 125 spheres 8-25 % faster).
   VecX closest;  // the candidate with friction that comes closest to the tolerance
   double closestViolation = std::numeric_limits<double>::infinity();
-  for (const LcpSolver solver : {LcpSolver::Pivoting, LcpSolver::ProjectedGaussSeidel}) {
+  const LcpSolver first = sweepsFirst ? LcpSolver::ProjectedGaussSeidel : LcpSolver::Pivoting;
+  const LcpSolver second = sweepsFirst ? LcpSolver::Pivoting : LcpSolver::ProjectedGaussSeidel;
+  for (const LcpSolver solver : {first, second}) {
     if (solver == LcpSolver::Pivoting) {
       solveBoxedLcpPivoting(lcp, ws, options);
     } else {

@@ -1,7 +1,8 @@
-"""A pile of 343 particles at rest: an island of 2793 rows on 1029 dofs. Its cold step is solved by
-projected conjugate gradients on the island's factors (pivoting it costs seconds), its warm steps solve a clamping system of
-more than a thousand unknowns by conjugate gradients (a dense factorisation costs tens of ms): the pile must
-stay put, each column carrying its own weight to the ground, with friction kept."""
+"""Piles of particles. A pile of 343 at rest, an island of 2793 rows on 1029 dofs: its cold step is solved
+by projected conjugate gradients on the island's factors (pivoting it costs seconds), its warm steps solve a
+clamping system of more than a thousand unknowns by conjugate gradients (a dense factorisation costs tens
+of ms); the pile must stay put, each column carrying its own weight to the ground, with friction kept. A
+collapsing heap keeps its friction on the impact steps that defeat the exact stages."""
 
 import warnings
 

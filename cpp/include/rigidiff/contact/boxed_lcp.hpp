@@ -16,8 +16,9 @@
 // projected Gauss-Seidel with the friction rows dropped -> zeros and a failure flag.
 // An island too large to pivot cheaply (BoxedLcpOptions::sweepsFirstWork) is solved first on its factors by
 // projected conjugate gradients (lcp_projected_cg.hpp; from the previous impulses, then from zero when that
-// answer does not standardise) alternating with short Gauss-Seidel runs, before pivoting; its warm start and standardisation then never decompose a large clamping system densely. Large
-// clamping systems are solved by Krylov iterations (clamping_iterative.hpp).
+// answer does not standardise) alternating with short Gauss-Seidel runs; after them it tries the full
+// Gauss-Seidel before pivoting. Its warm start and standardisation never decompose a large clamping system
+// densely. Large clamping systems are solved by Krylov iterations (clamping_iterative.hpp).
 // Every candidate is checked by isValidBoxedLcp; an accepted one is classified and standardised
 // (lcp_classification.hpp) so redundant contacts get the unique least-squares minimum-norm answer.
 #pragma once

@@ -141,7 +141,7 @@ def plot(out: Path, world, scores, paths: dict, Q) -> list:
 
 
 def main(fast: bool = False, out=DEFAULT_OUT) -> dict:
-    steps, iterations = (40, 1) if fast else (600, 8)
+    steps, iterations = (28, 1) if fast else (600, 8)
     world = build(fast)
     control = rd.OpenLoopControl(world, "cow", gait, steps, height_weight=0.3)
     print(f"projective world: a cow of {len(world.mesh('cow').elements)} hexahedra ({world.nq} dofs) with "

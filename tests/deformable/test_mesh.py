@@ -127,6 +127,43 @@ def test_voxelise_a_sphere():
     assert abs(fine.volume() - sphere.volume) < abs(mesh.volume() - sphere.volume)
 
 
+def test_voxelise_a_ring_keeps_its_hole():
+    """A ring (not convex: its hole is outside) voxelised into cubes whose centres lie inside it, checked cube by
+    cube against the ring's own inequalities; centres within 2 mm of its faceted round walls are left out."""
+    r_in, r_out, height, dx = 0.04, 0.1, 0.05, 0.01
+    ring = trimesh.creation.annulus(r_min=r_in, r_max=r_out, height=height, sections=64)
+    mesh = rd.HexMesh.from_surface(ring, dx=dx)
+    centres = mesh.vertices[mesh.elements].mean(axis=1)
+    radius = np.hypot(centres[:, 0], centres[:, 1])
+    assert np.all(np.abs(centres[:, 2]) < height / 2)
+    assert np.all(radius > r_in - 2e-3) and np.all(radius < r_out + 2e-3)
+    # every centre of the grid (20 x 20 x 5 cubes over the ring's bounding box) clearly inside the ring is a cube
+    g = np.arange(-r_out + dx / 2, r_out, dx)
+    x, y, z = (a.ravel() for a in np.meshgrid(g, g, np.arange(-2, 3) * dx, indexing="ij"))
+    r = np.hypot(x, y)
+    inside = (r > r_in + 2e-3) & (r < r_out * np.cos(np.pi / 64) - 2e-3)
+    found = {tuple(np.round(c / 1e-4).astype(int)) for c in centres}
+    wanted = {tuple(np.round(p / 1e-4).astype(int)) for p in np.stack([x, y, z], 1)[inside]}
+    assert wanted <= found and len(found) < 1.1 * len(wanted)
+
+
+def test_winding_numbers_are_one_inside_and_zero_outside_even_near_the_surface():
+    from rigidiff.deformable.mesh import _winding_numbers
+
+    sphere = trimesh.creation.icosphere(subdivisions=3, radius=0.1)
+    rng = np.random.default_rng(5)
+    directions = rng.standard_normal((400, 3))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    # the icosphere is inscribed: its faces lie at least 0.1 cos(its largest face angle) from the centre
+    points = np.concatenate([0.09 * directions * rng.random((400, 1)) ** (1 / 3), 0.1001 * directions,
+                             directions * (0.1001 + rng.random((400, 1)))])
+    w = _winding_numbers(sphere.vertices, sphere.faces, points, chunk=5000)
+    np.testing.assert_allclose(w[:400], 1.0, atol=1e-9)
+    np.testing.assert_allclose(w[400:], 0.0, atol=1e-9)
+    # chunking does not change a value
+    np.testing.assert_array_equal(w, _winding_numbers(sphere.vertices, sphere.faces, points, chunk=10**7))
+
+
 def test_voxelise_a_box_of_whole_cubes():
     """A box whose sides are whole numbers of cubes up to rounding is voxelised exactly: 0.15 / 0.025 is
     6.000000000000001 in floating point, and a seventh column would shift the grid off the box by half a cube."""

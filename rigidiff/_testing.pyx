@@ -92,21 +92,28 @@ def dense_product(A, B, C=None, bint transposed_a=False):
     return c
 
 
-def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None, int iterative_size=1024,
-                           double sweeps_work=2e7):
-    """The boxed LCP with A = J K^T solved from its factors (A formed only if a stage needs its columns):
-    x, w, classes, (solver, A formed, success, standardised), dx_db. iterative_size and sweeps_work are
-    BoxedLcpOptions' iterativeClampingSize and sweepsFirstWork (their defaults here too)."""
+cdef tuple _factor_lcp(J, K, block_start, b, lo, hi, findex):
+    """J, K as float64 arrays of one 2-D shape (n, dim), and b, lo, hi as (n,) vectors; ValueError for shapes
+    that do not fit (findex: n entries, block_start: at least one)."""
     cdef cnp.ndarray j = np.ascontiguousarray(J, dtype=float)
     cdef cnp.ndarray k = np.ascontiguousarray(K, dtype=float)
     if j.ndim != 2 or k.ndim != 2 or j.shape[0] != k.shape[0] or j.shape[1] != k.shape[1]:
         raise ValueError("J and K must be 2-D of one shape")
     cdef int n = j.shape[0]
+    if np.shape(findex) != (n,) or np.size(block_start) < 1:
+        raise ValueError("findex must have n entries and block_start at least one")
+    return j, k, _vec(b, n, "b"), _vec(lo, n, "lo"), _vec(hi, n, "hi")
+
+
+def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None, int iterative_size=1024,
+                           double sweeps_work=2e7):
+    """The boxed LCP with A = J K^T solved from its factors (A formed only if a stage needs its columns):
+    x, w, classes, (solver, A formed, success, standardised), dx_db. iterative_size and sweeps_work are
+    BoxedLcpOptions' iterativeClampingSize and sweepsFirstWork (their defaults here too)."""
+    j, k, bv, lv, hv = _factor_lcp(J, K, block_start, b, lo, hi, findex)
+    cdef int n = j.shape[0]
     cdef int dim = j.shape[1]
     cdef int[::1] bs = np.ascontiguousarray(block_start, dtype=np.intc)
-    cdef cnp.ndarray bv = _vec(b, n, "b")
-    cdef cnp.ndarray lv = _vec(lo, n, "lo")
-    cdef cnp.ndarray hv = _vec(hi, n, "hi")
     cdef int[::1] fv = np.ascontiguousarray(findex, dtype=np.intc)
     cdef int[::1] wv
     cdef const int* wp = NULL
@@ -115,8 +122,6 @@ def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None, int 
         if wv.shape[0] != n:
             raise ValueError(f"warm must have {n} classes")
         wp = &wv[0]
-    if fv.shape[0] != n or bs.shape[0] < 1:
-        raise ValueError("findex must have n entries and block_start at least one")
     cdef cnp.ndarray x = _empty1(n)
     cdef cnp.ndarray w = _empty1(n)
     cdef int[::1] classes = np.zeros(n, dtype=np.intc)
@@ -126,6 +131,21 @@ def boxed_lcp_from_factors(J, K, block_start, b, lo, hi, findex, warm=None, int 
                                  &fv[0], wp, iterative_size, sweeps_work, _ptr(x), _ptr(w), &classes[0],
                                  &status[0], _ptr(dx_db))
     return x, w, np.asarray(classes), np.asarray(status), dx_db
+
+
+def projected_cg_from_factors(J, K, block_start, b, lo, hi, findex, x0):
+    """Projected conjugate gradients alone on the boxed LCP with A = J K^T (as boxed_lcp_from_factors), from the
+    impulses x0 with the default budget: x, w, whether the answer is valid, and the products with A spent."""
+    j, k, bv, lv, hv = _factor_lcp(J, K, block_start, b, lo, hi, findex)
+    cdef int n = j.shape[0]
+    cdef int[::1] bs = np.ascontiguousarray(block_start, dtype=np.intc)
+    cdef int[::1] fv = np.ascontiguousarray(findex, dtype=np.intc)
+    cdef cnp.ndarray x = np.array(_vec(x0, n, "x0"), dtype=float)
+    cdef cnp.ndarray w = _empty1(n)
+    cdef int valid = 0
+    cdef int products = api.projectedCgFromFactors(n, j.shape[1], _ptr(j), _ptr(k), bs.shape[0] - 1, &bs[0],
+                                                   _ptr(bv), _ptr(lv), _ptr(hv), &fv[0], _ptr(x), _ptr(w), &valid)
+    return x, w, bool(valid), products
 
 
 cdef cnp.ndarray _points(verts, Py_ssize_t n, str name, str why=""):

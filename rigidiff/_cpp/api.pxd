@@ -267,6 +267,9 @@ cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:
                                   const int* blockStart, const double* b, const double* lo, const double* hi,
                                   const int* findex, const int* warm, int iterativeSize, double sweepsWork,
                                   double* x, double* w, int* classes, int* status, double* dx_db) except +
+    int projectedCgFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
+                               const double* b, const double* lo, const double* hi, const int* findex, double* x,
+                               double* w, int* valid) except +
 
     void linalgDenseProduct(int m, int k, int n, const double* A, const double* B, double* C, bool accumulate,
                             bool transposed_a) except +

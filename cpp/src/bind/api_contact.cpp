@@ -6,6 +6,7 @@
 #include "rigidiff/bind/api.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/contact/boxed_lcp.hpp"
+#include "rigidiff/contact/lcp_projected_cg.hpp"
 #include "rigidiff/contact/lcp_derivatives.hpp"
 #include "rigidiff/macros.hpp"
 
@@ -92,15 +93,14 @@ void solveBoxedLcp(int n, const double* A, const double* b, const double* lo, co
   }
 }
 
-void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
-                              const double* b, const double* lo, const double* hi, const int* findex,
-                              const int* warm, int iterativeSize, double sweepsWork, double* x, double* w,
-                              int* classes, int* status, double* dx_db) {
+namespace {
+
+// J and K (n x dim, row-major) checked, A = J K^T checked as a boxed LCP, and each row kept on the whole blocks
+// where its J or K is not zero
+contact::DelassusFactorStorage checkedFactors(int n, int dim, const double* J, const double* K, int blocks,
+                                              const int* blockStart, const double* b, const double* lo,
+                                              const double* hi, const int* findex) {
   RD_CHECK_ARG(n >= 0 && dim >= 0 && blocks >= 0, "sizes must be >= 0");
-  RD_CHECK_ARG(iterativeSize >= 1 && sweepsWork >= 0.0, "iterative_size must be >= 1 and sweeps_work >= 0");
-  contact::BoxedLcpOptions options;
-  options.iterativeClampingSize = iterativeSize;
-  options.sweepsFirstWork = sweepsWork;
   RD_CHECK_ARG(blockStart[0] == 0 && blockStart[blocks] == dim, "blocks must cover [0, " << dim << ")");
   for (int k = 0; k < blocks; ++k)
     RD_CHECK_ARG(blockStart[k + 1] > blockStart[k], "block " << k << " is empty");
@@ -109,7 +109,6 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
   Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> Jm(J, n, dim), Km(K, n, dim);
   const MatX A = Jm * Km.transpose();
   checkBoxedLcp(n, A.data(), b, lo, hi, findex);
-  // each row on the whole blocks where its J or K is not zero
   contact::DelassusFactorStorage kept;
   kept.dim = dim;
   kept.blocks = blocks;
@@ -127,6 +126,20 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
     }
     kept.start.push_back(static_cast<int>(kept.index.size()));
   }
+  return kept;
+}
+
+}  // namespace
+
+void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
+                              const double* b, const double* lo, const double* hi, const int* findex,
+                              const int* warm, int iterativeSize, double sweepsWork, double* x, double* w,
+                              int* classes, int* status, double* dx_db) {
+  RD_CHECK_ARG(iterativeSize >= 1 && sweepsWork >= 0.0, "iterative_size must be >= 1 and sweeps_work >= 0");
+  contact::BoxedLcpOptions options;
+  options.iterativeClampingSize = iterativeSize;
+  options.sweepsFirstWork = sweepsWork;
+  const contact::DelassusFactorStorage kept = checkedFactors(n, dim, J, K, blocks, blockStart, b, lo, hi, findex);
   const contact::DelassusFactors factors = kept.view();
   MatX buffer;
   contact::BoxedLcp lcp(n, nullptr, b, lo, hi, findex);
@@ -150,6 +163,25 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
   MatX D(n, n);
   contact::boxedLcpJacobianB(lcp, ws, D);
   copyOut(D, dx_db, "dx_db");
+}
+
+int projectedCgFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
+                           const double* b, const double* lo, const double* hi, const int* findex, double* x,
+                           double* w, int* valid) {
+  const contact::DelassusFactorStorage kept = checkedFactors(n, dim, J, K, blocks, blockStart, b, lo, hi, findex);
+  const contact::DelassusFactors factors = kept.view();
+  checkFinite(x, n, "x");
+  MatX buffer;
+  contact::BoxedLcp lcp(n, nullptr, b, lo, hi, findex);
+  lcp.factors = &factors;
+  lcp.lazyA = &buffer;
+  contact::BoxedLcpWorkspace ws(n);
+  ws.x = Eigen::Map<const VecX>(x, n);
+  int products = 0;
+  *valid = contact::solveBoxedLcpProjectedCg(lcp, ws, contact::BoxedLcpOptions(), 0, &products);
+  Eigen::Map<VecX>(x, n) = ws.x;
+  Eigen::Map<VecX>(w, n) = ws.w;
+  return products;
 }
 
 }  // namespace bind

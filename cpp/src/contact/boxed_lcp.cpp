@@ -152,10 +152,13 @@ namespace {
 // kGradientAttempts times, before pivoting (sweeps that stall short of the tolerance rarely recover alone)
 constexpr int kSweepsBetweenGradients = 200;
 constexpr int kGradientAttempts = 4;
+// the attempts after the first get this share of the products' budget: those that answered a heap's impact
+// step after Gauss-Seidel's sweeps took at most 75 sqrt(rows) products
+constexpr double kRetryBudget = 0.3;
 // The run from zero after an answer from the previous impulses gets at most this share of the products'
-// budget (fromZeroStandardises): it answers the landing steps of bins of 30 to 100 in under 1200 products of
-// 30000 to 60000.
-constexpr double kFromZeroBudget = 0.1;
+// budget (fromZeroStandardises): it answers the landing steps of bins of 30 to 100 in under 1200 products
+// (about 30 sqrt(rows)).
+constexpr double kFromZeroBudget = 0.3;
 
 // validity of the frictionless answer: friction rows held at zero are skipped
 bool validWithoutFriction(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options) {
@@ -244,8 +247,8 @@ int clampedRows(const LcpClass* classes, int n) {
 }
 
 // After an answer from the previous impulses that does not standardise: one more run of the gradients, from
-// zero, with at most the products the first one spent (and a tenth of the budget), kept when it standardises
-// on fewer clamped rows. From zero the gradients meet the bounds early and, on a bin of boxes, end on few
+// zero, with at most the products the first one spent (and three tenths of the budget), kept when it
+// standardises on fewer clamped rows. From zero the gradients meet the bounds early and, on a bin of boxes, end on few
 // clamped rows per face whose minimum-norm solution stays valid at the next step, so the warm steps that
 // follow solve one small system. From the previous impulses they keep the load spread over every redundant
 // contact (a bin of 50 at rest: 1524 clamped rows against 222), whose minimum-norm solution breaks a bound:
@@ -284,7 +287,8 @@ bool sweepFirst(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOption
   bool solved = false;
   int products = 0;
   for (int attempt = 0; attempt < kGradientAttempts && !solved; ++attempt) {
-    if (solveBoxedLcpProjectedCg(lcp, ws, options, 0, &products)) {
+    const int cap = attempt == 0 ? 0 : std::max(1, static_cast<int>(kRetryBudget * projectedCgBudget(lcp.n)));
+    if (solveBoxedLcpProjectedCg(lcp, ws, options, cap, &products)) {
       result.solver = LcpSolver::ProjectedConjugateGradients;
       solved = true;
       break;

@@ -204,6 +204,12 @@ void solveBoxedLcpFromFactors(int n, int dim, const double* J, const double* K, 
                               const double* b, const double* lo, const double* hi, const int* findex,
                               const int* warm, int iterativeSize, double sweepsWork, double* x, double* w,
                               int* classes, int* status, double* dx_db);
+/// Test-only: projected conjugate gradients alone (solveBoxedLcpProjectedCg, default options and budget) on
+/// the LCP given by its factors as in solveBoxedLcpFromFactors, from the impulses x (overwritten by the
+/// answer; w = A x + b). *valid: whether the answer passed the check. Returns the products with A spent.
+int projectedCgFromFactors(int n, int dim, const double* J, const double* K, int blocks, const int* blockStart,
+                           const double* b, const double* lo, const double* hi, const int* findex, double* x,
+                           double* w, int* valid);
 
 
 // ---- trajectory optimisation (api_trajopt.cpp; trajopt/riccati.hpp)

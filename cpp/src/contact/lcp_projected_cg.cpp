@@ -288,11 +288,12 @@ bool solveBoxedLcpProjectedCg(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const 
       break;
     }
     const bool ok = qp.solve(tol, tol / kInnerTolerance, products);
-    if (!ok || products <= 0 || round + 1 == kMaxBoundRounds) {  // no further round: the answer as it is
-      unscaled();
-      valid = isValidBoxedLcp(lcp, ws.dx, ws.dw, options);
-      break;
-    }
+    // the round's answer is checked as it is: moving it into the next round's bounds (friction rows a hair
+    // past mu times their new normal, within the tolerance) can make another row's velocity miss it, and a
+    // landing bin's run then went on for rounds, valid after each one, until its budget ran out
+    if (!unscaled()) break;
+    valid = isValidBoxedLcp(lcp, ws.dx, ws.dw, options);
+    if (valid || !ok || products <= 0 || round + 1 == kMaxBoundRounds) break;  // or no further round
   }
   ws.x = ws.dx;
   ws.w = ws.dw;

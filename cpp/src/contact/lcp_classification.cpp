@@ -81,6 +81,39 @@ void addOuterProduct(Block& N, int i0, int j0, const double* g, int ng, const do
           Eigen::Map<const Vec6>(g + a) * Eigen::Map<const Vec6>(h + b).transpose();
 }
 
+// Are the clamped rows of ws and their entries of G (and dim, low, high) those the factor in ws.rootPsd was
+// made from? Then N = G_C^T G_C would come out the same to the bit. keep = true records them instead.
+bool sameRootEntries(const DelassusRoot& root, BoxedLcpWorkspace& ws, double low, double high, bool keep) {
+  if (keep) {
+    ws.rootKeptDim = root.dim;
+    ws.rootKeptLow = low;
+    ws.rootKeptHigh = high;
+    ws.rootKeptRows = ws.clamped;
+    ws.rootKeptCount.clear();
+    ws.rootKeptIndex.clear();
+    ws.rootKeptG.clear();
+    for (const int row : ws.clamped) {
+      const int e0 = root.start[row], e1 = root.start[row + 1];
+      ws.rootKeptCount.push_back(e1 - e0);
+      ws.rootKeptIndex.insert(ws.rootKeptIndex.end(), root.index + e0, root.index + e1);
+      ws.rootKeptG.insert(ws.rootKeptG.end(), root.G + e0, root.G + e1);
+    }
+    return true;
+  }
+  if (ws.rootKeptDim != root.dim || ws.rootKeptLow != low || ws.rootKeptHigh != high ||
+      ws.rootKeptRows != ws.clamped)
+    return false;
+  std::size_t at = 0;
+  for (std::size_t a = 0; a < ws.clamped.size(); ++a) {
+    const int row = ws.clamped[a], e0 = root.start[row], count = root.start[row + 1] - e0;
+    if (count != ws.rootKeptCount[a] || !std::equal(root.index + e0, root.index + e0 + count, &ws.rootKeptIndex[at]) ||
+        !std::equal(root.G + e0, root.G + e0 + count, &ws.rootKeptG[at]))
+      return false;
+    at += count;
+  }
+  return true;
+}
+
 // x_C = A_CC^+ r = G_C N^+ N^+ G_C^T r with N = G_C^T G_C (DelassusRoot), into ws.dx: the pivoted Cholesky
 // of N costs dim k^2 instead of m k^2 (k the rank, m the clamped rows). False where N's rank is not
 // clear-cut; the caller then solves with A_CC.
@@ -99,8 +132,16 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
     const int row = ws.clamped[a];
     for (int e = root.start[row]; e < root.start[row + 1]; ++e) y[root.index[e]] += root.G[e] * ws.r[a];
   }
-  const bool factored = ws.rootFactored && ws.rootClamped == ws.clamped;
-  if (!factored) N.setZero();
+  // the factor of this call, or of an earlier one from the same bits (a body at rest), is still in rootPsd
+  const bool factored = (ws.rootFactored && ws.rootClamped == ws.clamped) ||
+                        (ws.rootKeptDim >= 0 && sameRootEntries(root, ws, low, high, false));
+  if (factored) {
+    ws.rootFactored = true;
+    ws.rootClamped = ws.clamped;
+  } else {
+    N.setZero();
+    ws.rootKeptDim = -1;  // rootPsd is about to change
+  }
   for (int a = 0; a < m && !factored; ++a) {
     const int row = ws.clamped[a], e0 = root.start[row], e1 = root.start[row + 1];
     // g g^T by runs of consecutive coordinates (a row's entries on one tree are consecutive): each block is
@@ -121,6 +162,7 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
     ws.rootFactored = minNormPsdFactor(N, low, high, ws.rootPsd);
     if (!ws.rootFactored) return false;
     ws.rootClamped = ws.clamped;
+    sameRootEntries(root, ws, low, high, true);
   }
   minNormPsdApply(ws.rootPsd, y, y);
   minNormPsdApply(ws.rootPsd, y, y);

@@ -223,6 +223,14 @@ struct BoxedLcpWorkspace {
   /// start's solution nearest the previous impulses solves the same system again with another r)
   bool rootFactored = false;
   std::vector<int> rootClamped;
+  /// What the factor in rootPsd was made from, kept across calls: the coordinates' count, the rank
+  /// thresholds, the clamped rows and their entries of G (count, coordinates, values per row). A later solve
+  /// whose clamped rows carry the same bits (bodies at rest: their configuration no longer changes) has the
+  /// same Gram matrix to the bit and reuses the factor. rootKeptDim < 0: nothing kept.
+  int rootKeptDim = -1;
+  double rootKeptLow = 0.0, rootKeptHigh = 0.0;
+  std::vector<int> rootKeptRows, rootKeptCount, rootKeptIndex;
+  std::vector<double> rootKeptG;
 
   // scratch of the solvers
   VecX diag;               ///< projected Gauss-Seidel on a lazy A: A_ii from the factors (dim n)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <utility>
 
 #include <Eigen/Cholesky>
@@ -22,6 +23,7 @@ void MinNormPsdWorkspace::resize(int n) {
 
 bool minNormPsdFactor(const Ref<const MatX>& Q, double lowTolerance, double highTolerance, MinNormPsdWorkspace& ws) {
   const int m = static_cast<int>(Q.rows());
+  ws.kept = false;  // the factor is about to change
   ws.resize(m);  // sized by the systems it factorises, not by the problems' rows (an m x m buffer each)
   ws.m = m;
   ws.rank = 0;
@@ -97,9 +99,29 @@ void minNormPsdApply(MinNormPsdWorkspace& ws, const Ref<const VecX>& r, Ref<VecX
   for (int i = k; i < m; ++i) x[ws.perm[i]] = ws.s[i];
 }
 
+namespace {
+
+// Q's entries bit for bit those of `kept` (+0 and -0 differ, so that a reused factor is the factor Q would get)
+bool sameBits(const Ref<const MatX>& Q, const MatX& kept) {
+  if (Q.rows() != kept.rows() || Q.cols() != kept.cols()) return false;
+  for (Eigen::Index c = 0; c < Q.cols(); ++c)
+    if (std::memcmp(Q.col(c).data(), kept.col(c).data(), sizeof(double) * static_cast<std::size_t>(Q.rows())) != 0)
+      return false;
+  return true;
+}
+
+}  // namespace
+
 bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
                      MinNormPsdWorkspace& ws, Ref<VecX> x) {
-  if (!minNormPsdFactor(Q, lowTolerance, highTolerance, ws)) return false;
+  const bool reuse = ws.kept && ws.keptLow == lowTolerance && ws.keptHigh == highTolerance && sameBits(Q, ws.keptQ);
+  if (!reuse) {
+    if (!minNormPsdFactor(Q, lowTolerance, highTolerance, ws)) return false;
+    ws.keptQ = Q;
+    ws.keptLow = lowTolerance;
+    ws.keptHigh = highTolerance;
+    ws.kept = true;
+  }
   minNormPsdApply(ws, r, x);
   return x.head(ws.m).allFinite();
 }

@@ -23,6 +23,11 @@ struct MinNormPsdWorkspace {
   std::vector<int> perm;   ///< pivot order (dim n)
   int m = 0;               ///< size of the factorised system
   int rank = 0;            ///< its rank k (S's lower triangle holds the Cholesky factor of I + X^T X if k < m)
+  /// the matrix and tolerances of the last minNormPsdSolve that factorised (kept is false once another
+  /// factorisation replaced it): a later solve of the same bits reuses the factor
+  MatX keptQ;
+  double keptLow = 0.0, keptHigh = 0.0;
+  bool kept = false;
 };
 
 /// Factorises the top-left m x m block of Q (symmetric positive semi-definite) into ws for
@@ -36,7 +41,8 @@ bool minNormPsdFactor(const Ref<const MatX>& Q, double lowTolerance, double high
 void minNormPsdApply(MinNormPsdWorkspace& ws, const Ref<const VecX>& r, Ref<VecX> x);
 
 /// x = Q^+ r (minNormPsdFactor, then minNormPsdApply); false (x not set) where the factor fails, or
-/// when x is not finite.
+/// when x is not finite. When Q and the tolerances are those of the last solve that factorised in ws, to the
+/// bit (a body at rest), that factor is reused: the same x, without the factorisation.
 bool minNormPsdSolve(const Ref<const MatX>& Q, const Ref<const VecX>& r, double lowTolerance, double highTolerance,
                      MinNormPsdWorkspace& ws, Ref<VecX> x);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "rigidiff/algorithm/aba.hpp"
 #include "rigidiff/algorithm/aba_tree_solve.hpp"
@@ -360,6 +361,51 @@ void denseIslandBlock(const Model& model, ContactStepData& cd, const int* rows, 
   }
 }
 
+// Is the island's dense block in slot summed from the same bits as the one kept there (the same sizes, rows per
+// tree and entries of J and M~^-1 J^T)? keep = true records this island's instead. treeSegments per tree.
+bool sameIslandBlock(const Model& model, ContactStepData& cd, const int* rows, int mi, int nt, int slot, bool keep) {
+  if (static_cast<int>(cd.islandKeptLayout.size()) <= slot) {
+    cd.islandKeptLayout.resize(slot + 1);
+    cd.islandKeptEntries.resize(slot + 1);
+  }
+  std::vector<int>& layout = cd.islandKeptLayout[slot];
+  std::vector<double>& entries = cd.islandKeptEntries[slot];
+  if (keep) {
+    layout.assign({mi, nt});
+    entries.clear();
+  } else if (layout.size() < 2 || layout[0] != mi || layout[1] != nt) {
+    return false;
+  }
+  std::size_t li = 2, ei = 0;
+  for (int s = 0; s < nt; ++s) {
+    const int* tr = cd.treeRows.data() + cd.treeStart[s];
+    const int nr = cd.treeStart[s + 1] - cd.treeStart[s], n = model.subtree_nv[cd.islandTrees[s]];
+    treeSegments(model, cd, rows, s);
+    if (keep) {
+      layout.push_back(n);
+      layout.push_back(nr);
+      layout.insert(layout.end(), tr, tr + nr);
+      for (int a = 0; a < nr; ++a) {
+        entries.insert(entries.end(), cd.Jseg.data() + cd.treeSegs[a], cd.Jseg.data() + cd.treeSegs[a] + n);
+        entries.insert(entries.end(), cd.MinvJtSeg.data() + cd.treeSegs[a], cd.MinvJtSeg.data() + cd.treeSegs[a] + n);
+      }
+      continue;
+    }
+    if (layout.size() < li + 2 + nr || layout[li] != n || layout[li + 1] != nr ||
+        !std::equal(tr, tr + nr, layout.begin() + li + 2) || entries.size() < ei + 2 * nr * n)
+      return false;
+    li += 2 + nr;
+    for (int a = 0; a < nr; ++a) {
+      // bit for bit (+0 and -0 differ): the block summed from these entries would be the same bits
+      if (std::memcmp(cd.Jseg.data() + cd.treeSegs[a], &entries[ei], sizeof(double) * n) != 0 ||
+          std::memcmp(cd.MinvJtSeg.data() + cd.treeSegs[a], &entries[ei + n], sizeof(double) * n) != 0)
+        return false;
+      ei += 2 * n;
+    }
+  }
+  return keep || (li == layout.size() && ei == entries.size());
+}
+
 // one island: rows islandRows[begin:end]; its Delassus block (cd.islandA[slot]), then x and classes of its rows
 void solveIsland(const Model& model, Data& data, ContactStepData& cd, const ContactOptions& options, std::size_t begin,
                  std::size_t end, int slot) {
@@ -445,7 +491,14 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
   }
   if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
   MatX& Ai = cd.islandA[slot];
-  if (!sparse) denseIslandBlock(model, cd, rows, mi, nt, Ai);  // else the LCP forms it only if a stage needs it
+  // else the LCP forms it only if a stage needs it; an island of the same bits as the slot's last (bodies at
+  // rest) keeps the block it has
+  if (!sparse && !(Ai.rows() == mi && Ai.cols() == mi && sameIslandBlock(model, cd, rows, mi, nt, slot, false))) {
+    denseIslandBlock(model, cd, rows, mi, nt, Ai);
+    sameIslandBlock(model, cd, rows, mi, nt, slot, true);
+  } else if (sparse && slot < static_cast<int>(cd.islandKeptLayout.size())) {
+    cd.islandKeptLayout[slot].clear();  // Ai becomes this island's buffer: nothing kept
+  }
   for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
   cd.bi.resize(mi);
   cd.loi.resize(mi);

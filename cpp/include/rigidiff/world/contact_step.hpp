@@ -135,6 +135,10 @@ struct ContactStepData {
   std::vector<char> jointInverseMade;  ///< jointInverse[t] is this step's
   std::vector<MatX> islandA;         ///< per island slot: its Delassus block (islandRows order); for a
                                      ///< large island only a buffer until a stage needs A's columns
+  /// per island slot: what its dense block was summed from (the sizes and rows of each tree, then the rows'
+  /// entries of J and M~^-1 J^T), so that a step whose island has the same bits (bodies at rest) keeps it
+  std::vector<std::vector<int>> islandKeptLayout;
+  std::vector<std::vector<double>> islandKeptEntries;
   std::vector<std::size_t> islandBegin;  ///< per island slot: its first index in islandRows
   bool denseRows = false;            ///< J, Jt, MinvJt and the off-tree zeros of data.Minv are written
   bool minvTrees = false;            ///< data.Minv holds this step's trees' blocks of M~^-1 (minverseTrees)

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace rigidiff {
@@ -106,8 +107,9 @@ bool sameRootEntries(const DelassusRoot& root, BoxedLcpWorkspace& ws, double low
   std::size_t at = 0;
   for (std::size_t a = 0; a < ws.clamped.size(); ++a) {
     const int row = ws.clamped[a], e0 = root.start[row], count = root.start[row + 1] - e0;
-    if (count != ws.rootKeptCount[a] || !std::equal(root.index + e0, root.index + e0 + count, &ws.rootKeptIndex[at]) ||
-        !std::equal(root.G + e0, root.G + e0 + count, &ws.rootKeptG[at]))
+    // the values bit for bit (+0 and -0 differ), as the kept factor is reused only for the same N to the bit
+    if (count != ws.rootKeptCount[a] || !std::equal(root.index + e0, root.index + e0 + count, ws.rootKeptIndex.data() + at) ||
+        std::memcmp(root.G + e0, ws.rootKeptG.data() + at, sizeof(double) * static_cast<std::size_t>(count)) != 0)
       return false;
     at += count;
   }

@@ -248,13 +248,14 @@ int clampedRows(const LcpClass* classes, int n) {
 
 // After an answer from the previous impulses that does not standardise: one more run of the gradients, from
 // zero, with at most the products the first one spent (and three tenths of the budget), kept when it
-// standardises on fewer clamped rows. From zero the gradients meet the bounds early and, on a bin of boxes, end on few
-// clamped rows per face whose minimum-norm solution stays valid at the next step, so the warm steps that
-// follow solve one small system. From the previous impulses they keep the load spread over every redundant
-// contact (a bin of 50 at rest: 1524 clamped rows against 222), whose minimum-norm solution breaks a bound:
-// each later step then solved twice, and a bin of 100 settled 4x slower. A heap of spheres clamps nearly
-// every row either way; there the answer from the previous impulses stays, and the cap keeps the extra run
-// as cheap as the first (its creeping steps answer in a few products). False: the first answer is restored.
+// standardises on fewer clamped rows. From zero the gradients meet the bounds early and, on a bin of boxes,
+// end on few clamped rows per face whose minimum-norm solution stays valid at the next step, so the warm
+// steps that follow solve one small system. From the previous impulses they keep the load spread over every
+// redundant contact (a bin of 50 at rest: 1524 clamped rows against 222), whose minimum-norm solution breaks
+// a bound: each later step then solved twice, and a bin of 100 settled 4x slower. A heap of spheres clamps
+// nearly every row either way; there the answer from the previous impulses stays, and the cap keeps the extra
+// run as cheap as the first (its creeping steps answer in a few products). False: the first answer is
+// restored.
 bool fromZeroStandardises(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, const BoxedLcpOptions& options,
                           int products) {
   const VecX answer = ws.x, velocity = ws.w;

@@ -82,25 +82,26 @@ void addOuterProduct(Block& N, int i0, int j0, const double* g, int ng, const do
           Eigen::Map<const Vec6>(g + a) * Eigen::Map<const Vec6>(h + b).transpose();
 }
 
-// Are the clamped rows of ws and their entries of G (and dim, low, high) those the factor in ws.rootPsd was
-// made from? Then N = G_C^T G_C would come out the same to the bit. keep = true records them instead.
-bool sameRootEntries(const DelassusRoot& root, BoxedLcpWorkspace& ws, double low, double high, bool keep) {
-  if (keep) {
-    ws.rootKeptDim = root.dim;
-    ws.rootKeptLow = low;
-    ws.rootKeptHigh = high;
-    ws.rootKeptRows = ws.clamped;
-    ws.rootKeptCount.clear();
-    ws.rootKeptIndex.clear();
-    ws.rootKeptG.clear();
-    for (const int row : ws.clamped) {
-      const int e0 = root.start[row], e1 = root.start[row + 1];
-      ws.rootKeptCount.push_back(e1 - e0);
-      ws.rootKeptIndex.insert(ws.rootKeptIndex.end(), root.index + e0, root.index + e1);
-      ws.rootKeptG.insert(ws.rootKeptG.end(), root.G + e0, root.G + e1);
-    }
-    return true;
+// Records the clamped rows of ws and their entries of G (and dim, low, high) as those the factor in ws.rootPsd
+// was made from.
+void keepRootEntries(const DelassusRoot& root, BoxedLcpWorkspace& ws, double low, double high) {
+  ws.rootKeptDim = root.dim;
+  ws.rootKeptLow = low;
+  ws.rootKeptHigh = high;
+  ws.rootKeptRows = ws.clamped;
+  ws.rootKeptCount.clear();
+  ws.rootKeptIndex.clear();
+  ws.rootKeptG.clear();
+  for (const int row : ws.clamped) {
+    const int e0 = root.start[row], e1 = root.start[row + 1];
+    ws.rootKeptCount.push_back(e1 - e0);
+    ws.rootKeptIndex.insert(ws.rootKeptIndex.end(), root.index + e0, root.index + e1);
+    ws.rootKeptG.insert(ws.rootKeptG.end(), root.G + e0, root.G + e1);
   }
+}
+
+// Are they the same now, to the bit? Then N = G_C^T G_C would come out the same bits.
+bool sameRootEntries(const DelassusRoot& root, const BoxedLcpWorkspace& ws, double low, double high) {
   if (ws.rootKeptDim != root.dim || ws.rootKeptLow != low || ws.rootKeptHigh != high ||
       ws.rootKeptRows != ws.clamped)
     return false;
@@ -108,7 +109,8 @@ bool sameRootEntries(const DelassusRoot& root, BoxedLcpWorkspace& ws, double low
   for (std::size_t a = 0; a < ws.clamped.size(); ++a) {
     const int row = ws.clamped[a], e0 = root.start[row], count = root.start[row + 1] - e0;
     // the values bit for bit (+0 and -0 differ), as the kept factor is reused only for the same N to the bit
-    if (count != ws.rootKeptCount[a] || !std::equal(root.index + e0, root.index + e0 + count, ws.rootKeptIndex.data() + at) ||
+    if (count != ws.rootKeptCount[a] ||
+        !std::equal(root.index + e0, root.index + e0 + count, ws.rootKeptIndex.data() + at) ||
         std::memcmp(root.G + e0, ws.rootKeptG.data() + at, sizeof(double) * static_cast<std::size_t>(count)) != 0)
       return false;
     at += count;
@@ -136,7 +138,7 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
   }
   // the factor of this call, or of an earlier one from the same bits (a body at rest), is still in rootPsd
   const bool factored = (ws.rootFactored && ws.rootClamped == ws.clamped) ||
-                        (ws.rootKeptDim >= 0 && sameRootEntries(root, ws, low, high, false));
+                        (ws.rootKeptDim >= 0 && sameRootEntries(root, ws, low, high));
   if (factored) {
     ws.rootFactored = true;
     ws.rootClamped = ws.clamped;
@@ -164,7 +166,7 @@ bool solveThroughRoot(const BoxedLcp& lcp, BoxedLcpWorkspace& ws, double low, do
     ws.rootFactored = minNormPsdFactor(N, low, high, ws.rootPsd);
     if (!ws.rootFactored) return false;
     ws.rootClamped = ws.clamped;
-    sameRootEntries(root, ws, low, high, true);
+    keepRootEntries(root, ws, low, high);
   }
   minNormPsdApply(ws.rootPsd, y, y);
   minNormPsdApply(ws.rootPsd, y, y);

@@ -378,14 +378,10 @@ void solveIsland(const Model& model, Data& data, ContactStepData& cd, const Cont
   }
   if (static_cast<int>(cd.islandA.size()) <= slot) cd.islandA.resize(slot + 1);
   MatX& Ai = cd.islandA[slot];
-  // a large island's LCP forms its block only if a stage needs it (Ai is then its buffer: nothing kept); a small
-  // island of the same bits as the slot's last (bodies at rest) keeps the block it has
-  if (sparse) {
-    if (slot < static_cast<int>(cd.islandKeptLayout.size())) cd.islandKeptLayout[slot].clear();
-  } else if (!(Ai.rows() == mi && Ai.cols() == mi && island::sameIslandBlock(model, cd, rows, mi, nt, slot, false))) {
-    island::denseIslandBlock(model, cd, rows, mi, nt, Ai);
-    island::sameIslandBlock(model, cd, rows, mi, nt, slot, true);
-  }
+  if (sparse)
+    island::forgetIslandBlock(cd, slot);  // the LCP forms the block only if a stage needs it
+  else
+    island::islandBlock(model, cd, rows, mi, nt, slot, Ai);
   for (const int t : cd.islandTrees) cd.treeSlot[t] = -1;
   cd.bi.resize(mi);
   cd.loi.resize(mi);

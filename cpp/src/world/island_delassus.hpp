@@ -14,12 +14,14 @@ void treeSegments(const Model& model, ContactStepData& cd, const int* rows, int 
 void lowerTransposeTimes(const double* L, int n, const double* j, double* g);
 void lowerTransposeTimes6(const double* L, const double* j, double* out);
 
-/// The island's Delassus block Ai (mi x mi), dense: summed tree by tree over the rows of that tree alone.
-void denseIslandBlock(const Model& model, ContactStepData& cd, const int* rows, int mi, int nt, MatX& Ai);
+/// The island's Delassus block Ai (mi x mi), dense: summed tree by tree over the rows of that tree alone, and
+/// recorded with what it was summed from (the sizes and rows of each tree, the rows' entries of J and
+/// M~^-1 J^T) for island slot `slot`. An island of the same bits as the slot's record (bodies at rest) keeps
+/// the Ai it has.
+void islandBlock(const Model& model, ContactStepData& cd, const int* rows, int mi, int nt, int slot, MatX& Ai);
 
-/// Is the island's dense block in `slot` summed from the same bits as the one kept there (the same sizes, rows
-/// per tree and entries of J and M~^-1 J^T)? keep = true records this island's instead (returns true).
-bool sameIslandBlock(const Model& model, ContactStepData& cd, const int* rows, int mi, int nt, int slot, bool keep);
+/// Slot's Ai is about to hold something else (a large island's buffer): nothing is kept for it.
+void forgetIslandBlock(ContactStepData& cd, int slot);
 
 }  // namespace island
 }  // namespace rigidiff

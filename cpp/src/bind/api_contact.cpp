@@ -6,8 +6,8 @@
 #include "rigidiff/bind/api.hpp"
 #include "rigidiff/bind/checks.hpp"
 #include "rigidiff/contact/boxed_lcp.hpp"
-#include "rigidiff/contact/lcp_projected_cg.hpp"
 #include "rigidiff/contact/lcp_derivatives.hpp"
+#include "rigidiff/contact/lcp_projected_cg.hpp"
 #include "rigidiff/macros.hpp"
 
 namespace rigidiff {

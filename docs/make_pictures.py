@@ -28,6 +28,7 @@ PICTURES = {
     "rigid_boxes_on_a_soft_pad": "rigid_boxes_on_a_soft_pad_frames.png",
     "soft_ball_drop": "soft_ball_drop_frames.png",
     "soft_ball_gripper": "soft_ball_gripper_frames.png",
+    "soft_block_pushed_by_a_box": "soft_block_pushed_by_a_box_frames.png",
     "soft_quadruped_walk": "soft_quadruped_walk_frames.png",
 }
 

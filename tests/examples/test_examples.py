@@ -379,6 +379,18 @@ def check_soft_ball_gripper(report: str, out: Path):
     check_pngs(out, ["soft_ball_gripper.png", "soft_ball_gripper_frames.png"], report)
 
 
+def check_soft_block_pushed(report: str, out: Path):
+    # half of mu m g: the box closes in and the block gives (under a millimetre), then stops
+    assert number(report, rf"half of mu m g\): the block moves {NUM} mm") < 1.0
+    assert abs(number(report, rf"and ends at {NUM} mm/s")) < 5.0
+    assert number(report, rf"three times mu m g\): the block moves {NUM} cm") > 5.0  # it slides
+    assert number(report, rf"m/s\^2 \(relative difference {NUM}\)") < 0.03  # Coulomb's law for box and block
+    along, target = number(report, rf"the block ends {NUM} cm along"), number(report, rf"cm along, target {NUM} cm")
+    assert abs(along - target) < 1e-3  # the push found by the gradient moves it to the target
+    assert number(report, rf"m/N \(relative difference {NUM}") < 1e-4  # the adjoint through the rollout
+    check_pngs(out, ["soft_block_pushed_by_a_box.png", "soft_block_pushed_by_a_box_frames.png"], report)
+
+
 def check_soft_ball_kick(report: str, out: Path):
     depth = number(report, rf"standing: the foot is {NUM} mm deep")
     assert 0.1 < depth < 0.3 and 0.5 < number(report, rf"in the ground, carrying {NUM} N") < 1.5  # it stands
@@ -451,6 +463,7 @@ CHECKS = {
     "rigid_boxes_on_a_soft_pad.py": check_rigid_boxes_on_a_soft_pad,
     "soft_ball_gripper.py": check_soft_ball_gripper,
     "soft_ball_kick.py": check_soft_ball_kick,
+    "soft_block_pushed_by_a_box.py": check_soft_block_pushed,
     "soft_plant_sysid.py": check_soft_plant,
     "soft_bunny_toss.py": check_soft_bunny,
     "soft_cow_walk.py": check_soft_cow,

@@ -1,6 +1,7 @@
 """Floating bases (free and ball joints) in projective worlds: free flight against the barrier world's step (the
 same incremental potential in the same chart), the linear momentum of a free box thrown at a soft block, a free
-box dropped onto a soft block coming to rest, a ball-jointed capsule resting on one, solo12 standing on a soft
+box dropped onto a soft block coming to rest, a free box sliding on the ground pushing a soft block at Coulomb's
+acceleration, a ball-jointed capsule resting on one, solo12 standing on a soft
 mattress (its feet as spheres), and bad input (a turn of pi per step, quaternions, derivatives)."""
 
 import numpy as np
@@ -138,6 +139,41 @@ def test_a_free_box_dropped_onto_a_soft_block_comes_to_rest():
     assert 0.05 - 0.005 < base[2] - 0.02 < 0.05
     assert np.abs(v[s.v]).max() < 0.02
     assert np.abs(v[world.layout("block").v]).max() < 0.02
+
+
+def test_a_free_box_sliding_on_the_ground_pushes_a_soft_block_at_coulombs_acceleration():
+    """A free 1 kg box standing on the ground (friction mu) against a loose soft block is pushed along x with three
+    times the friction of both: the ground rubs on the box's corners (the links' lagged friction) and on the
+    block's bottom vertices, the box pushes the block through their penalty contact, and both slide together at
+    (F - mu (M + m) g) / (M + m), flat on the ground."""
+    mu, g, box_mass = 0.4, 9.81, 1.0
+    world = rd.World(dt=5e-3, solver="projective", friction=mu, contact_stiffness=2e4, tolerance=1e-9)
+    world.add_ground()
+    _block(world, size=(0.1, 0.1, 0.05), origin=(0.0, 0.0, 0.0), fixed_bottom=False, material=(5e4, 0.3, 1000.0))
+    pusher = rd.Skeleton("pusher")
+    body = pusher.add_body("box", rd.FreeJoint("free"), inertia=rd.Inertia.from_shape(rd.Box(BOX), mass=box_mass))
+    body.add_shape(rd.Box(BOX))
+    world.add_skeleton(pusher, q=np.array([-0.5 * BOX[0] - 1e-3, 0.05, 0.5 * BOX[2], 0.0, 0.0, 0.0, 1.0]))
+    s, m = world.layout("pusher"), world.masses("block")
+    total = box_mass + m.sum()
+    q, v = world.q, world.v
+    for _ in range(20):  # both settle on the ground
+        q, v = world.step(q, v)
+    force = np.zeros(world.nv)
+    force[s.v.start] = 3.0 * mu * total * g  # along x in the box's frame, which stays level
+    box, block = [], []
+    for _ in range(80):
+        q, v = world.step(q, v, force)
+        assert world.last_step["converged"]
+        box.append(q[s.q.start])
+        block.append(m @ world.positions(q, "block")[:, 0] / m.sum())
+    t = np.arange(1, 81) * world.dt
+    expected = 2.0 * mu * g  # (F - mu (M + m) g) / (M + m)
+    for path in (box, block):  # a parabola over the second half, once the contact has built up
+        assert 2.0 * np.polyfit(t[40:], np.array(path)[40:], 2)[0] == pytest.approx(expected, rel=0.01)
+    assert Rotation.from_quat(q[s.q][3:7]).magnitude() < 0.02  # flat on the ground
+    assert world.positions(q, "block")[:, 2].min() > -1e-3  # on the ground, not through it
+    assert abs(q[s.q.start + 2] - 0.5 * BOX[2]) < 1e-3
 
 
 def test_a_ball_jointed_capsule_swings_down_onto_a_soft_block():

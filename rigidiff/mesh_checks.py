@@ -64,12 +64,16 @@ def _sweep(lo_x: np.ndarray, hi_x: np.ndarray) -> tuple:
     return _ranges(counts, np.arange(1, len(lo_x) + 1))
 
 
+_MANY_LARGE = 64  # large boxes past this count get a grid of their own (fewer: a sweep)
+
+
 def _candidate_pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """(k, 2) pairs (i < j, sorted) of closed boxes that overlap. One sweep along x over the whole mesh
     meets about n^2 / 60 pairs on robot meshes, so the boxes are binned into the cells of a uniform grid
     they touch: small boxes (at most 2 cells a side) are swept along x within each cell, a large box meets
-    the small boxes of its cells, and the few large boxes are swept among themselves. A pair met in
-    several cells is kept in the one holding the low corner of the two boxes' overlap."""
+    the small boxes of its cells, and the large boxes meet each other the same way on a grid sized for them
+    (a sweep when they are few). A pair met in several cells is kept in the one holding the low corner of
+    the two boxes' overlap."""
     n = len(lo)
     if n < 2:
         return np.zeros((0, 2), dtype=np.intp)
@@ -97,12 +101,19 @@ def _candidate_pairs(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     i, j, at_ = i[keep], j[keep], np.concatenate(pcell)[keep]
     keep = np.all(np.floor((np.maximum(lo[i], lo[j]) - origin) / cell).astype(np.int64) == at_, axis=1)
     i, j = i[keep], j[keep]
-    bl = np.flatnonzero(big)  # large boxes among themselves, once each
-    bl = bl[np.argsort(lo[bl, 0], kind="stable")]
-    p, q = _sweep(lo[bl, 0], hi[bl, 0])
-    bi, bj = bl[p], bl[q]
-    keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
-    pairs = np.sort(np.column_stack([np.r_[i, bi[keep]], np.r_[j, bj[keep]]]), axis=1)
+    # large boxes among themselves, once each: on a grid of their own when they are many (the long thin faces
+    # of CAD meshes, a third of some: one sweep along x met most of their pairs), else by a sweep
+    bl = np.flatnonzero(big)
+    if _MANY_LARGE <= len(bl) < n:
+        among = _candidate_pairs(lo[bl], hi[bl])
+        bi, bj = bl[among[:, 0]], bl[among[:, 1]]
+    else:
+        bl = bl[np.argsort(lo[bl, 0], kind="stable")]
+        p, q = _sweep(lo[bl, 0], hi[bl, 0])
+        bi, bj = bl[p], bl[q]
+        keep = np.all((lo[bi] <= hi[bj]) & (lo[bj] <= hi[bi]), axis=1)
+        bi, bj = bi[keep], bj[keep]
+    pairs = np.sort(np.column_stack([np.r_[i, bi], np.r_[j, bj]]), axis=1)
     return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 

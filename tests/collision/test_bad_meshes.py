@@ -9,7 +9,8 @@ import trimesh
 
 import rigidiff as rd
 from rigidiff.collision import triangle_mesh_data
-from rigidiff.mesh_checks import _candidate_pairs, duplicate_faces, non_manifold_faces, self_intersecting_faces
+from rigidiff.mesh_checks import (_MANY_LARGE, _candidate_pairs, _grid, duplicate_faces, non_manifold_faces,
+                                  self_intersecting_faces)
 
 from voxel_meshes import holed_block, mug
 
@@ -79,6 +80,24 @@ def test_grid_finds_every_overlapping_pair_of_boxes_once(seed):
     expected = np.column_stack([i[overlap], j[overlap]])
     assert len(expected) > n // 2
     np.testing.assert_array_equal(_candidate_pairs(lo, hi), expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_grid_finds_every_pair_when_a_third_of_the_boxes_are_long(seed):
+    """Long thin faces (a third of some CAD meshes) make hundreds of large boxes, which meet each other on a grid
+    of their own: still every overlapping pair once."""
+    rng = np.random.default_rng(seed)
+    n = 1500
+    centre = rng.uniform(0.0, 1.0, (n, 3))
+    size = rng.uniform(0.0, 0.01, (n, 3))
+    long = rng.random(n) < 0.35
+    size[long, rng.integers(0, 3, long.sum())] *= rng.uniform(10.0, 60.0, long.sum())
+    lo, hi = centre - size, centre + size
+    _, _, _, span = _grid(lo, hi)
+    assert np.sum(np.any(span > 2, axis=1)) >= _MANY_LARGE  # the large boxes' own grid is used
+    i, j = np.triu_indices(n, 1)
+    overlap = np.all((lo[i] <= hi[j]) & (lo[j] <= hi[i]), axis=1)
+    np.testing.assert_array_equal(_candidate_pairs(lo, hi), np.column_stack([i[overlap], j[overlap]]))
 
 
 def test_touching_boxes_do_not_cross():

@@ -59,3 +59,22 @@ def _primitive_distance_types(int primitive, points):
     with nogil:
         api.primitiveDistanceTypes(primitive, n, pp, tp)
     return types
+
+
+def _box_self_pairs(lo, hi):
+    """(k, 2) int64 pairs (i, j), i < j, sorted, of the closed boxes [lo[i], hi[i]] ((n, 3) each) that overlap or
+    touch, from the core's box tree (rigidiff.mesh_checks' candidates for crossing faces)."""
+    cdef cnp.ndarray L = _mat(lo, -1, 3, "lo")
+    cdef cnp.ndarray H = _mat(hi, cnp.PyArray_DIM(L, 0), 3, "hi", " (as lo)")
+    cdef int n = <int>cnp.PyArray_DIM(L, 0)
+    cdef const double* pl = _ptr(L)
+    cdef const double* ph = _ptr(H)
+    cdef vector[int] out
+    with nogil:
+        api.boxSelfPairs(pl, ph, n, out)
+    cdef cnp.ndarray pairs = np.empty(out.size(), dtype=np.int64)
+    cdef long long* qp = <long long*>cnp.PyArray_DATA(pairs)
+    cdef size_t i
+    for i in range(out.size()):
+        qp[i] = out[i]
+    return pairs.reshape(-1, 2)

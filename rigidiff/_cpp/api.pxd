@@ -144,6 +144,7 @@ cdef extern from "rigidiff/bind/api_bvh.hpp" namespace "rigidiff::bind" nogil:
         void boxQuery(const double* lo, const double* hi, double margin, vector[int]& out) except +
         void halfspaceQuery(const double* normal, double offset, double margin, vector[int]& out) except +
         void shape(int* out)
+    void boxSelfPairs(const double* lo, const double* hi, int n, vector[int]& out) except +
 
 
 cdef extern from "rigidiff/bind/api.hpp" namespace "rigidiff::bind" nogil:

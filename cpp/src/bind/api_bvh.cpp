@@ -1,4 +1,4 @@
-// Binding of the box tree over triangle meshes (declared in rigidiff/bind/api_bvh.hpp), for tests.
+// Binding of the box tree over triangle meshes and boxes (declared in rigidiff/bind/api_bvh.hpp).
 #include "rigidiff/bind/api_bvh.hpp"
 
 #include <algorithm>
@@ -84,6 +84,20 @@ void MeshTree::shape(int* out) const {
   out[0] = static_cast<int>(tree_.nodes.size());
   out[1] = tree_.depth;
   out[2] = leaf;
+}
+
+void boxSelfPairs(const double* lo, const double* hi, int n, std::vector<int>& out) {
+  RD_CHECK_ARG(n >= 0, "boxSelfPairs needs n >= 0 boxes, got " << n);
+  std::vector<Vec3> l(n), h(n);
+  for (int k = 0; k < n; ++k) {
+    l[k] = Vec3(lo[3 * k], lo[3 * k + 1], lo[3 * k + 2]);
+    h[k] = Vec3(hi[3 * k], hi[3 * k + 1], hi[3 * k + 2]);
+  }
+  Bvh tree;
+  tree.build(l.data(), h.data(), n);
+  std::vector<std::pair<int, int>> pairs;
+  tree.selfPairs(0.0, pairs);
+  flatten(pairs, out);
 }
 
 }  // namespace bind

@@ -1,4 +1,5 @@
-// The box tree of collision/bvh.hpp over a triangle mesh, as seen by the test extension rigidiff._testing:
+// The box tree of collision/bvh.hpp over a triangle mesh, as seen by the test extension rigidiff._testing (and
+// over plain boxes, for rigidiff.mesh_checks):
 // points (n x 3) and faces (m x 3 vertex indices), poses as 12 numbers (rotation row-major, then
 // translation), results as flat sorted index lists. invalid_argument for bad input.
 #pragma once
@@ -40,6 +41,11 @@ class MeshTree {
   Bvh tree_;
   mutable std::vector<std::pair<int, int>> pairs_;
 };
+
+/// out = the pairs (i, j), i < j (flattened, sorted), of the n closed boxes [lo_i, hi_i] (3 numbers each) that
+/// overlap or touch: rigidiff.mesh_checks' candidates for crossing faces. invalid_argument for a non-finite or
+/// inverted box.
+void boxSelfPairs(const double* lo, const double* hi, int n, std::vector<int>& out);
 
 }  // namespace bind
 }  // namespace rigidiff

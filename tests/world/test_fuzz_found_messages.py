@@ -116,6 +116,13 @@ def test_a_body_without_mass_is_not_blamed_on_the_mass_range():
     with pytest.raises(RuntimeError, match="no mass or inertia along its axes") as err:
         world.step(np.zeros(1), np.zeros(1), np.ones(1))
     assert "span" not in str(err.value)
+    assert "Joint.armature" in str(err.value)
+    # the remedy it names: a rotor inertia on the joint makes the point mass turn, at torque / armature
+    sk.bodies[0].joint.armature = np.array([0.5])
+    world = rd.World()
+    world.add_skeleton(sk)
+    _, v = world.step(np.zeros(1), np.zeros(1), np.ones(1))
+    assert v[0] == pytest.approx(world.dt / 0.5)
 
 
 @pytest.mark.parametrize("shape", [rd.Sphere(1e160), rd.Box((1.0, 2e12, 1.0)), rd.Capsule(0.1, 1e200),

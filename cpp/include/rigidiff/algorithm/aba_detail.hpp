@@ -249,7 +249,9 @@ inline std::string massRangeNote(const Model& model) {
                                    << model.names[i]
                                    << "' is singular: the bodies it moves have no mass or inertia along its axes "
                                       "(an eigenvalue of it is below "
-                                   << kSingularTolerance << " of its round-off scale, docs/conventions.md)"
+                                   << kSingularTolerance
+                                   << " of its round-off scale, docs/conventions.md); give them mass and inertia "
+                                      "(Body.inertia) or give the joint a rotor inertia (Joint.armature)"
                                    << massRangeNote(model));
 }
 

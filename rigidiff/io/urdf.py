@@ -29,8 +29,8 @@ Rules, besides the URDF specification:
 - ``strict=False`` also turns a revolute or prismatic joint without ``<limit>`` (the specification
   requires one) into an unlimited joint with a warning, and skips, with a warning naming the link and
   the problem, unknown geometry and invalid ``<visual>`` geometry (a zero-radius sphere, as in
-  pybullet's laikago toes, or a mesh ``scale`` of 4 numbers). Invalid ``<collision>`` geometry always
-  raises.
+  pybullet's laikago toes, a mesh ``scale`` of 4 numbers, or a visual mesh whose file cannot be found, as
+  romeo_laas_small's). Invalid or missing ``<collision>`` geometry always raises.
 - Geometry: ``<collision>`` elements become shapes with ``collide=True, visual=False``, ``<visual>``
   elements shapes with ``collide=False, visual=True``. Meshes are resolved at load time
   (see :mod:`rigidiff.io.resources`; FileNotFoundError lists the paths tried) but read lazily, on first
@@ -476,7 +476,8 @@ def _add_geometry(body, link: ET.Element, ctx: _Context):
 
 def _shape(g: ET.Element, what: str, ctx: _Context, visual: bool = False):
     """The shape of a geometry element, or None for one skipped (with a warning) under strict=False: an
-    unknown geometry type, or an invalid visual (a zero-radius sphere, a 4-number mesh scale, ...)."""
+    unknown geometry type, or an invalid visual (a zero-radius sphere, a 4-number mesh scale, a mesh file
+    that cannot be found, ...)."""
     what = f"{what} <{g.tag}>"
     try:
         if g.tag == "box":
@@ -489,6 +490,12 @@ def _shape(g: ET.Element, what: str, ctx: _Context, visual: bool = False):
             return Capsule(_float(g, "radius", what), _float(g, "length", what))
         if g.tag == "mesh":
             return _mesh(g, what, ctx)
+    except FileNotFoundError as exc:
+        if not visual or ctx.strict:
+            raise
+        # a picture only (romeo_laas_small's body visual is not shipped): skipped like an invalid visual
+        warnings.warn(f"{exc}\n(strict=False skips this visual)", UserWarning, stacklevel=3)
+        return None
     except ValueError as exc:
         if not visual:
             raise ValueError(f"{ctx.where}: {what}: {exc}") from None

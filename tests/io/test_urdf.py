@@ -392,6 +392,26 @@ def test_missing_mesh_lists_every_path_tried(tmp_path, monkeypatch):
     assert "'base'" in msg and "package://pkg/meshes/m.stl" in msg
 
 
+def test_a_missing_visual_mesh_is_skipped_when_lenient_and_a_missing_collision_mesh_raises(tmp_path):
+    """example-robot-data's romeo_laas_small names a visual mesh it does not ship: strict raises
+    FileNotFoundError listing the paths tried, strict=False skips that visual with the same message and keeps
+    the collision geometry; a missing collision mesh raises either way."""
+    _write_mesh(tmp_path / "meshes" / "box.stl")
+    both = (_geom("collision", '<mesh filename="meshes/box.stl"/>') +
+            _geom("visual", '<mesh filename="meshes/gone.stl"/>'))
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text(robot(link("base", both)))
+    with pytest.raises(FileNotFoundError, match=r"link 'base' <visual> #0 .*gone\.stl"):
+        load_urdf(urdf)
+    with pytest.warns(UserWarning, match=r"(?s)link 'base' <visual> #0 .*gone\.stl.*strict=False skips this visual"):
+        sk = load_urdf(urdf, strict=False)
+    (kept,) = sk.body("base").shapes
+    assert kept.collide and not kept.visual
+    urdf.write_text(robot(link("base", _geom("collision", '<mesh filename="meshes/gone.stl"/>'))))
+    with pytest.raises(FileNotFoundError, match=r"link 'base' <collision> #0 .*gone\.stl"):
+        load_urdf(urdf, strict=False)
+
+
 def test_package_resolution_order(tmp_path, monkeypatch):
     rel = os.path.join("meshes", "m.stl")
     places = {

@@ -36,9 +36,4 @@ def _swept_pairs(start_a, end_a, int ka, start_b, end_b, int kb, double min_dist
     cdef vector[int] out
     with nogil:
         api.ccdSweptPairs(sa, ea, na, ka, sb, eb, nb, kb, min_distance, out)
-    cdef cnp.ndarray pairs = np.empty(out.size(), dtype=np.int64)
-    cdef long long* qp = <long long*>cnp.PyArray_DATA(pairs)
-    cdef size_t i
-    for i in range(out.size()):
-        qp[i] = out[i]
-    return pairs.reshape(-1, 2)
+    return _int64_pairs(out)

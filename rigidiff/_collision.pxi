@@ -72,9 +72,14 @@ def _box_self_pairs(lo, hi):
     cdef vector[int] out
     with nogil:
         api.boxSelfPairs(pl, ph, n, out)
-    cdef cnp.ndarray pairs = np.empty(out.size(), dtype=np.int64)
+    return _int64_pairs(out)
+
+
+cdef cnp.ndarray _int64_pairs(const vector[int]& flat):
+    """(k, 2) int64 array of the flat index pairs (i0, j0, i1, j1, ...) the core returns."""
+    cdef cnp.ndarray pairs = np.empty(flat.size(), dtype=np.int64)
     cdef long long* qp = <long long*>cnp.PyArray_DATA(pairs)
     cdef size_t i
-    for i in range(out.size()):
-        qp[i] = out[i]
+    for i in range(flat.size()):
+        qp[i] = flat[i]
     return pairs.reshape(-1, 2)

@@ -489,13 +489,12 @@ def _shape(g: ET.Element, what: str, ctx: _Context, visual: bool = False):
         if g.tag == "capsule":  # not in the URDF specification, but written by some tools
             return Capsule(_float(g, "radius", what), _float(g, "length", what))
         if g.tag == "mesh":
-            return _mesh(g, what, ctx)
+            return _mesh(g, ctx)
     except FileNotFoundError as exc:
         if not visual or ctx.strict:
-            raise
+            raise FileNotFoundError(f"{ctx.where}: {what}: {exc}") from None
         # a picture only (romeo_laas_small's body visual is not shipped): skipped like an invalid visual
-        warnings.warn(f"{exc}\n(strict=False skips this visual)", UserWarning, stacklevel=3)
-        return None
+        problem = f"{what}: {exc}\n(strict=False skips this visual)"
     except ValueError as exc:
         if not visual:
             raise ValueError(f"{ctx.where}: {what}: {exc}") from None
@@ -506,7 +505,7 @@ def _shape(g: ET.Element, what: str, ctx: _Context, visual: bool = False):
     return None
 
 
-def _mesh(g: ET.Element, what: str, ctx: _Context) -> Mesh:
+def _mesh(g: ET.Element, ctx: _Context) -> Mesh:
     filename = g.get("filename")
     if not filename:
         raise ValueError("has no filename attribute")
@@ -515,10 +514,7 @@ def _mesh(g: ET.Element, what: str, ctx: _Context) -> Mesh:
         scale = _floats(scale_text, 1, "scale")[0]
     else:
         scale = _floats(scale_text, 3, "scale", (1.0, 1.0, 1.0))
-    try:
-        path = resolve_resource(filename, ctx.base_dir, ctx.package_dirs, ctx.from_string)
-    except FileNotFoundError as exc:
-        raise FileNotFoundError(f"{ctx.where}: {what}: {exc}") from None
+    path = resolve_resource(filename, ctx.base_dir, ctx.package_dirs, ctx.from_string)  # _shape names the link
     key = (path, tuple(np.broadcast_to(scale, (3,))))
     if key not in ctx.meshes:
         ctx.meshes[key] = Mesh(path, scale=scale, lazy=True)

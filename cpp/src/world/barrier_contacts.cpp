@@ -214,26 +214,31 @@ Mat12 projectToPsd(const Mat12& H) {
   int live[12], m = 0;
   for (int r = 0; r < 12; ++r)
     if (!H.row(r).isZero(0.0)) live[m++] = r;
+  if (m == 0) return H;
   // H minus its negative part sum_{lambda < 0} lambda v v^T: the same as rebuilding V max(Lambda, 0) V^T, but
-  // a rank-k update for the usual one or two negative eigenvalues (eigenvalues ascend)
-  auto clamp = [](auto& A, const auto& eig) {
-    for (Eigen::Index k = 0; k < A.rows() && eig.eigenvalues()[k] < 0.0; ++k)
-      A.noalias() -= eig.eigenvalues()[k] * eig.eigenvectors().col(k) * eig.eigenvectors().col(k).transpose();
-  };
+  // a rank-k update for the usual one or two negative eigenvalues
+  Mat12 out = Mat12::Zero();
   if (m == 12) {
-    Mat12 out = H;
-    clamp(out, Eigen::SelfAdjointEigenSolver<Mat12>(H));
-    return out;
+    Vec12 lambda;
+    Mat12 V;
+    out = H;
+    if (symmetricEigen<12>(H, lambda, V)) {
+      for (int k = 0; k < 12; ++k)
+        if (lambda[k] < 0.0) out.noalias() -= lambda[k] * V.col(k) * V.col(k).transpose();
+      return out;
+    }
   }
-  using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 12, 12>;
-  Small S(m, m);
+  // some rows zero, or the fixed-size solver did not converge: Eigen's solver at dynamic size (one instantiation
+  // for the whole barrier code; each fixed size costs seconds of compile time)
+  MatX S(m, m);
   for (int r = 0; r < m; ++r)
     for (int c = 0; c < m; ++c) S(r, c) = H(live[r], live[c]);
-  Small P = S;
-  clamp(P, Eigen::SelfAdjointEigenSolver<Small>(S));
-  Mat12 out = Mat12::Zero();
+  const Eigen::SelfAdjointEigenSolver<MatX> eig(S);
+  for (Eigen::Index k = 0; k < m && eig.eigenvalues()[k] < 0.0; ++k)
+    S.noalias() -= eig.eigenvalues()[k] * eig.eigenvectors().col(k) * eig.eigenvectors().col(k).transpose();
+  out.setZero();
   for (int r = 0; r < m; ++r)
-    for (int c = 0; c < m; ++c) out(live[r], live[c]) = P(r, c);
+    for (int c = 0; c < m; ++c) out(live[r], live[c]) = S(r, c);
   return out;
 }
 

@@ -83,7 +83,8 @@ inline Mat12 projectTranslationInvariantToPsd(Mat12 H) {
     case 2: translation_psd::clampLive<2>(H, live); break;
     default: {  // one live point: not translation-invariant unless zero; clamp its block as it is
       if (n == 1) {
-        const Eigen::SelfAdjointEigenSolver<Mat3> eig(H.block<3, 3>(3 * live[0], 3 * live[0]));
+        // at dynamic size, as clampLive's fallback: no solver instantiated for this rare case alone
+        const Eigen::SelfAdjointEigenSolver<MatX> eig{MatX(H.block<3, 3>(3 * live[0], 3 * live[0]))};
         for (int k = 0; k < 3 && eig.eigenvalues()[k] < 0.0; ++k)
           H.block<3, 3>(3 * live[0], 3 * live[0]) -=
               eig.eigenvalues()[k] * eig.eigenvectors().col(k) * eig.eigenvectors().col(k).transpose();

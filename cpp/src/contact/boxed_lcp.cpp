@@ -10,6 +10,7 @@
 #include "rigidiff/contact/lcp_pgs.hpp"
 #include "rigidiff/contact/lcp_pivoting.hpp"
 #include "rigidiff/contact/lcp_projected_cg.hpp"
+#include "rigidiff/contact/pseudo_inverse.hpp"
 
 namespace rigidiff {
 namespace contact {
@@ -47,7 +48,7 @@ void BoxedLcpWorkspace::decomposeClampingSystem(double rankThreshold) {
   const int m = static_cast<int>(clamped.size());
   rankThreshold_ = rankThreshold;
   cod_.setThreshold(rankThreshold);
-  cod_.compute(Q.topLeftCorner(m, m));
+  computeCod(cod_, Q.topLeftCorner(m, m));
   codValid_ = true;
 }
 
@@ -79,7 +80,7 @@ const Eigen::CompleteOrthogonalDecomposition<MatX>& BoxedLcpWorkspace::clampingC
   if (!codValid_) {
     const int m = static_cast<int>(clamped.size());
     cod_.setThreshold(rankThreshold_);
-    cod_.compute(clampingSystem().topLeftCorner(m, m));
+    computeCod(cod_, clampingSystem().topLeftCorner(m, m));
     codValid_ = true;
   }
   return cod_;

@@ -284,7 +284,7 @@ void prepareClampedDecomposition(ContactStepData& cd) {
   }
   if (!w.islandCods) {
     w.Qc.noalias() = w.Jc * w.K;
-    w.cod.compute(w.Qc);
+    contact::computeCod(w.cod, w.Qc);
   }
 }
 
@@ -436,7 +436,7 @@ void decomposeIslandBlock(const Model& model, ContactStepData& cd, std::size_t b
     });
   }
   w.islandQ.noalias() = w.islandJ * w.islandK;
-  w.islandCod.compute(w.islandQ);
+  contact::computeCod(w.islandCod, w.islandQ);
 }
 }  // namespace
 

@@ -24,6 +24,10 @@ inline void reflect(double tau, const double* ess, int stride, int len, double* 
 }
 }  // namespace detail
 
+/// cod.compute(A), compiled once (contact/pseudo_inverse.cpp): Eigen's decomposition is seconds of compile time
+/// in every translation unit that instantiates it.
+void computeCod(Eigen::CompleteOrthogonalDecomposition<MatX>& cod, const Eigen::Ref<const MatX>& A);
+
 /// U (cols x r) and V (rows x r) with A^+ = U V^T, from the decomposition of A; returns r. Both are
 /// empty (r = 0) when A is zero. The reflectors are applied by plain loops: at these sizes (tens of rows)
 /// Eigen's Householder sequences spend most of their time outside the arithmetic.

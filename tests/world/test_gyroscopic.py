@@ -375,3 +375,37 @@ def test_an_isotropic_body_keeps_its_inertia_derivatives(passive):
     gq, gv = np.random.default_rng(5).normal(size=(2, world.nv))
     g = world.step_vjp(q, v, tau, gq, gv, wrt=list(wrt))
     assert_close(g.parameters, J.dq_dp.T @ gq + J.dv_dp.T @ gv, rtol=1e-10, floor=1.0, what="g_parameters")
+
+
+@pytest.mark.parametrize("joint", [rd.FreeJoint, rd.BallJoint])
+def test_a_spin_too_fast_for_the_step_raises_naming_the_joint_and_the_remedies(joint):
+    # 10 rad/s about an axis near x with dt = 0.6: six radians a step, where the update's equation has no root near
+    # the first-order guess (before, the step returned rates of 1e13 rad/s without a word)
+    inertia = np.diag([1e-3, 2e-3, 3e-3])
+
+    def world(gyroscopic):
+        w = rd.World(dt=0.6, gravity=(0.0, 0.0, 0.0), gyroscopic=gyroscopic)
+        sk = rd.Skeleton("s")
+        sk.add_body("b", joint=joint("spin"), inertia=rd.Inertia(1.0, rotational_inertia=inertia))
+        w.add_skeleton(sk)
+        return w
+
+    w = world("implicit")
+    q, v = w.neutral_configuration(), np.zeros(w.nv)
+    v[-3:] = (10.0, 1.0, 0.0)
+    for call in (lambda: w.step(q, v, np.zeros(w.nv)), lambda: w.step_jacobians(q, v, np.zeros(w.nv)),
+                 lambda: w.rollout(q, v, np.zeros((3, w.nv)))):
+        with pytest.raises(RuntimeError, match=r"joint 's/spin' did not converge: its body turns by 6\.03 rad in one "
+                                               r"step.*smaller dt.*gyroscopic=\"explicit\""):
+            call()
+    with pytest.raises(RuntimeError, match=r"batch item 1: .*did not converge"):
+        w.step_batch(np.stack([q, q]), np.stack([0.01 * v, v]), np.zeros((2, w.nv)), threads=2)
+    # the remedies the message names work: a smaller step keeps the momentum, the explicit update steps
+    explicit = world("explicit")
+    q1, v1 = explicit.step(q, v, np.zeros(explicit.nv))
+    assert np.all(np.isfinite(v1)) and np.linalg.norm(v1[-3:]) < 20.0
+    fine = world("implicit")
+    fine.dt = 0.06
+    q1, v1 = fine.step(q, v, np.zeros(fine.nv))
+    R = Rotation.from_quat(q1[-4:]).as_matrix()
+    assert np.abs(R @ inertia @ v1[-3:] - inertia @ v[-3:]).max() < 1e-15

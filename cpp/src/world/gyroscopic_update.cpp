@@ -1,5 +1,7 @@
 #include "rigidiff/world/gyroscopic_update.hpp"
 
+#include <iomanip>
+
 #include "rigidiff/algorithm/aba_detail.hpp"
 #include "rigidiff/macros.hpp"
 #include "rigidiff/spatial/explog.hpp"
@@ -11,26 +13,62 @@ namespace {
 // is of the order of that step squared, below round-off
 constexpr double kNewtonStep = 1e-9;
 
+// Newton's method on F(y) = 0 from y, in at most `iterations` steps: with `damped`, each step is halved until |F|
+// decreases (Armijo). `solve(y, F, J)` sets F(y) and its Jacobian J. True when the steps shrank below kNewtonStep |y|
+// or |F| <= ftol (a damped search can stall at round-off, where |F| no longer decreases).
+template <class Solve>
+bool newton(Solve&& solve, Vec3& y, int iterations, bool damped, double ftol) {
+  Vec3 F;
+  Mat3 J;
+  for (int it = 0; it < iterations; ++it) {
+    solve(y, F, J);
+    if (F.norm() <= ftol) return true;
+    const Vec3 step = J.inverse() * F;
+    if (!step.allFinite()) return false;
+    double t = 1.0;
+    if (damped) {
+      Vec3 Ft;
+      Mat3 Jt;
+      for (; t > 1e-8; t *= 0.5) {
+        solve(y - t * step, Ft, Jt);
+        if (Ft.norm() <= (1.0 - 1e-4 * t) * F.norm()) break;
+      }
+    }
+    y -= t * step;
+    if (t == 1.0 && step.norm() <= kNewtonStep * y.norm()) return true;
+  }
+  return false;
+}
+
+// Past about half a turn per step the equations below have several roots and plain Newton steps can run off:
+// a step that did not converge starts again with damped steps, and raises if those do not converge either.
+[[noreturn]] void notConverged(const char* joint, const Vec3& w, double dt) {
+  RD_THROW(std::runtime_error, "the implicit gyroscopic update of joint '" << (joint ? joint : "?") << "' did not "
+           "converge: its body turns by " << std::setprecision(3) << w.norm() * dt << " rad in one step "
+           "(|omega| dt); use a smaller dt, or World(gyroscopic=\"explicit\")");
+}
+
 // y with exp3(dt y / 2) Ig y = Ig w, by Newton's method from the first-order y = w - dt/2 Ig^-1 (w x Ig w);
 // Jinv: the inverse of the Jacobian J of the equation at the solution (then dy/dw = J^-1 Ig)
-Vec3 midpointRate(const Mat3& Ig, const Vec3& w, double dt, Mat3* Jinv) {
+Vec3 midpointRate(const Mat3& Ig, const Vec3& w, double dt, Mat3* Jinv, const char* joint) {
   const Vec3 h = Ig * w;
-  Vec3 y = w - (0.5 * dt) * (Ig.inverse() * w.cross(h));  // Ig: symmetric positive definite, 3 x 3
-  Mat3 J;
-  auto residual = [&]() {  // exp3(th) Ig y - h, and J: d(exp3(th) a)/d th = -exp3(th) [a]x Jr3(th)
+  const Vec3 y0 = w - (0.5 * dt) * (Ig.inverse() * w.cross(h));  // Ig: symmetric positive definite, 3 x 3
+  // exp3(th) Ig y - h, and J: d(exp3(th) a)/d th = -exp3(th) [a]x Jr3(th)
+  auto residual = [&](const Vec3& y, Vec3& F, Mat3& J) {
     const Vec3 th = 0.5 * dt * y, Igy = Ig * y;
     const Mat3 E = exp3(th);
     J = E * Ig - (0.5 * dt) * E * skew(Igy) * Jr3(th);
-    return Vec3(E * Igy - h);
+    F = E * Igy - h;
   };
-  for (int it = 0; it < 30; ++it) {
-    const Vec3 F = residual();  // sets J
-    const Vec3 step = J.inverse() * F;
-    y -= step;
-    if (step.norm() <= kNewtonStep * y.norm()) break;
+  Vec3 y = y0;
+  if (!newton(residual, y, 30, false, 0.0)) {
+    y = y0;
+    if (!newton(residual, y, 100, true, 1e-13 * h.norm())) notConverged(joint, w, dt);
   }
   if (Jinv) {
-    residual();
+    Vec3 F;
+    Mat3 J;
+    residual(y, F, J);
     *Jinv = J.inverse();
   }
   return y;
@@ -103,6 +141,7 @@ GyroscopicJoint gyroscopicJoint(const Model& model, int i, double dt) {
   const JointModel& j = model.joints[i];
   GyroscopicJoint g;
   g.i = i;
+  g.name = model.names[i].c_str();
   g.o = j.idx_v;
   g.n = j.nv;
   g.oa = j.idx_v + (j.type == JointType::Free ? 3 : 0);
@@ -127,7 +166,7 @@ GyroscopicJoint gyroscopicJoint(const Model& model, int i, double dt) {
 Vec3 gyroscopicImpulse(const GyroscopicJoint& g, const Vec3& w, double dt, Mat3* dr) {
   const Vec3 h = g.Ig * w;
   Mat3 Jinv;
-  const Vec3 y = midpointRate(g.Ig, w, dt, dr ? &Jinv : nullptr);
+  const Vec3 y = midpointRate(g.Ig, w, dt, dr ? &Jinv : nullptr, g.name);
   // the explicit gyroscopic impulse given back, the implicit one (exp3(dt y / 2) - I) Ig y = Ig (w - y) taken
   if (dr) *dr = dt * (skew(w) * g.Ig - skew(h)) - g.Ig + g.Ig * Jinv * g.Ig;
   return dt * w.cross(h) - g.Ig * (w - y);
@@ -145,7 +184,7 @@ void gyroscopicShiftInertiaDerivatives(const Model& model, const GyroscopicJoint
   Mat3 dIg[10], Jinv;
   Mat6 dB[10];
   inertiaDerivatives(model, g, dIg, dB);
-  const Vec3 y = midpointRate(g.Ig, w, dt, &Jinv);
+  const Vec3 y = midpointRate(g.Ig, w, dt, &Jinv, g.name);
   const Mat3 E = exp3(0.5 * dt * y);
   for (int k = 0; k < 10; ++k) {  // J dy = dIg w - exp3(dt y / 2) dIg y
     const Vec3 dy = Jinv * (dIg[k] * w - E * (dIg[k] * y));
@@ -171,13 +210,15 @@ Vec6 invertGyroscopicHalfImpulse(const GyroscopicJoint& g, const Vec6& z, double
   const int a = g.oa - g.o;
   const Mat3 Cw = g.CB.middleRows<3>(a);
   const Vec3 zw = z.segment<3>(a);
+  auto residual = [&](const Vec3& w, Vec3& F, Mat3& J) {  // w + Cw s(w) = zw
+    Mat3 ds;
+    F = w + Cw * halfImpulse(g.Ig, w, dt, &ds) - zw;
+    J = Mat3::Identity() + Cw * ds;
+  };
   Vec3 w = zw;
-  Mat3 ds;
-  for (int it = 0; it < 30; ++it) {  // w + Cw s(w) = zw
-    const Vec3 s = halfImpulse(g.Ig, w, dt, &ds);
-    const Vec3 step = (Mat3::Identity() + Cw * ds).inverse() * (w + Cw * s - zw);
-    w -= step;
-    if (step.norm() <= kNewtonStep * w.norm()) break;
+  if (!newton(residual, w, 30, false, 0.0)) {
+    w = zw;
+    if (!newton(residual, w, 100, true, 1e-13 * zw.norm())) notConverged(g.name, zw, dt);
   }
   Vec6 x = z - g.CB * halfImpulse(g.Ig, w, dt, nullptr);
   x.segment<3>(a) = w;

@@ -12,6 +12,7 @@ using Mat63 = Eigen::Matrix<double, 6, 3>;
 /// block of M + dt D + dt^2 K) and of B^-1 (B its block of M). Matrices hold n = nv rows.
 struct GyroscopicJoint {
   int i = 0, o = 0, oa = 0, n = 0;  // joint, first velocity index, first angular index, nv
+  const char* name = nullptr;        // the joint's, for errors (the model's string)
   Mat3 Ig = Mat3::Zero();
   Mat63 CA = Mat63::Zero(), CB = Mat63::Zero();
 };

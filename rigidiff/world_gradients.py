@@ -307,39 +307,56 @@ class GradientMethods:
             self._param_maps = {}
 
     # ------------------------------------------------------------------ regressor
+    def _regressor_columns(self) -> tuple[list[int], list[int]]:
+        """What the columns of inverse_dynamics_regressor stand for: per parameter body, how many (10, or 1 for a
+        particle: its mass; a point mass has no first moment or rotational inertia), then the dofs that have an
+        armature parameter (a particle's have none)."""
+        layout = self._parameter_layout()
+        counts = [0] * len(layout.body_joint)
+        for k in layout.kinds:
+            if k[0] == "body":
+                counts[k[1]] += 1
+        return counts, [k[1] for k in layout.kinds if k[0] == "joint" and k[2] == "armature"]
+
     def regressor_parameters(self) -> Parameters:
         """The parameters theta of inverse_dynamics_regressor: per moving body (as in parameters()) its
         standard inertial parameters in the body frame, "<body>/mass", "<body>/first_moment_x|y|z" (m c)
-        and "<body>/inertia_origin_xx|xy|xz|yy|yz|zz" (rotational inertia about the body origin), then
-        "<joint>/armature" per dof. The dynamics are linear in these."""
+        and "<body>/inertia_origin_xx|xy|xz|yy|yz|zz" (rotational inertia about the body origin), or for a
+        particle its "<particle>/mass" alone, then "<joint>/armature" per dof that has one. The dynamics are
+        linear in these."""
         layout = self._parameter_layout()
-        names, values = [], []
+        counts, _ = self._regressor_columns()
+        names, values, masses = [], [], []
         fields = ("mass", "first_moment_x", "first_moment_y", "first_moment_z", "inertia_origin_xx",
                   "inertia_origin_xy", "inertia_origin_xz", "inertia_origin_yy", "inertia_origin_yz",
                   "inertia_origin_zz")
         p = self.parameters()
+        mass_names = {k[1]: layout.names[i] for i, k in enumerate(layout.kinds) if k[:1] == ("body",) and k[2] == "mass"}
         for slot, body in enumerate(self._param_bodies):
-            prefix = layout.names[10 * slot].rsplit("/", 1)[0]
-            names += [f"{prefix}/{f}" for f in fields]
+            prefix = mass_names[slot].rsplit("/", 1)[0]
+            masses.append(len(names))
+            names += [f"{prefix}/{f}" for f in fields[:counts[slot]]]
             I = body.inertia
-            values.append(standard_parameters(I.mass, I.com, I.rotational_inertia))
+            values.append(standard_parameters(I.mass, I.com, I.rotational_inertia)[:counts[slot]])
         arm = [i for i, k in enumerate(layout.kinds) if k[0] == "joint" and k[2] == "armature"]
         names += [layout.names[i] for i in arm]
         values.append(p.values[arm])
         vals = np.concatenate(values) if values else np.zeros(0)
         lower = np.full(len(names), -np.inf)
-        lower[0:10 * len(self._param_bodies):10] = 0.0
-        lower[10 * len(self._param_bodies):] = 0.0
+        lower[masses] = 0.0
+        lower[len(names) - len(arm):] = 0.0
         return Parameters(tuple(names), vals, lower, np.full(len(names), np.inf))
 
     def inverse_dynamics_regressor(self, q, v, a) -> np.ndarray:
         """(nv, len(regressor_parameters())) matrix Y with inverse_dynamics(q, v, a) = Y @ theta, theta =
         regressor_parameters().values (rigid-body terms with gravity, and armature; no external wrenches)."""
         self._parameter_layout()
+        counts, arm_dofs = self._regressor_columns()
         Yj = self._core_regressor(q, v, a)
         layout = self._param_layout
-        blocks = [Yj[:, 10 * (j - 1):10 * j] @ T for j, T in zip(layout.body_joint, self._param_transforms)]
-        blocks.append(np.diag(as_array(a, (self.nv,), "a")))
+        blocks = [(Yj[:, 10 * (j - 1):10 * j] @ T)[:, :n]
+                  for j, T, n in zip(layout.body_joint, self._param_transforms, counts)]
+        blocks.append(np.diag(as_array(a, (self.nv,), "a"))[:, arm_dofs])
         return np.hstack(blocks)
 
     # ------------------------------------------------------------------ kinematic derivatives

@@ -17,13 +17,16 @@ def fit_regressor(work: World, recs, idx, x0, lower, upper, max_iterations, tol)
     """Gauss-Newton on r(p) = Y(q, v, a; g) theta(p) + D v' + K (d + dt v') - clip(tau), stacked over steps."""
     layout = work._parameter_layout()
     kinds, nv, dt = layout.kinds, work.nv, work.dt
-    nb = len(layout.body_joint)
-    body_at = np.zeros((nb, 10), dtype=int)
-    dof_at = {f: np.zeros(nv, dtype=int) for f in ("damping", "stiffness", "armature")}
+    # Y's columns: per body its 10 standard parameters (a particle: its mass alone), then the armature dofs
+    counts, arm_dofs = work._regressor_columns()
+    first = np.concatenate([[0], np.cumsum(counts)]).astype(int)
+    body_at = [np.zeros(n, dtype=int) for n in counts]
+    arm_column = {dof: first[-1] + c for c, dof in enumerate(arm_dofs)}
+    dof_at = {f: np.full(nv, -1) for f in ("damping", "stiffness", "armature")}  # -1: none (a particle's dofs)
     grav_at = np.zeros(3, dtype=int)
     for i, k in enumerate(kinds):
         if k[0] == "body":
-            body_at[k[1], INERTIAL_FIELDS.index(k[2])] = i
+            body_at[k[1]][INERTIAL_FIELDS.index(k[2])] = i
         elif k[0] == "joint":
             dof_at[k[2]][k[1]] = i
         elif k[0] == "gravity":
@@ -59,10 +62,12 @@ def fit_regressor(work: World, recs, idx, x0, lower, upper, max_iterations, tol)
     def evaluate(x, jacobian=True):
         pf = full.copy()
         pf[idx] = x
-        theta = np.concatenate([standard_parameters(pf[b[0]], pf[b[1:4]], _from6(pf[b[4:]])) for b in body_at]
-                               + [pf[dof_at["armature"]]])
+        theta = np.concatenate([standard_parameters(pf[b[0]], pf[b[1:4]], _from6(pf[b[4:]])) if len(b) == 10
+                                else pf[b] for b in body_at] + [pf[dof_at["armature"][arm_dofs]]])
         Y = Y0 + sum(pf[grav_at[k]] * G[k] for k in range(len(G)))
-        r = Y @ theta + (vnext * pf[dof_at["damping"]] + spring * pf[dof_at["stiffness"]]).ravel() - tau_c
+        damping = np.where(dof_at["damping"] >= 0, pf[dof_at["damping"]], 0.0)
+        stiffness = np.where(dof_at["stiffness"] >= 0, pf[dof_at["stiffness"]], 0.0)
+        r = Y @ theta + (vnext * damping + spring * stiffness).ravel() - tau_c
         if not jacobian:
             return r
         J = np.zeros((len(r), len(idx)))
@@ -72,13 +77,14 @@ def fit_regressor(work: World, recs, idx, x0, lower, upper, max_iterations, tol)
             if k[0] == "body":
                 b = k[1]
                 if b not in cache:
-                    cache[b] = Y[:, 10 * b:10 * b + 10] @ inertial_parameter_jacobian(pf[body_at[b, 0]],
-                                                                                       pf[body_at[b, 1:4]])
+                    cols = Y[:, first[b]:first[b + 1]]
+                    cache[b] = cols if counts[b] == 1 else cols @ inertial_parameter_jacobian(pf[body_at[b][0]],
+                                                                                              pf[body_at[b][1:4]])
                 J[:, c] = cache[b][:, INERTIAL_FIELDS.index(k[2])]
             elif k[0] == "gravity":
                 J[:, c] = G[k[1]] @ theta
             elif k[2] == "armature":
-                J[:, c] = Y[:, 10 * nb + k[1]]
+                J[:, c] = Y[:, arm_column[k[1]]]
             else:
                 J[k[1]::nv, c] = (vnext if k[2] == "damping" else spring)[:, k[1]]
         return r, J

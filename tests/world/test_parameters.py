@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from rdsupport import ROBOTS, assert_close, robot_world, tree_world, with_passive_terms, world_of
 
+import rigidiff as rd
 import rigidiff.testing as rdt
 
 
@@ -126,6 +127,25 @@ def test_regressor_reproduces_inverse_dynamics(robot, robots_dir):
         Y = world.inverse_dynamics_regressor(q, v, a)
         assert Y.shape == (world.nv, len(theta))
         assert_close(Y @ theta.values, world.inverse_dynamics(q, v, a), rtol=1e-10, floor=1.0, what=robot)
+
+
+def test_regressor_of_a_world_with_particles_holds_their_masses_alone():
+    # a particle is a point mass on three sliding dofs: one regressor column, its mass, and no armature columns
+    world = rd.World(dt=1e-3)
+    world.add_skeleton(rd.models.load("double_pendulum"))
+    world.add_particles(np.array([[0.0, 1.0, 1.0], [1.0, 1.0, 1.0]]), masses=[0.5, 2.0], name="grains")
+    theta = world.regressor_parameters()
+    assert [n for n in theta.names if n.startswith("p")] == ["p0/mass", "p1/mass"]  # the particles' bodies
+    assert [theta["p0/mass"], theta["p1/mass"]] == [0.5, 2.0]
+    armature = [n for n in theta.names if n.endswith("armature")]
+    assert len(armature) == world.nv - 6  # the pendulum's dofs
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        q = world.random_configuration(rng)
+        v, a = rng.normal(size=(2, world.nv))
+        Y = world.inverse_dynamics_regressor(q, v, a)
+        assert Y.shape == (world.nv, len(theta))
+        assert_close(Y @ theta.values, world.inverse_dynamics(q, v, a), rtol=1e-12, floor=1.0)
 
 
 def test_regressor_parameters_are_the_standard_ones():

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
+from rigidiff.testing import check_jacobians
 
 G = 9.81
 
@@ -143,6 +144,44 @@ def test_joint_limit_stops_the_pendulum():
     world.contact_options(joint_limits=False)
     Q, _ = world.rollout(np.array([0.0]), np.array([0.0]), np.zeros((1500, 1)))
     assert Q[:, 0].max() > 0.6
+
+
+def limited_body(joint):
+    sk = rd.Skeleton("s")
+    sk.add_body("b", joint=joint, inertia=rd.Inertia(1.0, com=(0.1, 0.05, 0.0), rotational_inertia=np.eye(3) * 0.01))
+    world = rd.World(dt=1e-3)
+    world.add_skeleton(sk)
+    world.contact_options(joint_limits=True)
+    return world
+
+
+def test_translational_joint_limits_hold_each_coordinate_and_their_jacobians_match_central_differences():
+    world = limited_body(rd.TranslationalJoint("j", lower=[-0.1, -0.2, -0.1], upper=[0.1, 0.2, 0.1]))
+    q, v = np.zeros(3), np.array([50.0, 0.5, -30.0])
+    for _ in range(300):
+        q, v = world.step(q, v, np.zeros(3))
+        assert np.all(q >= [-0.1, -0.2, -0.1 - 1e-12]) and np.all(q <= [0.1 + 1e-12, 0.2, 0.1])
+    assert q[0] == pytest.approx(0.1) and q[2] == pytest.approx(-0.1)  # pressed against two limits, gravity on z
+    # a step that reaches two limits from inside: both rows are gaps, whose closing the Jacobians differentiate
+    report = check_jacobians(world, np.array([0.09, 0.0, -0.095]), np.array([50.0, 1.0, -30.0]), np.ones(3), wrt="all")
+    assert report.passed, report
+
+
+def test_a_planar_joints_angle_limit_holds_and_its_xy_limits_are_refused_by_name():
+    inf = np.inf
+    world = limited_body(rd.PlanarJoint("j", lower=[-inf, -inf, -0.2], upper=[inf, inf, 0.2]))
+    q, v = np.zeros(3), np.array([1.0, 0.0, 30.0])
+    for _ in range(200):
+        q, v = world.step(q, v, np.zeros(3))
+        assert q[2] <= 0.2 + 1e-12
+    assert q[2] == pytest.approx(0.2)
+    report = check_jacobians(world, np.array([0.1, 0.2, 0.15]), np.array([5.0, 1.0, 80.0]), np.ones(3), wrt="all")
+    assert report.passed, report
+    boxed = limited_body(rd.PlanarJoint("j", lower=[-0.1, -inf, -inf], upper=[0.1, inf, inf]))
+    with pytest.raises(ValueError, match=r"planar joint 's/j' has position limits on its x coordinate.*solver=\"barrier\""):
+        boxed.step(np.zeros(3), np.array([50.0, 0.0, 0.0]), np.zeros(3))
+    boxed.contact_options(joint_limits=False)  # off: the limits are not in the step at all
+    assert boxed.step(np.zeros(3), np.array([50.0, 0.0, 0.0]), np.zeros(3))[0][0] == pytest.approx(0.05)
 
 
 def test_joint_coulomb_friction_holds_or_slips():

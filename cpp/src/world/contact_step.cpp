@@ -513,13 +513,21 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   if (options.jointLimits) {
     for (int j = 1; j < model.njoints; ++j) {
       const JointModel& jm = model.joints[j];
-      if (jm.nq != 1 || jm.nv != 1) continue;
-      const int iq = jm.idx_q, iv = jm.idx_v;
-      const double qn = q[iq] + dt * cd.vfree[iv];
-      if (std::isfinite(model.lower_limit[iq]) && qn < model.lower_limit[iq])
-        pushRow(cd, RowKind::LowerLimit, iv, -1 - 2L * iv);
-      if (std::isfinite(model.upper_limit[iq]) && qn > model.upper_limit[iq])
-        pushRow(cd, RowKind::UpperLimit, iv, -2 - 2L * iv);
+      if (jm.type == JointType::Planar)
+        for (int k = 0; k < 2; ++k)
+          if (std::isfinite(model.lower_limit[jm.idx_q + k]) || std::isfinite(model.upper_limit[jm.idx_q + k]))
+            RD_THROW(std::invalid_argument, "planar joint '" << model.names[j] << "' has position limits on its "
+                     << "xy"[k] << " coordinate, which the contact step's joint limits cannot hold (only its angle's): "
+                     "remove them, or use World(solver=\"barrier\"), which holds them");
+      int dofs[3];
+      for (int k = 0, n = linearlyLimitedDofs(jm, dofs); k < n; ++k) {
+        const int iq = jm.idx_q + dofs[k], iv = jm.idx_v + dofs[k];
+        const double qn = q[iq] + dt * cd.vfree[iv];
+        if (std::isfinite(model.lower_limit[iq]) && qn < model.lower_limit[iq])
+          pushRow(cd, RowKind::LowerLimit, iv, -1 - 2L * iv);
+        if (std::isfinite(model.upper_limit[iq]) && qn > model.upper_limit[iq])
+          pushRow(cd, RowKind::UpperLimit, iv, -2 - 2L * iv);
+      }
     }
   }
   if (options.jointFriction)
@@ -624,7 +632,8 @@ void contactStep(const Model& model, Data& data, const CollisionModel& cmodel, C
   for (int r = ncontact_rows; r < m; ++r) {
     const ConstraintRow& row = cd.rows[r];
     const int iv = row.index;
-    const int iq = model.joints[model.dof_joint[iv]].idx_q;
+    const JointModel& jm = model.joints[model.dof_joint[iv]];
+    const int iq = jm.idx_q + (iv - jm.idx_v);  // a limited dof's coordinate (linearlyLimitedDofs)
     int dof0 = 0;
     double* seg = rowSegment(model, cd, r, cd.treeOf[model.dof_joint[iv]], dof0);
     if (row.kind == RowKind::JointFriction) {

@@ -17,9 +17,12 @@ int constraintReason(const Model& m, const CollisionModel& cm, const ContactOpti
   if (o.jointLimits)
     for (int j = 1; j < m.njoints; ++j) {
       const JointModel& jm = m.joints[j];
-      if (jm.nq == 1 && jm.nv == 1 &&
-          (std::isfinite(m.lower_limit[jm.idx_q]) || std::isfinite(m.upper_limit[jm.idx_q])))
-        return kNeedsJointLimits;
+      // a planar joint's x and y too: the contact step refuses their limits rather than ignore them
+      int dofs[3] = {0, 1, 2};
+      const int n = jm.type == JointType::Planar ? 3 : linearlyLimitedDofs(jm, dofs);
+      for (int k = 0; k < n; ++k)
+        if (std::isfinite(m.lower_limit[jm.idx_q + dofs[k]]) || std::isfinite(m.upper_limit[jm.idx_q + dofs[k]]))
+          return kNeedsJointLimits;
     }
   return kNeedsNothing;
 }

@@ -31,6 +31,20 @@ struct JointModel {
   bool variableSubspace() const { return type == JointType::Universal; }
 };
 
+/// The dofs k (0 <= k < nv) of a joint whose coordinate q[idx_q + k] a step moves by dt v[idx_v + k] alone, so that
+/// a position limit on it is a constant row of the contact step: a revolute or prismatic joint's one, a
+/// translational joint's three, a planar joint's angle (its x and y move along the turning child frame). Writes
+/// them to `dofs`; returns how many.
+inline int linearlyLimitedDofs(const JointModel& j, int dofs[3]) {
+  switch (j.type) {
+    case JointType::Revolute:
+    case JointType::Prismatic: dofs[0] = 0; return 1;
+    case JointType::Translational: dofs[0] = 0, dofs[1] = 1, dofs[2] = 2; return 3;
+    case JointType::Planar: dofs[0] = 2; return 1;
+    default: return 0;
+  }
+}
+
 /// Builds a joint of the given type; axis/axis2 are normalised. Throws invalid_argument on bad axes.
 JointModel makeJoint(JointType type, const Vec3& axis, const Vec3& axis2);
 /// nq and nv of a joint type.

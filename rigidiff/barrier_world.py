@@ -28,6 +28,10 @@ DEFAULT_STIFFNESS = 1e8
 #: keeps it below 1e-3)
 MAX_STRAIN = 1.0
 
+#: the smallest det A (a body's volume over its rest volume) a step may return: a strain below MAX_STRAIN still lets
+#: a body be flattened (det A -> 0), and the next step would turn it inside out
+MIN_VOLUME_RATIO = 1e-2
+
 _UNSUPPORTED = "barrier worlds (solver='barrier') do not support {what} yet"
 
 
@@ -412,20 +416,32 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
     def step(self, q, v, tau=None):
         """One implicit Euler step: (q', v') from (q, v) under generalised forces tau (nv, held over the step;
         zero if None). Every Newton iterate is intersection-free. ValueError for an intersecting (q, v) start
-        (naming the bodies) or bad input; RuntimeError naming the residual if Newton does not converge."""
+        (naming the bodies) or bad input; RuntimeError naming the residual if Newton does not converge, or naming
+        the body if the step would stretch one far from a rotation or crush it below MIN_VOLUME_RATIO of its
+        volume (forces or velocities too large for the time step)."""
         tau = np.zeros(self.nv) if tau is None else tau
         q_next, v_next = self._bw_step(self._affine_state(q, "q"), v, tau)
         strain, worst = self._largest_strain(q_next)
         if not strain <= MAX_STRAIN:
             raise RuntimeError(f"the barrier step stretched {worst!r} far from a rotation (||A A^T - I||_F = "
                                f"{strain:.3g} > {MAX_STRAIN}): tau or v is too large for the time step")
+        if self._names:
+            det = np.linalg.det(self._affine_maps(q_next))
+            k = int(np.argmin(det))
+            if not det[k] >= MIN_VOLUME_RATIO:
+                raise RuntimeError(f"the barrier step crushed {self._names[k]!r} to {det[k]:.3g} of its volume (det A "
+                                   f"< {MIN_VOLUME_RATIO}): tau or v is too large for the time step")
         return q_next, v_next
+
+    def _affine_maps(self, q: np.ndarray) -> np.ndarray:
+        """The bodies' affine maps A at q, (nbodies, 3, 3)."""
+        return q[self._nq_skeletons:].reshape(-1, 12)[:, 3:].reshape(-1, 3, 3)
 
     def _largest_strain(self, q: np.ndarray) -> tuple:
         """(largest ||A A^T - I||_F over the bodies at q, that body's name); (0, None) without bodies."""
         if not self._names:
             return 0.0, None
-        A = q[self._nq_skeletons:].reshape(-1, 12)[:, 3:].reshape(-1, 3, 3)
+        A = self._affine_maps(q)
         strain = np.linalg.norm(A @ A.transpose(0, 2, 1) - np.eye(3), axis=(1, 2))
         worst = int(np.argmax(np.where(np.isnan(strain), np.inf, strain)))
         return float(strain[worst]), self._names[worst]
@@ -442,7 +458,7 @@ class BarrierWorld(BarrierGradients, SkeletonParticipants, BodyWorld, _core.Barr
                              f"{strain:.3g} > {MAX_STRAIN}); q holds each body's translation and the rows of A, a "
                              f"rotation up to a small strain")
         if self._names:  # a reflection keeps A A^T = I but turns the body's surface inside out
-            det = np.linalg.det(q[self._nq_skeletons:].reshape(-1, 12)[:, 3:].reshape(-1, 3, 3))
+            det = np.linalg.det(self._affine_maps(q))
             if np.any(det <= 0.0):
                 k = int(np.argmin(det))
                 raise ValueError(f"{name}: the affine map A of {self._names[k]!r} is a reflection (det A = "

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import rigidiff as rd
-from rigidiff.barrier_world import MAX_STRAIN
+from rigidiff.barrier_world import MAX_STRAIN, MIN_VOLUME_RATIO
 
 
 def _two_cubes():
@@ -56,6 +56,25 @@ def test_a_force_that_would_stretch_a_body_far_from_a_rotation_raises():
     tau[w.layout("high").v][6] = 1e300  # a move with no collision-free part
     with pytest.raises(RuntimeError):
         w.step(w.q, w.v, tau)
+
+
+@pytest.mark.parametrize("speed", [3e4, 1e6])
+def test_a_fall_that_would_crush_a_body_raises_in_the_step_that_crushes_it(speed):
+    # at 300 m per step onto the ground the cube is flattened within the strain bound (||A A^T - I||_F = 1 with
+    # det A -> 0); before, that state was returned and the next step turned the cube inside out
+    w = rd.World(dt=1e-2, solver="barrier")
+    w.add_ground()
+    w.add_affine_body(rd.Box((0.2, 0.2, 0.2)), pose=rd.Transform((0.0, 0.0, 0.5)), velocity=(0.0, 0.0, -speed),
+                      name="b")
+    with pytest.raises(RuntimeError, match=rf"crushed 'b' to .* of its volume \(det A < {MIN_VOLUME_RATIO}\)"):
+        w.step(w.q, w.v)
+    # a fall of 1e4 m/s is survivable at this step: the cube lands as a cube
+    w = rd.World(dt=1e-2, solver="barrier")
+    w.add_ground()
+    w.add_affine_body(rd.Box((0.2, 0.2, 0.2)), pose=rd.Transform((0.0, 0.0, 0.5)), velocity=(0.0, 0.0, -1e4),
+                      name="b")
+    q, _ = w.step(w.q, w.v)
+    assert np.linalg.det(w.affine_map(q, "b")[0]) > 0.5
 
 
 def test_non_finite_cotangents_and_badly_typed_forces_are_named():

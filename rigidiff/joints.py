@@ -19,7 +19,8 @@ Per-dof passive terms (arrays of length nv, or scalars broadcast to them): ``dam
 N·s/m), ``stiffness`` (spring towards ``rest_position``), ``armature`` (rotor inertia added to the
 diagonal of the mass matrix), ``friction`` (Coulomb value, used by the contact solver), and the limits
 ``velocity_limit`` and ``effort_limit`` (the step clips torques to ``effort_limit``). Position limits
-``lower`` / ``upper`` have length nq; quaternion entries ignore them.
+``lower`` / ``upper`` have length nq; quaternion entries ignore them. Setting any of these later
+(``joint.damping = 0.5``, then ``world.rebuild()``) is checked and broadcast as in the constructor.
 """
 
 from __future__ import annotations
@@ -77,12 +78,52 @@ def _per(value, n: int, name: str, *, minimum=None, default=0.0) -> np.ndarray:
     return arr
 
 
+def _per_coordinate(name: str, per: str, default: float, doc: str, minimum=None, finite: bool = False) -> property:
+    """A joint attribute of nq (limits) or nv (passive terms) numbers, checked whenever it is set, in the
+    constructor or later (``joint.damping = 0.5`` broadcasts as the constructor does; ``lower`` above ``upper``,
+    a negative damping or NaN raise ValueError naming the joint)."""
+    slot = "_" + name
+
+    def get(joint):
+        return joint.__dict__[slot]
+
+    def set_(joint, value):
+        n = joint.nq if per == "nq" else joint.nv
+        arr = _per(value, n, f"joint {joint.name!r} {name}", minimum=minimum, default=default)
+        if finite and not np.all(np.isfinite(arr)):
+            raise ValueError(f"joint {joint.name!r}: {name} must be finite, got {arr}")
+        other = {"lower": "_upper", "upper": "_lower"}.get(name)
+        if other in joint.__dict__:
+            lower, upper = (arr, joint.__dict__[other]) if name == "lower" else (joint.__dict__[other], arr)
+            if np.any(lower > upper):
+                raise ValueError(f"joint {joint.name!r}: lower limit {lower} exceeds upper limit {upper}")
+        joint.__dict__[slot] = arr
+
+    return property(get, set_, doc=doc + "; settable (a scalar broadcasts), checked as in the constructor.")
+
+
 class Joint:
     """Base class of all joints. Use one of the subclasses."""
 
     type: str = ""
     nq: int = 0
     nv: int = 0
+
+    lower = _per_coordinate("lower", "nq", -np.inf, "(nq,) lower position limits (-inf: none)")
+    upper = _per_coordinate("upper", "nq", np.inf, "(nq,) upper position limits (+inf: none)")
+    velocity_limit = _per_coordinate("velocity_limit", "nv", np.inf,
+                                     "(nv,) velocity limits (stored, not enforced by the step)", minimum=0.0)
+    effort_limit = _per_coordinate("effort_limit", "nv", np.inf, "(nv,) effort limits; the step clips torques to them",
+                                   minimum=0.0)
+    damping = _per_coordinate("damping", "nv", 0.0, "(nv,) viscous damping, applied implicitly by the step",
+                              minimum=0.0, finite=True)
+    stiffness = _per_coordinate("stiffness", "nv", 0.0,
+                                "(nv,) spring stiffness towards `rest_position`, applied implicitly by the step",
+                                minimum=0.0, finite=True)
+    armature = _per_coordinate("armature", "nv", 0.0, "(nv,) rotor inertia added to the diagonal of the mass matrix",
+                               minimum=0.0, finite=True)
+    friction = _per_coordinate("friction", "nv", 0.0, "(nv,) Coulomb friction torque or force: a boxed constraint of "
+                               "the step when `contact_options(joint_friction=True)`", minimum=0.0, finite=True)
 
     def __init__(
         self,
@@ -99,20 +140,10 @@ class Joint:
         friction=None,
     ):
         self.name = as_name(name, "joint name")
-        nq, nv = self.nq, self.nv
-        self.lower = _per(lower, nq, f"joint {name!r} lower", default=-np.inf)
-        self.upper = _per(upper, nq, f"joint {name!r} upper", default=np.inf)
-        if np.any(self.lower > self.upper):
-            raise ValueError(f"joint {name!r}: lower limit {self.lower} exceeds upper limit {self.upper}")
-        self.velocity_limit = _per(velocity_limit, nv, f"joint {name!r} velocity_limit", minimum=0.0, default=np.inf)
-        self.effort_limit = _per(effort_limit, nv, f"joint {name!r} effort_limit", minimum=0.0, default=np.inf)
-        self.damping = _per(damping, nv, f"joint {name!r} damping", minimum=0.0)
-        self.stiffness = _per(stiffness, nv, f"joint {name!r} stiffness", minimum=0.0)
-        self.armature = _per(armature, nv, f"joint {name!r} armature", minimum=0.0)
-        self.friction = _per(friction, nv, f"joint {name!r} friction", minimum=0.0)
-        for arr in (self.damping, self.stiffness, self.armature, self.friction):
-            if not np.all(np.isfinite(arr)):
-                raise ValueError(f"joint {name!r}: damping, stiffness, armature and friction must be finite")
+        nq = self.nq
+        self.lower, self.upper = lower, upper
+        self.velocity_limit, self.effort_limit = velocity_limit, effort_limit
+        self.damping, self.stiffness, self.armature, self.friction = damping, stiffness, armature, friction
         if rest_position is None:
             self.rest_position = self.neutral()
         else:

@@ -45,6 +45,19 @@ class Body:
         self.children: list[Body] = []
         self.shapes: list[ShapeInstance] = []
 
+    @property
+    def inertia(self) -> Inertia:
+        """The body's inertia in its body frame. Settable (then ``world.rebuild()``): an Inertia, or None for a
+        massless body, as in add_body."""
+        return self._inertia
+
+    @inertia.setter
+    def inertia(self, value):
+        value = Inertia.zero() if value is None else value
+        if not isinstance(value, Inertia):
+            raise ValueError(f"body {self.name!r}: inertia must be a rigidiff.Inertia, got {type(value).__name__}")
+        self._inertia = value
+
     def add_shape(self, shape, origin: Transform | None = None, friction: float = 0.5, restitution: float = 0.0,
                   collide: bool = True, visual: bool = True, name: str | None = None, group: int = 1,
                   mask: int = 0xFFFFFFFF) -> ShapeInstance:

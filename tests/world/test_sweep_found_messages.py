@@ -92,3 +92,28 @@ def test_small_arguments_of_the_wrong_kind_are_named():
         rd.ProjectiveMaterial(1e5, 0.3, 1000.0, kind=None)  # was "'NoneType' object is not iterable"
     with pytest.raises(TypeError, match="file must be a text stream with a write method"):
         rd.show_config(file=5)  # was AttributeError: 'int' object has no attribute 'write'
+
+
+def test_joint_and_body_attributes_set_after_construction_are_checked_as_in_the_constructor():
+    sk = rd.models.load("cartpole")
+    world = rd.World()
+    world.add_skeleton(sk)
+    hinge, slider = sk.joint("hinge"), sk.joint("slider")
+    hinge.damping = 0.5  # a scalar broadcasts (rebuild raised "'float' object is not subscriptable")
+    world.rebuild()
+    assert world.parameters()["hinge/damping"] == 0.5
+    with pytest.raises(ValueError, match=r"joint 'slider': lower limit \[5\.\] exceeds upper limit \[2\.4\]"):
+        slider.lower = 5.0  # was accepted, and random_configuration failed later with numpy's "high - low < 0"
+    with pytest.raises(ValueError, match=r"joint 'hinge' damping must be >= 0"):
+        hinge.damping = -1.0
+    with pytest.raises(ValueError, match=r"joint 'hinge' armature must have shape \(1,\)"):
+        hinge.armature = [1.0, 2.0]
+    with pytest.raises(ValueError, match=r"joint 'hinge': stiffness must be finite"):
+        hinge.stiffness = np.inf
+    assert slider.lower[0] == -2.4 and hinge.damping[0] == 0.5  # a refused value leaves the old one
+    slider.upper = None  # no limit, as in the constructor
+    assert slider.upper[0] == np.inf and not np.isfinite(slider.upper).any()
+    with pytest.raises(ValueError, match=r"body 'pole': inertia must be a rigidiff.Inertia, got str"):
+        sk.body("pole").inertia = "heavy"  # None was taken, and the world failed on an AttributeError
+    sk.body("pole").inertia = None  # massless, as add_body(inertia=None)
+    assert sk.body("pole").inertia.mass == 0.0

@@ -116,6 +116,9 @@ def cmd_simulate(args) -> int:
     out = args.out if args.out.endswith(".npz") else args.out + ".npz"  # numpy.savez adds the suffix
     if os.path.exists(out) and not args.force:
         raise ArgumentError(f"--out: {out} exists; give --force to overwrite it")
+    folder = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(folder):  # checked before simulating, not found when writing after it
+        raise ArgumentError(f"--out: the folder {os.path.dirname(out)!r} does not exist")
     if args.height is not None and not args.floating_base:
         raise ArgumentError("--height sets a floating base's initial height: give --floating-base too")
     _, world = _load_world(args, ground=args.ground)

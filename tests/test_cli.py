@@ -87,6 +87,15 @@ def test_simulate_ground_catches_a_floating_robot(tmp_path, capsys):
     assert 0.1 < z_ground.min() and abs(np.load(grounded)["v"][-1, 2]) < 0.5
 
 
+def test_out_in_a_missing_folder_is_refused_before_simulating(tmp_path, capsys):
+    # exit 2 (an invalid argument) at once; it was exit 1 with an errno message after the whole simulation
+    out = tmp_path / "missing" / "traj.npz"
+    assert main(["simulate", "double_pendulum", "--steps", "5", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"--out: the folder {str(out.parent)!r} does not exist" in err and "Traceback" not in err
+    assert not out.parent.exists()
+
+
 def test_out_is_not_overwritten_without_force(tmp_path, capsys):
     out = tmp_path / "traj.npz"
     out.write_bytes(b"keep me")

@@ -117,3 +117,16 @@ def test_joint_and_body_attributes_set_after_construction_are_checked_as_in_the_
         sk.body("pole").inertia = "heavy"  # None was taken, and the world failed on an AttributeError
     sk.body("pole").inertia = None  # massless, as add_body(inertia=None)
     assert sk.body("pole").inertia.mass == 0.0
+
+
+@pytest.mark.parametrize("origin", [1e300, 1e9])
+def test_a_joint_placed_out_of_range_by_the_model_is_blamed_on_the_model_not_on_q(origin):
+    # a URDF joint origin of 1e300 m: the message blamed the state, whose largest entry is 0
+    sk = rd.Skeleton("s")
+    sk.add_body("a", joint=rd.RevoluteJoint("j", axis=(0.0, 1.0, 0.0)), joint_origin=rd.Transform((origin, 0.0, 0.0)),
+                inertia=rd.Inertia(1.0, com=(0.1, 0.0, 0.0), rotational_inertia=0.01 * np.eye(3)))
+    world = rd.World()
+    world.add_skeleton(sk)
+    with pytest.raises(RuntimeError, match=r"joint 's/j'.*q\[0\] = 0, too small for that: check the model, its "
+                                           r"joints' origins"):
+        world.step(np.zeros(1), np.zeros(1), np.zeros(1))

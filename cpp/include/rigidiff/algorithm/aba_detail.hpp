@@ -191,14 +191,18 @@ inline bool singularPivot(double D, const Vec6& s, const Mat6& Ia, const Vec3& p
 /// placed there), and double precision starts to lose its light links (the test above).
 constexpr double kFarDistance = 1e3;
 
-// the largest entry of q, named as the offending value of a state out of range
-inline std::string largestEntryNote(const Model& model, const double* q) {
+// the largest entry of q, named as the offending value of a state out of range; when that entry is far below
+// `scale` (the joint's distance, or infinity for an overflow), q did not put it there: the model did
+inline std::string largestEntryNote(const Model& model, const double* q, double scale) {
   if (q == nullptr || model.nq == 0) return std::string();
   int k = 0;
   for (int j = 1; j < model.nq; ++j)
     if (!(std::abs(q[j]) <= std::abs(q[k]))) k = j;  // a NaN wins
   std::ostringstream os;
-  os << " (the largest entry of q is q[" << k << "] = " << q[k] << ")";
+  os << " (the largest entry of q is q[" << k << "] = " << q[k];
+  if (std::abs(q[k]) < 1e-3 * scale && std::abs(q[k]) < 1e6)
+    os << ", too small for that: check the model, its joints' origins, masses and inertias";
+  os << ")";
   return os.str();
 }
 
@@ -230,13 +234,13 @@ inline std::string massRangeNote(const Model& model) {
     RD_THROW(std::runtime_error, "the state is out of range: the articulated inertia of joint '"
                                      << model.names[i] << "' is not finite (" << D
                                      << "): the state holds values too large for double precision"
-                                     << largestEntryNote(model, q) << massRangeNote(model));
+                                     << largestEntryNote(model, q, INFINITY) << massRangeNote(model));
   if (distance > kFarDistance) {
     std::ostringstream far;
     far << std::setprecision(3) << distance;
     RD_THROW(std::runtime_error, "the state is out of range: joint '"
                                      << model.names[i] << "' is " << far.str() << " m from the world origin"
-                                     << largestEntryNote(model, q)
+                                     << largestEntryNote(model, q, distance)
                                      << ", where double precision no longer resolves its articulated inertia (an "
                                         "eigenvalue of it is below "
                                      << kSingularTolerance

@@ -242,3 +242,13 @@ def test_shapes_above_hyq_trunk_touch_it_no_deeper_than_they_reach(kind, robots_
                              fcl.DistanceResult())
         floor = apart if apart > 0.0 else -(hi[2] - (centre[2] - low))
         assert contacts.distances.min() >= floor - 1e-6, (centre, apart, contacts.types)
+
+
+@pytest.mark.parametrize("faces, gap", [([[0, 1, 2]], 0.05 - 0.1), ([[0, 2, 1]], 0.05)], ids=["back-down", "front-down"])
+def test_an_open_sheet_meets_a_plane_through_the_prisms_behind_its_faces(faces, gap):
+    # docs/contact.md: an open surface's solid is the prisms behind its faces (a tenth of its largest extent
+    # deep), so a sheet whose back faces the ground stands on them; whose front faces it, lies on it
+    sheet = rd.Mesh(trimesh.Trimesh(np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]), faces,
+                                    process=False))
+    result = rd.distance(sheet, rd.Transform((0.0, 0.0, 0.05)), rd.Plane(), rd.Transform())
+    assert result.distance == pytest.approx(gap, abs=1e-12)

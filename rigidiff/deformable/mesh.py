@@ -16,6 +16,9 @@ __all__ = ["TetMesh", "HexMesh"]
 
 # |J| below this times the element's size cubed is a degenerate element (as the C++ core tests)
 _DEGENERATE = 1e-9
+#: the most cubes HexMesh.from_surface lays over a surface's bounding box (each centre is tested for inside; a
+#: dx a thousand times too small would ask for terabytes)
+MAX_VOXEL_GRID = 2e7
 _G = 0.5 / np.sqrt(3.0)
 _CORNERS = np.array([[k & 1, (k >> 1) & 1, (k >> 2) & 1] for k in range(8)], dtype=np.float64)
 _GAUSS = 0.5 + _G * (2.0 * _CORNERS - 1.0)
@@ -218,7 +221,11 @@ class HexMesh:
         lo, hi = mesh.bounds
         # a size that is a whole number of cubes up to rounding (0.15 / 0.025 = 6.000000000000001) takes that
         # number, not one more that would shift the grid by half a cube
-        counts = np.maximum(np.ceil((hi - lo) / dx - 1e-9).astype(int), 1)
+        cells = np.maximum(np.ceil((hi - lo) / dx - 1e-9), 1.0)  # as floats: a tiny dx must not overflow
+        if np.prod(cells) > MAX_VOXEL_GRID:
+            raise ValueError(f"dx = {dx} cuts the surface's bounding box into {' x '.join(f'{c:.0f}' for c in cells)} "
+                             f"= {np.prod(cells):.3g} cubes, more than {MAX_VOXEL_GRID:.0e}: use a larger dx")
+        counts = cells.astype(int)
         start = 0.5 * (lo + hi) - 0.5 * counts * dx
         centres = np.stack(np.meshgrid(*[start[d] + dx * (np.arange(counts[d]) + 0.5) for d in range(3)],
                                        indexing="ij"), axis=-1).reshape(-1, 3)

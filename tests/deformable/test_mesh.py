@@ -182,6 +182,10 @@ def test_voxelise_refuses_open_surfaces():
         rd.HexMesh.from_surface(open_mesh, dx=0.02)
     with pytest.raises(ValueError, match="dx"):
         rd.HexMesh.from_surface(sphere, dx=-1.0)
+    # a dx far too small for the surface is named before a grid is allocated (it was numpy's MemoryError for 7 TiB)
+    with pytest.raises(ValueError, match=r"dx = 1e-05 cuts the surface's bounding box into 20000 x 20000 x 20000 = "
+                                         r"8e\+12 cubes, more than 2e\+07: use a larger dx"):
+        rd.HexMesh.from_surface(sphere, dx=1e-5)
 
 
 def test_tetrahedralise_a_sphere():

@@ -309,10 +309,9 @@ void pdSkeletonStep(const PdModel& model, PdData& data, const PdSkeletons& sk, P
                           });
   data.residual = data.force_scale > 0.0 ? r.gradient_norm / data.force_scale : 0.0;
   if (ad.holds.enabled && r.converged && !settled && model.options.raise_on_failure)
-    throw std::runtime_error("the complementarity contact's active set did not settle after " +
-                             std::to_string(data.active_set_iterations) + " active-set iterations (" +
-                             std::to_string(data.active.size()) + " vertices held on planes, balls or boxes, " +
-                             std::to_string(ad.holds.size()) + " on links)");
+    throw std::runtime_error(pdUnsettledMessage(data, std::to_string(data.active.size()) +
+                                                          " vertices held on planes, balls or boxes, " +
+                                                          std::to_string(ad.holds.size()) + " on links"));
   pdCheckConverged(model, data, r, settled);
   pdScatterFree(model, z.head(3 * nf), X);
   data.x = X;

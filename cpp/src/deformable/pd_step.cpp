@@ -341,6 +341,7 @@ bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, boo
                        const std::function<VecX(Points&)>& solution, const std::function<bool()>& again,
                        const std::function<int(const VecX&, const Points&, bool)>& links) {
   data.active_set_iterations = 0;
+  data.active_set_cycled = false;
   data.active_forces.resize(0);
   if (model.contact_model != PdContactModel::Complementarity) return true;
   std::vector<std::vector<int>> seen;
@@ -358,12 +359,21 @@ bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, boo
       change = linked == -1 ? -1 : std::max(change, linked);
     }
     settled = change == 0;
+    data.active_set_cycled = change == -1;
     if (change != 1) break;
     ++data.active_set_iterations;
     pdActiveSetFactorise(model, data, data.active);
     converged = again();
   }
   return settled;
+}
+
+std::string pdUnsettledMessage(const PdData& data, const std::string& held) {
+  const std::string n = std::to_string(data.active_set_iterations);
+  return "the complementarity contact's active set did not settle: " +
+         (data.active_set_cycled ? "it came back to a set it had held after " + n + " changes"
+                                 : "still changing after " + n + " changes") +
+         " (" + held + "); contact_model=\"penalty\" has no active set to settle";
 }
 
 void pdCheckConverged(const PdModel& model, PdData& data, const LbfgsResult& r, bool settled) {
@@ -375,9 +385,8 @@ void pdCheckConverged(const PdModel& model, PdData& data, const LbfgsResult& r, 
                              std::to_string(data.iterations) + " iterations (tolerance " +
                              sci(model.options.tolerance) + ")");
   if (!settled && model.options.raise_on_failure)
-    throw std::runtime_error("the complementarity contact's active set did not settle after " +
-                             std::to_string(data.active_set_iterations) + " active-set iterations (" +
-                             std::to_string(data.active.size()) + " vertices held on planes, balls or boxes)");
+    throw std::runtime_error(
+        pdUnsettledMessage(data, std::to_string(data.active.size()) + " vertices held on planes, balls or boxes"));
 }
 
 std::vector<char> pdContactCandidates(const PdModel& model, const Points& q, const Points& y) {

@@ -268,6 +268,7 @@ struct PdData {
   PdHessian start_hessian;         ///< hess E at the start q (the adjoint of start_gradient)
   int factor_stamp = 0;            ///< counts pdFactorise's factorisations (the active set's columns follow it)
   int active_set_iterations = 0;   ///< the complementarity's active-set iterations of the last step
+  bool active_set_cycled = false;  ///< its set came back to one it had held (not settled)
   bool settled = true;             ///< false if the last step converged on an active set that still changed
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> factor;
   bool factor_valid = false;

@@ -65,6 +65,9 @@ void pdStartActiveSet(const PdModel& model, PdData& data);
 bool pdSettleActiveSet(const PdModel& model, PdData& data, double threshold, bool converged,
                        const std::function<VecX(Points&)>& solution, const std::function<bool()>& again,
                        const std::function<int(const VecX&, const Points&, bool)>& links = nullptr);
+/// The error for a complementarity active set that did not settle: whether it came back to a set it had held
+/// (a cycle) or was still changing, after how many changes, and `held` (what the set holds).
+std::string pdUnsettledMessage(const PdData& data, const std::string& held);
 
 /// Records the step's convergence (data.settled, data.converged; data.residual and data.iterations set) and, with
 /// raise_on_failure, throws runtime_error naming the residual or the active set that did not settle.

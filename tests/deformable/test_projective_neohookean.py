@@ -87,3 +87,43 @@ def test_a_step_does_not_jump_through_an_inversion():
     assert np.abs(x - image).max() > 0.01  # not the image
     # on this side of the flat state: vertex 1 still lies on the +x side of vertex 0
     assert x[1, 0] > x[0, 0]
+
+
+def _tet_on_the_ground():
+    world = rd.World(dt=1e-2, solver="projective", contact_stiffness=1e5)
+    world.add_ground()
+    vertices = 0.1 * np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    world.add_deformable(rd.TetMesh(vertices, np.array([[0, 1, 2, 3]])),
+                         rd.ProjectiveMaterial(1e5, 0.3, 1000.0, kind="neohookean"), name="tet")
+    return world, vertices
+
+
+def test_the_energy_near_rest_is_accurate_to_its_own_size():
+    # 0.5 (|F|^2 - 3) - log J near F = I cancels parts of order one: computed from them, the energy of a strain of
+    # 1e-6 carried their rounding (1e-16 of mu V) and a line search near the solution compared noise
+    world, X = _tet_on_the_ground()
+    mu, lam = 1e5 / (2 * 1.3), 1e5 * 0.3 / (1.3 * 0.4)
+    volume = 1e-3 / 6
+    rng = np.random.default_rng(4)
+    for scale in (1e-6, 1e-4):
+        G = scale * rng.normal(size=(3, 3))
+        x = X @ (np.eye(3) + G).T + 0.05  # lifted off the ground: the elastic energy alone
+        # the reference in extended precision (64-bit mantissa: 2e3 times finer than the parts' rounding)
+        H = G.astype(np.longdouble)
+        F = np.eye(3, dtype=np.longdouble) + H
+        J = (F[0, 0] * (F[1, 1] * F[2, 2] - F[1, 2] * F[2, 1]) - F[0, 1] * (F[1, 0] * F[2, 2] - F[1, 2] * F[2, 0])
+             + F[0, 2] * (F[1, 0] * F[2, 1] - F[1, 1] * F[2, 0]))
+        logJ = np.log(J)
+        reference = float(volume * (mu * (0.5 * (np.sum(F * F) - 3) - logJ) + 0.5 * lam * logJ * logJ))
+        energy, _ = world.energy(x.ravel())
+        assert abs(energy - reference) <= 1e-6 * reference, (scale, energy, reference)
+
+
+def test_a_tetrahedron_comes_to_rest_on_the_ground():
+    # it stalled at 1.5e-8 of its force scale on its seventh step (the energy's rounding above), then raised
+    world, _ = _tet_on_the_ground()
+    q, v = world.q, world.v
+    for _ in range(100):
+        q, v = world.step(q, v)
+    assert world.last_step["converged"] and np.abs(v).max() < 1e-3
+    assert world.positions(q, "tet")[:, 2].min() > -1e-4  # on the ground, the penalty's depth

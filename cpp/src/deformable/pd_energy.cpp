@@ -45,7 +45,17 @@ double sampleEnergy(const PdModel& model, const PdSample& s, const Points& x, Ma
     if (!(J > 0.0)) return std::numeric_limits<double>::infinity();  // inverted: refused by the line search
     const Mat3 inv_t = F.inverse().transpose();
     const double log_j = std::log(J);
-    energy += s.mu_neohookean * (0.5 * (F.squaredNorm() - 3.0) - log_j) + 0.5 * s.lambda_neohookean * log_j * log_j;
+    // the value from the singular values' strains e = sigma - 1: 0.5 (|F|^2 - 3) - log J = sum e - log1p(e) + e^2 / 2
+    // without cancelling terms of order one (near rest |F|^2 - 3 and log J are 1e4 times smaller than their parts,
+    // and so is the energy: a line search near the solution compares values whose rounding would be that of the parts)
+    double shape = 0.0, log_sigma = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      const double e = svd.sigma[i] - 1.0;
+      if (!(e > -1.0)) return std::numeric_limits<double>::infinity();  // (as J <= 0 above, at round-off)
+      shape += (e - std::log1p(e)) + 0.5 * e * e;
+      log_sigma += std::log1p(e);
+    }
+    energy += s.mu_neohookean * shape + 0.5 * s.lambda_neohookean * log_sigma * log_sigma;
     *stress += s.mu_neohookean * (F - inv_t) + s.lambda_neohookean * log_j * inv_t;
   }
   if (s.muscle >= 0) energy += muscleEnergy(model, s, F, stress);
